@@ -1,0 +1,340 @@
+"""Pure-Python/numpy twin of the compiled kernel (``ext/_kernel.pyx``).
+
+Same functions, same arguments, same results; used when the extension is
+missing or ``THOUSAND_PURE=1``. See :mod:`solver.kernel` for the meaning of
+every argument.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+IMPLEMENTATION = "pure"
+
+
+# --------------------------------------------------------------------------- rolls
+
+
+def _sorted_rolls(n: int, faces: int):
+    """Every sorted roll of ``n`` dice as a count vector, with its number of orderings."""
+    fact = [1]
+    for i in range(1, n + 1):
+        fact.append(fact[-1] * i)
+
+    def rec(face: int, left: int, acc: list[int]):
+        if face == faces - 1:
+            yield acc + [left]
+            return
+        for k in range(left, -1, -1):
+            yield from rec(face + 1, left - k, acc + [k])
+
+    for c in rec(0, n, []):
+        w = fact[n]
+        for k in c:
+            w //= fact[k]
+        yield tuple(c), w
+
+
+def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit):
+    """Roll classes of ``n`` dice.
+
+    Returns ``(rolls, roll_class, weight, opt_ptr, opt_points, opt_used, is_instant)``:
+    ``rolls`` int64 (R, faces) count vectors of the sorted rolls (in the kernel's
+    order), ``roll_class`` int64 (R,), ``weight`` int64 (C,) the number of ordered
+    rolls of each class (out of ``faces**n``), options of class ``k`` at
+    ``opt_ptr[k]:opt_ptr[k+1]`` as (``opt_points`` in units, ``opt_used`` dice),
+    ``is_instant`` uint8 (C,). Classes are numbered in order of first appearance;
+    options of a class are sorted by (points, used).
+    """
+    groups = [(tuple(int(x) for x in row), int(p)) for row, p in zip(group_counts, group_points)]
+    inst = [tuple(int(x) for x in row) for row in instant]
+    memo: dict[tuple[int, ...], tuple[int, int]] = {}
+
+    def best(c):
+        if c in memo:
+            return memo[c]
+        b = (0, 0)
+        for g, pts in groups:
+            if all(a >= x for a, x in zip(c, g)):
+                p, u = best(tuple(a - x for a, x in zip(c, g)))
+                cand = (p + pts, u + sum(g))
+                if cand > b:
+                    b = cand
+        memo[c] = b
+        return b
+
+    def subs(c):
+        if not c:
+            yield ()
+            return
+        for rest in subs(c[1:]):
+            for k in range(c[0] + 1):
+                yield (k,) + rest
+
+    keys: dict[tuple, int] = {}
+    rolls, roll_class, weights, options, flags = [], [], [], [], []
+    for c, w in _sorted_rolls(n, faces):
+        if any(all(a >= x for a, x in zip(c, pat)) for pat in inst):
+            key: tuple = ("instant",)
+        else:
+            if keep_any:
+                opts = set()
+                for s in subs(c):
+                    k = sum(s)
+                    if k:
+                        p, u = best(s)
+                        if u == k:
+                            opts.add((p // unit, k))
+            else:
+                p, u = best(c)
+                opts = {(p // unit, u)} if u else set()
+            key = tuple(sorted(opts))
+        if key not in keys:
+            keys[key] = len(weights)
+            weights.append(0)
+            flags.append(1 if key == ("instant",) else 0)
+            options.append([] if key == ("instant",) else list(key))
+        k = keys[key]
+        weights[k] += w
+        rolls.append(c)
+        roll_class.append(k)
+    opt_ptr = np.zeros(len(weights) + 1, dtype=np.int64)
+    np.cumsum([len(o) for o in options], out=opt_ptr[1:])
+    flat = [o for opts in options for o in opts]
+    opt_points = np.array([o[0] for o in flat], dtype=np.int64)
+    opt_used = np.array([o[1] for o in flat], dtype=np.int64)
+    return (np.array(rolls, dtype=np.int64).reshape(-1, faces), np.array(roll_class, dtype=np.int64),
+            np.array(weights, dtype=np.int64), opt_ptr, opt_points, opt_used,
+            np.array(flags, dtype=np.uint8))
+
+
+# --------------------------------------------------------------------------- turn DP
+
+MUST_ROLL, FREE, CONFIRM = 0, 1, 2
+
+
+def _segment_argmax(vals, seg_start, nseg):
+    """Index (into ``vals``) of the first maximum of each segment, per column."""
+    mx = np.maximum.reduceat(vals, seg_start, axis=0)
+    idx = np.arange(vals.shape[0])[:, None]
+    seg_of = np.repeat(np.arange(nseg), np.diff(np.append(seg_start, vals.shape[0])))
+    hit = np.where(vals == mx[seg_of], idx, vals.shape[0])
+    return np.minimum.reduceat(hit, seg_start, axis=0)
+
+
+def turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
+            stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad, full):
+    """See :func:`solver.kernel.turn_dp`."""
+    T = stop_ok.shape[0] - 1
+    K = bust_val.shape[0]
+    L = T + 2  # index T + 1 stands for every total above T
+    s_ok = np.append(stop_ok, stop_ok[-1]).astype(bool)
+    f_ok = np.append(forced_ok, forced_ok[-1]).astype(bool)
+    s_val = np.vstack([stop_val, stop_val[-1:]])
+    f_val = np.vstack([forced_val, forced_val[-1:]])
+
+    # per dice count: options of the scoring classes, flattened
+    per_n = []
+    for n in range(1, dice + 1):
+        lo, hi = cls_ptr[n], cls_ptr[n + 1]
+        prob = cls_prob[lo:hi]
+        inst = cls_instant[lo:hi].astype(bool)
+        cnt = opt_ptr[lo + 1:hi + 1] - opt_ptr[lo:hi]
+        scoring = (~inst) & (cnt > 0)
+        p_bust = prob[(~inst) & (cnt == 0)].sum()
+        p_inst = prob[inst].sum()
+        ks = np.nonzero(scoring)[0] + lo
+        o_idx = np.concatenate([np.arange(opt_ptr[k], opt_ptr[k + 1]) for k in ks]) if len(ks) else np.zeros(0, np.int64)
+        seg = np.zeros(len(ks), dtype=np.int64)
+        if len(ks):
+            seg[1:] = np.cumsum(cnt[scoring])[:-1]
+        per_n.append((prob[scoring], opt_points[o_idx], n - opt_used[o_idx], seg, p_bust, p_inst))
+
+    V = np.zeros((L, dice + 1, K))
+    R = np.zeros((L, dice + 1, K))
+    RC = np.zeros((L, K))
+    # A[t, m]: value of arriving at total t with m dice to roll (m = 0: hot dice)
+    A = np.zeros((L, dice + 1, K))
+    AC = np.zeros((L, dice + 1, K))  # the same after a confirming roll
+    dV = np.zeros_like(V) if grad else None
+    dR = np.zeros_like(R) if grad else None
+    dRC = np.zeros_like(RC) if grad else None
+    dA = np.zeros_like(A) if grad else None
+    dAC = np.zeros_like(AC) if grad else None
+    one = np.ones(K)
+
+    def roll(t, n, Atab, dAtab):
+        probs, pts, left, seg, p_bust, p_inst = per_n[n - 1]
+        val = p_bust * bust_val + p_inst * win_val
+        dval = p_bust * one if grad else None
+        if len(probs):
+            tt = np.minimum(t + pts, L - 1)
+            vals = Atab[tt, left]
+            if grad:
+                arg = _segment_argmax(vals, seg, len(seg))
+                cols = np.arange(K)[None, :]
+                val = val + probs @ vals[arg, cols]
+                dval = dval + probs @ dAtab[tt, left][arg, cols]
+            else:
+                val = val + probs @ np.maximum.reduceat(vals, seg, axis=0)
+        return val, dval
+
+    def settle(t, n, r, dr):
+        """V = stop if allowed and at least as good as rolling, else the roll."""
+        R[t, n] = r
+        if grad:
+            dR[t, n] = dr
+        if s_ok[t]:
+            take = s_val[t] >= r
+            V[t, n] = np.where(take, s_val[t], r)
+            if grad:
+                dV[t, n] = np.where(take, 0.0, dr)
+        else:
+            V[t, n] = r
+            if grad:
+                dV[t, n] = dr
+
+    def arrive(t):
+        """Fill A[t] and AC[t] from the values at total t."""
+        if f_ok[t]:
+            A[t] = f_val[t]
+            AC[t] = f_val[t]
+            if grad:
+                dA[t] = 0.0
+                dAC[t] = 0.0
+            return
+        A[t, 1:] = V[t, 1:]
+        hot = V[t, dice] if hot_mode == FREE else (R[t, dice] if hot_mode == MUST_ROLL else RC[t])
+        A[t, 0] = hot
+        if grad:
+            dA[t, 1:] = dV[t, 1:]
+            dA[t, 0] = dV[t, dice] if hot_mode == FREE else (dR[t, dice] if hot_mode == MUST_ROLL else dRC[t])
+        if s_ok[t]:
+            AC[t] = s_val[t]
+            if grad:
+                dAC[t] = 0.0
+        else:
+            AC[t] = A[t]
+            if grad:
+                dAC[t] = dA[t]
+
+    # ---- tail: every total above T behaves alike; the only cycle is hot dice.
+    # Solve h = f(h) for the value h of the hot state by Newton's method on the
+    # convex piecewise-linear f (exact after finitely many steps).
+    t = L - 1
+    if f_ok[t]:
+        arrive(t)
+        for n in range(1, dice + 1):
+            settle(t, n, *roll(t, n, A, dA))
+        if hot_mode == CONFIRM:
+            RC[t], d = roll(t, dice, AC, dAC)
+            if grad:
+                dRC[t] = d
+    else:
+        lo = np.minimum.reduce([bust_val, win_val, s_val[t]]) if s_ok[t] else np.minimum(bust_val, win_val)
+        h = lo.copy()
+        for _ in range(200):
+            fh, slope = _tail_eval(h, t, dice, hot_mode, s_ok, s_val, bust_val, win_val, per_n, L)
+            if np.all(np.abs(fh - h) <= 1e-15 * np.maximum(1.0, np.abs(h))):
+                h = fh
+                break
+            h = np.where(slope < 1.0, (fh - slope * h) / (1.0 - slope), fh)
+        _tail_fill(h, t, dice, hot_mode, settle, roll, A, AC, dA, dAC, R, RC, V, dR, dRC, dV, grad, s_ok, s_val)
+        if grad:
+            # d h / d Z = f_Z / (1 - f_h) at the fixed point, then refill
+            fz = dA[t, 0].copy()
+            _, slope = _tail_eval(h, t, dice, hot_mode, s_ok, s_val, bust_val, win_val, per_n, L)
+            dh = fz / (1.0 - slope)
+            _tail_fill(h, t, dice, hot_mode, settle, roll, A, AC, dA, dAC, R, RC, V, dR, dRC, dV, grad,
+                       s_ok, s_val, dh=dh)
+
+    # ---- totals T..0: every scoring roll adds at least one unit, so go down.
+    for t in range(L - 2, -1, -1):
+        for n in range(1, dice + 1):
+            settle(t, n, *roll(t, n, A, dA))
+        if hot_mode == CONFIRM:
+            RC[t], d = roll(t, dice, AC, dAC)
+            if grad:
+                dRC[t] = d
+        arrive(t)
+
+    start = R[0, dice].copy()
+    dstart = dR[0, dice].copy() if grad else None
+    if full:
+        return start, dstart, V, R, RC
+    return start, dstart, None, None, None
+
+
+def _tail_eval(h, t, dice, hot_mode, s_ok, s_val, bust_val, win_val, per_n, L):
+    """f(h) and its slope: the hot-state value implied by a guess h for it."""
+    K = h.shape[0]
+    a = np.zeros((dice + 1, K))
+    da = np.zeros((dice + 1, K))
+    a[0], da[0] = h, 1.0
+    ac = np.zeros((dice + 1, K))
+    dac = np.zeros((dice + 1, K))
+    stop = s_val[t] if s_ok[t] else None
+    r = dr = None
+    for n in range(1, dice + 1):
+        r, dr = _tail_roll(n, a, da, per_n, bust_val, win_val)
+        if stop is not None:
+            take = stop >= r
+            a[n] = np.where(take, stop, r)
+            da[n] = np.where(take, 0.0, dr)
+        else:
+            a[n], da[n] = r, dr
+    rd, drd = r, dr  # the roll of all dice
+    if hot_mode == FREE:
+        return a[dice], da[dice]
+    if hot_mode == MUST_ROLL:
+        return rd, drd
+    if stop is not None:
+        ac[:] = stop
+    else:
+        ac[:], dac[:] = a, da
+    return _tail_roll(dice, ac, dac, per_n, bust_val, win_val)
+
+
+def _tail_roll(n, a, da, per_n, bust_val, win_val):
+    probs, pts, left, seg, p_bust, p_inst = per_n[n - 1]
+    val = p_bust * bust_val + p_inst * win_val
+    dval = np.zeros_like(val)
+    if len(probs):
+        vals = a[left]
+        arg = _segment_argmax(vals, seg, len(seg))
+        cols = np.arange(vals.shape[1])[None, :]
+        val = val + probs @ vals[arg, cols]
+        dval = dval + probs @ da[left][arg, cols]
+    return val, dval
+
+
+def _tail_fill(h, t, dice, hot_mode, settle, roll, A, AC, dA, dAC, R, RC, V, dR, dRC, dV, grad, s_ok, s_val,
+               dh=None):
+    """Write the tail row (index t) of every table for the hot-state value h."""
+    A[t, 0] = h
+    if grad:
+        dA[t, 0] = 0.0 if dh is None else dh
+    for n in range(1, dice + 1):
+        settle(t, n, *roll(t, n, A, dA))
+        A[t, n] = V[t, n]
+        if grad:
+            dA[t, n] = dV[t, n]
+    if s_ok[t]:
+        AC[t] = s_val[t]
+        if grad:
+            dAC[t] = 0.0
+    else:
+        AC[t] = A[t]
+        if grad:
+            dAC[t] = dA[t]
+    if hot_mode == CONFIRM:
+        RC[t], d = roll(t, dice, AC, dAC)
+        if grad:
+            dRC[t] = d
+    A[t, 0] = V[t, dice] if hot_mode == FREE else (R[t, dice] if hot_mode == MUST_ROLL else RC[t])
+    if grad:
+        dA[t, 0] = dV[t, dice] if hot_mode == FREE else (dR[t, dice] if hot_mode == MUST_ROLL else dRC[t])
+    if not s_ok[t]:
+        AC[t] = A[t]
+        if grad:
+            dAC[t] = dA[t]

@@ -1,0 +1,212 @@
+"""The dice kernel: every roll, grouped into classes, and the single-turn DP.
+
+Two implementations share this API: the compiled extension ``solver._kernel``
+(built from ``ext/_kernel.pyx``) and its pure-Python twin ``solver._pure``.
+The compiled one is used when it imports, unless ``THOUSAND_PURE=1``.
+
+Turn DP
+-------
+Inside one turn the state is the turn total ``t`` (in units) and the number
+``n`` of dice to roll. Given how the turn can end --
+
+* ``stop[t]``: the value of banking total ``t`` (where ``stop_ok[t]``);
+* ``forced[t]``: the value of a turn that ends the moment the total reaches
+  ``t`` (dump mid-turn, overshoot of an exact barrel; where ``forced_ok[t]``);
+* ``Z``: the value of a bust (zero turn); ``W``: the value of an instant win;
+
+the DP solves, for every ``t`` and ``n``,
+
+    R(t, n) = sum_c p_c * max_{(x, u) in options(c)} A(t + x, n - u)
+              + P_bust(n) * Z + P_instant(n) * W
+    V(t, n) = max(stop[t], R(t, n))   if stop_ok[t]   else R(t, n)
+    A(t, m) = forced[t]               if forced_ok[t]
+            = H(t)                    if m == 0  (hot dice: all dice again)
+            = V(t, m)                 otherwise
+    H(t)    = V(t, N) (free) | R(t, N) (must_roll) | RC(t) (confirm)
+
+where ``RC`` is ``R`` with ``A`` replaced after the roll by ``stop[t]`` where
+banking is allowed (a confirming roll banks at once). The value of a turn is
+``R(0, N)``: a turn starts by rolling all dice. Every scoring option adds at
+least one unit, so the DP runs from ``t = T`` down to 0; totals above ``T``
+behave like ``T`` (the caller's arrays are constant there), which makes that
+tail independent of ``t`` with hot dice as its only cycle, solved exactly.
+
+Values are vectors of length ``K`` (one column per opponent state, or K = 1).
+With ``grad`` the derivative of every value with respect to ``Z`` (per
+column) comes along: the probability, under the optimal decisions, that the
+turn ends in a bust. Ties: banking wins over rolling, the first option of a
+class (in the class's order) over later ones.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from .rules import Ruleset
+from .scoring import scoring_groups
+
+MUST_ROLL, FREE, CONFIRM = 0, 1, 2
+HOT_MODE = {"must_roll": MUST_ROLL, "free": FREE, "confirm": CONFIRM}
+
+
+def _select():
+    if os.environ.get("THOUSAND_PURE", "") not in ("", "0"):
+        from . import _pure as impl
+        return impl
+    try:
+        from . import _kernel as impl  # type: ignore[attr-defined]
+    except ImportError:
+        from . import _pure as impl
+    return impl
+
+
+_impl = _select()
+IMPLEMENTATION: str = _impl.IMPLEMENTATION
+
+
+def implementation(pure: bool | None = None):
+    """The kernel module: the selected one, or explicitly the pure twin / the compiled one."""
+    if pure is None:
+        return _impl
+    if pure:
+        from . import _pure
+        return _pure
+    from . import _kernel  # type: ignore[attr-defined]
+    return _kernel
+
+
+@dataclass(frozen=True)
+class RollClasses:
+    """The rolls of ``n`` dice, grouped into classes with identical choices.
+
+    ``prob[k]`` = ``weight[k] / faces**n``; class ``k`` offers the set-asides
+    ``opt_points[opt_ptr[k]:opt_ptr[k+1]]`` (units) using ``opt_used[...]`` dice;
+    a class without options is a bust, unless ``instant[k]`` (an instant win).
+    ``rolls[i]`` is the count vector of the ``i``-th sorted roll, of class
+    ``roll_class[i]``.
+    """
+
+    n: int
+    faces: int
+    rolls: np.ndarray
+    roll_class: np.ndarray
+    weight: np.ndarray
+    opt_ptr: np.ndarray
+    opt_points: np.ndarray
+    opt_used: np.ndarray
+    instant: np.ndarray
+
+    @property
+    def denominator(self) -> int:
+        return self.faces ** self.n
+
+    @property
+    def prob(self) -> np.ndarray:
+        return self.weight / float(self.denominator)
+
+    @property
+    def bust_weight(self) -> int:
+        cnt = np.diff(self.opt_ptr)
+        return int(self.weight[(cnt == 0) & (self.instant == 0)].sum())
+
+    def __len__(self) -> int:
+        return len(self.weight)
+
+
+@dataclass(frozen=True)
+class RollTable:
+    """Roll classes for every dice count 1..dice, flattened for the turn DP."""
+
+    dice: int
+    hot_mode: int
+    classes: tuple[RollClasses, ...]  # classes[n - 1] for n dice
+    cls_ptr: np.ndarray  # classes of n dice are cls_ptr[n]:cls_ptr[n+1] (cls_ptr[0] = cls_ptr[1] = 0)
+    cls_prob: np.ndarray
+    cls_instant: np.ndarray
+    opt_ptr: np.ndarray
+    opt_points: np.ndarray
+    opt_used: np.ndarray
+
+    @property
+    def max_points(self) -> int:
+        """The most units one roll can add."""
+        return int(self.opt_points.max()) if len(self.opt_points) else 0
+
+
+def roll_classes(rs: Ruleset, n: int, pure: bool | None = None) -> RollClasses:
+    """The roll classes of ``n`` dice under ``rs``."""
+    g = scoring_groups(rs)
+    out = implementation(pure).roll_classes(g.counts, g.points, g.instant, n, rs.faces,
+                                            rs.keep == "any", rs.unit)
+    return RollClasses(n, rs.faces, *out)
+
+
+@lru_cache(maxsize=64)
+def _roll_table_cached(rs: Ruleset, pure: bool | None) -> RollTable:
+    classes = tuple(roll_classes(rs, n, pure) for n in range(1, rs.dice + 1))
+    cls_ptr = np.zeros(rs.dice + 2, dtype=np.int64)
+    for n, rc in enumerate(classes, start=1):
+        cls_ptr[n + 1] = cls_ptr[n] + len(rc)
+    probs, inst, ptrs, pts, used = [], [], [np.zeros(1, np.int64)], [], []
+    base = 0
+    for rc in classes:
+        probs.append(rc.prob)
+        inst.append(rc.instant)
+        ptrs.append(rc.opt_ptr[1:] + base)
+        base += int(rc.opt_ptr[-1])
+        pts.append(rc.opt_points)
+        used.append(rc.opt_used)
+    return RollTable(rs.dice, HOT_MODE[rs.hot_dice], classes, cls_ptr,
+                     np.concatenate(probs), np.concatenate(inst).astype(np.uint8),
+                     np.concatenate(ptrs), np.concatenate(pts).astype(np.int64),
+                     np.concatenate(used).astype(np.int64))
+
+
+def roll_table(rs: Ruleset, pure: bool | None = None) -> RollTable:
+    """All roll classes of a ruleset (cached per ruleset)."""
+    return _roll_table_cached(rs, pure)
+
+
+@dataclass
+class TurnValues:
+    """Result of :func:`turn_dp`: ``start`` = R(0, N) per column, and on request
+    its derivative ``dstart`` with respect to the bust value and the full tables
+    ``V``, ``R`` (shape (T+2, N+1, K)) and ``RC`` (T+2, K); row T+1 is the tail."""
+
+    start: np.ndarray
+    dstart: np.ndarray | None = None
+    V: np.ndarray | None = None
+    R: np.ndarray | None = None
+    RC: np.ndarray | None = None
+
+    def row(self, t: int) -> int:
+        """The table row holding total ``t`` (totals above T share the tail row)."""
+        assert self.V is not None
+        return min(t, self.V.shape[0] - 1)
+
+
+def turn_dp(table: RollTable, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val,
+            grad: bool = False, full: bool = False, pure: bool | None = None) -> TurnValues:
+    """Solve one turn (see the module docstring for the equations).
+
+    ``stop_ok``/``forced_ok``: uint8 (T+1,); ``stop_val``/``forced_val``:
+    float64 (T+1, K); ``bust_val``/``win_val``: float64 (K,). Totals above T
+    take the values at T.
+    """
+    K = len(bust_val)
+    args = (
+        np.ascontiguousarray(stop_ok, dtype=np.uint8),
+        np.ascontiguousarray(np.broadcast_to(stop_val, (len(stop_ok), K)), dtype=np.float64),
+        np.ascontiguousarray(forced_ok, dtype=np.uint8),
+        np.ascontiguousarray(np.broadcast_to(forced_val, (len(forced_ok), K)), dtype=np.float64),
+        np.ascontiguousarray(bust_val, dtype=np.float64),
+        np.ascontiguousarray(np.broadcast_to(win_val, (K,)), dtype=np.float64),
+    )
+    out = implementation(pure).turn_dp(table.cls_ptr, table.cls_prob, table.cls_instant, table.opt_ptr,
+                                       table.opt_points, table.opt_used, table.dice, table.hot_mode,
+                                       *args, bool(grad), bool(full))
+    return TurnValues(*out)
