@@ -21,6 +21,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from .errors import RulesetError
+
 FORMAT = 1  # version of the ruleset mapping layout; part of the hash
 
 KEEP_MODES = ("all", "any")
@@ -30,9 +32,6 @@ FALL_TO = ("penalty", "entry", "open_min")
 PUSH_OFF = ("none", "fall", "penalty", "open_min")
 EXEMPT_STATUSES = ("unopened", "pit", "barrel")
 
-
-class RulesetError(ValueError):
-    """A ruleset that cannot be loaded or is inconsistent; the message is one line."""
 
 
 # --------------------------------------------------------------------------- parts

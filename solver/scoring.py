@@ -19,7 +19,8 @@ from itertools import combinations, combinations_with_replacement
 
 import numpy as np
 
-from .rules import Ruleset, RulesetError
+from .errors import StateError
+from .rules import Ruleset
 
 
 @dataclass(frozen=True)
@@ -83,14 +84,14 @@ def parse_roll(text: str, rs: Ruleset) -> tuple[int, ...]:
     try:
         faces = tuple(int(p) for p in parts)
     except ValueError:
-        raise RulesetError(f"roll {text!r}: faces must be whole numbers") from None
+        raise StateError(f"roll {text!r}: faces must be whole numbers") from None
     if not faces:
-        raise RulesetError("roll: no dice given")
+        raise StateError("roll: no dice given")
     if len(faces) > rs.dice:
-        raise RulesetError(f"roll {text!r} has {len(faces)} dice, the game has {rs.dice}")
+        raise StateError(f"roll {text!r} has {len(faces)} dice, the game has {rs.dice}")
     for x in faces:
         if not 1 <= x <= rs.faces:
-            raise RulesetError(f"roll {text!r}: face {x} is not between 1 and {rs.faces}")
+            raise StateError(f"roll {text!r}: face {x} is not between 1 and {rs.faces}")
     return faces
 
 

@@ -1,0 +1,130 @@
+"""The ``thousand`` command line: rules, solve, advise.
+
+Results go to stdout (``--json`` for machines), progress and errors to stderr.
+Bad input is one line on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import click
+
+from . import __version__, kernel
+from .errors import ThousandError
+from .rules import Ruleset, load_ruleset, preset_names
+
+OBJECTIVES = ("turn", "race", "duel")
+
+
+class _Group(click.Group):
+    """A click group that turns every :class:`ThousandError` into one line and exit 2."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except ThousandError as exc:
+            click.echo(f"thousand: error: {exc}", err=True)
+            ctx.exit(2)
+        except KeyboardInterrupt:
+            click.echo("thousand: interrupted", err=True)
+            ctx.exit(130)
+
+
+def _emit(data: dict, as_json: bool, human: str) -> None:
+    if as_json:
+        click.echo(json.dumps(data, indent=None, sort_keys=False))
+    else:
+        click.echo(human)
+
+
+rules_argument = click.argument("rules", metavar="RULES")
+set_option = click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+                          help="Override a ruleset key (dotted keys, TOML values); repeatable.")
+json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+
+
+def _ruleset(rules: str, overrides: tuple[str, ...]) -> Ruleset:
+    return load_ruleset(rules, overrides)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="thousand")
+def main() -> None:
+    """Exact optimal play for the dice game 1000 (Тысяча) and its family.
+
+    RULES is a preset name (see `thousand rules list`) or a path to a TOML file.
+    """
+
+
+# --------------------------------------------------------------------------- rules
+
+
+@main.group(cls=_Group)
+def rules() -> None:
+    """List, show and check rulesets."""
+
+
+@rules.command("list")
+@json_option
+def rules_list(as_json: bool) -> None:
+    """Every preset with a one-line summary."""
+    items = []
+    for name in preset_names():
+        rs = load_ruleset(name)
+        items.append({"name": name, "summary": rs.summary, "hash": rs.hash})
+    width = max(len(i["name"]) for i in items)
+    _emit({"presets": items}, as_json,
+          "\n".join(f"{i['name']:<{width}}  {i['summary']}" for i in items))
+
+
+@rules.command("show")
+@rules_argument
+@set_option
+def rules_show(rules: str, overrides: tuple[str, ...]) -> None:
+    """The fully resolved ruleset as TOML (it loads back to the same hash)."""
+    rs = _ruleset(rules, overrides)
+    click.echo(f"# ruleset hash {rs.hash}, unit {rs.unit} points")
+    click.echo(rs.to_toml(), nl=False)
+
+
+# --------------------------------------------------------------------------- solve
+
+
+@main.command()
+@rules_argument
+@set_option
+@click.option("--objective", type=click.Choice(OBJECTIVES), default="duel", show_default=True,
+              help="turn: expected points of one turn; race: fewest expected turns alone; "
+                   "duel: two-player win probability.")
+@click.option("--tables", "tables_dir", type=click.Path(file_okay=False), envvar="THOUSAND_TABLES",
+              help="Tables directory (default: the repository's tables/, then the user cache).")
+@json_option
+def solve(rules: str, overrides: tuple[str, ...], objective: str, tables_dir: str | None,
+          as_json: bool) -> None:
+    """Solve a ruleset for an objective and print the value of the initial state."""
+    rs = _ruleset(rules, overrides)
+    t0 = time.perf_counter()
+    if objective == "turn":
+        from .turn import expected_turn_points
+        value, _, T = expected_turn_points(rs)
+        secs = time.perf_counter() - t0
+        data = {"ruleset": rs.name, "ruleset_hash": rs.hash, "objective": "turn",
+                "start_value": value, "unit": rs.unit, "horizon_units": T,
+                "kernel": kernel.IMPLEMENTATION, "seconds": round(secs, 6)}
+        _emit(data, as_json,
+              f"{rs.name}: the best expected score of one turn from the start is "
+              f"{value:.6f} points ({kernel.IMPLEMENTATION} kernel, {secs:.3f} s)")
+        return
+    from .solve import solve_objective
+    res = solve_objective(rs, objective, tables_dir, progress=not as_json or sys.stderr.isatty())
+    data = {"ruleset": rs.name, "ruleset_hash": rs.hash, "objective": objective}
+    data.update(res.summary())
+    data["seconds"] = round(time.perf_counter() - t0, 6)
+    _emit(data, as_json, res.describe(rs))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

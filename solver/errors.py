@@ -1,0 +1,17 @@
+"""Errors a user can cause; the CLI prints each as one line and exits with code 2."""
+
+
+class ThousandError(Exception):
+    """Bad input: a ruleset, a game state, a table, a bot. The message is one line."""
+
+
+class RulesetError(ThousandError, ValueError):
+    """A ruleset that cannot be loaded or is inconsistent."""
+
+
+class StateError(ThousandError, ValueError):
+    """A game state the rules cannot produce, or a roll that cannot be."""
+
+
+class TableError(ThousandError):
+    """A stored table that is missing, corrupt or made for other rules."""
