@@ -126,5 +126,77 @@ def solve(rules: str, overrides: tuple[str, ...], objective: str, tables_dir: st
     _emit(data, as_json, res.describe(rs))
 
 
+# --------------------------------------------------------------------------- advise
+
+
+def _counter_options(prefix: str, who: str):
+    """Click options for one player's score and counters (``--me``/``--opp``)."""
+    p = f"--{prefix}-" if prefix else "--"
+    dest = f"{prefix}_" if prefix else ""
+    opts = [
+        click.option(f"{p}unopened", f"{dest}unopened", is_flag=True, help=f"{who} has not opened yet."),
+        click.option(f"{p}bolts", f"{dest}bolts", type=int, default=0, show_default=True, help=f"{who}'s bolts."),
+        click.option(f"{p}falls", f"{dest}falls", type=int, default=0, help=f"{who}'s barrel falls so far."),
+        click.option(f"{p}pit-tries", f"{dest}pit_tries", type=int, default=0,
+                     help=f"{who}'s failed turns in the current pit."),
+        click.option(f"{p}pit-entry", f"{dest}pit_entry", type=int, default=None,
+                     help=f"{who}'s score before entering the current pit."),
+        click.option(f"{p}barrel-tries", f"{dest}barrel_tries", type=int, default=0,
+                     help=f"{who}'s failed turns on the barrel."),
+        click.option(f"{p}barrel-entry", f"{dest}barrel_entry", type=int, default=None,
+                     help=f"{who}'s score before climbing the barrel."),
+        click.option(f"{p}overshoots", f"{dest}overshoots", type=int, default=0,
+                     help=f"{who}'s overshoots of an exact barrel."),
+    ]
+
+    def deco(f):
+        for o in reversed(opts):
+            f = o(f)
+        return f
+    return deco
+
+
+def _player(rs: Ruleset, score: int, kw: dict, prefix: str = ""):
+    from .game import Moves, PlayerState
+    g = lambda k: kw.pop(f"{prefix}_{k}" if prefix else k)  # noqa: E731
+    x = PlayerState(score, not g("unopened"), g("bolts"), g("pit_tries"), g("pit_entry") or 0,
+                    g("barrel_tries"), g("barrel_entry") or 0, g("falls"), g("overshoots"))
+    return Moves(rs).check(x)
+
+
+@main.command()
+@rules_argument
+@set_option
+@click.option("--objective", type=click.Choice(("race", "duel")), default=None,
+              help="race: fewest expected turns alone; duel: win probability against --opp "
+                   "(default: duel when --opp is given, else race).")
+@click.option("--me", "me", type=int, required=True, help="Your banked score.")
+@_counter_options("", "You")
+@click.option("--turn", "turn_total", type=int, default=0, show_default=True,
+              help="Points of this turn so far (before --roll).")
+@click.option("--dice", type=int, default=None, help="Dice you are about to roll (default: all).")
+@click.option("--roll", "roll_text", default=None, metavar="FACES",
+              help="The roll to set aside from, e.g. 1,5,5,2,3.")
+@click.option("--tables", "tables_dir", type=click.Path(file_okay=False), envvar="THOUSAND_TABLES",
+              help="Tables directory.")
+@json_option
+def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: int, turn_total: int,
+           dice: int | None, roll_text: str | None, tables_dir: str | None, as_json: bool, **kw) -> None:
+    """Roll or stop, and which dice to keep, with the value of every option."""
+    from .advisor import race_advisor
+    from .scoring import parse_roll
+    from .solve import solve_objective
+    rs = _ruleset(rules, overrides)
+    objective = objective or "race"
+    x = _player(rs, me, kw)
+    roll = parse_roll(roll_text, rs) if roll_text is not None else None
+    solution = solve_objective(rs, objective, tables_dir, progress=True)
+    adv = race_advisor(solution).advise(x, turn_total, dice, roll)
+    if as_json:
+        click.echo(json.dumps({"ruleset": rs.name, "ruleset_hash": rs.hash, **adv.to_json()}))
+    else:
+        click.echo(adv.render())
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -1,0 +1,200 @@
+"""The advisor: "roll or stop?" and "which dice do I keep?" from a solved table.
+
+A table stores one value per game state (the value at the start of a turn).
+Inside a turn the advisor re-solves that one turn with
+:func:`solver.kernel.turn_dp` (``full=True``), feeding it the stored values
+of every state where the turn can end, and reads the value of each option:
+
+* at a decision with ``n`` dice and total ``t``: roll = ``R(t, n)``, stop =
+  ``stop[t]`` (where allowed);
+* for a given roll: each legal set-aside ``(x, u)`` leads to total ``t + x``
+  with ``n - u`` dice, then the best of stopping and rolling on (or the forced
+  continuation: a dump, an overshoot, a compulsory roll of hot dice).
+
+Values are shown in the objective's own terms: expected turns (race, lower is
+better) or win probability (duel, higher is better).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import kernel
+import numpy as np
+
+from .errors import StateError
+from .game import WIN, Moves, PlayerState
+from .rules import Ruleset
+from .scoring import RollScorer
+from .turn import TurnEnds
+
+
+@dataclass
+class Option:
+    action: str               # "stop", "roll", "keep"
+    value: float              # in the objective's terms
+    dice: tuple[int, ...] = ()
+    points: int = 0
+    then: str = ""            # after keeping: "stop", "roll N", "roll N (compulsory)", "dump", ...
+    detail: dict = field(default_factory=dict)
+
+    def label(self) -> str:
+        if self.action == "keep":
+            kept = ",".join(map(str, self.dice))
+            return f"keep {kept} (+{self.points}), then {self.then}"
+        return self.then or self.action
+
+
+@dataclass
+class Advice:
+    objective: str
+    value_name: str
+    higher_is_better: bool
+    state: str
+    turn_total: int
+    dice: int
+    roll: tuple[int, ...] | None
+    options: list[Option]
+    note: str = ""
+
+    @property
+    def best(self) -> Option:
+        return self.options[0]
+
+    @property
+    def margin(self) -> float | None:
+        return abs(self.options[0].value - self.options[1].value) if len(self.options) > 1 else None
+
+    def to_json(self) -> dict:
+        return {
+            "objective": self.objective, "value": self.value_name, "state": self.state,
+            "turn_total": self.turn_total, "dice": self.dice,
+            "roll": list(self.roll) if self.roll else None,
+            "best": self.best.label(), "margin": self.margin, "note": self.note or None,
+            "options": [{"action": o.action, "label": o.label(), self.value_name: o.value,
+                         **({"keep": list(o.dice), "points": o.points, "then": o.then}
+                            if o.action == "keep" else {})} for o in self.options],
+        }
+
+    def render(self) -> str:
+        head = f"{self.state}; turn total {self.turn_total}"
+        head += f", roll {','.join(map(str, self.roll))}" if self.roll else f", {self.dice} dice to roll"
+        lines = [head]
+        if self.note:
+            lines.append(self.note)
+        width = max(len(o.label()) for o in self.options)
+        fmt = "{:.6f}" if self.value_name == "win_probability" else "{:.4f}"
+        name = "P(win)" if self.value_name == "win_probability" else "expected turns"
+        for k, o in enumerate(self.options):
+            mark = "best" if k == 0 else ("    " if k else "")
+            lines.append(f"  {mark:4}  {o.label():<{width}}  {name} {fmt.format(o.value)}")
+        if self.margin is not None:
+            lines.append(f"  margin to the second-best option: {fmt.format(self.margin)}")
+        return "\n".join(lines)
+
+
+class TurnAdvisor:
+    """Advice for one player state given the turn-end values of an objective.
+
+    ``values_of(ends)`` returns (stop_val, forced_val, bust_val, win_val) for the
+    turn DP; ``show(v)`` converts a DP value to the objective's terms.
+    """
+
+    def __init__(self, rs: Ruleset, objective: str, values_of, show, higher_is_better: bool,
+                 value_name: str):
+        self.rs, self.objective = rs, objective
+        self.moves = Moves(rs)
+        self.values_of, self.show = values_of, show
+        self.higher, self.value_name = higher_is_better, value_name
+        self.table = kernel.roll_table(rs)
+        self.scorer = RollScorer(rs)
+
+    def advise(self, x: PlayerState, turn_total: int = 0, dice: int | None = None,
+               roll: tuple[int, ...] | None = None, state_label: str | None = None) -> Advice:
+        rs, u = self.rs, self.rs.unit
+        t = turn_total
+        if t < 0 or t % u:
+            raise StateError(f"turn total {t} must be a non-negative multiple of {u}")
+        if roll is not None:
+            n = len(roll)
+            if dice is not None and dice != n:
+                raise StateError(f"--dice {dice} does not match a roll of {n} dice")
+        else:
+            n = rs.dice if dice is None else dice
+        if not 1 <= n <= rs.dice:
+            raise StateError(f"dice must be 1 to {rs.dice}, got {n}")
+        if t == 0 and n != rs.dice:
+            raise StateError(f"a turn starts by rolling all {rs.dice} dice: with {n} dice the turn total "
+                             "must be positive")
+        if t > 0 and self.moves.mid_turn(x, t):
+            raise StateError(f"a turn total of {t} from score {x.score} would already have ended the turn "
+                             f"({self.moves.mid_turn(x, t)})")
+        ends = TurnEnds.of(self.moves, x, T=max(self.moves.saturation(x), t) // u)
+        stop_v, forced_v, bust_v, win_v = self.values_of(ends)
+        tv = kernel.turn_dp(self.table, ends.stop_ok, stop_v, ends.forced_ok, forced_v, bust_v, win_v,
+                            full=True)
+        tu = t // u
+        compulsory = t > 0 and n == rs.dice and rs.hot_dice != "free"
+        confirming = compulsory and rs.hot_dice == "confirm"
+        stop_legal = t > 0 and not compulsory and bool(ends.stop_ok[min(tu, ends.T)])
+        note = ""
+        if compulsory:
+            note = "hot dice: rolling all dice again is compulsory"
+        opts: list[Option] = []
+        if roll is None:
+            r = tv.RC[tv.row(tu), 0] if confirming else tv.R[tv.row(tu), n, 0]
+            opts.append(Option("roll", self.show(r), then=f"roll {n}"))
+            if stop_legal:
+                opts.append(Option("stop", self.show(stop_v[min(tu, ends.T), 0]), then="stop"))
+        else:
+            if self.scorer.is_instant_win(roll):
+                opts.append(Option("win", self.show(win_v[0]), then="instant win"))
+            for pts, kept in self.scorer.set_asides(roll):
+                opts.extend(self._after(tv, ends, stop_v, forced_v, x, t, pts, kept, n, confirming))
+            if not opts:
+                opts.append(Option("bust", self.show(bust_v[0]), then="bust: the turn is lost"))
+        opts.sort(key=lambda o: -o.value if self.higher else o.value)
+        label = state_label or x.describe(rs)
+        return Advice(self.objective, self.value_name, self.higher, label, t, n, roll, opts, note)
+
+    def _after(self, tv, ends, stop_v, forced_v, x, t, pts, kept, n, confirming) -> list[Option]:
+        """The options after setting ``kept`` aside: each legal continuation."""
+        rs, u = self.rs, self.rs.unit
+        t1 = t + pts
+        k = t1 // u
+        row = tv.row(k)
+        left = n - len(kept)
+        ev = self.moves.mid_turn(x, t1)
+        base = dict(dice=kept, points=pts)
+        if ev:
+            return [Option("keep", self.show(forced_v[min(k, ends.T), 0]), then=f"the turn ends ({ev})", **base)]
+        can_stop = bool(ends.stop_ok[min(k, ends.T)])
+        if confirming and can_stop:
+            return [Option("keep", self.show(stop_v[min(k, ends.T), 0]), then="banked at once (confirmed)",
+                           **base)]
+        out = []
+        if left == 0:
+            left = rs.dice
+            if rs.hot_dice == "must_roll":
+                return [Option("keep", self.show(tv.R[row, left, 0]), then=f"roll {left} (hot dice, compulsory)",
+                               **base)]
+            if rs.hot_dice == "confirm":
+                return [Option("keep", self.show(tv.RC[row, 0]), then=f"roll {left} (hot dice, to confirm)",
+                               **base)]
+        if can_stop:
+            out.append(Option("keep", self.show(stop_v[min(k, ends.T), 0]), then="stop", **base))
+        out.append(Option("keep", self.show(tv.R[row, left, 0]), then=f"roll {left}", **base))
+        return out
+
+
+def race_advisor(solution) -> TurnAdvisor:
+    """Advice from a race table: values are minus the expected turns after this turn."""
+    def J(y) -> float:
+        return 0.0 if y == WIN else -solution.value(y)
+
+    def values_of(ends: TurnEnds):
+        stop = np.array([J(y) if y is not None else 0.0 for y in ends.stop_next])[:, None]
+        forced = np.array([J(y) if y is not None else 0.0 for y in ends.forced_next])[:, None]
+        return stop, forced, np.array([J(ends.bust_next)]), np.zeros(1)
+
+    return TurnAdvisor(solution.rs, "race", values_of, lambda v: 1.0 - float(v), False, "expected_turns")

@@ -1,0 +1,154 @@
+"""Policy tables on disk: one folder per ruleset hash and objective.
+
+A table folder ``<hash>-<objective>/`` holds ``values.npy`` (float64, one
+value per game state), ``states.npy`` (int32, the state encoding) and
+``meta.json`` (the ruleset in full, its hash, the objective, the encoding,
+shapes, dtypes, format and solver versions, the residual). Tables are
+looked up in ``--tables``/``THOUSAND_TABLES``, then the repository's
+``tables/``, then the user cache; loading never unpickles and checks
+everything against the ruleset; writing goes to a temporary folder that is
+renamed into place, so a solve killed at any moment leaves no table a later
+run would read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import __version__
+from .errors import TableError
+from .rules import Ruleset
+from .states import FIELDS
+
+TABLE_FORMAT = 1
+REPO_TABLES = Path(__file__).resolve().parent.parent / "tables"
+
+
+def user_cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "thousand" / "tables"
+
+
+def search_path(explicit: str | os.PathLike | None) -> list[Path]:
+    """Where tables are looked for, in order."""
+    out = []
+    env = os.environ.get("THOUSAND_TABLES")
+    if explicit:
+        out.append(Path(explicit))
+    elif env:
+        out.append(Path(env))
+    out.append(REPO_TABLES)
+    out.append(user_cache())
+    return out
+
+
+def write_target(explicit: str | os.PathLike | None) -> Path:
+    """Where a newly solved table is written: the explicit directory, else the user cache."""
+    if explicit:
+        return Path(explicit)
+    env = os.environ.get("THOUSAND_TABLES")
+    return Path(env) if env else user_cache()
+
+
+def folder_name(rs: Ruleset, objective: str) -> str:
+    return f"{rs.hash}-{objective}"
+
+
+@dataclass
+class Table:
+    """A loaded table: ``values`` (memory-mapped), ``states``, ``meta`` and where it lives."""
+
+    path: Path
+    meta: dict
+    values: np.ndarray
+    states: np.ndarray
+
+
+def save_table(root: Path, rs: Ruleset, objective: str, values: np.ndarray, states: np.ndarray,
+               extra: dict) -> Path:
+    """Write a table atomically under ``root``; returns its folder."""
+    root.mkdir(parents=True, exist_ok=True)
+    final = root / folder_name(rs, objective)
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    states = np.ascontiguousarray(states, dtype=np.int32)
+    meta = {
+        "format": TABLE_FORMAT,
+        "solver_version": __version__,
+        "objective": objective,
+        "ruleset_hash": rs.hash,
+        "ruleset": rs.to_mapping(),
+        "state_fields": list(FIELDS),
+        "values_shape": list(values.shape),
+        "values_dtype": "float64",
+        "states_shape": list(states.shape),
+        "states_dtype": "int32",
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    meta.update(extra)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=root))
+    try:
+        np.save(tmp / "values.npy", values, allow_pickle=False)
+        np.save(tmp / "states.npy", states, allow_pickle=False)
+        (tmp / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        for f in tmp.iterdir():
+            with open(f, "rb") as fh:
+                os.fsync(fh.fileno())
+        if final.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old.", dir=root))
+            os.rename(final, old / "t")
+            os.rename(tmp, final)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final
+
+
+def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
+    """Load and check one table folder; any mismatch or damage is a :class:`TableError`."""
+    try:
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TableError(f"table {folder}: unreadable meta.json ({exc.__class__.__name__})") from None
+    if not isinstance(meta, dict):
+        raise TableError(f"table {folder}: meta.json is not an object")
+    if meta.get("format") != TABLE_FORMAT:
+        raise TableError(f"table {folder}: format {meta.get('format')!r}, this solver reads {TABLE_FORMAT}")
+    if meta.get("ruleset_hash") != rs.hash:
+        raise TableError(f"table {folder} was made for ruleset {meta.get('ruleset_hash')!r}, not {rs.hash}")
+    if meta.get("objective") != objective:
+        raise TableError(f"table {folder} holds objective {meta.get('objective')!r}, not {objective!r}")
+    if meta.get("state_fields") != list(FIELDS):
+        raise TableError(f"table {folder}: unknown state encoding")
+    try:
+        values = np.load(folder / "values.npy", mmap_mode="r", allow_pickle=False)
+        states = np.load(folder / "states.npy", allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise TableError(f"table {folder}: damaged arrays ({exc})") from None
+    if (list(values.shape) != meta.get("values_shape") or values.dtype != np.float64
+            or list(states.shape) != meta.get("states_shape") or states.dtype != np.int32
+            or states.ndim != 2 or states.shape[1] != len(FIELDS)):
+        raise TableError(f"table {folder}: arrays do not match meta.json")
+    if not np.all(np.isfinite(values)):
+        raise TableError(f"table {folder}: values are not all finite")
+    return Table(folder, meta, values, states)
+
+
+def find_table(rs: Ruleset, objective: str, explicit: str | os.PathLike | None) -> Table | None:
+    """The first table for (rs, objective) on the search path; a damaged or
+    mismatched one is an error, not skipped, so it is never silently replaced."""
+    for root in search_path(explicit):
+        folder = root / folder_name(rs, objective)
+        if folder.is_dir():
+            return load_table(folder, rs, objective)
+    return None
