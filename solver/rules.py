@@ -501,7 +501,7 @@ def _check_consistency(rs: Ruleset) -> None:
     b = rs.barrel
     if b.kind == "none":
         if (b.threshold or b.attempts or b.fall_penalty or b.max_falls or b.overshoots
-                or b.push_off != "none"):
+                or b.fall_to != "penalty" or b.push_off != "none"):
             raise RulesetError("barrel.kind is none but other barrel settings are given")
     else:
         if b.kind in ("points", "region") and not 0 < b.threshold < rs.goal:
@@ -510,11 +510,17 @@ def _check_consistency(rs: Ruleset) -> None:
             raise RulesetError(f"barrel.threshold must be below the goal {rs.goal}")
         if b.kind == "exact" and b.overshoots == 0:
             raise RulesetError("an exact barrel needs barrel.overshoots > 0")
+        if b.kind == "exact" and b.attempts:
+            raise RulesetError("an exact barrel counts overshoots, not barrel.attempts")
+        if b.fall_to == "entry" and b.kind != "points":
+            raise RulesetError("barrel.fall_to = entry applies only to a points barrel")
         if b.kind != "exact" and b.overshoots:
             raise RulesetError("barrel.overshoots applies only to an exact barrel")
-        if b.kind == "region" and (b.attempts or b.max_falls):
+        if b.kind == "region" and (b.attempts or b.max_falls or b.fall_penalty
+                                   or b.fall_to != "penalty"):
             raise RulesetError("a region barrel has no attempts or falls (failures count as bolts)")
-        if b.kind == "points" and b.attempts == 0 and (b.max_falls or b.fall_penalty):
+        if (b.kind == "points" and b.attempts == 0 and b.push_off != "fall"
+                and (b.max_falls or b.fall_penalty)):
             raise RulesetError("barrel falls are set but barrel.attempts is 0 (no player ever falls)")
         if b.fall_to == "open_min" and rs.open_min == 0:
             raise RulesetError("barrel.fall_to = open_min but open_min is 0")
