@@ -122,6 +122,27 @@ def _segment_argmax(vals, seg_start, nseg):
     return np.minimum.reduceat(hit, seg_start, axis=0)
 
 
+def _options_by_dice(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice):
+    """Per dice count n: (probabilities of the scoring classes, their options' points and
+    dice left, flattened, segment starts, P(bust), P(instant win))."""
+    per_n = []
+    for n in range(1, dice + 1):
+        lo, hi = cls_ptr[n], cls_ptr[n + 1]
+        prob = cls_prob[lo:hi]
+        inst = cls_instant[lo:hi].astype(bool)
+        cnt = opt_ptr[lo + 1:hi + 1] - opt_ptr[lo:hi]
+        scoring = (~inst) & (cnt > 0)
+        ks = np.nonzero(scoring)[0] + lo
+        o_idx = (np.concatenate([np.arange(opt_ptr[k], opt_ptr[k + 1]) for k in ks]) if len(ks)
+                 else np.zeros(0, np.int64))
+        seg = np.zeros(len(ks), dtype=np.int64)
+        if len(ks):
+            seg[1:] = np.cumsum(cnt[scoring])[:-1]
+        per_n.append((prob[scoring], opt_points[o_idx], n - opt_used[o_idx], seg,
+                      prob[(~inst) & (cnt == 0)].sum(), prob[inst].sum()))
+    return per_n
+
+
 def turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
             stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad, full):
     """See :func:`solver.kernel.turn_dp`."""
@@ -133,22 +154,7 @@ def turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice,
     s_val = np.vstack([stop_val, stop_val[-1:]])
     f_val = np.vstack([forced_val, forced_val[-1:]])
 
-    # per dice count: options of the scoring classes, flattened
-    per_n = []
-    for n in range(1, dice + 1):
-        lo, hi = cls_ptr[n], cls_ptr[n + 1]
-        prob = cls_prob[lo:hi]
-        inst = cls_instant[lo:hi].astype(bool)
-        cnt = opt_ptr[lo + 1:hi + 1] - opt_ptr[lo:hi]
-        scoring = (~inst) & (cnt > 0)
-        p_bust = prob[(~inst) & (cnt == 0)].sum()
-        p_inst = prob[inst].sum()
-        ks = np.nonzero(scoring)[0] + lo
-        o_idx = np.concatenate([np.arange(opt_ptr[k], opt_ptr[k + 1]) for k in ks]) if len(ks) else np.zeros(0, np.int64)
-        seg = np.zeros(len(ks), dtype=np.int64)
-        if len(ks):
-            seg[1:] = np.cumsum(cnt[scoring])[:-1]
-        per_n.append((prob[scoring], opt_points[o_idx], n - opt_used[o_idx], seg, p_bust, p_inst))
+    per_n = _options_by_dice(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice)
 
     V = np.zeros((L, dice + 1, K))
     R = np.zeros((L, dice + 1, K))
@@ -338,3 +344,94 @@ def _tail_fill(h, t, dice, hot_mode, settle, roll, A, AC, dA, dAC, R, RC, V, dR,
         AC[t] = A[t]
         if grad:
             dAC[t] = dA[t]
+
+
+def end_distribution(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
+                     stop_ok, stop_val, forced_ok, forced_val, V, R, RC):
+    """See :func:`solver.kernel.end_distribution`."""
+    T = stop_ok.shape[0] - 1
+    L = T + 2
+    K = V.shape[2]
+    N = dice
+    s_ok = np.append(stop_ok, stop_ok[-1]).astype(bool)
+    f_ok = np.append(forced_ok, forced_ok[-1]).astype(bool)
+    s_val = np.vstack([stop_val, stop_val[-1:]])
+    f_val = np.vstack([forced_val, forced_val[-1:]])
+    # A and AC as in turn_dp, rebuilt from the solved tables
+    A = np.empty((L, N + 1, K))
+    A[:, 1:] = V[:, 1:]
+    A[:, 0] = V[:, N] if hot_mode == FREE else (R[:, N] if hot_mode == MUST_ROLL else RC)
+    A[f_ok] = f_val[f_ok][:, None, :]
+    AC = A.copy()
+    sel = s_ok & ~f_ok
+    AC[sel] = s_val[sel][:, None, :]
+
+    stop_p = np.zeros((L, K))
+    forced_p = np.zeros((L, K))
+    bust_p = np.zeros(K)
+    win_p = np.zeros(K)
+    arr = np.zeros((L, N + 1, K))    # mass arriving at (t, dice left) after a plain roll
+    arr_c = np.zeros((L, N + 1, K))  # ... after a confirming roll
+    cols = np.arange(K)
+
+    per_n = _options_by_dice(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, N)
+
+    def throw(t, n, mass, table, target):
+        nonlocal bust_p, win_p
+        probs, pts, left, seg, p_bust, p_inst = per_n[n - 1]
+        bust_p = bust_p + p_bust * mass
+        win_p = win_p + p_inst * mass
+        if len(probs):
+            tt = np.minimum(t + pts, L - 1)
+            arg = _segment_argmax(table[tt, left], seg, len(seg))  # (classes, K) option index
+            np.add.at(target, (tt[arg], left[arg], cols[None, :]), probs[:, None] * mass[None, :])
+
+    def route(t):
+        """Send the arrivals at row t to where they go; returns (decide, roll, confirm) masses."""
+        dec = np.zeros((N + 1, K))
+        rol = np.zeros((N + 1, K))
+        con = np.zeros(K)
+        for src, confirming in ((arr, False), (arr_c, True)):
+            a = src[t].copy()
+            src[t] = 0.0
+            if f_ok[t]:
+                forced_p[t] += a.sum(axis=0)
+                continue
+            if confirming and s_ok[t]:
+                stop_p[t] += a.sum(axis=0)
+                continue
+            dec[1:] += a[1:]
+            if hot_mode == FREE:
+                dec[N] += a[0]
+            elif hot_mode == MUST_ROLL:
+                rol[N] += a[0]
+            else:
+                con += a[0]
+        return dec, rol, con
+
+    def step(t, dec, rol, con):
+        if s_ok[t]:
+            take = s_val[t][None, :] >= R[t, 1:]
+            stop_p[t] += np.where(take, dec[1:], 0.0).sum(axis=0)
+            rol[1:] += np.where(take, 0.0, dec[1:])
+        else:
+            rol[1:] += dec[1:]
+        for n in range(1, N + 1):
+            if rol[n].any():
+                throw(t, n, rol[n], A, arr)
+        if con.any():
+            throw(t, N, con, AC, arr_c)
+
+    rol0 = np.zeros((N + 1, K))
+    rol0[N] = 1.0
+    step(0, np.zeros((N + 1, K)), rol0, np.zeros(K))
+    for t in range(1, L - 1):
+        step(t, *route(t))
+    # the tail row feeds itself through hot dice: iterate until the mass is gone
+    for _ in range(100000):
+        if arr[L - 1].sum() + arr_c[L - 1].sum() <= 1e-17:
+            break
+        step(L - 1, *route(L - 1))
+    stop_p[T] += stop_p[L - 1]
+    forced_p[T] += forced_p[L - 1]
+    return stop_p[:T + 1], forced_p[:T + 1], bust_p, win_p

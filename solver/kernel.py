@@ -210,3 +210,26 @@ def turn_dp(table: RollTable, stop_ok, stop_val, forced_ok, forced_val, bust_val
                                        table.opt_points, table.opt_used, table.dice, table.hot_mode,
                                        *args, bool(grad), bool(full))
     return TurnValues(*out)
+
+
+def end_distribution(table: RollTable, stop_ok, stop_val, forced_ok, forced_val, tv: TurnValues,
+                     pure: bool | None = None):
+    """How a turn ends under the optimal decisions of a solved turn ``tv``.
+
+    Returns ``(stop_p, forced_p, bust_p, win_p)``: the probability, per column,
+    of banking at each total ``t`` (totals above T counted at T), of a
+    mid-turn end at ``t``, of a bust and of an instant win; they sum to 1.
+    The decisions are those of :func:`turn_dp` with its tie rules, so for a
+    fixed policy the turn's value is the dot product of these with the end
+    values. ``tv`` must come from ``turn_dp(..., full=True)`` on the same inputs.
+    """
+    K = tv.V.shape[2]
+    T1 = len(stop_ok)
+    return implementation(pure).end_distribution(
+        table.cls_ptr, table.cls_prob, table.cls_instant, table.opt_ptr, table.opt_points,
+        table.opt_used, table.dice, table.hot_mode,
+        np.ascontiguousarray(stop_ok, dtype=np.uint8),
+        np.ascontiguousarray(np.broadcast_to(stop_val, (T1, K)), dtype=np.float64),
+        np.ascontiguousarray(forced_ok, dtype=np.uint8),
+        np.ascontiguousarray(np.broadcast_to(forced_val, (T1, K)), dtype=np.float64),
+        tv.V, tv.R, tv.RC)

@@ -1,0 +1,192 @@
+"""Independent exact solvers for tiny games, in fractions.
+
+Nothing here uses the kernel or its roll classes: rolls are enumerated one
+sorted multiset at a time and scored by :class:`solver.scoring.RollScorer`,
+the turn is solved by plain memoised recursion, and the game-level fixed
+point by policy iteration with exact policy evaluation (Gaussian elimination
+over Fractions), then checked to be a fixed point exactly.
+
+Limits (fine for the tiny test rulesets): at totals from which banking is
+allowed and leads to the best possible outcome (the saturation of
+:meth:`Moves.saturation`, with no instant-win patterns), banking is taken as
+optimal and a compulsory roll there is solved in closed form.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from itertools import combinations_with_replacement
+from math import factorial
+
+from solver.game import WIN, Moves, PlayerState
+from solver.scoring import RollScorer
+
+
+def sorted_rolls(n: int, faces: int):
+    """(roll, probability) for every sorted roll of n dice."""
+    total = faces ** n
+    for roll in combinations_with_replacement(range(1, faces + 1), n):
+        w = factorial(n)
+        for f in set(roll):
+            w //= factorial(roll.count(f))
+        yield roll, Fraction(w, total)
+
+
+class TurnReference:
+    """Solves one turn exactly for given end values; returns value and end distribution."""
+
+    def __init__(self, rs):
+        self.rs = rs
+        self.moves = Moves(rs)
+        self.scorer = RollScorer(rs)
+        self.rolls = {n: list(sorted_rolls(n, rs.faces)) for n in range(1, rs.dice + 1)}
+        self.options = {}
+        for n, lst in self.rolls.items():
+            for roll, _ in lst:
+                self.options[roll] = (self.scorer.is_instant_win(roll), self.scorer.set_asides(roll))
+
+    def solve(self, x: PlayerState, end_value):
+        """(value, {outcome: probability}) of the turn from ``x`` with optimal play.
+
+        ``end_value(y)`` values an end state ``y`` (a PlayerState or WIN); the
+        outcome keys are those end states (an instant win is WIN).
+        """
+        rs, mv = self.rs, self.moves
+        sat = mv.saturation(x)
+        N = rs.dice
+        bust_state = mv.zero(x)
+
+        def add(d, k, p):
+            d[k] = d.get(k, 0) + p
+
+        def stop_here(t):
+            y = mv.bank(x, t)
+            return end_value(y), {y: Fraction(1)}
+
+        def forced_here(t):
+            ev = mv.mid_turn(x, t)
+            if not ev:
+                return None
+            y = mv.mid_turn_end(x, t, ev)
+            return end_value(y), {y: Fraction(1)}
+
+        @lru_cache(maxsize=None)
+        def decision(t, n):
+            roll_v = None
+            if mv.can_bank(x, t):
+                sv = stop_here(t)
+                if t >= sat:
+                    return sv
+                roll_v = roll(t, n, False)
+                return sv if sv[0] >= roll_v[0] else roll_v
+            return roll(t, n, False)
+
+        @lru_cache(maxsize=None)
+        def after(t, m, confirm):
+            f = forced_here(t)
+            if f:
+                return f
+            if confirm and mv.can_bank(x, t):
+                return stop_here(t)
+            if m == 0:
+                if rs.hot_dice == "free":
+                    return decision(t, N)
+                if t >= sat and mv.can_bank(x, t):
+                    return tail_compulsory(t, rs.hot_dice == "confirm")
+                return roll(t, N, rs.hot_dice == "confirm")
+            return decision(t, m)
+
+        def tail_compulsory(t, confirm):
+            # h = sum over rolls: non-hot options end by banking (the best outcome),
+            # rolls whose only options take every die come back to h
+            sv, sd = stop_here(t)
+            p_back = Fraction(0)
+            val, dist = Fraction(0), {}
+            for r, p in self.rolls[N]:
+                inst, opts = self.options[r]
+                if inst:
+                    val += p * end_value(WIN)
+                    add(dist, WIN, p)
+                elif not opts:
+                    val += p * end_value(bust_state)
+                    add(dist, bust_state, p)
+                elif confirm or any(len(k) < N for _, k in opts):
+                    val += p * sv
+                    for k, q in sd.items():
+                        add(dist, k, p * q)
+                else:
+                    p_back += p
+            scale = 1 / (1 - p_back)
+            return val * scale, {k: q * scale for k, q in dist.items()}
+
+        @lru_cache(maxsize=None)
+        def roll(t, n, confirm):
+            val, dist = Fraction(0), {}
+            for r, p in self.rolls[n]:
+                inst, opts = self.options[r]
+                if inst:
+                    v, d = end_value(WIN), {WIN: Fraction(1)}
+                elif not opts:
+                    v, d = end_value(bust_state), {bust_state: Fraction(1)}
+                else:
+                    v, d = None, None
+                    for pts, kept in opts:
+                        cand = after(t + pts, n - len(kept), confirm)
+                        if v is None or cand[0] > v:
+                            v, d = cand
+                val += p * v
+                for k, q in d.items():
+                    add(dist, k, p * q)
+            return val, dist
+
+        return roll(0, N, False)
+
+
+def solve_linear(A, b):
+    """Solve A x = b over Fractions (Gauss-Jordan)."""
+    n = len(b)
+    M = [row[:] + [b[i]] for i, row in enumerate(A)]
+    for c in range(n):
+        piv = next(r for r in range(c, n) if M[r][c] != 0)
+        M[c], M[piv] = M[piv], M[c]
+        inv = 1 / M[c][c]
+        M[c] = [v * inv for v in M[c]]
+        for r in range(n):
+            if r != c and M[r][c] != 0:
+                f = M[r][c]
+                M[r] = [a - f * b_ for a, b_ in zip(M[r], M[c])]
+    return [M[i][n] for i in range(n)]
+
+
+def exact_race(rs, states, guess):
+    """Exact expected turns to win alone for each state in ``states`` (a closed set).
+
+    ``guess`` (expected turns per state, e.g. a float solution) only picks the
+    first policy: policies are evaluated exactly and improved greedily until
+    stable, and the result is then checked to satisfy the Bellman equation
+    exactly, which certifies it whatever the guess was.
+    """
+    ref = TurnReference(rs)
+    idx = {x: i for i, x in enumerate(states)}
+    n = len(states)
+    J = [-Fraction(g).limit_denominator(10**12) for g in guess]  # J = -(expected turns)
+
+    def ev(y):
+        return Fraction(0) if y == WIN else J[idx[y]]
+
+    for _ in range(50):
+        dists = [ref.solve(x, ev)[1] for x in states]
+        A = [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]
+        b = [Fraction(-1)] * n
+        for i, d in enumerate(dists):
+            for y, p in d.items():
+                if y != WIN:
+                    A[i][idx[y]] -= p
+        J_new = solve_linear(A, b)
+        if J_new == J:
+            break
+        J = J_new
+    for i, x in enumerate(states):  # the exact fixed point
+        assert -1 + ref.solve(x, ev)[0] == J[i]
+    return {x: -J[i] for i, x in enumerate(states)}
