@@ -78,7 +78,8 @@ class Advice:
 
     def render(self) -> str:
         head = f"{self.state}; turn total {self.turn_total}"
-        head += f", roll {','.join(map(str, self.roll))}" if self.roll else f", {self.dice} dice to roll"
+        head += (f", roll {','.join(map(str, self.roll))}" if self.roll
+                 else f", {self.dice} {'die' if self.dice == 1 else 'dice'} to roll")
         lines = [head]
         if self.note:
             lines.append(self.note)
@@ -198,3 +199,29 @@ def race_advisor(solution) -> TurnAdvisor:
         return stop, forced, np.array([J(ends.bust_next)]), np.zeros(1)
 
     return TurnAdvisor(solution.rs, "race", values_of, lambda v: 1.0 - float(v), False, "expected_turns")
+
+
+def duel_advisor(solution, opponent: PlayerState) -> TurnAdvisor:
+    """Advice from a duel table against ``opponent``: values are win probabilities."""
+    moves = Moves(solution.rs)
+    y = opponent
+
+    def values_of(ends: TurnEnds):
+        x = ends.x
+        vals = np.zeros(ends.T + 1)
+        for t in range(1, ends.T + 1):
+            x2 = ends.stop_next[t] if ends.stop_ok[t] else ends.forced_next[t]
+            if x2 is None:
+                continue
+            if x2 == WIN:
+                vals[t] = 1.0
+            elif ends.forced_event[t] == "overshoot":
+                vals[t] = 1.0 - solution.value(y, x2)
+            else:
+                pts = t * moves.rs.unit
+                y2 = moves.affect_opponent(y, x.score, moves.raised_to(x, pts), moves.climbed(x, x2))
+                vals[t] = 1.0 - solution.value(y2, x2)
+        bust = np.array([1.0 - solution.value(y, ends.bust_next)])
+        return vals[:, None], vals[:, None], bust, np.ones(1)
+
+    return TurnAdvisor(solution.rs, "duel", values_of, float, True, "win_probability")

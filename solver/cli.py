@@ -172,6 +172,8 @@ def _player(rs: Ruleset, score: int, kw: dict, prefix: str = ""):
                    "(default: duel when --opp is given, else race).")
 @click.option("--me", "me", type=int, required=True, help="Your banked score.")
 @_counter_options("", "You")
+@click.option("--opp", "opp", type=int, default=None, help="The opponent's banked score (duel).")
+@_counter_options("opp", "The opponent")
 @click.option("--turn", "turn_total", type=int, default=0, show_default=True,
               help="Points of this turn so far (before --roll).")
 @click.option("--dice", type=int, default=None, help="Dice you are about to roll (default: all).")
@@ -180,18 +182,27 @@ def _player(rs: Ruleset, score: int, kw: dict, prefix: str = ""):
 @click.option("--tables", "tables_dir", type=click.Path(file_okay=False), envvar="THOUSAND_TABLES",
               help="Tables directory.")
 @json_option
-def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: int, turn_total: int,
+def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: int, opp: int | None,
+           turn_total: int,
            dice: int | None, roll_text: str | None, tables_dir: str | None, as_json: bool, **kw) -> None:
     """Roll or stop, and which dice to keep, with the value of every option."""
-    from .advisor import race_advisor
+    from .advisor import duel_advisor, race_advisor
+    from .errors import StateError
     from .scoring import parse_roll
     from .solve import solve_objective
     rs = _ruleset(rules, overrides)
-    objective = objective or "race"
+    objective = objective or ("duel" if opp is not None else "race")
     x = _player(rs, me, kw)
+    y = _player(rs, opp, kw, "opp") if opp is not None else None
+    if objective == "duel" and y is None:
+        raise StateError("the duel needs the opponent's score: --opp S")
     roll = parse_roll(roll_text, rs) if roll_text is not None else None
     solution = solve_objective(rs, objective, tables_dir, progress=True)
-    adv = race_advisor(solution).advise(x, turn_total, dice, roll)
+    if objective == "duel":
+        label = f"you: {x.describe(rs)}; opponent: {y.describe(rs)}"
+        adv = duel_advisor(solution, y).advise(x, turn_total, dice, roll, state_label=label)
+    else:
+        adv = race_advisor(solution).advise(x, turn_total, dice, roll)
     if as_json:
         click.echo(json.dumps({"ruleset": rs.name, "ruleset_hash": rs.hash, **adv.to_json()}))
     else:

@@ -278,6 +278,15 @@ class Moves:
 
     # ------------------------------------------------------------ opponents
 
+    def raised_to(self, x: PlayerState, t: int) -> int:
+        """The mover's score reached by banking ``t`` (with the barrel cap, before
+        samosval): the ``s'`` that overtaking compares opponents with."""
+        rs = self.rs
+        s1 = x.score + t
+        if rs.barrel.kind == "points" and not rs.on_barrel(x.score):
+            s1 = min(s1, rs.barrel.threshold)
+        return s1
+
     def climbed(self, x: PlayerState, y: PlayerState | str) -> bool:
         """Whether the move x -> y put the mover onto the barrel."""
         return (y != WIN and self.rs.barrel.kind != "none" and not self.rs.on_barrel(x.score)

@@ -40,6 +40,12 @@ class Progress:
             sys.stderr.flush()
 
 
+def peak_memory_mb() -> float:
+    """Peak resident memory of this process so far, in MiB."""
+    import resource
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1)
+
+
 @dataclass
 class Solution:
     """A solved objective: values per state, with the states and how it was obtained."""
@@ -64,21 +70,32 @@ class Solution:
             from .errors import StateError
             raise StateError(f"no such game state in the table: {x.describe(self.rs)}") from None
 
-    def value(self, x: PlayerState) -> float:
+    def value(self, x: PlayerState, y: PlayerState | None = None) -> float:
+        """The stored value of state ``x`` (race), or of mover ``x`` against ``y`` (duel)."""
+        if self.table.values.ndim == 2:
+            if y is None:
+                raise TypeError("a duel value needs the opponent's state")
+            return float(self.table.values[self.state_index(x), self.state_index(y)])
         return float(self.table.values[self.state_index(x)])
 
     def start_value(self) -> float:
-        return self.value(Moves(self.rs).initial())
+        x0 = Moves(self.rs).initial()
+        return self.value(x0, x0 if self.table.values.ndim == 2 else None)
 
     def summary(self) -> dict:
         m = self.meta
-        return {"start_value": self.start_value(), "states": m["states"], "iterations": m["iterations"],
-                "residual": m["residual"], "solve_seconds": m["solve_seconds"],
-                "kernel": m.get("kernel"), "table": str(self.table.path), "solved_now": self.solved_now}
+        out = {"start_value": self.start_value(), "states": m["states"], "iterations": m["iterations"],
+               "residual": m["residual"], "solve_seconds": m["solve_seconds"],
+               "kernel": m.get("kernel"), "table": str(self.table.path), "solved_now": self.solved_now}
+        if "peak_memory_mb" in m:
+            out["peak_memory_mb"] = m["peak_memory_mb"]
+            out["player_states"] = m["player_states"]
+        return out
 
     def describe(self, rs: Ruleset) -> str:
         m = self.meta
-        what = {"race": "expected turns to win alone from the start"}.get(self.objective, self.objective)
+        what = {"race": "expected turns to win alone from the start",
+                "duel": "P(first player wins) with optimal play"}.get(self.objective, self.objective)
         how = "solved now" if self.solved_now else "from the stored table"
         return (f"{rs.name}: {what} = {self.start_value():.12f}\n"
                 f"  {m['states']} states, {m['iterations']} sweeps, residual {m['residual']:.2e}, "
@@ -101,9 +118,20 @@ def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
         values, states = sol.turns, sol.space.encode()
         extra = {"states": len(sol.space), "iterations": sol.iterations, "residual": sol.residual,
                  "solve_seconds": sol.seconds, "kernel": kernel.IMPLEMENTATION,
+                 "peak_memory_mb": peak_memory_mb(), "player_states": len(sol.space),
                  "value_meaning": "expected turns to win alone"}
+    elif objective == "duel":
+        from .duel import solve_duel
+        bar = Progress(f"solving {rs.name} duel", progress)
+        sol = solve_duel(rs, progress=bar)
+        bar.close()
+        values, states = sol.P, sol.model.space.encode()
+        extra = {"states": sol.model.n ** 2, "player_states": sol.model.n, "iterations": sol.passes,
+                 "residual": sol.residual, "solve_seconds": sol.seconds, "kernel": kernel.IMPLEMENTATION,
+                 "peak_memory_mb": peak_memory_mb(),
+                 "value_meaning": "P(mover wins) for mover state (row) against opponent state (column)"}
     else:
-        raise TableError(f"objective {objective!r} has no solver yet")
+        raise TableError(f"unknown objective {objective!r}")
     folder = save_table(Path(write_target(tables_dir)), rs, objective, values, states, extra)
     from .tables import load_table
     return Solution(rs, objective, load_table(folder, rs, objective), solved_now=True)

@@ -46,29 +46,37 @@ class TurnReference:
             for roll, _ in lst:
                 self.options[roll] = (self.scorer.is_instant_win(roll), self.scorer.set_asides(roll))
 
-    def solve(self, x: PlayerState, end_value):
+    def solve(self, x: PlayerState, end_value, label=None):
         """(value, {outcome: probability}) of the turn from ``x`` with optimal play.
 
-        ``end_value(y)`` values an end state ``y`` (a PlayerState or WIN); the
-        outcome keys are those end states (an instant win is WIN).
+        ``label(kind, t)`` names how the turn ended (``kind`` is "stop",
+        "forced", "bust" or "win"; by default the mover's end state, WIN for a
+        win) and ``end_value(outcome)`` values it.
         """
         rs, mv = self.rs, self.moves
         sat = mv.saturation(x)
         N = rs.dice
-        bust_state = mv.zero(x)
+        if label is None:
+            def label(kind, t):
+                if kind == "stop":
+                    return mv.bank(x, t)
+                if kind == "forced":
+                    return mv.mid_turn_end(x, t, mv.mid_turn(x, t))
+                return mv.zero(x) if kind == "bust" else WIN
+        bust_state = label("bust", 0)
+        win_state = label("win", 0)
 
         def add(d, k, p):
             d[k] = d.get(k, 0) + p
 
         def stop_here(t):
-            y = mv.bank(x, t)
+            y = label("stop", t)
             return end_value(y), {y: Fraction(1)}
 
         def forced_here(t):
-            ev = mv.mid_turn(x, t)
-            if not ev:
+            if not mv.mid_turn(x, t):
                 return None
-            y = mv.mid_turn_end(x, t, ev)
+            y = label("forced", t)
             return end_value(y), {y: Fraction(1)}
 
         @lru_cache(maxsize=None)
@@ -106,8 +114,8 @@ class TurnReference:
             for r, p in self.rolls[N]:
                 inst, opts = self.options[r]
                 if inst:
-                    val += p * end_value(WIN)
-                    add(dist, WIN, p)
+                    val += p * end_value(win_state)
+                    add(dist, win_state, p)
                 elif not opts:
                     val += p * end_value(bust_state)
                     add(dist, bust_state, p)
@@ -126,7 +134,7 @@ class TurnReference:
             for r, p in self.rolls[n]:
                 inst, opts = self.options[r]
                 if inst:
-                    v, d = end_value(WIN), {WIN: Fraction(1)}
+                    v, d = end_value(win_state), {win_state: Fraction(1)}
                 elif not opts:
                     v, d = end_value(bust_state), {bust_state: Fraction(1)}
                 else:
@@ -190,3 +198,54 @@ def exact_race(rs, states, guess):
     for i, x in enumerate(states):  # the exact fixed point
         assert -1 + ref.solve(x, ev)[0] == J[i]
     return {x: -J[i] for i, x in enumerate(states)}
+
+
+def exact_duel(rs, states, guess):
+    """Exact win probabilities of the mover for every pair of ``states`` (a closed set).
+
+    ``guess[i][j]`` (e.g. a float solution) picks the first policies; they are
+    evaluated exactly (``(I + D) P = 1``, where ``D`` holds the probabilities of
+    the turn ending in each non-winning pair) and improved until the result is
+    an exact fixed point of the duel's Bellman equation, which is asserted.
+    """
+    ref = TurnReference(rs)
+    mv = ref.moves
+    pairs = [(x, y) for x in states for y in states]
+    idx = {p: k for k, p in enumerate(pairs)}
+    P = {p: Fraction(float(guess[states.index(p[0])][states.index(p[1])])).limit_denominator(10**12)
+         for p in pairs}
+
+    def labeller(x, y):
+        def label(kind, t):
+            if kind == "win":
+                return WIN
+            if kind == "bust":
+                return (y, mv.zero(x))
+            ev = mv.mid_turn(x, t) if kind == "forced" else None
+            x2 = mv.mid_turn_end(x, t, ev) if ev else mv.bank(x, t)
+            if x2 == WIN:
+                return WIN
+            if ev == "overshoot":
+                return (y, x2)
+            return (mv.affect_opponent(y, x.score, mv.raised_to(x, t), mv.climbed(x, x2)), x2)
+        return label
+
+    def value(o):
+        return Fraction(1) if o == WIN else 1 - P[o]
+
+    n = len(pairs)
+    for _ in range(20):
+        dists = [ref.solve(x, value, labeller(x, y))[1] for x, y in pairs]
+        A = [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]
+        for i, d in enumerate(dists):
+            for o, p in d.items():
+                if o != WIN:
+                    A[i][idx[o]] += p
+        sol = solve_linear(A, [Fraction(1)] * n)
+        new = {p: sol[k] for k, p in enumerate(pairs)}
+        if new == P:
+            break
+        P = new
+    for x, y in pairs:
+        assert ref.solve(x, value, labeller(x, y))[0] == P[(x, y)]
+    return P
