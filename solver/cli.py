@@ -7,7 +7,6 @@ Bad input is one line on stderr and exit code 2, never a traceback.
 from __future__ import annotations
 
 import json
-import sys
 import time
 
 import click
@@ -101,9 +100,10 @@ def rules_show(rules: str, overrides: tuple[str, ...]) -> None:
                    "duel: two-player win probability.")
 @click.option("--tables", "tables_dir", type=click.Path(file_okay=False), envvar="THOUSAND_TABLES",
               help="Tables directory (default: the repository's tables/, then the user cache).")
+@click.option("--force", is_flag=True, help="Solve again and replace the stored table (atomically).")
 @json_option
 def solve(rules: str, overrides: tuple[str, ...], objective: str, tables_dir: str | None,
-          as_json: bool) -> None:
+          force: bool, as_json: bool) -> None:
     """Solve a ruleset for an objective and print the value of the initial state."""
     rs = _ruleset(rules, overrides)
     t0 = time.perf_counter()
@@ -119,7 +119,7 @@ def solve(rules: str, overrides: tuple[str, ...], objective: str, tables_dir: st
               f"{value:.6f} points ({kernel.IMPLEMENTATION} kernel, {secs:.3f} s)")
         return
     from .solve import solve_objective
-    res = solve_objective(rs, objective, tables_dir, progress=not as_json or sys.stderr.isatty())
+    res = solve_objective(rs, objective, tables_dir, progress=True, force=force)
     data = {"ruleset": rs.name, "ruleset_hash": rs.hash, "objective": objective}
     data.update(res.summary())
     data["seconds"] = round(time.perf_counter() - t0, 6)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import kernel
-from .game import WIN, Moves, PlayerState
+from .game import Moves, PlayerState
 from .rules import Ruleset
 
 

@@ -15,7 +15,6 @@ from solver.cli import main
 from solver.game import Moves, PlayerState
 from solver.race import solve_race
 from solver.rules import from_mapping, load_ruleset
-from solver.solve import solve_objective
 
 CLASSIC_SCORING = {"singles": {"1": 10, "5": 5},
                    "kinds": {"3": {"1": 100, "2": 20, "3": 30, "4": 40, "5": 50, "6": 60}}}

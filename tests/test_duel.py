@@ -1,0 +1,139 @@
+"""The duel objective: Pig's published optimum, exact fractions, invariants, advice."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from reference import exact_duel
+from solver.cli import main
+from solver.duel import solve_duel
+from solver.game import Moves, PlayerState
+from solver.race import solve_race
+from solver.rules import from_mapping, load_ruleset
+
+PAIR_SCORING = {"singles": {"1": 10, "5": 5}, "kinds": {"2": {"1": 25, "5": 15}}}
+
+TINY = {
+    "pig-10": {"dice": 1, "hot_dice": "free", "goal": 10,
+               "scoring": {"singles": {"2": 2, "3": 3, "4": 4, "5": 5, "6": 6}}},
+    "overtaking-bolts": {"dice": 2, "goal": 30, "scoring": PAIR_SCORING, "overtake": 10,
+                         "bolts": {"limit": 2, "penalty": 10}},
+    "barrel-push-off": {"dice": 2, "goal": 30, "keep": "any", "scoring": PAIR_SCORING,
+                        "barrel": {"kind": "points", "threshold": 20, "attempts": 2,
+                                   "fall_penalty": 10, "push_off": "fall"}},
+    "dump-opening": {"dice": 2, "goal": 30, "open_min": 10, "scoring": PAIR_SCORING,
+                     "dump": [15], "dump_mid_turn": True, "overtake": 5},
+    "region-penalty-push": {"dice": 2, "goal": 25, "scoring": PAIR_SCORING, "overtake": 5,
+                            "barrel": {"kind": "region", "threshold": 15, "push_off": "penalty",
+                                       "push_off_penalty": 5}},
+}
+
+_SOLVED: dict = {}
+
+
+def solved(name):
+    if name not in _SOLVED:
+        rs = from_mapping(TINY[name])
+        _SOLVED[name] = (rs, solve_duel(rs))
+    return _SOLVED[name]
+
+
+def test_pig_first_player_wins_0_530592725274():
+    sol = solve_duel(load_ruleset("pig"))
+    x0 = PlayerState(0)
+    i = sol.model.space.index[x0]
+    assert sol.P[i, i] == pytest.approx(0.530592725274, abs=1e-9)
+    assert sol.residual <= 1e-12
+
+
+@pytest.mark.parametrize("name", sorted(TINY))
+def test_duel_matches_exact_fractions(name):
+    rs, sol = solved(name)
+    states = sol.model.space.states
+    exact = exact_duel(rs, states, sol.P.tolist())
+    err = max(abs(float(exact[(x, y)]) - sol.P[i, j])
+              for i, x in enumerate(states) for j, y in enumerate(states))
+    assert err <= 1e-12
+    assert sol.residual <= 1e-12
+
+
+@pytest.mark.parametrize("name", sorted(TINY))
+def test_duel_invariants(name):
+    rs, sol = solved(name)
+    P = sol.P
+    assert np.all(P >= -1e-15) and np.all(P <= 1 + 1e-15)
+    # one roll from the goal: a mover whose every scoring first roll may be
+    # banked for the win (no hot dice to roll again, no mid-turn end) wins
+    # unless that roll busts, and then it is the opponent's turn
+    moves = Moves(rs)
+    from solver import kernel
+    p_bust = kernel.roll_table(rs).classes[rs.dice - 1].bust_weight / rs.faces ** rs.dice
+    for i, x in enumerate(sol.model.space.states):
+        if all(moves.wins(x, p) and moves.can_bank(x, p) and not moves.mid_turn(x, p)
+               and (used < rs.dice or rs.hot_dice == "free") for p, used in _first_roll_points(rs)):
+            z = sol.model.space.index[moves.zero(x)]
+            assert P[i] == pytest.approx((1 - p_bust) + p_bust * (1 - P[:, z]), abs=1e-12)
+
+
+def _first_roll_points(rs):
+    from solver.scoring import RollScorer
+    from reference import sorted_rolls
+    sc = RollScorer(rs)
+    return {(p, len(kept)) for roll, _ in sorted_rolls(rs.dice, rs.faces) for p, kept in sc.set_asides(roll)}
+
+
+def test_without_interaction_the_duel_tracks_the_race():
+    # Pig-10 has no interaction: a mover who needs fewer expected turns alone
+    # is at least even against an opponent in the same state, and the one
+    # closer to the goal wins more often.
+    rs, sol = solved("pig-10")
+    race = solve_race(rs)
+    states = sol.model.space.states
+    turns = {x: race.turns[race.space.index[x]] for x in race.space.states}
+    P = sol.P
+    for i, x in enumerate(states):
+        for j, y in enumerate(states):
+            if turns[x] < turns[y]:
+                assert P[i, j] > 0.5
+            # symmetric seats: P(x, y) + P(y, x) > 1 (moving first is an advantage)
+            assert P[i, j] + P[j, i] >= 1.0 - 1e-12
+
+
+def test_kernels_agree_on_a_small_duel():
+    from solver import kernel
+    rs = from_mapping(TINY["overtaking-bolts"])
+    a = solve_duel(rs, pure=True)
+    try:
+        kernel.implementation(pure=False)
+    except ImportError:
+        pytest.skip("compiled kernel not built")
+    b = solve_duel(rs, pure=False)
+    assert np.max(np.abs(a.P - b.P)) <= 1e-12
+
+
+def test_duel_cli_and_advice(tmp_path):
+    runner = CliRunner()
+    args = ["solve", "pig", "--set", "goal=20", "--objective", "duel", "--tables", str(tmp_path), "--json"]
+    r = runner.invoke(main, args)
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    for key in ("start_value", "states", "iterations", "residual", "seconds", "peak_memory_mb", "table"):
+        assert key in d
+    assert 0.5 < d["start_value"] < 1 and d["residual"] <= 1e-12
+    r = runner.invoke(main, ["advise", "pig", "--set", "goal=20", "--tables", str(tmp_path), "--me", "10",
+                             "--opp", "15", "--turn", "6", "--dice", "1", "--json"])
+    assert r.exit_code == 0, r.output
+    a = json.loads(r.stdout)
+    assert a["objective"] == "duel" and {o["action"] for o in a["options"]} == {"roll", "stop"}
+    probs = [o["win_probability"] for o in a["options"]]
+    assert probs == sorted(probs, reverse=True) and a["margin"] == pytest.approx(probs[0] - probs[1])
+    # stopping at 16 against 15: the value is 1 - P(opponent at 15 vs me at 16)
+    table = json.loads((tmp_path / f"{d['ruleset_hash']}-duel" / "meta.json").read_text())
+    assert table["objective"] == "duel"
+    r = runner.invoke(main, ["advise", "pig", "--set", "goal=20", "--tables", str(tmp_path), "--me", "10",
+                             "--objective", "duel"])
+    assert r.exit_code == 2 and "--opp" in r.stderr
