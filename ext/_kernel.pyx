@@ -1,0 +1,1256 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False, embedsignature=True
+"""Compiled kernel (``solver._kernel``): roll classes and the single-turn DP.
+
+The compiled twin of :mod:`solver._pure`: the same functions with the same
+arguments and the same results (class numbering, option order, tie rules,
+tail solve, gradient). The equations are stated in :mod:`solver.kernel`.
+
+Layout of the turn DP
+---------------------
+Columns (opponent states) are independent DPs, solved in blocks of at most
+``BLOCK`` columns. A block stores the arrival values A(t, m) (and dA, AC, dAC
+as needed) as rows of ``(dice + 1) x width`` doubles, columns innermost, so
+every inner loop runs over contiguous columns (C helpers below; on x86-64
+Linux with GCC also compiled for AVX2). The rows are one per total
+0 .. T + maxpts (maxpts = the most units one roll adds), or, for a long turn
+without the full tables, a ring of period maxpts + 1 stored twice so that no
+option wraps; memory is then independent of T. Totals above T all read the
+tail row (solved first, its hot-dice cycle by Newton's method): narrow blocks
+copy it into the rows above T, wide ones redirect the options that pass T.
+The DP runs without the GIL and without Python objects; a column's values do
+not depend on the other columns.
+"""
+
+import numpy as np
+
+from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy, memset
+from libc.math cimport fabs
+from libc.stdint cimport int64_t, uint8_t
+
+cdef extern from *:
+    """
+    /* The innermost loops of the turn DP: over the contiguous columns of a block.
+       On x86-64 Linux with GCC they are compiled twice, for AVX2 and for the
+       baseline, and the loader picks one (target_clones). Neither uses FMA, so
+       both give the same numbers. */
+    #include <string.h>
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) \
+        && __GNUC__ >= 8
+    #define THK_CLONES __attribute__((target_clones("avx2", "default")))
+    #else
+    #define THK_CLONES
+    #endif
+    #if defined(_MSC_VER)
+    #define THK_R __restrict
+    #else
+    #define THK_R restrict
+    #endif
+
+    /* out += p * src */
+    THK_CLONES static void thk_axpy(double *THK_R out, double p, const double *THK_R src,
+                                    Py_ssize_t n) {
+        for (Py_ssize_t k = 0; k < n; k++) out[k] += p * src[k];
+    }
+
+    /* out += p0 s0 + p1 s1 + p2 s2 + p3 s3, added one after the other: the same
+       rounding as four axpy passes with a quarter of the loads and stores of out */
+    THK_CLONES static void thk_acc4(double *THK_R out, const double *s0, const double *s1,
+                                    const double *s2, const double *s3, double p0, double p1,
+                                    double p2, double p3, Py_ssize_t n) {
+        for (Py_ssize_t k = 0; k < n; k++) {
+            double o = out[k];
+            o += p0 * s0[k];
+            o += p1 * s1[k];
+            o += p2 * s2[k];
+            o += p3 * s3[k];
+            out[k] = o;
+        }
+    }
+
+    /* tmp = max(tmp, src) */
+    THK_CLONES static void thk_vmax(double *THK_R tmp, const double *THK_R src, Py_ssize_t n) {
+        for (Py_ssize_t k = 0; k < n; k++) {
+            double v = src[k], b = tmp[k];
+            tmp[k] = v > b ? v : b;
+        }
+    }
+
+    /* tmp = max(tmp, src) and dtmp follows the first maximum (replaced only where
+       src > tmp); gcc does not if-convert the two selects, hence vector extensions */
+    #if defined(__GNUC__) || defined(__clang__)
+    typedef double thk_v4d __attribute__((vector_size(32)));
+    typedef long long thk_v4l __attribute__((vector_size(32)));
+    #endif
+    THK_CLONES static void thk_max2(double *THK_R tmp, double *THK_R dtmp,
+                                    const double *THK_R src, const double *THK_R dsrc,
+                                    Py_ssize_t n) {
+        Py_ssize_t k = 0;
+    #if defined(__GNUC__) || defined(__clang__)
+        for (; k + 4 <= n; k += 4) {
+            thk_v4d v, b, dv, db;
+            thk_v4l m, r, q;
+            memcpy(&v, src + k, sizeof v);
+            memcpy(&b, tmp + k, sizeof b);
+            memcpy(&dv, dsrc + k, sizeof dv);
+            memcpy(&db, dtmp + k, sizeof db);
+            m = (thk_v4l)(v > b);
+            r = ((thk_v4l)v & m) | ((thk_v4l)b & ~m);
+            q = ((thk_v4l)dv & m) | ((thk_v4l)db & ~m);
+            memcpy(tmp + k, &r, sizeof r);
+            memcpy(dtmp + k, &q, sizeof q);
+        }
+    #endif
+        for (; k < n; k++) {
+            double v = src[k];
+            if (v > tmp[k]) { tmp[k] = v; dtmp[k] = dsrc[k]; }
+        }
+    }
+
+    /* v = s where s >= r (banking wins ties), else r; dv = 0 there, else dr */
+    THK_CLONES static void thk_settle(double *THK_R v, const double *THK_R r,
+                                      const double *THK_R s, Py_ssize_t n) {
+        for (Py_ssize_t k = 0; k < n; k++) {
+            double a = s[k], b = r[k];
+            v[k] = a >= b ? a : b;
+        }
+    }
+    THK_CLONES static void thk_settle_d(double *THK_R dv, const double *THK_R dr,
+                                        const double *THK_R s, const double *THK_R r,
+                                        Py_ssize_t n) {
+        for (Py_ssize_t k = 0; k < n; k++) {
+            double d = dr[k];
+            dv[k] = s[k] >= r[k] ? 0.0 : d;
+        }
+    }
+    """
+    void thk_axpy(double* out, double p, const double* src, Py_ssize_t n) noexcept nogil
+    void thk_acc4(double* out, const double* s0, const double* s1, const double* s2,
+                  const double* s3, double p0, double p1, double p2, double p3,
+                  Py_ssize_t n) noexcept nogil
+    void thk_vmax(double* tmp, const double* src, Py_ssize_t n) noexcept nogil
+    void thk_max2(double* tmp, double* dtmp, const double* src, const double* dsrc,
+                  Py_ssize_t n) noexcept nogil
+    void thk_settle(double* v, const double* r, const double* s, Py_ssize_t n) noexcept nogil
+    void thk_settle_d(double* dv, const double* dr, const double* s, const double* r,
+                      Py_ssize_t n) noexcept nogil
+
+IMPLEMENTATION = "compiled"
+
+MUST_ROLL, FREE, CONFIRM = 0, 1, 2
+
+# Not compiled (yet): it runs once per solved turn, outside the hot loops, and
+# reads its decisions off the tables that turn_dp returns, so the pure version
+# serves both kernels.
+from solver._pure import end_distribution  # noqa: E402,F401
+
+cdef enum:
+    _MUST = 0
+    _FREE = 1
+    _CONFIRM = 2
+    _NEWTON = 200          # Newton steps of the tail solve (as the pure twin)
+
+# Columns per block: a block keeps (storage rows) x (dice + 1) x BLOCK doubles (twice
+# with the gradient), which should stay in the L2/L3 caches; 128 measured best
+# for the plain preset at K = 1000 (T = 200 units).
+cdef enum:
+    BLOCK = 128
+
+
+# =========================================================================== rolls
+
+
+ctypedef struct _Best:
+    Py_ssize_t F          # faces
+    Py_ssize_t G          # groups
+    const int64_t* gc     # G x F group counts
+    const int64_t* gp     # G group points
+    int64_t* gsize        # G dice per group
+    int64_t* binom        # binom[a * bstride + b] = C(a, b)
+    Py_ssize_t bstride
+    int64_t* memo_p       # best points per ranked count vector
+    int64_t* memo_u       # dice used (-1: not yet known)
+    int64_t* work         # (n + 1) x F scratch vectors, one per recursion depth
+
+
+cdef inline Py_ssize_t _rank(const _Best* b, const int64_t* c) noexcept nogil:
+    """Rank of a count vector among those with sum <= n (combinatorial number system).
+
+    With partial sums s_i = c_0 + ... + c_i (non-decreasing, at most n) the
+    strictly increasing b_i = s_i + i give rank = sum_i C(b_i, i + 1). A
+    vector's sub-vectors have smaller ranks.
+    """
+    cdef Py_ssize_t i, s = 0, r = 0
+    for i in range(b.F):
+        s += c[i]
+        r += b.binom[(s + i) * b.bstride + i + 1]
+    return r
+
+
+cdef void _best(_Best* b, const int64_t* c, Py_ssize_t depth,
+                int64_t* out_p, int64_t* out_u) noexcept nogil:
+    """Best composition of ``c``: (points, dice used), most points then most dice."""
+    cdef Py_ssize_t r = _rank(b, c)
+    if b.memo_u[r] >= 0:
+        out_p[0] = b.memo_p[r]
+        out_u[0] = b.memo_u[r]
+        return
+    cdef Py_ssize_t F = b.F, g, i
+    cdef int64_t bp = 0, bu = 0, p = 0, u = 0
+    cdef int64_t* d = b.work + depth * F
+    cdef const int64_t* row
+    cdef bint fits
+    for g in range(b.G):
+        if b.gsize[g] <= 0:
+            continue
+        row = b.gc + g * F
+        fits = True
+        for i in range(F):
+            if c[i] < row[i]:
+                fits = False
+                break
+        if not fits:
+            continue
+        for i in range(F):
+            d[i] = c[i] - row[i]
+        _best(b, d, depth + 1, &p, &u)
+        p += b.gp[g]
+        u += b.gsize[g]
+        if p > bp or (p == bp and u > bu):
+            bp = p
+            bu = u
+    b.memo_p[r] = bp
+    b.memo_u[r] = bu
+    out_p[0] = bp
+    out_u[0] = bu
+
+
+cdef Py_ssize_t _sort_unique(int64_t* opts, Py_ssize_t m) noexcept nogil:
+    """Sort (points, used) pairs ascending and drop duplicates; the new count."""
+    cdef Py_ssize_t i, j, w
+    cdef int64_t p, u
+    for i in range(1, m):
+        p = opts[2 * i]
+        u = opts[2 * i + 1]
+        j = i - 1
+        while j >= 0 and (opts[2 * j] > p or (opts[2 * j] == p and opts[2 * j + 1] > u)):
+            opts[2 * j + 2] = opts[2 * j]
+            opts[2 * j + 3] = opts[2 * j + 1]
+            j -= 1
+        opts[2 * j + 2] = p
+        opts[2 * j + 3] = u
+    if m == 0:
+        return 0
+    w = 1
+    for i in range(1, m):
+        if opts[2 * i] != opts[2 * w - 2] or opts[2 * i + 1] != opts[2 * w - 1]:
+            opts[2 * w] = opts[2 * i]
+            opts[2 * w + 1] = opts[2 * i + 1]
+            w += 1
+    return w
+
+
+def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit):
+    """Roll classes of ``n`` dice (see :func:`solver._pure.roll_classes`).
+
+    Returns ``(rolls, roll_class, weight, opt_ptr, opt_points, opt_used, is_instant)``.
+    """
+    cdef Py_ssize_t F = int(faces), N = int(n), U = int(unit)
+    if F < 1 or N < 0:
+        raise ValueError(f"need faces >= 1 and n >= 0, got faces={F}, n={N}")
+    if U < 1:
+        raise ValueError(f"unit must be positive, got {U}")
+    if N > 20:
+        raise ValueError(f"at most 20 dice, got {N}")
+    gc_arr = np.ascontiguousarray(np.asarray(group_counts, dtype=np.int64).reshape(-1, F))
+    gp_arr = np.ascontiguousarray(np.asarray(group_points, dtype=np.int64).reshape(-1))
+    in_arr = np.ascontiguousarray(np.asarray(instant, dtype=np.int64).reshape(-1, F))
+    if gc_arr.shape[0] != gp_arr.shape[0]:
+        raise ValueError("group_counts and group_points differ in length")
+    cdef const int64_t[:, ::1] gc = gc_arr
+    cdef const int64_t[::1] gp = gp_arr
+    cdef const int64_t[:, ::1] ic = in_arr
+    cdef Py_ssize_t G = gc.shape[0], I = ic.shape[0]
+    cdef bint any_mode = bool(keep_any)
+
+    # binomials C(a, b) for a <= N + F, b <= F + 1
+    cdef Py_ssize_t bstride = F + 2, brows = N + F + 2
+    binom_arr = np.zeros((brows, bstride), dtype=np.int64)
+    cdef int64_t[:, ::1] binom = binom_arr
+    cdef Py_ssize_t a, bb, i, j
+    for a in range(brows):
+        binom[a, 0] = 1
+        for bb in range(1, min(a, bstride - 1) + 1):
+            binom[a, bb] = binom[a - 1, bb - 1] + (binom[a - 1, bb] if bb <= a - 1 else 0)
+    cdef Py_ssize_t n_vec = binom[N + F, F]          # count vectors with sum <= N
+    cdef Py_ssize_t n_rolls = binom[N + F - 1, F - 1]  # count vectors with sum == N
+
+    gsize_arr = gc_arr.sum(axis=1).astype(np.int64) if G else np.zeros(0, np.int64)
+    cdef int64_t[::1] gsize = gsize_arr
+    memo_p_arr = np.zeros(n_vec, dtype=np.int64)
+    memo_u_arr = np.full(n_vec, -1, dtype=np.int64)
+    work_arr = np.zeros((N + 2) * F, dtype=np.int64)
+    cdef int64_t[::1] memo_p = memo_p_arr, memo_u = memo_u_arr, work = work_arr
+
+    cdef _Best b
+    b.F = F
+    b.G = G
+    b.gc = &gc[0, 0] if G else NULL
+    b.gp = &gp[0] if G else NULL
+    b.gsize = &gsize[0] if G else NULL
+    b.binom = &binom[0, 0]
+    b.bstride = bstride
+    b.memo_p = &memo_p[0]
+    b.memo_u = &memo_u[0]
+    b.work = &work[0]
+
+    fact = np.ones(N + 1, dtype=np.int64)
+    cdef int64_t[::1] fa = fact
+    for i in range(1, N + 1):
+        fa[i] = fa[i - 1] * i
+
+    rolls_arr = np.zeros((n_rolls, F), dtype=np.int64)
+    roll_class_arr = np.zeros(n_rolls, dtype=np.int64)
+    weight_arr = np.zeros(n_rolls, dtype=np.int64)
+    cdef int64_t[:, ::1] rolls = rolls_arr
+    cdef int64_t[::1] roll_class = roll_class_arr, weight = weight_arr
+    cdef Py_ssize_t max_opts = 1 << N
+    opts_arr = np.zeros(2 * max_opts, dtype=np.int64)
+    c_arr = np.zeros(F, dtype=np.int64)
+    s_arr = np.zeros(F, dtype=np.int64)
+    cdef int64_t[::1] opts = opts_arr, c = c_arr, s = s_arr
+    cdef int64_t* cp = &c[0]
+    cdef int64_t* sp = &s[0]
+    cdef int64_t* op = &opts[0]
+
+    keys = {}
+    key_list = []
+    flags = []
+    cdef Py_ssize_t ri = 0, nopt, k, cls, rem
+    cdef int64_t w, p = 0, u = 0
+    cdef bint inst, fits
+    c[0] = N
+    while True:
+        for i in range(F):
+            rolls[ri, i] = cp[i]
+        w = fa[N]
+        for i in range(F):
+            w //= fa[cp[i]]
+        inst = False
+        for j in range(I):
+            fits = True
+            for i in range(F):
+                if cp[i] < ic[j, i]:
+                    fits = False
+                    break
+            if fits:
+                inst = True
+                break
+        if inst:
+            key = b"I"
+        else:
+            nopt = 0
+            if any_mode:
+                # every non-empty sub-multiset all of whose dice score
+                for i in range(F):
+                    sp[i] = 0
+                k = 0
+                while True:
+                    i = 0
+                    while i < F and sp[i] == cp[i]:
+                        k -= sp[i]
+                        sp[i] = 0
+                        i += 1
+                    if i == F:
+                        break
+                    sp[i] += 1
+                    k += 1
+                    _best(&b, sp, 0, &p, &u)
+                    if u == k:
+                        op[2 * nopt] = p // U
+                        op[2 * nopt + 1] = k
+                        nopt += 1
+                nopt = _sort_unique(op, nopt)
+            else:
+                _best(&b, cp, 0, &p, &u)
+                if u:
+                    op[0] = p // U
+                    op[1] = u
+                    nopt = 1
+            key = (<char*>op)[:16 * nopt]
+        cls = keys.get(key, -1)
+        if cls < 0:
+            cls = len(key_list)
+            keys[key] = cls
+            key_list.append(key)
+            flags.append(1 if inst else 0)
+        roll_class[ri] = cls
+        weight[cls] += w
+        ri += 1
+        # the next sorted roll: decrement the last non-zero face before the last one
+        i = F - 2
+        while i >= 0 and cp[i] == 0:
+            i -= 1
+        if i < 0:
+            break
+        rem = cp[F - 1]
+        cp[F - 1] = 0
+        cp[i] -= 1
+        cp[i + 1] = rem + 1
+
+    n_cls = len(key_list)
+    counts = [0 if f else len(kk) // 16 for kk, f in zip(key_list, flags)]
+    opt_ptr = np.zeros(n_cls + 1, dtype=np.int64)
+    np.cumsum(counts, out=opt_ptr[1:])
+    flat = np.frombuffer(b"".join(kk for kk, f in zip(key_list, flags) if not f),
+                         dtype=np.int64).reshape(-1, 2)
+    return (rolls_arr, roll_class_arr, weight_arr[:n_cls].copy(), opt_ptr,
+            flat[:, 0].copy(), flat[:, 1].copy(), np.array(flags, dtype=np.uint8))
+
+
+# =========================================================================== turn DP
+
+
+ctypedef struct _Tab:
+    # sizes
+    Py_ssize_t T, K, N, KB, RS     # RS = (N + 1) * KB doubles per row
+    Py_ssize_t maxpts              # most units one option adds
+    bint ring                      # rows are slots t % P mirrored at t % P + P (else row = t)
+    Py_ssize_t P, NR               # ring period; rows of the main storage
+    int hot
+    bint grad, full
+    # per dice count n (1..N): bust / instant probability, scoring classes nlo[n]:nlo[n+1],
+    # those with one option first (nlo[n]:nmid[n]), then the others
+    double* pbust
+    double* pinst
+    Py_ssize_t* nlo
+    Py_ssize_t* nmid
+    # scoring classes: probability, options cbeg[j]:cend[j]; coff[j] = poff[cbeg[j]]
+    double* cprob
+    Py_ssize_t* cbeg
+    Py_ssize_t* cend
+    Py_ssize_t* coff
+    # options: offset from the row of t to the value after the option (pts * RS + left * KB),
+    # and the offset inside the tail row (left * KB)
+    Py_ssize_t* poff
+    Py_ssize_t* oleft
+    Py_ssize_t* opts               # units each option adds
+    Py_ssize_t n_opt
+    # inputs (row stride K)
+    const uint8_t* s_ok
+    const double* S
+    const uint8_t* f_ok
+    const double* F
+    const double* Z
+    const double* W
+    # outputs (full tables: row stride (N + 1) * K resp. K)
+    double* start
+    double* dstart
+    double* oV
+    double* oR
+    double* oRC
+
+
+ctypedef struct _Blk:
+    Py_ssize_t c0, kb     # first column, width
+    bint prefill          # rows above T are filled with the tail row (narrow blocks)
+    Py_ssize_t* offs      # else: option offsets of a total near T (tail row beyond T)
+    const double* Z       # inputs shifted to column c0
+    const double* W
+    double* A             # arrival values A(t, m): NR rows of (N + 1) x KB
+    double* dA
+    double* AC            # the same after a confirming roll (confirm mode)
+    double* dAC
+    double* tA            # the tail row (totals above T) of A, dA, AC, dAC: the row
+                          # right after each one's NR rows
+    double* tdA
+    double* tAC
+    double* tdAC
+    double* Rt            # current row: (N + 1) x KB
+    double* Vt
+    double* dRt
+    double* dVt
+    double* RCt           # KB
+    double* dRCt
+    double* tmp
+    double* dtmp
+    # tail solve
+    double* ta
+    double* tda
+    double* tac
+    double* tdac
+    double* h
+    double* fh
+    double* slope
+    double* tr
+    double* tdr
+    double* fz
+
+
+cdef inline void _copy(double* dst, const double* src, Py_ssize_t n) noexcept nogil:
+    if n == 1:
+        dst[0] = src[0]
+    else:
+        memcpy(dst, src, n * sizeof(double))
+
+
+cdef inline void _zero(double* dst, Py_ssize_t n) noexcept nogil:
+    if n == 1:
+        dst[0] = 0.0
+    else:
+        memset(dst, 0, n * sizeof(double))
+
+
+cdef inline double _top(const double* A, const Py_ssize_t* offs, Py_ssize_t o,
+                         Py_ssize_t o1) noexcept nogil:
+    """The best of options o..o1-1 (one column)."""
+    cdef double best = A[offs[o]], v
+    for o in range(o + 1, o1):
+        v = A[offs[o]]
+        best = v if v > best else best
+    return best
+
+
+cdef inline double _top_d(const double* A, const double* dA, const Py_ssize_t* offs,
+                           Py_ssize_t o, Py_ssize_t o1, double* dbest) noexcept nogil:
+    """The best of options o..o1-1 and (into dbest) the derivative of the first best."""
+    cdef double best = A[offs[o]], v
+    dbest[0] = dA[offs[o]]
+    for o in range(o + 1, o1):
+        v = A[offs[o]]
+        if v > best:
+            best = v
+            dbest[0] = dA[offs[o]]
+    return best
+
+
+cdef void _roll(const _Tab* tb, _Blk* bk, Py_ssize_t n, const double* A, const double* dA,
+                const Py_ssize_t* offs, double dinit, double* out, double* dout,
+                bint grad) noexcept nogil:
+    """out = P_bust Z + P_inst W + sum_c p_c max_options A[offs[o]] (dout alike from dA).
+
+    The first option attaining a class's maximum decides the derivative.
+    """
+    cdef Py_ssize_t kb = bk.kb, k, j, jmid, jend, o, o1
+    cdef double pb = tb.pbust[n], pi = tb.pinst[n], p, a0, a1, a2, a3, d0, d1, d2, d3, dbest
+    cdef const double* Z = bk.Z
+    cdef const double* W = bk.W
+    cdef double* tmp = bk.tmp
+    cdef double* dtmp = bk.dtmp
+    cdef const double* cprob = tb.cprob
+    cdef const Py_ssize_t* cbeg = tb.cbeg
+    cdef const Py_ssize_t* cend = tb.cend
+    cdef const Py_ssize_t* coff = tb.coff
+    if kb == 1:
+        # one column: scalar code with four partial sums (a single running sum would
+        # make the latency of one addition per option the bottleneck)
+        j = tb.nlo[n]
+        jmid = tb.nmid[n]
+        jend = tb.nlo[n + 1]
+        if offs != tb.poff:  # (narrow blocks always use poff; kept general)
+            jmid = j
+        a0 = pb * Z[0] + pi * W[0]
+        a1 = a2 = a3 = 0.0
+        if grad:
+            d0 = dinit
+            d1 = d2 = d3 = 0.0
+            while j + 4 <= jmid:
+                a0 += cprob[j] * A[coff[j]]
+                d0 += cprob[j] * dA[coff[j]]
+                a1 += cprob[j + 1] * A[coff[j + 1]]
+                d1 += cprob[j + 1] * dA[coff[j + 1]]
+                a2 += cprob[j + 2] * A[coff[j + 2]]
+                d2 += cprob[j + 2] * dA[coff[j + 2]]
+                a3 += cprob[j + 3] * A[coff[j + 3]]
+                d3 += cprob[j + 3] * dA[coff[j + 3]]
+                j += 4
+            while j < jmid:
+                a0 += cprob[j] * A[coff[j]]
+                d0 += cprob[j] * dA[coff[j]]
+                j += 1
+            while j < jend:
+                a1 += cprob[j] * _top_d(A, dA, offs, cbeg[j], cend[j], &dbest)
+                d1 += cprob[j] * dbest
+                j += 1
+            dout[0] = (d0 + d1) + (d2 + d3)
+        else:
+            while j + 4 <= jmid:
+                a0 += cprob[j] * A[coff[j]]
+                a1 += cprob[j + 1] * A[coff[j + 1]]
+                a2 += cprob[j + 2] * A[coff[j + 2]]
+                a3 += cprob[j + 3] * A[coff[j + 3]]
+                j += 4
+            while j < jmid:
+                a0 += cprob[j] * A[coff[j]]
+                j += 1
+            while j + 2 <= jend:
+                a2 += cprob[j] * _top(A, offs, cbeg[j], cend[j])
+                a3 += cprob[j + 1] * _top(A, offs, cbeg[j + 1], cend[j + 1])
+                j += 2
+            while j < jend:
+                a1 += cprob[j] * _top(A, offs, cbeg[j], cend[j])
+                j += 1
+        out[0] = (a0 + a1) + (a2 + a3)
+        return
+    for k in range(kb):
+        out[k] = pb * Z[k] + pi * W[k]
+    if grad:
+        for k in range(kb):
+            dout[k] = dinit
+    j = tb.nlo[n]
+    jend = tb.nlo[n + 1]
+    while j < jend:
+        if (j + 3 < jend and cend[j] - cbeg[j] == 1 and cend[j + 1] - cbeg[j + 1] == 1
+                and cend[j + 2] - cbeg[j + 2] == 1 and cend[j + 3] - cbeg[j + 3] == 1):
+            # four classes with one option each: one pass
+            thk_acc4(out, A + offs[cbeg[j]], A + offs[cbeg[j + 1]], A + offs[cbeg[j + 2]],
+                     A + offs[cbeg[j + 3]], cprob[j], cprob[j + 1], cprob[j + 2],
+                     cprob[j + 3], kb)
+            if grad:
+                thk_acc4(dout, dA + offs[cbeg[j]], dA + offs[cbeg[j + 1]],
+                         dA + offs[cbeg[j + 2]], dA + offs[cbeg[j + 3]], cprob[j],
+                         cprob[j + 1], cprob[j + 2], cprob[j + 3], kb)
+            j += 4
+            continue
+        p = cprob[j]
+        o = cbeg[j]
+        o1 = cend[j]
+        j += 1
+        if o1 - o == 1:
+            thk_axpy(out, p, A + offs[o], kb)
+            if grad:
+                thk_axpy(dout, p, dA + offs[o], kb)
+        elif grad:
+            memcpy(tmp, A + offs[o], kb * sizeof(double))
+            memcpy(dtmp, dA + offs[o], kb * sizeof(double))
+            for o in range(o + 1, o1):
+                thk_max2(tmp, dtmp, A + offs[o], dA + offs[o], kb)
+            thk_axpy(out, p, tmp, kb)
+            thk_axpy(dout, p, dtmp, kb)
+        else:
+            memcpy(tmp, A + offs[o], kb * sizeof(double))
+            for o in range(o + 1, o1):
+                thk_vmax(tmp, A + offs[o], kb)
+            thk_axpy(out, p, tmp, kb)
+
+
+cdef inline void _settle(const _Tab* tb, _Blk* bk, Py_ssize_t n, bint sok,
+                         const double* srow, bint grad) noexcept nogil:
+    """V = stop where banking is allowed and at least as good as rolling, else R."""
+    cdef Py_ssize_t kb = bk.kb, off = n * tb.KB
+    cdef double sv, r
+    if sok and kb == 1:
+        sv = srow[0]
+        r = bk.Rt[off]
+        bk.Vt[off] = sv if sv >= r else r
+        if grad:
+            bk.dVt[off] = 0.0 if sv >= r else bk.dRt[off]
+    elif sok:
+        thk_settle(bk.Vt + off, bk.Rt + off, srow, kb)
+        if grad:
+            thk_settle_d(bk.dVt + off, bk.dRt + off, srow, bk.Rt + off, kb)
+    else:
+        _copy(bk.Vt + off, bk.Rt + off, kb)
+        if grad:
+            _copy(bk.dVt + off, bk.dRt + off, kb)
+
+
+cdef inline void _fill_rows(double* dst, const double* src, Py_ssize_t rows,
+                            Py_ssize_t stride, Py_ssize_t kb) noexcept nogil:
+    cdef Py_ssize_t m
+    for m in range(rows):
+        _copy(dst + m * stride, src, kb)
+
+
+cdef inline void _zero_rows(double* dst, Py_ssize_t rows, Py_ssize_t stride,
+                            Py_ssize_t kb) noexcept nogil:
+    cdef Py_ssize_t m
+    for m in range(rows):
+        _zero(dst + m * stride, kb)
+
+
+cdef inline void _hot(const _Tab* tb, _Blk* bk, double* dst, double* ddst, bint grad) noexcept nogil:
+    """The value of hot dice from the current row: V(t, N), R(t, N) or RC(t)."""
+    cdef Py_ssize_t kb = bk.kb, nk = tb.N * tb.KB
+    if tb.hot == _FREE:
+        _copy(dst, bk.Vt + nk, kb)
+        if grad:
+            _copy(ddst, bk.dVt + nk, kb)
+    elif tb.hot == _MUST:
+        _copy(dst, bk.Rt + nk, kb)
+        if grad:
+            _copy(ddst, bk.dRt + nk, kb)
+    else:
+        _copy(dst, bk.RCt, kb)
+        if grad:
+            _copy(ddst, bk.dRCt, kb)
+
+
+cdef void _arrive(const _Tab* tb, _Blk* bk, double* Ar, double* dAr, double* ACr, double* dACr,
+                  bint fok, const double* frow, bint sok, const double* srow,
+                  bint grad) noexcept nogil:
+    """Fill one row of A (dA; AC, dAC in confirm mode) from the current row's values."""
+    cdef Py_ssize_t N = tb.N, KB = tb.KB, kb = bk.kb
+    cdef bint conf = tb.hot == _CONFIRM
+    if fok:
+        _fill_rows(Ar, frow, N + 1, KB, kb)
+        if grad:
+            _zero_rows(dAr, N + 1, KB, kb)
+        if conf:
+            _fill_rows(ACr, frow, N + 1, KB, kb)
+            if grad:
+                _zero_rows(dACr, N + 1, KB, kb)
+        return
+    if kb == KB:
+        memcpy(Ar + KB, bk.Vt + KB, N * KB * sizeof(double))
+        if grad:
+            memcpy(dAr + KB, bk.dVt + KB, N * KB * sizeof(double))
+    else:
+        _fill_rows_from(Ar + KB, bk.Vt + KB, N, KB, kb)
+        if grad:
+            _fill_rows_from(dAr + KB, bk.dVt + KB, N, KB, kb)
+    _hot(tb, bk, Ar, dAr, grad)
+    if conf:
+        if sok:
+            _fill_rows(ACr, srow, N + 1, KB, kb)
+            if grad:
+                _zero_rows(dACr, N + 1, KB, kb)
+        else:
+            _fill_rows_from(ACr, Ar, N + 1, KB, kb)
+            if grad:
+                _fill_rows_from(dACr, dAr, N + 1, KB, kb)
+
+
+cdef inline void _fill_rows_from(double* dst, const double* src, Py_ssize_t rows,
+                                 Py_ssize_t stride, Py_ssize_t kb) noexcept nogil:
+    cdef Py_ssize_t m
+    for m in range(rows):
+        _copy(dst + m * stride, src + m * stride, kb)
+
+
+cdef void _tail_eval(const _Tab* tb, _Blk* bk, bint sok, const double* srow) noexcept nogil:
+    """f(h) and its slope (into bk.fh, bk.slope): the hot value implied by a guess bk.h."""
+    cdef Py_ssize_t N = tb.N, KB = tb.KB, kb = bk.kb, n, k
+    cdef double* a = bk.ta
+    cdef double* da = bk.tda
+    cdef double* r = bk.tr
+    cdef double* dr = bk.tdr
+    cdef double* an
+    cdef double* dan
+    _copy(a, bk.h, kb)
+    for k in range(kb):
+        da[k] = 1.0
+    for n in range(1, N + 1):
+        _roll(tb, bk, n, a, da, tb.oleft, 0.0, r, dr, True)
+        an = a + n * KB
+        dan = da + n * KB
+        if sok:
+            for k in range(kb):
+                if srow[k] >= r[k]:
+                    an[k] = srow[k]
+                    dan[k] = 0.0
+                else:
+                    an[k] = r[k]
+                    dan[k] = dr[k]
+        else:
+            _copy(an, r, kb)
+            _copy(dan, dr, kb)
+    if tb.hot == _FREE:
+        _copy(bk.fh, a + N * KB, kb)
+        _copy(bk.slope, da + N * KB, kb)
+    elif tb.hot == _MUST:
+        _copy(bk.fh, r, kb)
+        _copy(bk.slope, dr, kb)
+    else:
+        if sok:
+            _fill_rows(bk.tac, srow, N + 1, KB, kb)
+            _zero_rows(bk.tdac, N + 1, KB, kb)
+        else:
+            _fill_rows_from(bk.tac, a, N + 1, KB, kb)
+            _fill_rows_from(bk.tdac, da, N + 1, KB, kb)
+        _roll(tb, bk, N, bk.tac, bk.tdac, tb.oleft, 0.0, bk.fh, bk.slope, True)
+
+
+cdef void _tail_fill(const _Tab* tb, _Blk* bk, bint sok, const double* srow,
+                     const double* dh, bint grad) noexcept nogil:
+    """Write the tail row of A (AC) and the current row for the hot value bk.h."""
+    cdef Py_ssize_t N = tb.N, KB = tb.KB, kb = bk.kb, n
+    cdef double* Ar = bk.tA
+    cdef double* dAr = bk.tdA
+    cdef double* ACr = bk.tAC
+    cdef double* dACr = bk.tdAC
+    cdef bint conf = tb.hot == _CONFIRM
+    _copy(Ar, bk.h, kb)
+    if grad:
+        if dh == NULL:
+            _zero(dAr, kb)
+        else:
+            _copy(dAr, dh, kb)
+    for n in range(1, N + 1):
+        _roll(tb, bk, n, Ar, dAr, tb.oleft, tb.pbust[n],
+              bk.Rt + n * KB, bk.dRt + n * KB, grad)
+        _settle(tb, bk, n, sok, srow, grad)
+        _copy(Ar + n * KB, bk.Vt + n * KB, kb)
+        if grad:
+            _copy(dAr + n * KB, bk.dVt + n * KB, kb)
+    if conf:
+        if sok:
+            _fill_rows(ACr, srow, N + 1, KB, kb)
+            if grad:
+                _zero_rows(dACr, N + 1, KB, kb)
+        else:
+            _fill_rows_from(ACr, Ar, N + 1, KB, kb)
+            if grad:
+                _fill_rows_from(dACr, dAr, N + 1, KB, kb)
+        _roll(tb, bk, N, ACr, dACr, tb.oleft, tb.pbust[N], bk.RCt, bk.dRCt, grad)
+    _hot(tb, bk, Ar, dAr, grad)
+    if conf and not sok:
+        _fill_rows_from(ACr, Ar, N + 1, KB, kb)
+        if grad:
+            _fill_rows_from(dACr, dAr, N + 1, KB, kb)
+
+
+cdef void _store_row(const _Tab* tb, _Blk* bk, Py_ssize_t t) noexcept nogil:
+    """Copy the current row into the full output tables V, R (and RC)."""
+    cdef Py_ssize_t N = tb.N, K = tb.K, KB = tb.KB, kb = bk.kb, m
+    cdef Py_ssize_t base = t * (N + 1) * K + bk.c0
+    for m in range(1, N + 1):
+        _copy(tb.oV + base + m * K, bk.Vt + m * KB, kb)
+        _copy(tb.oR + base + m * K, bk.Rt + m * KB, kb)
+    if tb.hot == _CONFIRM:
+        _copy(tb.oRC + t * K + bk.c0, bk.RCt, kb)
+
+
+cdef inline void _mirror(const _Tab* tb, _Blk* bk, Py_ssize_t slot) noexcept nogil:
+    """Copy ring slot ``slot`` (A, dA, AC, dAC) to its mirror ``slot + P``."""
+    cdef Py_ssize_t RS = tb.RS, s = slot * RS, d = (slot + tb.P) * RS
+    memcpy(bk.A + d, bk.A + s, RS * sizeof(double))
+    if tb.grad:
+        memcpy(bk.dA + d, bk.dA + s, RS * sizeof(double))
+    if tb.hot == _CONFIRM:
+        memcpy(bk.AC + d, bk.AC + s, RS * sizeof(double))
+        if tb.grad:
+            memcpy(bk.dAC + d, bk.dAC + s, RS * sizeof(double))
+
+
+cdef void _prefill(const _Tab* tb, _Blk* bk, double* store, const double* row) noexcept nogil:
+    """Copy ``row`` into the storage rows of totals above T (doubling memcpy)."""
+    cdef Py_ssize_t RS = tb.RS, first, nrows, k, c
+    if tb.ring:
+        first, nrows = 0, tb.NR
+    else:
+        first, nrows = tb.T + 1, tb.maxpts
+    if nrows <= 0:
+        return
+    cdef double* dst = store + first * RS
+    memcpy(dst, row, RS * sizeof(double))
+    k = 1
+    while k < nrows:
+        c = k if k <= nrows - k else nrows - k
+        memcpy(dst + k * RS, dst, c * RS * sizeof(double))
+        k += c
+
+
+cdef void _solve_block(const _Tab* tb, _Blk* bk) noexcept nogil:
+    cdef Py_ssize_t T = tb.T, N = tb.N, K = tb.K, KB = tb.KB, RS = tb.RS, P = tb.P
+    cdef Py_ssize_t kb = bk.kb, c0 = bk.c0, n, k, t, r0, it, base, o, tail
+    cdef const Py_ssize_t* offs
+    cdef bint grad = tb.grad, conf = tb.hot == _CONFIRM, sok, fok, conv
+    cdef const double* srow
+    cdef const double* frow
+    cdef double x, y, m, sl
+    cdef double* h = bk.h
+    cdef double* fh = bk.fh
+    cdef double* slope = bk.slope
+    cdef double* dA
+    cdef double* AC
+    cdef double* dAC
+
+    # ---- tail: every total above T behaves like T; hot dice are its only cycle
+    sok = tb.s_ok[T] != 0
+    fok = tb.f_ok[T] != 0
+    srow = tb.S + T * K + c0
+    frow = tb.F + T * K + c0
+    if fok:
+        _arrive(tb, bk, bk.tA, bk.tdA, bk.tAC, bk.tdAC, True, frow, sok, srow, grad)
+        for n in range(1, N + 1):
+            _roll(tb, bk, n, bk.tA, bk.tdA, tb.oleft, tb.pbust[n],
+                  bk.Rt + n * KB, bk.dRt + n * KB, grad)
+            _settle(tb, bk, n, sok, srow, grad)
+        if conf:
+            _roll(tb, bk, N, bk.tAC, bk.tdAC, tb.oleft, tb.pbust[N], bk.RCt, bk.dRCt, grad)
+    else:
+        # Newton's method on the convex piecewise-linear h -> f(h), from below
+        for k in range(kb):
+            x = bk.Z[k]
+            y = bk.W[k]
+            m = x if x <= y else y
+            if sok and srow[k] < m:
+                m = srow[k]
+            h[k] = m
+        for it in range(_NEWTON):
+            _tail_eval(tb, bk, sok, srow)
+            conv = True
+            for k in range(kb):
+                x = fabs(h[k])
+                m = x if x > 1.0 else 1.0
+                if not (fabs(fh[k] - h[k]) <= 1e-15 * m):
+                    conv = False
+                    break
+            if conv:
+                _copy(h, fh, kb)
+                break
+            for k in range(kb):
+                sl = slope[k]
+                if sl < 1.0:
+                    h[k] = (fh[k] - sl * h[k]) / (1.0 - sl)
+                else:
+                    h[k] = fh[k]
+        _tail_fill(tb, bk, sok, srow, NULL, grad)
+        if grad:
+            # d h / d Z = f_Z / (1 - f_h) at the fixed point, then refill
+            _copy(bk.fz, bk.tdA, kb)
+            _tail_eval(tb, bk, sok, srow)
+            for k in range(kb):
+                bk.fz[k] = bk.fz[k] / (1.0 - slope[k])
+            _tail_fill(tb, bk, sok, srow, bk.fz, grad)
+    if tb.full:
+        _store_row(tb, bk, T + 1)
+    if bk.prefill:
+        # the rows of totals T + 1 .. T + maxpts all hold the tail row (in a ring:
+        # every row; the rows of T are written before they are read)
+        _prefill(tb, bk, bk.A, bk.tA)
+        if grad:
+            _prefill(tb, bk, bk.dA, bk.tdA)
+        if conf:
+            _prefill(tb, bk, bk.AC, bk.tAC)
+            if grad:
+                _prefill(tb, bk, bk.dAC, bk.tdAC)
+
+    # ---- totals T..0: every scoring roll adds at least one unit, so go down
+    r0 = T % P if tb.ring else T
+    dA = AC = dAC = NULL
+    for t in range(T, -1, -1):
+        sok = tb.s_ok[t] != 0
+        fok = tb.f_ok[t] != 0
+        srow = tb.S + t * K + c0
+        frow = tb.F + t * K + c0
+        base = r0 * RS
+        offs = tb.poff
+        if not bk.prefill and t + tb.maxpts > T:
+            # options that pass T read the tail row, which follows the NR rows
+            tail = tb.NR * RS - base
+            for o in range(tb.n_opt):
+                bk.offs[o] = tail + tb.oleft[o] if t + tb.opts[o] > T else tb.poff[o]
+            offs = bk.offs
+        if grad:
+            dA = bk.dA + base
+        if conf:
+            AC = bk.AC + base
+            if grad:
+                dAC = bk.dAC + base
+        for n in range(1, N + 1):
+            _roll(tb, bk, n, bk.A + base, dA, offs, tb.pbust[n],
+                  bk.Rt + n * KB, bk.dRt + n * KB, grad)
+            _settle(tb, bk, n, sok, srow, grad)
+        if conf:
+            _roll(tb, bk, N, AC, dAC, offs, tb.pbust[N], bk.RCt, bk.dRCt, grad)
+        if t > 0:
+            _arrive(tb, bk, bk.A + base, dA, AC, dAC, fok, frow, sok, srow, grad)
+            if tb.ring:
+                _mirror(tb, bk, r0)
+        if tb.full:
+            _store_row(tb, bk, t)
+        if tb.ring:
+            r0 = r0 - 1 if r0 > 0 else P - 1
+        else:
+            r0 -= 1
+    _copy(tb.start + c0, bk.Rt + N * KB, kb)
+    if grad:
+        _copy(tb.dstart + c0, bk.dRt + N * KB, kb)
+
+
+cdef int _run(_Tab* tb) noexcept nogil:
+    """Solve every column block; 0 on success, -1 when out of memory."""
+    cdef Py_ssize_t KB = tb.KB, RS = tb.RS, K = tb.K
+    cdef bint grad = tb.grad, conf = tb.hot == _CONFIRM
+    cdef Py_ssize_t store = tb.NR * RS
+    cdef Py_ssize_t nstore = (1 + grad) * (1 + conf)
+    cdef Py_ssize_t total = nstore * (store + RS)          # A dA AC dAC and their tail rows
+    total += 8 * RS + 10 * KB                              # current row, tail solve scratch
+    cdef double* ws = <double*>malloc(total * sizeof(double))
+    cdef Py_ssize_t* offs = <Py_ssize_t*>malloc((tb.n_opt + 1) * sizeof(Py_ssize_t))
+    if ws == NULL or offs == NULL:
+        free(ws)
+        free(offs)
+        return -1
+    cdef _Blk bk
+    # narrow blocks copy the tail row into the rows above T (cheap for them); wide
+    # ones send the options that pass T to the tail row instead
+    bk.prefill = KB <= 32
+    bk.offs = offs
+    cdef double* q = ws
+    bk.A = q
+    q += store
+    bk.tA = q
+    q += RS
+    bk.dA = bk.tdA = bk.AC = bk.tAC = bk.dAC = bk.tdAC = NULL
+    if grad:
+        bk.dA = q
+        q += store
+        bk.tdA = q
+        q += RS
+    if conf:
+        bk.AC = q
+        q += store
+        bk.tAC = q
+        q += RS
+        if grad:
+            bk.dAC = q
+            q += store
+            bk.tdAC = q
+            q += RS
+    bk.Rt = q
+    bk.Vt = q + RS
+    bk.dRt = q + 2 * RS
+    bk.dVt = q + 3 * RS
+    bk.ta = q + 4 * RS
+    bk.tda = q + 5 * RS
+    bk.tac = q + 6 * RS
+    bk.tdac = q + 7 * RS
+    q += 8 * RS
+    bk.RCt = q
+    bk.dRCt = q + KB
+    bk.tmp = q + 2 * KB
+    bk.dtmp = q + 3 * KB
+    bk.h = q + 4 * KB
+    bk.fh = q + 5 * KB
+    bk.slope = q + 6 * KB
+    bk.tr = q + 7 * KB
+    bk.tdr = q + 8 * KB
+    bk.fz = q + 9 * KB
+    # row 0 of Rt/Vt (no dice) and RCt are never computed: keep them defined
+    memset(bk.Rt, 0, 4 * RS * sizeof(double))
+    memset(bk.RCt, 0, 2 * KB * sizeof(double))
+    cdef Py_ssize_t c0 = 0
+    while c0 < K:
+        bk.c0 = c0
+        bk.kb = KB if K - c0 > KB else K - c0
+        bk.Z = tb.Z + c0
+        bk.W = tb.W + c0
+        _solve_block(tb, &bk)
+        c0 += KB
+    free(ws)
+    free(offs)
+    return 0
+
+
+cdef const double[::1] _f64_1(object x) except *:
+    try:
+        return x
+    except (ValueError, TypeError, BufferError):
+        return np.ascontiguousarray(x, dtype=np.float64)
+
+
+cdef const double[:, ::1] _f64_2(object x) except *:
+    try:
+        return x
+    except (ValueError, TypeError, BufferError):
+        return np.ascontiguousarray(x, dtype=np.float64)
+
+
+cdef const int64_t[::1] _i64_1(object x) except *:
+    try:
+        return x
+    except (ValueError, TypeError, BufferError):
+        return np.ascontiguousarray(x, dtype=np.int64)
+
+
+cdef const uint8_t[::1] _u8_1(object x) except *:
+    try:
+        return x
+    except (ValueError, TypeError, BufferError):
+        return np.ascontiguousarray(x, dtype=np.uint8)
+
+
+def turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
+            stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad, full):
+    """Solve one turn (see :func:`solver.kernel.turn_dp` and :func:`solver._pure.turn_dp`).
+
+    Returns ``(start, dstart, V, R, RC)``: ``start`` = R(0, N) per column;
+    ``dstart`` its derivative with respect to the bust value (None unless
+    ``grad``); the tables V, R (T+2, N+1, K) and RC (T+2, K) (None unless ``full``).
+    """
+    cdef const int64_t[::1] cptr = _i64_1(cls_ptr)
+    cdef const double[::1] cprob = _f64_1(cls_prob)
+    cdef const uint8_t[::1] cinst = _u8_1(cls_instant)
+    cdef const int64_t[::1] optr = _i64_1(opt_ptr)
+    cdef const int64_t[::1] opts = _i64_1(opt_points)
+    cdef const int64_t[::1] oused = _i64_1(opt_used)
+    cdef const uint8_t[::1] s_ok = _u8_1(stop_ok)
+    cdef const double[:, ::1] S = _f64_2(stop_val)
+    cdef const uint8_t[::1] f_ok = _u8_1(forced_ok)
+    cdef const double[:, ::1] Fv = _f64_2(forced_val)
+    cdef const double[::1] Z = _f64_1(bust_val)
+    cdef const double[::1] W = _f64_1(win_val)
+    cdef Py_ssize_t N = dice, T = s_ok.shape[0] - 1, K = Z.shape[0]
+    cdef int hot = hot_mode
+    cdef bint want_grad = grad, want_full = full
+    if N < 1:
+        raise ValueError(f"dice must be at least 1, got {N}")
+    if hot != _MUST and hot != _FREE and hot != _CONFIRM:
+        raise ValueError(f"hot_mode must be 0, 1 or 2, got {hot}")
+    if T < 0:
+        raise ValueError("stop_ok is empty")
+    if (S.shape[0] != T + 1 or S.shape[1] != K or f_ok.shape[0] != T + 1
+            or Fv.shape[0] != T + 1 or Fv.shape[1] != K or W.shape[0] != K):
+        raise ValueError("shapes: stop_ok/forced_ok (T+1,), stop_val/forced_val (T+1, K), "
+                         "bust_val/win_val (K,)")
+    if cptr.shape[0] < N + 2:
+        raise ValueError(f"cls_ptr needs {N + 2} entries, has {cptr.shape[0]}")
+    cdef Py_ssize_t n_cls = cptr[N + 1], n, c, o, j, no, lo, hi, n_opt = 0, maxpts = 0
+    if cprob.shape[0] < n_cls or cinst.shape[0] < n_cls or optr.shape[0] < n_cls + 1:
+        raise ValueError("class arrays are shorter than cls_ptr says")
+    for n in range(1, N + 1):
+        if not 0 <= cptr[n] <= cptr[n + 1] <= n_cls:
+            raise ValueError("cls_ptr must be non-decreasing")
+    if n_cls > cptr[1] and optr[cptr[1]] < 0:
+        raise ValueError("opt_ptr must not be negative")
+    for c in range(cptr[1], n_cls):
+        if optr[c + 1] < optr[c]:
+            raise ValueError("opt_ptr must be non-decreasing")
+        n_opt += optr[c + 1] - optr[c]
+    if n_cls > 0 and (optr[n_cls] > opts.shape[0] or optr[n_cls] > oused.shape[0]):
+        raise ValueError("option arrays are shorter than opt_ptr says")
+    cdef Py_ssize_t KB = (K if K < BLOCK else BLOCK) if K > 0 else 1
+    cdef Py_ssize_t RS = (N + 1) * KB
+
+    cdef _Tab tb
+    memset(&tb, 0, sizeof(_Tab))
+    # scratch: doubles pbust, pinst (N + 2), cprob (n_cls); indices nlo, nmid (N + 2),
+    # cbeg, cend, coff (n_cls), poff, oleft, opts (n_opt)
+    cdef double* dbuf = <double*>malloc((2 * (N + 2) + n_cls + 1) * sizeof(double))
+    cdef Py_ssize_t* ibuf = <Py_ssize_t*>malloc((2 * (N + 2) + 3 * n_cls + 3 * n_opt + 1)
+                                                * sizeof(Py_ssize_t))
+    cdef double sb, si
+    cdef int rc = 0
+    try:
+        if dbuf == NULL or ibuf == NULL:
+            raise MemoryError()
+        tb.pbust = dbuf
+        tb.pinst = dbuf + N + 2
+        tb.cprob = dbuf + 2 * (N + 2)
+        tb.nlo = ibuf
+        tb.nmid = ibuf + N + 2
+        tb.cbeg = tb.nmid + N + 2
+        tb.cend = tb.cbeg + n_cls
+        tb.coff = tb.cend + n_cls
+        tb.poff = tb.coff + n_cls
+        tb.oleft = tb.poff + n_opt
+        tb.opts = tb.oleft + n_opt
+        # ---- flatten the scoring classes of every dice count
+        j = 0
+        no = 0
+        for n in range(1, N + 1):
+            lo = cptr[n]
+            hi = cptr[n + 1]
+            tb.nlo[n] = j
+            sb = 0.0
+            si = 0.0
+            for c in range(lo, hi):
+                if cinst[c]:
+                    si += cprob[c]
+                elif optr[c + 1] == optr[c]:
+                    sb += cprob[c]
+            # classes with a single option first, then the others (each in its order)
+            for single in range(2):
+                if single == 1:
+                    tb.nmid[n] = j
+                for c in range(lo, hi):
+                    if cinst[c] or optr[c + 1] == optr[c] or (optr[c + 1] - optr[c] == 1) != (single == 0):
+                        continue
+                    tb.cprob[j] = cprob[c]
+                    tb.cbeg[j] = no
+                    for o in range(optr[c], optr[c + 1]):
+                        if opts[o] < 1:
+                            raise ValueError(f"option {o} adds {opts[o]} units; "
+                                             "every option must add at least one")
+                        if not 0 <= oused[o] <= n:
+                            raise ValueError(f"option {o} uses {oused[o]} of {n} dice")
+                        tb.poff[no] = opts[o]                  # units for now
+                        tb.oleft[no] = (n - oused[o]) * KB
+                        if opts[o] > maxpts:
+                            maxpts = opts[o]
+                        no += 1
+                    tb.cend[j] = no
+                    j += 1
+            tb.pbust[n] = sb
+            tb.pinst[n] = si
+        tb.nlo[N + 1] = j
+        for o in range(no):
+            tb.opts[o] = tb.poff[o]
+            tb.poff[o] = tb.poff[o] * RS + tb.oleft[o]
+        tb.n_opt = no
+        for c in range(j):
+            tb.coff[c] = tb.poff[tb.cbeg[c]]
+
+        tb.T = T
+        tb.K = K
+        tb.N = N
+        tb.KB = KB
+        tb.RS = RS
+        tb.maxpts = maxpts
+        tb.hot = hot
+        tb.grad = want_grad
+        tb.full = want_full
+        # storage: rows t = 0 .. T + maxpts, or (long turns) a ring of period maxpts + 1
+        # stored twice so that slot(t) + pts never wraps
+        tb.ring = (not want_full) and T > maxpts + 1
+        tb.P = maxpts + 1 if tb.ring else T + maxpts + 1
+        tb.NR = 2 * tb.P if tb.ring else T + maxpts + 1
+        tb.s_ok = &s_ok[0]
+        tb.f_ok = &f_ok[0]
+
+        start_a = np.empty(K)
+        dstart_a = np.empty(K) if want_grad else None
+        V_a = R_a = RC_a = None
+        if want_full:
+            V_a = np.zeros((T + 2, N + 1, K))
+            R_a = np.zeros((T + 2, N + 1, K))
+            RC_a = np.zeros((T + 2, K))
+        if K > 0:
+            tb.S = &S[0, 0]
+            tb.F = &Fv[0, 0]
+            tb.Z = &Z[0]
+            tb.W = &W[0]
+            tb.start = _ptr1(start_a)
+            if want_grad:
+                tb.dstart = _ptr1(dstart_a)
+            if want_full:
+                tb.oV = _ptr3(V_a)
+                tb.oR = _ptr3(R_a)
+                tb.oRC = _ptr2(RC_a)
+            with nogil:
+                rc = _run(&tb)
+            if rc != 0:
+                raise MemoryError("turn_dp: out of memory")
+    finally:
+        free(dbuf)
+        free(ibuf)
+    return start_a, dstart_a, V_a, R_a, RC_a
+
+
+cdef double* _ptr1(object a) except NULL:
+    cdef double[::1] v = a
+    return &v[0]
+
+
+cdef double* _ptr2(object a) except NULL:
+    cdef double[:, ::1] v = a
+    return &v[0, 0]
+
+
+cdef double* _ptr3(object a) except NULL:
+    cdef double[:, :, ::1] v = a
+    return &v[0, 0, 0]

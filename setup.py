@@ -1,0 +1,109 @@
+"""Build the compiled parts of thousand: every ``ext/*.pyx`` becomes ``solver.<name>``.
+
+Metadata lives in pyproject.toml; this file only declares the extensions and
+how they are compiled: Cython (language level 3), ``-O3``, numpy's headers,
+and OpenMP when a small test program with ``-fopenmp`` compiles and links on
+this machine (otherwise a plain build, silently). ``THOUSAND_NO_OPENMP=1``
+forces the plain build.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+HERE = Path(__file__).resolve().parent
+
+_OMP_TEST = r"""
+#include <omp.h>
+int main(void) {
+    int n = 0;
+    #pragma omp parallel for reduction(+:n)
+    for (int i = 0; i < 4; i++) n += 1;
+    return (n == 4 && omp_get_max_threads() > 0) ? 0 : 1;
+}
+"""
+
+
+@contextlib.contextmanager
+def _quiet():
+    """Silence the compiler at the file-descriptor level (it writes past sys.stdout)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        os.close(saved[0])
+        os.close(saved[1])
+
+
+def _openmp_flags(compiler) -> tuple[list[str], list[str]]:
+    """(compile, link) flags for OpenMP, or empty lists if a test build fails."""
+    if os.environ.get("THOUSAND_NO_OPENMP", "") not in ("", "0"):
+        return [], []
+    if compiler.compiler_type == "msvc":
+        flags = (["/openmp"], [])
+    else:
+        flags = (["-fopenmp"], ["-fopenmp"])
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "omp_test.c")
+        with open(src, "w") as fh:
+            fh.write(_OMP_TEST)
+        try:
+            with _quiet():
+                objs = compiler.compile([src], output_dir=tmp, extra_postargs=flags[0])
+                compiler.link_executable(objs, "omp_test", output_dir=tmp,
+                                         extra_postargs=flags[1])
+        except Exception:  # CompileError, LinkError, a missing compiler...
+            return [], []
+    return flags
+
+
+class BuildExt(build_ext):
+    """Cythonize the ``.pyx`` sources, then compile with the flags this machine supports."""
+
+    def finalize_options(self):
+        from Cython.Build import cythonize
+        import numpy
+
+        exts = self.distribution.ext_modules
+        for ext in exts:
+            if numpy.get_include() not in ext.include_dirs:
+                ext.include_dirs.append(numpy.get_include())
+        if any(src.endswith(".pyx") for ext in exts for src in ext.sources):
+            exts[:] = cythonize(exts, compiler_directives={"language_level": 3}, quiet=True)
+        super().finalize_options()
+
+    def build_extensions(self):
+        omp_compile, omp_link = _openmp_flags(self.compiler)
+        opt = ["/O2"] if self.compiler.compiler_type == "msvc" else ["-O3"]
+        for ext in self.extensions:
+            ext.extra_compile_args = [*ext.extra_compile_args, *opt, *omp_compile]
+            ext.extra_link_args = [*ext.extra_link_args, *omp_link]
+        super().build_extensions()
+
+
+def _extensions() -> list[Extension]:
+    exts = []
+    for pyx in sorted((HERE / "ext").glob("*.pyx")):
+        exts.append(Extension(
+            f"solver.{pyx.stem}",
+            sources=[pyx.relative_to(HERE).as_posix()],
+            define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        ))
+    return exts
+
+
+setup(ext_modules=_extensions(), cmdclass={"build_ext": BuildExt})
