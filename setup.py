@@ -72,24 +72,26 @@ def _openmp_flags(compiler) -> tuple[list[str], list[str]]:
 
 
 class BuildExt(build_ext):
-    """Cythonize the ``.pyx`` sources, then compile with the flags this machine supports."""
+    """Cythonize the ``.pyx`` sources, then compile with the flags this machine supports.
 
-    def finalize_options(self):
+    Cythonizing happens here, at build time, so that an sdist ships the ``.pyx``
+    sources (not the generated C) and the extension objects setuptools prepared
+    keep their identity.
+    """
+
+    def build_extensions(self):
         from Cython.Build import cythonize
         import numpy
 
-        exts = self.distribution.ext_modules
-        for ext in exts:
-            if numpy.get_include() not in ext.include_dirs:
-                ext.include_dirs.append(numpy.get_include())
-        if any(src.endswith(".pyx") for ext in exts for src in ext.sources):
-            exts[:] = cythonize(exts, compiler_directives={"language_level": 3}, quiet=True)
-        super().finalize_options()
-
-    def build_extensions(self):
         omp_compile, omp_link = _openmp_flags(self.compiler)
         opt = ["/O2"] if self.compiler.compiler_type == "msvc" else ["-O3"]
         for ext in self.extensions:
+            if any(src.endswith(".pyx") for src in ext.sources):
+                (done,) = cythonize([ext], compiler_directives={"language_level": 3},
+                                    quiet=True, force=self.force)
+                ext.sources = list(done.sources)
+            if numpy.get_include() not in ext.include_dirs:
+                ext.include_dirs.append(numpy.get_include())
             ext.extra_compile_args = [*ext.extra_compile_args, *opt, *omp_compile]
             ext.extra_link_args = [*ext.extra_link_args, *omp_link]
         super().build_extensions()

@@ -986,9 +986,11 @@ cdef int _run(_Tab* tb) noexcept nogil:
         free(offs)
         return -1
     cdef _Blk bk
-    # narrow blocks copy the tail row into the rows above T (cheap for them); wide
-    # ones send the options that pass T to the tail row instead
-    bk.prefill = KB <= 32
+    # narrow blocks copy the tail row into the rows above T (maxpts rows of RS doubles);
+    # wide ones (or short turns) send the options that pass T to the tail row instead
+    # (an index per option and total near T)
+    cdef Py_ssize_t near = tb.T + 1 if tb.T + 1 < tb.maxpts else tb.maxpts
+    bk.prefill = tb.maxpts * RS <= 4 * near * tb.n_opt
     bk.offs = offs
     cdef double* q = ws
     bk.A = q
