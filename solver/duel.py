@@ -46,22 +46,8 @@ from .states import WIN_INDEX, StateSpace, build_state_space
 MAX_PAIRS = 60_000_000  # 480 MB of float64 values; more does not fit the solver's layout
 
 
-@dataclass
-class MoverPlan:
-    """What one mover's turn does, as arrays over totals t = 0..T."""
-
-    T: int
-    stop_ok: np.ndarray
-    forced_ok: np.ndarray
-    end_ok: np.ndarray      # stop_ok | forced_ok
-    next_idx: np.ndarray    # mover's next state per t (stop or forced), WIN_INDEX for a win
-    after: np.ndarray       # mover's score after the end at t (before samosval), for overtaking
-    climbed: np.ndarray     # bool: the end at t put the mover on the barrel
-    bust_idx: int
-
-
 class DuelModel:
-    """The pair state space and the per-mover plans."""
+    """The pair state space and every mover's turn ends (:class:`solver.kernel.DuelPlans`)."""
 
     def __init__(self, rs: Ruleset, space: StateSpace | None = None):
         if rs.equal_turns:
@@ -74,37 +60,96 @@ class DuelModel:
             raise ThousandError(f"{rs.name}: {n} player states make {n * n:,} pairs, more than the duel "
                                 f"solver holds ({MAX_PAIRS:,})")
         st = self.space.states
-        self.score = np.array([x.score for x in st], dtype=np.int64)
         idx = self.space.index
         mv = self.moves
-        self.overtaken = np.array([idx[mv.affect_opponent(x, x.score - 1, x.score + 1, False)] for x in st])
-        self.pushed = np.array([idx[mv.affect_opponent(x, x.score, x.score, True)] for x in st])
-        self.on_barrel = np.array([mv.on_barrel(x) for x in st], dtype=bool)
-        self.plans = [self._plan(i) for i in range(n)]
+        score = np.array([x.score for x in st], dtype=np.int64)
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(self.space.T + 1, out=ptr[1:])
+        nxt = np.full(ptr[-1], -2, dtype=np.int64)
+        after = np.zeros(ptr[-1], dtype=np.int64)
+        climbed = np.zeros(ptr[-1], dtype=np.uint8)
+        for i, x in enumerate(st):
+            e = self.space.ends[i]
+            a = ptr[i]
+            after[a:ptr[i + 1]] = x.score
+            for t in range(1, e.T + 1):
+                y = e.stop_next[t] if e.stop_ok[t] else e.forced_next[t]
+                if y is None:
+                    continue
+                nxt[a + t] = WIN_INDEX if y == WIN else idx[y]
+                if y != WIN and e.forced_event[t] != "overshoot":
+                    after[a + t] = mv.raised_to(x, t * rs.unit)
+                    climbed[a + t] = mv.climbed(x, y)
+        self.plans = kernel.DuelPlans(
+            ptr=ptr,
+            stop_ok=np.concatenate(self.space.stop_ok).astype(np.uint8),
+            forced_ok=np.concatenate(self.space.forced_ok).astype(np.uint8),
+            next=nxt, after=after, climbed=climbed,
+            bust=self.space.bust_idx.astype(np.int64), score=score,
+            overtaken=np.array([idx[mv.affect_opponent(x, x.score - 1, x.score + 1, False)] for x in st],
+                               dtype=np.int64),
+            pushed=np.array([idx[mv.affect_opponent(x, x.score, x.score, True)] for x in st], dtype=np.int64),
+            on_barrel=np.array([mv.on_barrel(x) for x in st], dtype=np.uint8),
+        )
+        self.score = score
+        # score groups: states are sorted by descending score, so each is a range
+        bounds = np.flatnonzero(np.diff(score)) + 1
+        starts = np.concatenate([[0], bounds])
+        ends = np.concatenate([bounds, [n]])
+        self.groups = {int(score[a]): (int(a), int(b)) for a, b in zip(starts, ends)}
 
-    def _plan(self, i: int) -> MoverPlan:
-        sp, rs, mv = self.space, self.rs, self.moves
-        x = sp.states[i]
-        T = int(sp.T[i])
-        stop_ok, forced_ok = sp.stop_ok[i], sp.forced_ok[i]
-        nxt = np.where(stop_ok.astype(bool), sp.stop_idx[i], sp.forced_idx[i])
-        after = np.full(T + 1, x.score, dtype=np.int64)
-        climbed = np.zeros(T + 1, dtype=bool)
-        for t in range(1, T + 1):
-            e = sp.ends[i]
-            y = e.stop_next[t] if stop_ok[t] else e.forced_next[t]
-            if y is None or y == WIN or e.forced_event[t] == "overshoot":
-                continue
-            after[t] = mv.raised_to(x, t * rs.unit)
-            climbed[t] = mv.climbed(x, y)
-        return MoverPlan(T, stop_ok, forced_ok, (stop_ok | forced_ok).astype(np.uint8), nxt, after, climbed,
-                         int(sp.bust_idx[i]))
+    def lowers_levels(self) -> bool:
+        """Whether any move lowers the sum of the scores (penalties): then the
+        levels must be swept more than once."""
+        p = self.plans
+        mover = np.repeat(np.arange(self.n), np.diff(p.ptr))
+        ok = p.next >= 0
+        down = np.any(p.score[p.next[ok]] < p.score[mover[ok]])
+        return bool(down or np.any(p.score[p.bust] < p.score) or np.any(p.overtaken != np.arange(self.n))
+                    or np.any(p.pushed != np.arange(self.n)))
 
-    def opponents_after(self, plan: MoverPlan, before: int, Y: np.ndarray) -> np.ndarray:
-        """(T+1, K) opponent state after the mover's end at each t, for opponents ``Y``."""
-        y1 = np.where(plan.climbed[:, None] & self.on_barrel[Y][None, :], self.pushed[Y][None, :], Y[None, :])
-        s = self.score[y1]
-        return np.where((before < s) & (s < plan.after[:, None]), self.overtaken[y1], y1)
+
+@dataclass
+class _Level:
+    """The pairs of one level: movers, their opponent ranges, and bust successors."""
+
+    movers: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    px: np.ndarray       # mover of each pair
+    py: np.ndarray       # opponent of each pair
+    succ: np.ndarray     # index (in this level) of the pair a bust leads to, or -1
+    d_rows: np.ndarray   # pairs whose bust successor is in the level
+
+
+def _levels(model: DuelModel) -> list[_Level]:
+    groups = model.groups
+    scores = sorted(groups)
+    out = []
+    mover_pos = np.full(model.n, -1, dtype=np.int64)
+    for L in sorted({a + b for a in scores for b in scores}, reverse=True):
+        movers, lo, hi = [], [], []
+        for s in scores:
+            if L - s in groups:
+                a, b = groups[s]
+                ya, yb = groups[L - s]
+                movers.extend(range(a, b))
+                lo.extend([ya] * (b - a))
+                hi.extend([yb] * (b - a))
+        movers, lo, hi = (np.array(v, dtype=np.int64) for v in (movers, lo, hi))
+        K = hi - lo
+        ptr = np.concatenate([[0], np.cumsum(K)])
+        px = np.repeat(movers, K)
+        py = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi)])
+        mover_pos[movers] = np.arange(len(movers))
+        jy = mover_pos[py]
+        bust = model.plans.bust[px]
+        col = bust - lo[np.maximum(jy, 0)]
+        inside = (jy >= 0) & (col >= 0) & (col < K[np.maximum(jy, 0)])
+        succ = np.where(inside, ptr[np.maximum(jy, 0)] + col, -1)
+        mover_pos[movers] = -1
+        out.append(_Level(movers, lo, hi, px, py, succ, np.flatnonzero(inside)))
+    return out
 
 
 @dataclass
@@ -116,103 +161,56 @@ class DuelSolution:
     seconds: float
 
 
-def _end_values(model: DuelModel, Q: np.ndarray, i: int, Y: np.ndarray) -> np.ndarray:
-    """(T+1, K): the mover's win probability for each way the turn of ``i`` ends at t."""
-    plan = model.plans[i]
-    opp = model.opponents_after(plan, int(model.score[i]), Y)
-    nxt = plan.next_idx
-    win = nxt == WIN_INDEX
-    vals = 1.0 - Q[np.where(win, 0, np.maximum(nxt, 0))[:, None], opp]
-    vals[win] = 1.0
-    vals[~plan.end_ok.astype(bool)] = 0.0
-    return vals
-
-
-def evaluate(model: DuelModel, table, Q: np.ndarray, i: int, Y: np.ndarray, grad: bool = False,
-             pure: bool | None = None):
-    """TurnDP of mover ``i`` against opponents ``Y``, with values from ``Q = P.T``."""
-    plan = model.plans[i]
-    ends = _end_values(model, Q, i, Y)
-    bust = 1.0 - Q[plan.bust_idx, Y]
-    return kernel.turn_dp(table, plan.stop_ok, ends, plan.forced_ok, ends, bust, np.ones(len(Y)),
-                          grad=grad, pure=pure)
-
-
-def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 500, pure: bool | None = None,
-               model: DuelModel | None = None,
+def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, pure: bool | None = None,
+               model: DuelModel | None = None, threads: int = 0,
                progress: Callable[[int, float], None] | None = None) -> DuelSolution:
     """Solve the duel for every pair of states (see the module docstring)."""
     t0 = time.perf_counter()
     model = model or DuelModel(rs)
     table = kernel.roll_table(rs, pure)
     n = model.n
-    score = model.score
-    P = np.full((n, n), 0.5)
-    Q = P.T.copy()  # Q[y, x] = P[x, y]: a row of Q is what the mover's ends gather
-    by_score: dict[int, np.ndarray] = {}
-    for s in np.unique(score):
-        by_score[int(s)] = np.nonzero(score == s)[0]
-    scores = sorted(by_score)
-    levels = sorted({a + b for a in scores for b in scores}, reverse=True)
-    bust_of = np.array([p.bust_idx for p in model.plans])
-
+    Q = np.full((n, n), 0.5)  # Q[y, x] = P(x, y): a mover's ends gather rows of Q
+    levels = _levels(model)
+    repeat = model.lowers_levels()
     passes = 0
     while passes < max_passes:
         passes += 1
         change = 0.0
-        for L in levels:
-            pairs_x, pairs_y = [], []
-            for s in scores:
-                if L - s in by_score:
-                    X, Y = by_score[s], by_score[L - s]
-                    pairs_x.append(np.repeat(X, len(Y)))
-                    pairs_y.append(np.tile(Y, len(X)))
-            px, py = np.concatenate(pairs_x), np.concatenate(pairs_y)
-            m = len(px)
-            pos = {(int(a), int(b)): k for k, (a, b) in enumerate(zip(px, py))}
-            # bust successor of pair k = (x, y): (y, zero(x)), inside the level when zero(x) kept the score
-            succ = np.array([pos.get((int(b), int(bust_of[a])), -1) for a, b in zip(px, py)])
-            inside = succ >= 0
-            old = P[px, py].copy()
+        for lv in levels:
+            old = Q[lv.py, lv.px]
             for _ in range(100):
-                v = np.empty(m)
-                d = np.empty(m)
-                for s in scores:
-                    if L - s not in by_score:
-                        continue
-                    Y = by_score[L - s]
-                    for i in by_score[s]:
-                        r = evaluate(model, table, Q, int(i), Y, grad=True, pure=pure)
-                        ks = [pos[(int(i), int(y))] for y in Y]
-                        v[ks] = r.start
-                        d[ks] = r.dstart
-                # P_k = v_k + d_k * ((1 - P_succ) - Z_k) for in-level successors
-                z = 1.0 - P[py[inside], bust_of[px[inside]]]
-                rhs = v.copy()
-                rhs[inside] += d[inside] * (1.0 - z)
-                A = sparse.identity(m, format="csr") + sparse.csr_matrix(
-                    (d[inside], (np.nonzero(inside)[0], succ[inside])), shape=(m, m))
-                new = spla.spsolve(A.tocsc(), rhs) if inside.any() else rhs
-                moved = float(np.max(np.abs(new - P[px, py])))
-                P[px, py] = new
-                Q[py, px] = new
+                v, d, _ptr = kernel.duel_level(table, model.plans, Q, lv.movers, lv.lo, lv.hi, grad=True,
+                                               threads=threads, pure=pure)
+                new = v
+                if len(lv.d_rows):
+                    # P_k = v_k + d_k ((1 - P_succ(k)) - Z_k): exact while no decision changes
+                    r = lv.d_rows
+                    z = 1.0 - Q[model.plans.bust[lv.px[r]], lv.py[r]]
+                    rhs = v.copy()
+                    rhs[r] += d[r] * (1.0 - z)
+                    m = len(v)
+                    A = sparse.identity(m, format="csr") + sparse.csr_matrix((d[r], (r, lv.succ[r])),
+                                                                             shape=(m, m))
+                    new = spla.spsolve(A.tocsc(), rhs)
+                moved = float(np.max(np.abs(new - v)))
+                Q[lv.py, lv.px] = new
                 if moved <= 1e-15:
                     break
-            change = max(change, float(np.max(np.abs(P[px, py] - old))))
+            change = max(change, float(np.max(np.abs(Q[lv.py, lv.px] - old))))
         if progress:
             progress(passes, change)
-        if change <= tol:
+        if change <= tol or not repeat:
             break
+    P = np.ascontiguousarray(Q.T)
     residual = bellman_residual(model, table, P, pure)
     return DuelSolution(model, P, passes, residual, time.perf_counter() - t0)
 
 
 def bellman_residual(model: DuelModel, table, P: np.ndarray, pure: bool | None = None) -> float:
-    """The largest |P - TurnDP(P)| over all pairs (one Jacobi pass, mover by mover)."""
+    """The largest |P - TurnDP(P)| over all pairs (one Jacobi pass over every mover)."""
     Q = np.ascontiguousarray(P.T)
-    Y = np.arange(model.n)
-    worst = 0.0
-    for i in range(model.n):
-        r = evaluate(model, table, Q, i, Y, pure=pure)
-        worst = max(worst, float(np.max(np.abs(r.start - P[i]))))
-    return worst
+    n = model.n
+    movers = np.arange(n)
+    v, _, _ = kernel.duel_level(table, model.plans, Q, movers, np.zeros(n, np.int64), np.full(n, n),
+                                grad=False, pure=pure)
+    return float(np.max(np.abs(v.reshape(n, n) - P)))

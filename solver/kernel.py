@@ -233,3 +233,63 @@ def end_distribution(table: RollTable, stop_ok, stop_val, forced_ok, forced_val,
         np.ascontiguousarray(forced_ok, dtype=np.uint8),
         np.ascontiguousarray(np.broadcast_to(forced_val, (T1, K)), dtype=np.float64),
         tv.V, tv.R, tv.RC)
+
+
+@dataclass(frozen=True)
+class DuelPlans:
+    """Every mover's turn ends, flattened for :func:`duel_level`.
+
+    Mover ``i`` owns rows ``ptr[i]:ptr[i+1]`` (one per total t = 0..T_i):
+    ``stop_ok``, ``forced_ok``, ``next`` (the mover's state after the end at
+    t; -1 a win), ``after`` (the mover's score reached, for overtaking) and
+    ``climbed`` (the end put the mover on the barrel). Per state: ``bust``
+    (state after a zero turn), ``score``, ``overtaken``/``pushed`` (the state
+    after being overtaken / pushed off the barrel), ``on_barrel``.
+    """
+
+    ptr: np.ndarray
+    stop_ok: np.ndarray
+    forced_ok: np.ndarray
+    next: np.ndarray
+    after: np.ndarray
+    climbed: np.ndarray
+    bust: np.ndarray
+    score: np.ndarray
+    overtaken: np.ndarray
+    pushed: np.ndarray
+    on_barrel: np.ndarray
+
+
+def duel_level(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.ndarray, opp_lo: np.ndarray,
+               opp_hi: np.ndarray, grad: bool = True, threads: int = 0, pure: bool | None = None):
+    """Solve the turns of many movers, each against a range of opponents.
+
+    For mover ``movers[j]`` against every opponent ``y`` in
+    ``opp_lo[j]:opp_hi[j]``, the turn DP is fed the duel's end values
+
+        stop/forced[t] = 1                       if next[t] is a win
+                       = 1 - Q[next[t], y_t]     otherwise, y_t = y pushed off
+                         (if climbed[t] and y is on the barrel), then overtaken
+                         (if score[mover] < score[y_t] < after[t]),
+        Z = 1 - Q[bust[mover], y],  W = 1,
+
+    where ``Q[y, x] = P(x, y)`` (the duel values transposed). Returns
+    ``(v, d, ptr)``: the values ``R(0, N)`` (and their derivatives with respect
+    to Z) of mover j's opponents at ``v[ptr[j]:ptr[j+1]]``. ``threads`` = 0
+    uses every core OpenMP offers.
+    """
+    K = (np.asarray(opp_hi) - np.asarray(opp_lo)).astype(np.int64)
+    out_ptr = np.zeros(len(K) + 1, dtype=np.int64)
+    np.cumsum(K, out=out_ptr[1:])
+    v = np.empty(int(out_ptr[-1]))
+    d = np.empty(int(out_ptr[-1])) if grad else np.empty(0)
+    impl = implementation(pure)
+    impl = impl if hasattr(impl, "duel_level") else implementation(pure=True)
+    impl.duel_level(
+        table.cls_ptr, table.cls_prob, table.cls_instant, table.opt_ptr, table.opt_points,
+        table.opt_used, table.dice, table.hot_mode, plans.ptr, plans.stop_ok, plans.forced_ok,
+        plans.next, plans.after, plans.climbed, plans.bust, plans.score, plans.overtaken, plans.pushed,
+        plans.on_barrel, Q, np.ascontiguousarray(movers, dtype=np.int64),
+        np.ascontiguousarray(opp_lo, dtype=np.int64), np.ascontiguousarray(opp_hi, dtype=np.int64),
+        v, d, out_ptr, bool(grad), int(threads))
+    return v, (d if grad else None), out_ptr
