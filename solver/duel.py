@@ -173,8 +173,10 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, pure: bo
     levels = _levels(model)
     repeat = model.lowers_levels()
     passes = 0
+    accel = _Anderson(depth=6)
     while passes < max_passes:
         passes += 1
+        before = Q.copy() if repeat else None
         change = 0.0
         for lv in levels:
             old = Q[lv.py, lv.px]
@@ -201,9 +203,52 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, pure: bo
             progress(passes, change)
         if change <= tol or not repeat:
             break
+        if change < 1e-2:
+            Q[:] = accel.step(before, Q)
+    del accel
     P = np.ascontiguousarray(Q.T)
     residual = bellman_residual(model, table, P, pure)
     return DuelSolution(model, P, passes, residual, time.perf_counter() - t0)
+
+
+class _Anderson:
+    """Anderson acceleration of the fixed point Q = F(Q) of whole passes.
+
+    Near the solution no decision changes and a pass is an affine map, so
+    mixing the last few passes (least squares on their residuals) converges
+    like a Krylov method instead of geometrically. Far from it the history is
+    dropped whenever a step does not reduce the residual. The final Bellman
+    residual is measured independently, so acceleration cannot make a wrong
+    answer look converged.
+    """
+
+    def __init__(self, depth: int):
+        self.depth = depth
+        self.xs: list[np.ndarray] = []
+        self.gs: list[np.ndarray] = []
+        self.last = np.inf
+
+    def step(self, x: np.ndarray, g: np.ndarray) -> np.ndarray:
+        f = g - x
+        norm = float(np.max(np.abs(f)))
+        if norm > self.last:
+            self.xs.clear()
+            self.gs.clear()
+        self.last = norm
+        self.xs.append(x.ravel().copy())
+        self.gs.append(g.ravel().copy())
+        if len(self.xs) > self.depth + 1:
+            self.xs.pop(0)
+            self.gs.pop(0)
+        if len(self.xs) < 2:
+            return g
+        F = np.stack([gg - xx for gg, xx in zip(self.gs, self.xs)], axis=1)
+        G = np.stack(self.gs, axis=1)
+        dF = np.diff(F, axis=1)
+        dG = np.diff(G, axis=1)
+        gamma, *_ = np.linalg.lstsq(dF, F[:, -1], rcond=None)
+        out = (G[:, -1] - dG @ gamma).reshape(g.shape)
+        return np.clip(out, 0.0, 1.0)
 
 
 def bellman_residual(model: DuelModel, table, P: np.ndarray, pure: bool | None = None) -> float:
