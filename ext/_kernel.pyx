@@ -145,6 +145,16 @@ MUST_ROLL, FREE, CONFIRM = 0, 1, 2
 # serves both kernels.
 from solver._pure import end_distribution  # noqa: E402,F401
 
+
+def __getattr__(name):
+    """A function of the kernel API that is not compiled yet comes from the pure twin
+    (PEP 562), so that the API can grow in ``solver._pure`` first."""
+    if not name.startswith("_"):
+        from solver import _pure
+        if callable(getattr(_pure, name, None)):
+            return getattr(_pure, name)
+    raise AttributeError(f"module 'solver._kernel' has no attribute {name!r}")
+
 cdef enum:
     _MUST = 0
     _FREE = 1
