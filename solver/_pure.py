@@ -436,30 +436,3 @@ def end_distribution(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_us
     forced_p[T] += forced_p[L - 1]
     return stop_p[:T + 1], forced_p[:T + 1], bust_p, win_p
 
-
-def duel_level(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
-               plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
-               bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
-               out_v, out_d, out_ptr, grad, threads):
-    """See :func:`solver.kernel.duel_level`."""
-    for j in range(len(movers)):
-        i = movers[j]
-        lo, hi = opp_lo[j], opp_hi[j]
-        Y = np.arange(lo, hi)
-        a, b = plan_ptr[i], plan_ptr[i + 1]
-        stop_ok, forced_ok = plan_stop_ok[a:b], plan_forced_ok[a:b]
-        nxt, after, climbed = plan_next[a:b], plan_after[a:b], plan_climbed[a:b].astype(bool)
-        y1 = np.where(climbed[:, None] & on_barrel[Y].astype(bool)[None, :], pushed[Y][None, :], Y[None, :])
-        s = score[y1]
-        opp = np.where((score[i] < s) & (s < after[:, None]), overtaken[y1], y1)
-        win = nxt == -1
-        ends = 1.0 - Q[np.maximum(nxt, 0)[:, None], opp]
-        ends[win] = 1.0
-        ends[(stop_ok | forced_ok) == 0] = 0.0
-        bust = 1.0 - Q[bust_idx[i], lo:hi]
-        start, dstart, *_ = turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice,
-                                    hot_mode, stop_ok, ends, forced_ok, ends, bust, np.ones(hi - lo),
-                                    grad, False)
-        out_v[out_ptr[j]:out_ptr[j + 1]] = start
-        if grad:
-            out_d[out_ptr[j]:out_ptr[j + 1]] = dstart

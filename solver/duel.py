@@ -211,6 +211,36 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, pure: bo
     return DuelSolution(model, P, passes, residual, time.perf_counter() - t0)
 
 
+def solve_duel_textbook(rs: Ruleset, tol: float = 1e-12, max_sweeps: int = 100000, pure: bool | None = None,
+                        model: DuelModel | None = None,
+                        progress: Callable[[int, float], None] | None = None) -> DuelSolution:
+    """The baseline: in-place Gauss-Seidel sweeps over all pairs, one scalar turn
+    DP per pair, until no value moves by more than ``tol``. For benchmarks and
+    as a check of :func:`solve_duel`; it reaches the same fixed point."""
+    t0 = time.perf_counter()
+    model = model or DuelModel(rs)
+    table = kernel.roll_table(rs, pure)
+    n = model.n
+    Q = np.full((n, n), 0.5)
+    one = np.ones(1, dtype=np.int64)
+    sweeps = 0
+    while sweeps < max_sweeps:
+        sweeps += 1
+        change = 0.0
+        for x in range(n):
+            for y in range(n):
+                v, _, _ = kernel.duel_level(table, model.plans, Q, one * x, one * y, one * (y + 1), grad=False,
+                                            threads=1, pure=pure)
+                change = max(change, abs(v[0] - Q[y, x]))
+                Q[y, x] = v[0]
+        if progress:
+            progress(sweeps, change)
+        if change <= tol:
+            break
+    P = np.ascontiguousarray(Q.T)
+    return DuelSolution(model, P, sweeps, bellman_residual(model, table, P, pure), time.perf_counter() - t0)
+
+
 class _Anderson:
     """Anderson acceleration of the fixed point Q = F(Q) of whole passes.
 

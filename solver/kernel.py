@@ -284,8 +284,7 @@ def duel_level(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.nda
     v = np.empty(int(out_ptr[-1]))
     d = np.empty(int(out_ptr[-1])) if grad else np.empty(0)
     impl = implementation(pure)
-    impl = impl if hasattr(impl, "duel_level") else implementation(pure=True)
-    impl.duel_level(
+    (getattr(impl, "duel_level", None) or _duel_level_loop(impl))(
         table.cls_ptr, table.cls_prob, table.cls_instant, table.opt_ptr, table.opt_points,
         table.opt_used, table.dice, table.hot_mode, plans.ptr, plans.stop_ok, plans.forced_ok,
         plans.next, plans.after, plans.climbed, plans.bust, plans.score, plans.overtaken, plans.pushed,
@@ -293,3 +292,37 @@ def duel_level(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.nda
         np.ascontiguousarray(opp_lo, dtype=np.int64), np.ascontiguousarray(opp_hi, dtype=np.int64),
         v, d, out_ptr, bool(grad), int(threads))
     return v, (d if grad else None), out_ptr
+
+
+def _duel_level_loop(impl):
+    """``duel_level`` as a Python loop over the movers, each solved by ``impl.turn_dp``
+    (the pure twin's version, and the compiled kernel's until it has its own)."""
+
+    def duel_level(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
+                   plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
+                   bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
+                   out_v, out_d, out_ptr, grad, threads):
+        for j in range(len(movers)):
+            i = movers[j]
+            lo, hi = opp_lo[j], opp_hi[j]
+            Y = np.arange(lo, hi)
+            a, b = plan_ptr[i], plan_ptr[i + 1]
+            stop_ok, forced_ok = plan_stop_ok[a:b], plan_forced_ok[a:b]
+            nxt, after, climbed = plan_next[a:b], plan_after[a:b], plan_climbed[a:b].astype(bool)
+            y1 = np.where(climbed[:, None] & on_barrel[Y].astype(bool)[None, :], pushed[Y][None, :],
+                          Y[None, :])
+            s = score[y1]
+            opp = np.where((score[i] < s) & (s < after[:, None]), overtaken[y1], y1)
+            ends = 1.0 - Q[np.maximum(nxt, 0)[:, None], opp]
+            ends[nxt == -1] = 1.0
+            ends[(stop_ok | forced_ok) == 0] = 0.0
+            bust = np.ascontiguousarray(1.0 - Q[bust_idx[i], lo:hi])
+            ends = np.ascontiguousarray(ends)
+            start, dstart, *_ = impl.turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used,
+                                             dice, hot_mode, stop_ok, ends, forced_ok, ends, bust,
+                                             np.ones(hi - lo), grad, False)
+            out_v[out_ptr[j]:out_ptr[j + 1]] = start
+            if grad:
+                out_d[out_ptr[j]:out_ptr[j + 1]] = dstart
+
+    return duel_level

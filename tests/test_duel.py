@@ -137,3 +137,10 @@ def test_duel_cli_and_advice(tmp_path):
     r = runner.invoke(main, ["advise", "pig", "--set", "goal=20", "--tables", str(tmp_path), "--me", "10",
                              "--objective", "duel"])
     assert r.exit_code == 2 and "--opp" in r.stderr
+
+
+def test_textbook_baseline_reaches_the_same_fixed_point():
+    from solver.duel import solve_duel_textbook
+    rs, sol = solved("barrel-push-off")
+    base = solve_duel_textbook(rs, tol=1e-14)
+    assert np.max(np.abs(base.P - sol.P)) <= 1e-12
