@@ -28,6 +28,19 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 from libc.math cimport fabs
 from libc.stdint cimport int64_t, uint8_t
+from cython.parallel cimport parallel, prange
+
+cdef extern from *:
+    """
+    /* OpenMP's thread count when the build has it, else 1 (prange then runs serially) */
+    #ifdef _OPENMP
+    #include <omp.h>
+    static int thk_max_threads(void) { return omp_get_max_threads(); }
+    #else
+    static int thk_max_threads(void) { return 1; }
+    #endif
+    """
+    int thk_max_threads() noexcept nogil
 
 cdef extern from *:
     """
@@ -140,10 +153,6 @@ IMPLEMENTATION = "compiled"
 
 MUST_ROLL, FREE, CONFIRM = 0, 1, 2
 
-# Not compiled (yet): it runs once per solved turn, outside the hot loops, and
-# reads its decisions off the tables that turn_dp returns, so the pure version
-# serves both kernels.
-from solver._pure import end_distribution  # noqa: E402,F401
 
 
 def __getattr__(name):
@@ -981,20 +990,35 @@ cdef void _solve_block(const _Tab* tb, _Blk* bk) noexcept nogil:
         _copy(tb.dstart + c0, bk.dRt + N * KB, kb)
 
 
+cdef inline Py_ssize_t _ws_need(const _Tab* tb) noexcept nogil:
+    """Doubles of workspace that :func:`_run_in` needs for ``tb``."""
+    cdef Py_ssize_t RS = tb.RS
+    cdef bint grad = tb.grad, conf = tb.hot == _CONFIRM
+    cdef Py_ssize_t nstore = (1 + grad) * (1 + conf)
+    # A dA AC dAC and their tail rows; current row, tail solve scratch
+    return nstore * (tb.NR * RS + RS) + 8 * RS + 10 * tb.KB
+
+
 cdef int _run(_Tab* tb) noexcept nogil:
     """Solve every column block; 0 on success, -1 when out of memory."""
-    cdef Py_ssize_t KB = tb.KB, RS = tb.RS, K = tb.K
-    cdef bint grad = tb.grad, conf = tb.hot == _CONFIRM
-    cdef Py_ssize_t store = tb.NR * RS
-    cdef Py_ssize_t nstore = (1 + grad) * (1 + conf)
-    cdef Py_ssize_t total = nstore * (store + RS)          # A dA AC dAC and their tail rows
-    total += 8 * RS + 10 * KB                              # current row, tail solve scratch
-    cdef double* ws = <double*>malloc(total * sizeof(double))
+    cdef double* ws = <double*>malloc(_ws_need(tb) * sizeof(double))
     cdef Py_ssize_t* offs = <Py_ssize_t*>malloc((tb.n_opt + 1) * sizeof(Py_ssize_t))
     if ws == NULL or offs == NULL:
         free(ws)
         free(offs)
         return -1
+    _run_in(tb, ws, offs)
+    free(ws)
+    free(offs)
+    return 0
+
+
+cdef void _run_in(_Tab* tb, double* ws, Py_ssize_t* offs) noexcept nogil:
+    """Solve every column block in the workspace ``ws`` (:func:`_ws_need` doubles) with
+    ``offs`` (n_opt + 1 indices) as option offset scratch."""
+    cdef Py_ssize_t KB = tb.KB, RS = tb.RS, K = tb.K
+    cdef bint grad = tb.grad, conf = tb.hot == _CONFIRM
+    cdef Py_ssize_t store = tb.NR * RS
     cdef _Blk bk
     # narrow blocks copy the tail row into the rows above T (maxpts rows of RS doubles);
     # wide ones (or short turns) send the options that pass T to the tail row instead
@@ -1053,9 +1077,6 @@ cdef int _run(_Tab* tb) noexcept nogil:
         bk.W = tb.W + c0
         _solve_block(tb, &bk)
         c0 += KB
-    free(ws)
-    free(offs)
-    return 0
 
 
 cdef const double[::1] _f64_1(object x) except *:
@@ -1084,6 +1105,134 @@ cdef const uint8_t[::1] _u8_1(object x) except *:
         return x
     except (ValueError, TypeError, BufferError):
         return np.ascontiguousarray(x, dtype=np.uint8)
+
+
+cdef class _Flat:
+    """The scoring classes of every dice count flattened into a :class:`_Tab` (the
+    fields that do not depend on the turn), laid out for blocks of ``KB`` columns.
+
+    Owns the buffers ``tb`` points into; ``tb.oleft``/``tb.poff``/``tb.coff`` depend on
+    KB (see :func:`_layout` to lay them out again for another width).
+    """
+    cdef _Tab tb
+    cdef double* dbuf
+    cdef Py_ssize_t* ibuf
+    cdef Py_ssize_t n_cls       # flattened scoring classes (tb.nlo[N + 1])
+    cdef Py_ssize_t* left       # dice left after each option
+
+    def __cinit__(self, const int64_t[::1] cptr, const double[::1] cprob,
+                  const uint8_t[::1] cinst, const int64_t[::1] optr,
+                  const int64_t[::1] opts, const int64_t[::1] oused, Py_ssize_t N,
+                  Py_ssize_t KB):
+        self.dbuf = NULL
+        self.ibuf = NULL
+        if cptr.shape[0] < N + 2:
+            raise ValueError(f"cls_ptr needs {N + 2} entries, has {cptr.shape[0]}")
+        cdef Py_ssize_t n_cls = cptr[N + 1], n, c, o, j, no, lo, hi, n_opt = 0, maxpts = 0
+        cdef Py_ssize_t RS = (N + 1) * KB
+        if cprob.shape[0] < n_cls or cinst.shape[0] < n_cls or optr.shape[0] < n_cls + 1:
+            raise ValueError("class arrays are shorter than cls_ptr says")
+        for n in range(1, N + 1):
+            if not 0 <= cptr[n] <= cptr[n + 1] <= n_cls:
+                raise ValueError("cls_ptr must be non-decreasing")
+        if n_cls > cptr[1] and optr[cptr[1]] < 0:
+            raise ValueError("opt_ptr must not be negative")
+        for c in range(cptr[1], n_cls):
+            if optr[c + 1] < optr[c]:
+                raise ValueError("opt_ptr must be non-decreasing")
+            n_opt += optr[c + 1] - optr[c]
+        if n_cls > 0 and (optr[n_cls] > opts.shape[0] or optr[n_cls] > oused.shape[0]):
+            raise ValueError("option arrays are shorter than opt_ptr says")
+        cdef _Tab tb
+        memset(&tb, 0, sizeof(_Tab))
+        # scratch: doubles pbust, pinst (N + 2), cprob (n_cls); indices nlo, nmid (N + 2),
+        # cbeg, cend, coff (n_cls), poff, oleft, opts, left (n_opt)
+        self.dbuf = <double*>malloc((2 * (N + 2) + n_cls + 1) * sizeof(double))
+        self.ibuf = <Py_ssize_t*>malloc((2 * (N + 2) + 3 * n_cls + 4 * n_opt + 1)
+                                        * sizeof(Py_ssize_t))
+        if self.dbuf == NULL or self.ibuf == NULL:
+            raise MemoryError()
+        cdef double sb, si
+        cdef double* dbuf = self.dbuf
+        cdef Py_ssize_t* ibuf = self.ibuf
+        tb.pbust = dbuf
+        tb.pinst = dbuf + N + 2
+        tb.cprob = dbuf + 2 * (N + 2)
+        tb.nlo = ibuf
+        tb.nmid = ibuf + N + 2
+        tb.cbeg = tb.nmid + N + 2
+        tb.cend = tb.cbeg + n_cls
+        tb.coff = tb.cend + n_cls
+        tb.poff = tb.coff + n_cls
+        tb.oleft = tb.poff + n_opt
+        tb.opts = tb.oleft + n_opt
+        self.left = tb.opts + n_opt
+        # ---- flatten the scoring classes of every dice count
+        j = 0
+        no = 0
+        for n in range(1, N + 1):
+            lo = cptr[n]
+            hi = cptr[n + 1]
+            tb.nlo[n] = j
+            sb = 0.0
+            si = 0.0
+            for c in range(lo, hi):
+                if cinst[c]:
+                    si += cprob[c]
+                elif optr[c + 1] == optr[c]:
+                    sb += cprob[c]
+            # classes with a single option first, then the others (each in its order)
+            for single in range(2):
+                if single == 1:
+                    tb.nmid[n] = j
+                for c in range(lo, hi):
+                    if cinst[c] or optr[c + 1] == optr[c] or (optr[c + 1] - optr[c] == 1) != (single == 0):
+                        continue
+                    tb.cprob[j] = cprob[c]
+                    tb.cbeg[j] = no
+                    for o in range(optr[c], optr[c + 1]):
+                        if opts[o] < 1:
+                            raise ValueError(f"option {o} adds {opts[o]} units; "
+                                             "every option must add at least one")
+                        if not 0 <= oused[o] <= n:
+                            raise ValueError(f"option {o} uses {oused[o]} of {n} dice")
+                        tb.opts[no] = opts[o]
+                        self.left[no] = n - oused[o]
+                        if opts[o] > maxpts:
+                            maxpts = opts[o]
+                        no += 1
+                    tb.cend[j] = no
+                    j += 1
+            tb.pbust[n] = sb
+            tb.pinst[n] = si
+        tb.nlo[N + 1] = j
+        tb.n_opt = no
+        tb.N = N
+        tb.maxpts = maxpts
+        self.n_cls = j
+        _layout(&tb, self.left, KB, tb.poff, tb.oleft, tb.coff)
+        self.tb = tb
+
+    def __dealloc__(self):
+        free(self.dbuf)
+        free(self.ibuf)
+
+
+cdef inline void _layout(_Tab* tb, const Py_ssize_t* left, Py_ssize_t KB, Py_ssize_t* poff,
+                         Py_ssize_t* oleft, Py_ssize_t* coff) noexcept nogil:
+    """Lay the options out for blocks of KB columns: into ``poff``, ``oleft``, ``coff``
+    (which ``tb`` then points to), and set tb.KB, tb.RS."""
+    cdef Py_ssize_t RS = (tb.N + 1) * KB, o, c
+    for o in range(tb.n_opt):
+        oleft[o] = left[o] * KB
+        poff[o] = tb.opts[o] * RS + oleft[o]
+    for c in range(tb.nlo[tb.N + 1]):
+        coff[c] = poff[tb.cbeg[c]]
+    tb.poff = poff
+    tb.oleft = oleft
+    tb.coff = coff
+    tb.KB = KB
+    tb.RS = RS
 
 
 def turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
@@ -1119,137 +1268,53 @@ def turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice,
             or Fv.shape[0] != T + 1 or Fv.shape[1] != K or W.shape[0] != K):
         raise ValueError("shapes: stop_ok/forced_ok (T+1,), stop_val/forced_val (T+1, K), "
                          "bust_val/win_val (K,)")
-    if cptr.shape[0] < N + 2:
-        raise ValueError(f"cls_ptr needs {N + 2} entries, has {cptr.shape[0]}")
-    cdef Py_ssize_t n_cls = cptr[N + 1], n, c, o, j, no, lo, hi, n_opt = 0, maxpts = 0
-    if cprob.shape[0] < n_cls or cinst.shape[0] < n_cls or optr.shape[0] < n_cls + 1:
-        raise ValueError("class arrays are shorter than cls_ptr says")
-    for n in range(1, N + 1):
-        if not 0 <= cptr[n] <= cptr[n + 1] <= n_cls:
-            raise ValueError("cls_ptr must be non-decreasing")
-    if n_cls > cptr[1] and optr[cptr[1]] < 0:
-        raise ValueError("opt_ptr must not be negative")
-    for c in range(cptr[1], n_cls):
-        if optr[c + 1] < optr[c]:
-            raise ValueError("opt_ptr must be non-decreasing")
-        n_opt += optr[c + 1] - optr[c]
-    if n_cls > 0 and (optr[n_cls] > opts.shape[0] or optr[n_cls] > oused.shape[0]):
-        raise ValueError("option arrays are shorter than opt_ptr says")
     cdef Py_ssize_t KB = (K if K < BLOCK else BLOCK) if K > 0 else 1
     cdef Py_ssize_t RS = (N + 1) * KB
-
-    cdef _Tab tb
-    memset(&tb, 0, sizeof(_Tab))
-    # scratch: doubles pbust, pinst (N + 2), cprob (n_cls); indices nlo, nmid (N + 2),
-    # cbeg, cend, coff (n_cls), poff, oleft, opts (n_opt)
-    cdef double* dbuf = <double*>malloc((2 * (N + 2) + n_cls + 1) * sizeof(double))
-    cdef Py_ssize_t* ibuf = <Py_ssize_t*>malloc((2 * (N + 2) + 3 * n_cls + 3 * n_opt + 1)
-                                                * sizeof(Py_ssize_t))
-    cdef double sb, si
+    cdef _Flat fl = _Flat(cptr, cprob, cinst, optr, opts, oused, N, KB)
+    cdef _Tab tb = fl.tb
     cdef int rc = 0
-    try:
-        if dbuf == NULL or ibuf == NULL:
-            raise MemoryError()
-        tb.pbust = dbuf
-        tb.pinst = dbuf + N + 2
-        tb.cprob = dbuf + 2 * (N + 2)
-        tb.nlo = ibuf
-        tb.nmid = ibuf + N + 2
-        tb.cbeg = tb.nmid + N + 2
-        tb.cend = tb.cbeg + n_cls
-        tb.coff = tb.cend + n_cls
-        tb.poff = tb.coff + n_cls
-        tb.oleft = tb.poff + n_opt
-        tb.opts = tb.oleft + n_opt
-        # ---- flatten the scoring classes of every dice count
-        j = 0
-        no = 0
-        for n in range(1, N + 1):
-            lo = cptr[n]
-            hi = cptr[n + 1]
-            tb.nlo[n] = j
-            sb = 0.0
-            si = 0.0
-            for c in range(lo, hi):
-                if cinst[c]:
-                    si += cprob[c]
-                elif optr[c + 1] == optr[c]:
-                    sb += cprob[c]
-            # classes with a single option first, then the others (each in its order)
-            for single in range(2):
-                if single == 1:
-                    tb.nmid[n] = j
-                for c in range(lo, hi):
-                    if cinst[c] or optr[c + 1] == optr[c] or (optr[c + 1] - optr[c] == 1) != (single == 0):
-                        continue
-                    tb.cprob[j] = cprob[c]
-                    tb.cbeg[j] = no
-                    for o in range(optr[c], optr[c + 1]):
-                        if opts[o] < 1:
-                            raise ValueError(f"option {o} adds {opts[o]} units; "
-                                             "every option must add at least one")
-                        if not 0 <= oused[o] <= n:
-                            raise ValueError(f"option {o} uses {oused[o]} of {n} dice")
-                        tb.poff[no] = opts[o]                  # units for now
-                        tb.oleft[no] = (n - oused[o]) * KB
-                        if opts[o] > maxpts:
-                            maxpts = opts[o]
-                        no += 1
-                    tb.cend[j] = no
-                    j += 1
-            tb.pbust[n] = sb
-            tb.pinst[n] = si
-        tb.nlo[N + 1] = j
-        for o in range(no):
-            tb.opts[o] = tb.poff[o]
-            tb.poff[o] = tb.poff[o] * RS + tb.oleft[o]
-        tb.n_opt = no
-        for c in range(j):
-            tb.coff[c] = tb.poff[tb.cbeg[c]]
+    cdef Py_ssize_t maxpts = fl.tb.maxpts
 
-        tb.T = T
-        tb.K = K
-        tb.N = N
-        tb.KB = KB
-        tb.RS = RS
-        tb.maxpts = maxpts
-        tb.hot = hot
-        tb.grad = want_grad
-        tb.full = want_full
-        # storage: rows t = 0 .. T + maxpts, or (long turns) a ring of period maxpts + 1
-        # stored twice so that slot(t) + pts never wraps
-        tb.ring = (not want_full) and T > maxpts + 1
-        tb.P = maxpts + 1 if tb.ring else T + maxpts + 1
-        tb.NR = 2 * tb.P if tb.ring else T + maxpts + 1
-        tb.s_ok = &s_ok[0]
-        tb.f_ok = &f_ok[0]
+    tb.T = T
+    tb.K = K
+    tb.N = N
+    tb.KB = KB
+    tb.RS = RS
+    tb.maxpts = maxpts
+    tb.hot = hot
+    tb.grad = want_grad
+    tb.full = want_full
+    # storage: rows t = 0 .. T + maxpts, or (long turns) a ring of period maxpts + 1
+    # stored twice so that slot(t) + pts never wraps
+    tb.ring = (not want_full) and T > maxpts + 1
+    tb.P = maxpts + 1 if tb.ring else T + maxpts + 1
+    tb.NR = 2 * tb.P if tb.ring else T + maxpts + 1
+    tb.s_ok = &s_ok[0]
+    tb.f_ok = &f_ok[0]
 
-        start_a = np.empty(K)
-        dstart_a = np.empty(K) if want_grad else None
-        V_a = R_a = RC_a = None
+    start_a = np.empty(K)
+    dstart_a = np.empty(K) if want_grad else None
+    V_a = R_a = RC_a = None
+    if want_full:
+        V_a = np.zeros((T + 2, N + 1, K))
+        R_a = np.zeros((T + 2, N + 1, K))
+        RC_a = np.zeros((T + 2, K))
+    if K > 0:
+        tb.S = &S[0, 0]
+        tb.F = &Fv[0, 0]
+        tb.Z = &Z[0]
+        tb.W = &W[0]
+        tb.start = _ptr1(start_a)
+        if want_grad:
+            tb.dstart = _ptr1(dstart_a)
         if want_full:
-            V_a = np.zeros((T + 2, N + 1, K))
-            R_a = np.zeros((T + 2, N + 1, K))
-            RC_a = np.zeros((T + 2, K))
-        if K > 0:
-            tb.S = &S[0, 0]
-            tb.F = &Fv[0, 0]
-            tb.Z = &Z[0]
-            tb.W = &W[0]
-            tb.start = _ptr1(start_a)
-            if want_grad:
-                tb.dstart = _ptr1(dstart_a)
-            if want_full:
-                tb.oV = _ptr3(V_a)
-                tb.oR = _ptr3(R_a)
-                tb.oRC = _ptr2(RC_a)
-            with nogil:
-                rc = _run(&tb)
-            if rc != 0:
-                raise MemoryError("turn_dp: out of memory")
-    finally:
-        free(dbuf)
-        free(ibuf)
+            tb.oV = _ptr3(V_a)
+            tb.oR = _ptr3(R_a)
+            tb.oRC = _ptr2(RC_a)
+        with nogil:
+            rc = _run(&tb)
+        if rc != 0:
+            raise MemoryError("turn_dp: out of memory")
     return start_a, dstart_a, V_a, R_a, RC_a
 
 
@@ -1266,3 +1331,471 @@ cdef double* _ptr2(object a) except NULL:
 cdef double* _ptr3(object a) except NULL:
     cdef double[:, :, ::1] v = a
     return &v[0, 0, 0]
+
+
+# =========================================================================== end distribution
+
+
+cdef void _ed_throw(const _Tab* tb, const Py_ssize_t* left, Py_ssize_t t, Py_ssize_t n,
+                    double mass, const double* table, double* target, Py_ssize_t L,
+                    double* bw) noexcept nogil:
+    """Roll n dice at total t with ``mass``: busts and instant wins into bw[0], bw[1];
+    every scoring class sends its mass to its first best option of ``table``."""
+    cdef Py_ssize_t N1 = tb.N + 1, j, o, tt, best_at, at
+    cdef double best, v
+    bw[0] += tb.pbust[n] * mass
+    bw[1] += tb.pinst[n] * mass
+    for j in range(tb.nlo[n], tb.nlo[n + 1]):
+        o = tb.cbeg[j]
+        tt = t + tb.opts[o]
+        if tt > L - 1:
+            tt = L - 1
+        best_at = tt * N1 + left[o]
+        best = table[best_at]
+        for o in range(o + 1, tb.cend[j]):
+            tt = t + tb.opts[o]
+            if tt > L - 1:
+                tt = L - 1
+            at = tt * N1 + left[o]
+            v = table[at]
+            if v > best:
+                best = v
+                best_at = at
+        target[best_at] += tb.cprob[j] * mass
+
+
+cdef void _ed_column(const _Tab* tb, const Py_ssize_t* left, Py_ssize_t c, Py_ssize_t K,
+                     Py_ssize_t T, const uint8_t* s_ok, const double* S, const uint8_t* f_ok,
+                     const double* Fv, const double* V, const double* R, const double* RC,
+                     double* w, double* stop_p, double* forced_p, double* bust_p,
+                     double* win_p) noexcept nogil:
+    """The end distribution of column c (as the pure twin, one column at a time);
+    ``w`` holds 4 L (N + 1) + 2 L + 2 (N + 1) doubles."""
+    cdef Py_ssize_t N = tb.N, N1 = tb.N + 1, L = T + 2, t, m, tr, n, it, src
+    cdef int hot = tb.hot
+    cdef double* A = w
+    cdef double* AC = w + L * N1
+    cdef double* arr = w + 2 * L * N1
+    cdef double* arrc = w + 3 * L * N1
+    cdef double* sp = w + 4 * L * N1
+    cdef double* fp = sp + L
+    cdef double* dec = fp + L
+    cdef double* rol = dec + N1
+    cdef double* a
+    cdef double bw[2]
+    cdef double hv, con, sv, mass, tot
+    # A and AC as in turn_dp, rebuilt from the solved tables
+    for t in range(L):
+        tr = t if t <= T else T
+        if f_ok[tr]:
+            for m in range(N1):
+                A[t * N1 + m] = Fv[tr * K + c]
+                AC[t * N1 + m] = Fv[tr * K + c]
+            continue
+        for m in range(1, N1):
+            A[t * N1 + m] = V[(t * N1 + m) * K + c]
+        if hot == _FREE:
+            hv = V[(t * N1 + N) * K + c]
+        elif hot == _MUST:
+            hv = R[(t * N1 + N) * K + c]
+        else:
+            hv = RC[t * K + c]
+        A[t * N1] = hv
+        for m in range(N1):
+            AC[t * N1 + m] = S[tr * K + c] if s_ok[tr] else A[t * N1 + m]
+    memset(arr, 0, (2 * L * N1 + 2 * L) * sizeof(double))
+    bw[0] = 0.0
+    bw[1] = 0.0
+    it = 0
+    t = 0
+    while True:
+        tr = t if t <= T else T
+        # ---- route the arrivals at t (none at t = 0: every option adds a unit)
+        for m in range(N1):
+            dec[m] = 0.0
+            rol[m] = 0.0
+        con = 0.0
+        if t == 0:
+            rol[N] = 1.0
+        else:
+            for src in range(2):
+                a = (arrc if src else arr) + t * N1
+                if f_ok[tr] or (src and s_ok[tr]):
+                    tot = 0.0
+                    for m in range(N1):
+                        tot += a[m]
+                        a[m] = 0.0
+                    if f_ok[tr]:
+                        fp[t] += tot
+                    else:
+                        sp[t] += tot
+                    continue
+                for m in range(1, N1):
+                    dec[m] += a[m]
+                if hot == _FREE:
+                    dec[N] += a[0]
+                elif hot == _MUST:
+                    rol[N] += a[0]
+                else:
+                    con += a[0]
+                for m in range(N1):
+                    a[m] = 0.0
+        # ---- decide (banking wins ties) and roll
+        if s_ok[tr]:
+            sv = S[tr * K + c]
+            for n in range(1, N1):
+                if sv >= R[(t * N1 + n) * K + c]:
+                    sp[t] += dec[n]
+                else:
+                    rol[n] += dec[n]
+        else:
+            for n in range(1, N1):
+                rol[n] += dec[n]
+        for n in range(1, N1):
+            if rol[n] != 0.0:
+                _ed_throw(tb, left, t, n, rol[n], A, arr, L, bw)
+        if con != 0.0:
+            _ed_throw(tb, left, t, N, con, AC, arrc, L, bw)
+        # ---- next total; the tail row feeds itself through hot dice
+        if t < L - 1:
+            t += 1
+            continue
+        it += 1
+        mass = 0.0
+        for m in range(N1):
+            mass += arr[t * N1 + m] + arrc[t * N1 + m]
+        if mass <= 1e-17 or it >= 100000:
+            break
+    for t in range(T + 1):
+        stop_p[t * K + c] = sp[t]
+        forced_p[t * K + c] = fp[t]
+    stop_p[T * K + c] += sp[L - 1]
+    forced_p[T * K + c] += fp[L - 1]
+    bust_p[c] = bw[0]
+    win_p[c] = bw[1]
+
+
+def end_distribution(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice,
+                     hot_mode, stop_ok, stop_val, forced_ok, forced_val, V, R, RC):
+    """How a solved turn ends (see :func:`solver.kernel.end_distribution` and
+    :func:`solver._pure.end_distribution`): ``(stop_p, forced_p, bust_p, win_p)``.
+
+    A forward pass of probability mass, one column at a time without the GIL; the
+    tail row's hot-dice cycle is iterated until its mass is below 1e-17 (as the twin).
+    """
+    cdef const int64_t[::1] cptr = _i64_1(cls_ptr)
+    cdef const double[::1] cprob = _f64_1(cls_prob)
+    cdef const uint8_t[::1] cinst = _u8_1(cls_instant)
+    cdef const int64_t[::1] optr = _i64_1(opt_ptr)
+    cdef const int64_t[::1] opts = _i64_1(opt_points)
+    cdef const int64_t[::1] oused = _i64_1(opt_used)
+    cdef const uint8_t[::1] s_ok = _u8_1(stop_ok)
+    cdef const double[:, ::1] S = _f64_2(stop_val)
+    cdef const uint8_t[::1] f_ok = _u8_1(forced_ok)
+    cdef const double[:, ::1] Fv = _f64_2(forced_val)
+    cdef Py_ssize_t N = dice, T = s_ok.shape[0] - 1
+    cdef int hot = hot_mode
+    if N < 1:
+        raise ValueError(f"dice must be at least 1, got {N}")
+    if hot != _MUST and hot != _FREE and hot != _CONFIRM:
+        raise ValueError(f"hot_mode must be 0, 1 or 2, got {hot}")
+    if T < 0:
+        raise ValueError("stop_ok is empty")
+    V_a = np.ascontiguousarray(V, dtype=np.float64)
+    R_a = np.ascontiguousarray(R, dtype=np.float64)
+    if V_a.ndim != 3 or V_a.shape[0] != T + 2 or V_a.shape[1] != N + 1 or R_a.shape != V_a.shape:
+        raise ValueError("V and R must have shape (T+2, dice+1, K)")
+    cdef Py_ssize_t K = V_a.shape[2]
+    RC_a = (np.zeros((T + 2, K)) if RC is None and hot != _CONFIRM
+            else np.ascontiguousarray(RC, dtype=np.float64))
+    if RC_a.shape != (T + 2, K):
+        raise ValueError("RC must have shape (T+2, K)")
+    if (S.shape[0] != T + 1 or S.shape[1] != K or f_ok.shape[0] != T + 1
+            or Fv.shape[0] != T + 1 or Fv.shape[1] != K):
+        raise ValueError("shapes: stop_ok/forced_ok (T+1,), stop_val/forced_val (T+1, K)")
+    cdef _Flat fl = _Flat(cptr, cprob, cinst, optr, opts, oused, N, 1)
+    cdef _Tab tb = fl.tb
+    tb.hot = hot
+    stop_p = np.zeros((T + 1, K))
+    forced_p = np.zeros((T + 1, K))
+    bust_p = np.zeros(K)
+    win_p = np.zeros(K)
+    if K == 0:
+        return stop_p, forced_p, bust_p, win_p
+    cdef const double[:, :, ::1] Vm = V_a
+    cdef const double[:, :, ::1] Rm = R_a
+    cdef const double[:, ::1] RCm = RC_a
+    cdef double[:, ::1] spm = stop_p
+    cdef double[:, ::1] fpm = forced_p
+    cdef double[::1] bpm = bust_p
+    cdef double[::1] wpm = win_p
+    cdef Py_ssize_t L = T + 2, c
+    cdef double* w = <double*>malloc((4 * L * (N + 1) + 2 * L + 2 * (N + 1)) * sizeof(double))
+    if w == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for c in range(K):
+                _ed_column(&tb, fl.left, c, K, T, &s_ok[0], &S[0, 0], &f_ok[0], &Fv[0, 0],
+                           &Vm[0, 0, 0], &Rm[0, 0, 0], &RCm[0, 0], w, &spm[0, 0], &fpm[0, 0],
+                           &bpm[0], &wpm[0])
+    finally:
+        free(w)
+    return stop_p, forced_p, bust_p, win_p
+
+
+# =========================================================================== duel level
+
+
+ctypedef struct _Duel:
+    const int64_t* plan_ptr
+    const uint8_t* s_ok
+    const uint8_t* f_ok
+    const int64_t* nxt
+    const int64_t* after
+    const uint8_t* climbed
+    const int64_t* bust
+    const int64_t* score
+    const int64_t* overtaken
+    const int64_t* pushed
+    const uint8_t* on_barrel
+    const double* Q
+    Py_ssize_t nQ
+    const int64_t* movers
+    const int64_t* lo
+    const int64_t* hi
+    double* out_v
+    double* out_d
+    const int64_t* out_ptr
+    bint grad
+
+
+cdef inline void _duel_tab(const _Tab* tmpl, const _Duel* d, Py_ssize_t j, _Tab* tb) noexcept nogil:
+    """The sizes of mover j's turn DP (layout, storage) in ``tb``, a copy of ``tmpl``."""
+    cdef Py_ssize_t i = d.movers[j], K = d.hi[j] - d.lo[j], maxpts = tmpl.maxpts
+    cdef Py_ssize_t T = d.plan_ptr[i + 1] - d.plan_ptr[i] - 1
+    tb[0] = tmpl[0]
+    tb.T = T
+    tb.K = K
+    tb.KB = (K if K < BLOCK else BLOCK) if K > 0 else 1
+    tb.RS = (tb.N + 1) * tb.KB
+    tb.grad = d.grad
+    tb.full = False
+    tb.ring = T > maxpts + 1
+    tb.P = maxpts + 1 if tb.ring else T + maxpts + 1
+    tb.NR = 2 * tb.P if tb.ring else T + maxpts + 1
+
+
+cdef void _duel_one(const _Tab* tmpl, const Py_ssize_t* left, const _Duel* d, Py_ssize_t j,
+                    double* ends, double* Z, const double* W, Py_ssize_t* lay,
+                    Py_ssize_t* offs, double* ws) noexcept nogil:
+    """Mover j's turn against its opponents: the end values, then the turn DP."""
+    cdef Py_ssize_t i = d.movers[j], lo = d.lo[j], K = d.hi[j] - d.lo[j]
+    cdef Py_ssize_t a = d.plan_ptr[i], T, t, k, r, y, nx, n_opt = tmpl.n_opt
+    cdef int64_t si = d.score[i], af, sc
+    cdef const double* Q = d.Q
+    cdef const double* qrow
+    cdef double* row
+    cdef bint cl
+    cdef _Tab tb
+    if K <= 0:
+        return
+    _duel_tab(tmpl, d, j, &tb)
+    T = tb.T
+    qrow = Q + d.bust[i] * d.nQ + lo
+    for k in range(K):
+        Z[k] = 1.0 - qrow[k]
+    for t in range(T + 1):
+        r = a + t
+        row = ends + t * K
+        if not (d.s_ok[r] or d.f_ok[r]):
+            for k in range(K):
+                row[k] = 0.0
+            continue
+        nx = d.nxt[r]
+        if nx == -1:
+            for k in range(K):
+                row[k] = 1.0
+            continue
+        if nx < 0:
+            nx = 0
+        qrow = Q + nx * d.nQ
+        cl = d.climbed[r] != 0
+        af = d.after[r]
+        for k in range(K):
+            y = lo + k
+            if cl and d.on_barrel[y]:
+                y = d.pushed[y]
+            sc = d.score[y]
+            if si < sc and sc < af:
+                y = d.overtaken[y]
+            row[k] = 1.0 - qrow[y]
+    _layout(&tb, left, tb.KB, lay, lay + n_opt, lay + 2 * n_opt)
+    tb.s_ok = d.s_ok + a
+    tb.f_ok = d.f_ok + a
+    tb.S = ends
+    tb.F = ends
+    tb.Z = Z
+    tb.W = W
+    tb.start = d.out_v + d.out_ptr[j]
+    tb.dstart = d.out_d + d.out_ptr[j] if d.grad else NULL
+    _run_in(&tb, ws, offs)
+
+
+def duel_level(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
+               plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
+               bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
+               out_v, out_d, out_ptr, grad, threads):
+    """Solve the turns of many movers against ranges of opponents (see
+    :func:`solver.kernel.duel_level`; the reference is ``solver.kernel._duel_level_loop``).
+
+    Writes R(0, N) of mover j against opponent ``opp_lo[j] + k`` to
+    ``out_v[out_ptr[j] + k]`` (and its bust derivative to ``out_d`` when ``grad``).
+    The classes are flattened once; every mover's end values and turn DP run without
+    the GIL, movers spread over ``threads`` OpenMP threads (0: OpenMP's default) with
+    per-thread scratch.
+    """
+    cdef const int64_t[::1] cptr = _i64_1(cls_ptr)
+    cdef const double[::1] cprob = _f64_1(cls_prob)
+    cdef const uint8_t[::1] cinst = _u8_1(cls_instant)
+    cdef const int64_t[::1] optr = _i64_1(opt_ptr)
+    cdef const int64_t[::1] opts = _i64_1(opt_points)
+    cdef const int64_t[::1] oused = _i64_1(opt_used)
+    cdef Py_ssize_t N = dice
+    cdef int hot = hot_mode
+    if N < 1:
+        raise ValueError(f"dice must be at least 1, got {N}")
+    if hot != _MUST and hot != _FREE and hot != _CONFIRM:
+        raise ValueError(f"hot_mode must be 0, 1 or 2, got {hot}")
+    pp_a = np.ascontiguousarray(plan_ptr, dtype=np.int64)
+    ps_a = np.ascontiguousarray(plan_stop_ok, dtype=np.uint8)
+    pf_a = np.ascontiguousarray(plan_forced_ok, dtype=np.uint8)
+    pn_a = np.ascontiguousarray(plan_next, dtype=np.int64)
+    pa_a = np.ascontiguousarray(plan_after, dtype=np.int64)
+    pc_a = np.ascontiguousarray(plan_climbed, dtype=np.uint8)
+    bu_a = np.ascontiguousarray(bust_idx, dtype=np.int64)
+    sc_a = np.ascontiguousarray(score, dtype=np.int64)
+    ov_a = np.ascontiguousarray(overtaken, dtype=np.int64)
+    pu_a = np.ascontiguousarray(pushed, dtype=np.int64)
+    ob_a = np.ascontiguousarray(on_barrel, dtype=np.uint8)
+    Q_a = np.ascontiguousarray(Q, dtype=np.float64)
+    mv_a = np.ascontiguousarray(movers, dtype=np.int64)
+    lo_a = np.ascontiguousarray(opp_lo, dtype=np.int64)
+    hi_a = np.ascontiguousarray(opp_hi, dtype=np.int64)
+    op_a = np.ascontiguousarray(out_ptr, dtype=np.int64)
+    cdef bint want_grad = grad
+    # ---- validation (vectorised, once per call)
+    if Q_a.ndim != 2 or Q_a.shape[0] != Q_a.shape[1]:
+        raise ValueError("Q must be a square matrix")
+    cdef Py_ssize_t nQ = Q_a.shape[0], M = mv_a.shape[0], rows
+    if pp_a.ndim != 1 or pp_a.shape[0] != nQ + 1:
+        raise ValueError("plan_ptr must have one entry per state plus one")
+    for arr_, name in ((bu_a, "bust_idx"), (sc_a, "score"), (ov_a, "overtaken"),
+                       (pu_a, "pushed"), (ob_a, "on_barrel")):
+        if arr_.shape != (nQ,):
+            raise ValueError(f"{name} must have one entry per state ({nQ})")
+    for arr_ in (bu_a, ov_a, pu_a):
+        if nQ and (arr_.min() < 0 or arr_.max() >= nQ):
+            raise ValueError("bust_idx/overtaken/pushed must be state indices")
+    rows = int(pp_a[-1])
+    if pp_a[0] < 0 or np.any(np.diff(pp_a) < 1):
+        raise ValueError("plan_ptr must start at 0 or more and give every state a row")
+    for arr_ in (ps_a, pf_a, pn_a, pa_a, pc_a):
+        if arr_.shape[0] < rows:
+            raise ValueError("plan arrays are shorter than plan_ptr says")
+    if rows and pn_a[:rows].max() >= nQ:
+        raise ValueError("plan_next must be a state index, -1 (a win) or negative (unused)")
+    if lo_a.shape[0] != M or hi_a.shape[0] != M or op_a.shape[0] != M + 1:
+        raise ValueError("opp_lo/opp_hi need one entry per mover, out_ptr one more")
+    if M:
+        if mv_a.min() < 0 or mv_a.max() >= nQ:
+            raise ValueError("movers must be state indices")
+        if lo_a.min() < 0 or hi_a.max() > nQ or np.any(hi_a < lo_a):
+            raise ValueError("need 0 <= opp_lo <= opp_hi <= n")
+        if op_a[0] < 0 or np.any(np.diff(op_a) != hi_a - lo_a):
+            raise ValueError("out_ptr must step by opp_hi - opp_lo")
+    cdef double[::1] ov = out_v
+    cdef double[::1] od = out_d
+    if M and ov.shape[0] < op_a[M]:
+        raise ValueError("out_v is shorter than out_ptr says")
+    if want_grad and M and od.shape[0] < op_a[M]:
+        raise ValueError("out_d is shorter than out_ptr says")
+    if M == 0 or op_a[M] == op_a[0]:
+        return
+
+    cdef _Flat fl = _Flat(cptr, cprob, cinst, optr, opts, oused, N, 1)
+    cdef _Tab tmpl = fl.tb
+    tmpl.hot = hot
+    cdef const int64_t[::1] pp = pp_a, pn = pn_a, pa = pa_a, bu = bu_a, sc = sc_a
+    cdef const int64_t[::1] ovt = ov_a, pu = pu_a, mv = mv_a, lo = lo_a, hi = hi_a, opt = op_a
+    cdef const uint8_t[::1] ps = ps_a, pf = pf_a, pc = pc_a, ob = ob_a
+    cdef const double[:, ::1] Qm = Q_a
+    cdef double dummy = 0.0
+    cdef _Duel d
+    d.plan_ptr = &pp[0]
+    d.s_ok = &ps[0] if rows else NULL
+    d.f_ok = &pf[0] if rows else NULL
+    d.nxt = &pn[0] if rows else NULL
+    d.after = &pa[0] if rows else NULL
+    d.climbed = &pc[0] if rows else NULL
+    d.bust = &bu[0]
+    d.score = &sc[0]
+    d.overtaken = &ovt[0]
+    d.pushed = &pu[0]
+    d.on_barrel = &ob[0]
+    d.Q = &Qm[0, 0]
+    d.nQ = nQ
+    d.movers = &mv[0]
+    d.lo = &lo[0]
+    d.hi = &hi[0]
+    d.out_v = &ov[0]
+    d.out_d = &od[0] if want_grad else &dummy
+    d.out_ptr = &opt[0]
+    d.grad = want_grad
+
+    # ---- per-thread scratch sizes: the largest mover
+    cdef Py_ssize_t j, kmax = 1, ends_max = 1, ws_max = 1, K, T1, need
+    cdef _Tab tb
+    with nogil:
+        for j in range(M):
+            K = hi[j] - lo[j]
+            if K <= 0:
+                continue
+            T1 = pp[mv[j] + 1] - pp[mv[j]]
+            _duel_tab(&tmpl, &d, j, &tb)
+            need = _ws_need(&tb)
+            if K > kmax:
+                kmax = K
+            if T1 * K > ends_max:
+                ends_max = T1 * K
+            if need > ws_max:
+                ws_max = need
+    ones_a = np.ones(kmax)
+    cdef const double[::1] ones = ones_a
+    cdef const double* W = &ones[0]
+    cdef Py_ssize_t n_opt = tmpl.n_opt, n_lay = 2 * tmpl.n_opt + fl.n_cls + 1
+    cdef const Py_ssize_t* left = fl.left
+    cdef int nt = threads
+    if nt <= 0:
+        nt = thk_max_threads()
+    if nt > M:
+        nt = <int>M
+    if nt < 1:
+        nt = 1
+    cdef int failed = 0
+    cdef int* failp = &failed
+    cdef double* buf
+    cdef Py_ssize_t* ibuf
+    with nogil, parallel(num_threads=nt):
+        buf = <double*>malloc((ends_max + kmax + ws_max) * sizeof(double))
+        ibuf = <Py_ssize_t*>malloc((n_lay + n_opt + 1) * sizeof(Py_ssize_t))
+        if buf == NULL or ibuf == NULL:
+            failp[0] = 1
+        for j in prange(M, schedule="dynamic"):
+            if buf != NULL and ibuf != NULL:
+                _duel_one(&tmpl, left, &d, j, buf, buf + ends_max, W, ibuf, ibuf + n_lay,
+                          buf + ends_max + kmax)
+        free(buf)
+        free(ibuf)
+    if failed:
+        raise MemoryError("duel_level: out of memory")

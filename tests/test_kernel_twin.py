@@ -256,3 +256,170 @@ def test_turn_dp_rejects_bad_shapes():
     with pytest.raises(ValueError):
         _kernel.turn_dp(*args, ok, np.zeros((5, 2)), ok, np.zeros((5, 2)), np.zeros(3),
                         np.zeros(3), False, False)
+
+
+# --------------------------------------------------------------------------- end distribution
+
+
+def _compare_end(tab, hot, inputs):
+    stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val = inputs
+    args = (tab.cls_ptr, tab.cls_prob, tab.cls_instant, tab.opt_ptr, tab.opt_points,
+            tab.opt_used, tab.dice, hot)
+    _, _, V, R, RC = _kernel.turn_dp(*args, *inputs, False, True)
+    a = _pure.end_distribution(*args, stop_ok, stop_val, forced_ok, forced_val, V, R, RC)
+    b = _kernel.end_distribution(*args, stop_ok, stop_val, forced_ok, forced_val, V, R, RC)
+    assert len(a) == len(b) == 4
+    for name, x, y in zip(("stop_p", "forced_p", "bust_p", "win_p"), a, b):
+        assert x.shape == y.shape, name
+        assert y.dtype == np.float64, name
+        np.testing.assert_allclose(y, x, rtol=0, atol=TOL, err_msg=name)
+    total = b[0].sum(axis=0) + b[1].sum(axis=0) + b[2] + b[3]
+    np.testing.assert_allclose(total, 1.0, rtol=0, atol=1e-9)
+    return b
+
+
+@_fast(100)
+@given(dp_cases())
+def test_end_distribution_agrees(case):
+    """Random rulesets and inputs, every hot-dice mode, K = 1..4."""
+    rs, T, K, hot, p_stop, p_forced, tail_stop, tail_forced, seed = case
+    tab = kernel.roll_table(rs, pure=False)
+    assume(_bust_everywhere(tab))
+    rng = np.random.default_rng(seed)
+    _compare_end(tab, hot, _inputs(rng, T, K, p_stop, p_forced, tail_stop, tail_forced))
+
+
+@pytest.mark.parametrize("hot", [0, 1, 2])
+def test_end_distribution_ties(hot):
+    """Integer-valued ends make many exact ties (banking vs rolling, option vs option)."""
+    tab = kernel.roll_table(load_ruleset("pig"), pure=False)
+    T, K = 25, 3
+    stop_ok = np.ones(T + 1, np.uint8)
+    stop_ok[:3] = 0
+    stop_val = np.ones((T + 1, K))
+    forced_ok = np.zeros(T + 1, np.uint8)
+    forced_val = np.zeros((T + 1, K))
+    inputs = (stop_ok, stop_val, forced_ok, forced_val, np.zeros(K), np.ones(K))
+    _compare_end(tab, hot, inputs)
+
+
+@pytest.mark.parametrize("hot", ["must_roll", "free", "confirm"])
+def test_end_distribution_plain(hot):
+    rs = load_ruleset("plain", [f"hot_dice={hot}"])
+    tab = kernel.roll_table(rs, pure=False)
+    T, K = 60, 5
+    rng = np.random.default_rng(3)
+    stop_ok = np.ones(T + 1, np.uint8)
+    stop_ok[:10] = 0
+    stop_val = np.arange(T + 1, dtype=float)[:, None] + rng.random((T + 1, K))
+    inputs = (stop_ok, stop_val, np.zeros(T + 1, np.uint8), np.zeros((T + 1, K)),
+              rng.normal(size=K), np.full(K, 200.0))
+    b = _compare_end(tab, tab.hot_mode, inputs)
+    # through the public wrapper too
+    tv = kernel.turn_dp(tab, *inputs, full=True, pure=False)
+    c = kernel.end_distribution(tab, *inputs[:4], tv, pure=False)
+    for x, y in zip(b, c):
+        np.testing.assert_array_equal(x, y)
+
+
+# --------------------------------------------------------------------------- duel level
+
+from solver.duel import DuelModel  # noqa: E402
+
+_PAIR = {"singles": {"1": 10, "5": 5}, "kinds": {"2": {"1": 25, "5": 15}}}
+DUEL_RULES = {
+    "overtaking-bolts": {"dice": 2, "goal": 30, "scoring": _PAIR, "overtake": 10,
+                         "bolts": {"limit": 2, "penalty": 10}},
+    "barrel-push-off": {"dice": 2, "goal": 30, "keep": "any", "scoring": _PAIR,
+                        "barrel": {"kind": "points", "threshold": 20, "attempts": 2,
+                                   "fall_penalty": 10, "push_off": "fall"}},
+    "confirm": {"dice": 2, "goal": 30, "hot_dice": "confirm", "scoring": _PAIR,
+                "overtake": 5},
+}
+_MODELS: dict = {}
+
+
+def _model(name):
+    if name not in _MODELS:
+        rs = from_mapping(DUEL_RULES[name])
+        _MODELS[name] = (DuelModel(rs), kernel.roll_table(rs, pure=False))
+    return _MODELS[name]
+
+
+def _duel_both(model, tab, Q, movers, lo, hi, grad, threads=0):
+    p = model.plans
+    K = hi - lo
+    ptr = np.zeros(len(K) + 1, np.int64)
+    np.cumsum(K, out=ptr[1:])
+    outs = []
+    for fn in (kernel._duel_level_loop(_pure), _kernel.duel_level):
+        v = np.full(int(ptr[-1]), np.nan)
+        d = np.full(int(ptr[-1]), np.nan) if grad else np.empty(0)
+        fn(tab.cls_ptr, tab.cls_prob, tab.cls_instant, tab.opt_ptr, tab.opt_points, tab.opt_used,
+           tab.dice, tab.hot_mode, p.ptr, p.stop_ok, p.forced_ok, p.next, p.after, p.climbed,
+           p.bust, p.score, p.overtaken, p.pushed, p.on_barrel, Q, movers, lo, hi, v, d, ptr,
+           grad, threads)
+        outs.append((v, d))
+    (v0, d0), (v1, d1) = outs
+    np.testing.assert_allclose(v1, v0, rtol=0, atol=TOL)
+    if grad:
+        np.testing.assert_allclose(d1, d0, rtol=0, atol=TOL)
+    return v1, d1
+
+
+@_fast(40)
+@given(st.sampled_from(sorted(DUEL_RULES)), st.integers(0, 2 ** 32 - 1), st.booleans(),
+       st.sampled_from([0, 1, 2]))
+def test_duel_level_agrees(name, seed, grad, threads):
+    """Random Q, random mover subsets (repeats allowed) and opponent ranges (some empty)."""
+    model, tab = _model(name)
+    n = model.n
+    rng = np.random.default_rng(seed)
+    Q = rng.random((n, n))
+    m = int(rng.integers(1, 2 * n))
+    movers = rng.integers(0, n, size=m).astype(np.int64)
+    a = rng.integers(0, n + 1, size=m)
+    b = rng.integers(0, n + 1, size=m)
+    lo, hi = np.minimum(a, b).astype(np.int64), np.maximum(a, b).astype(np.int64)
+    _duel_both(model, tab, Q, movers, lo, hi, grad, threads)
+
+
+@pytest.mark.parametrize("name", sorted(DUEL_RULES))
+def test_duel_level_all_pairs(name):
+    """Every mover against every opponent (the residual pass), through the public wrapper."""
+    model, tab = _model(name)
+    n = model.n
+    Q = np.random.default_rng(1).random((n, n))
+    movers = np.arange(n, dtype=np.int64)
+    lo, hi = np.zeros(n, np.int64), np.full(n, n, np.int64)
+    v, d = _duel_both(model, tab, Q, movers, lo, hi, True)
+    w, e, ptr = kernel.duel_level(tab, model.plans, Q, movers, lo, hi, grad=True, pure=False)
+    np.testing.assert_array_equal(w, v)
+    np.testing.assert_array_equal(e, d)
+    assert ptr[-1] == n * n
+    # the thread count does not change a number
+    for threads in (1, 2):
+        w1, e1, _ = kernel.duel_level(tab, model.plans, Q, movers, lo, hi, grad=True,
+                                      threads=threads, pure=False)
+        np.testing.assert_array_equal(w1, w)
+        np.testing.assert_array_equal(e1, e)
+
+
+def test_duel_level_rejects_bad_inputs():
+    model, tab = _model("overtaking-bolts")
+    p = model.plans
+    n = model.n
+    args = (tab.cls_ptr, tab.cls_prob, tab.cls_instant, tab.opt_ptr, tab.opt_points,
+            tab.opt_used, tab.dice, tab.hot_mode, p.ptr, p.stop_ok, p.forced_ok, p.next,
+            p.after, p.climbed, p.bust, p.score, p.overtaken, p.pushed, p.on_barrel)
+    movers = np.array([0], np.int64)
+    ptr = np.array([0, n], np.int64)
+    with pytest.raises(ValueError):  # Q not square
+        _kernel.duel_level(*args, np.zeros((n, n + 1)), movers, np.array([0]), np.array([n]),
+                           np.zeros(n), np.zeros(n), ptr, True, 0)
+    with pytest.raises(ValueError):  # opponent range past n
+        _kernel.duel_level(*args, np.zeros((n, n)), movers, np.array([0]), np.array([n + 1]),
+                           np.zeros(n + 1), np.zeros(n + 1), np.array([0, n + 1]), True, 0)
+    with pytest.raises(ValueError):  # out_v too short
+        _kernel.duel_level(*args, np.zeros((n, n)), movers, np.array([0]), np.array([n]),
+                           np.zeros(n - 1), np.zeros(n), ptr, True, 0)
