@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import kernel
 import numpy as np
 
+from . import kernel
 from .errors import StateError
 from .game import WIN, Moves, PlayerState
 from .rules import Ruleset

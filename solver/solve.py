@@ -8,7 +8,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
 from . import kernel
 from .errors import TableError
 from .game import Moves, PlayerState

@@ -29,7 +29,18 @@ from .rules import Ruleset
 from .states import FIELDS
 
 TABLE_FORMAT = 1
-REPO_TABLES = Path(__file__).resolve().parent.parent / "tables"
+# Bump when what a ruleset means changes (solver/game.py, the turn DP, the state
+# encoding): tables of an older model would silently disagree with today's rules.
+MODEL_VERSION = 1
+
+
+def shipped_tables() -> Path:
+    """The repository's ``tables/``: installed as the package ``thousand_tables``."""
+    try:
+        import thousand_tables
+        return Path(thousand_tables.__file__).resolve().parent
+    except ImportError:  # running from a source tree that was not installed
+        return Path(__file__).resolve().parent.parent / "tables"
 
 
 def user_cache() -> Path:
@@ -45,7 +56,7 @@ def search_path(explicit: str | os.PathLike | None) -> list[Path]:
         out.append(Path(explicit))
     elif env:
         out.append(Path(env))
-    out.append(REPO_TABLES)
+    out.append(shipped_tables())
     out.append(user_cache())
     return out
 
@@ -81,6 +92,7 @@ def save_table(root: Path, rs: Ruleset, objective: str, values: np.ndarray, stat
     states = np.ascontiguousarray(states, dtype=np.int32)
     meta = {
         "format": TABLE_FORMAT,
+        "model_version": MODEL_VERSION,
         "solver_version": __version__,
         "objective": objective,
         "ruleset_hash": rs.hash,
@@ -124,6 +136,9 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
         raise TableError(f"table {folder}: meta.json is not an object")
     if meta.get("format") != TABLE_FORMAT:
         raise TableError(f"table {folder}: format {meta.get('format')!r}, this solver reads {TABLE_FORMAT}")
+    if meta.get("model_version") != MODEL_VERSION:
+        raise TableError(f"table {folder} was made by solver model {meta.get('model_version')!r}, this is "
+                         f"{MODEL_VERSION}: solve again with --force")
     if meta.get("ruleset_hash") != rs.hash:
         raise TableError(f"table {folder} was made for ruleset {meta.get('ruleset_hash')!r}, not {rs.hash}")
     if meta.get("objective") != objective:

@@ -42,6 +42,7 @@ def solved(name):
     return _SOLVED[name]
 
 
+@pytest.mark.heavy
 def test_pig_first_player_wins_0_530592725274():
     sol = solve_duel(load_ruleset("pig"))
     x0 = PlayerState(0)
