@@ -1,11 +1,18 @@
-"""Time one turn DP call of the ``plain`` preset: compiled kernel vs the pure twin.
+"""Time one turn DP call of the ``plain`` preset: compiled kernel vs the pure twin;
+then the duel's hot loop ``duel_level``.
 
-    python bench/bench_kernel.py [--T 200] [--K 1 1000] [--grad] [--repeat 5]
+    python bench/bench_kernel.py [--T 200] [--K 1 1000] [--grad] [--repeat 5] [--no-duel]
 
 The turn: totals 0..T units (T = 200 units = 1000 points), banking allowed
 from 10 units (50 points), the value of banking t = t, a bust worth 0, no
 forced ends; K identical columns. Prints the best time per call over a few
 repeats (the machine may be shared: the minimum is the least disturbed run).
+
+duel_level: the ``plain`` duel model, every mover against every opponent (the
+residual pass, gradient on) and every mover against one opponent (K = 1, as in
+most levels of a solve), with a random Q: pair evaluations per second of the
+compiled ``duel_level`` (one thread, and OpenMP's default) and of the Python loop
+over the compiled ``turn_dp`` (``solver.kernel._duel_level_loop``) it replaces.
 """
 
 from __future__ import annotations
@@ -66,6 +73,7 @@ def main(argv=None) -> int:
     ap.add_argument("--grad", action="store_true", help="also compute the bust derivative")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--budget", type=float, default=0.3, help="seconds per timed group")
+    ap.add_argument("--no-duel", action="store_true", help="skip the duel_level timing")
     args = ap.parse_args(argv)
 
     rs = load_ruleset("plain")
@@ -97,7 +105,57 @@ def main(argv=None) -> int:
             diff = float(np.max(np.abs(starts[0] - starts[1])))
             line += f"   (max |start difference| {diff:.1e})"
         print(line, flush=True)
+    if not args.no_duel:
+        if len(impls) < 2:
+            print("duel_level: compiled kernel not built, skipped", file=sys.stderr)
+        else:
+            bench_duel(rs, tables["compiled"], args.repeat)
     return 0
+
+
+def bench_duel(rs, tab, repeat: int) -> None:
+    """Pair evaluations per second of duel_level: compiled vs the Python loop."""
+    from solver.duel import DuelModel
+
+    impl = kernel.implementation(pure=False)
+    model = DuelModel(rs)
+    p = model.plans
+    n = model.n
+    Q = np.random.default_rng(0).random((n, n))
+    movers = np.arange(n, dtype=np.int64)
+    workloads = [("every mover x every opponent", np.zeros(n, np.int64), np.full(n, n, np.int64)),
+                 ("every mover x one opponent", movers.copy(), movers + 1)]
+    print(f"\nduel_level, preset plain: {n} player states, grad = True, "
+          f"T up to {int(np.diff(p.ptr).max()) - 1} units")
+    for title, lo, hi in workloads:
+        pairs = int((hi - lo).sum())
+        ptr = np.zeros(n + 1, np.int64)
+        np.cumsum(hi - lo, out=ptr[1:])
+        fixed = (tab.cls_ptr, tab.cls_prob, tab.cls_instant, tab.opt_ptr, tab.opt_points,
+                 tab.opt_used, tab.dice, tab.hot_mode, p.ptr, p.stop_ok, p.forced_ok, p.next,
+                 p.after, p.climbed, p.bust, p.score, p.overtaken, p.pushed, p.on_barrel, Q,
+                 movers, lo, hi)
+        runs = [("compiled, 1 thread", impl.duel_level, 1),
+                ("compiled, OpenMP default", impl.duel_level, 0),
+                ("Python loop over turn_dp", kernel._duel_level_loop(impl), 0)]
+        print(f"{title} ({pairs} pairs)")
+        print(f"  {'':26}  {'per call':>12}  {'pairs/s':>12}")
+        ref = None
+        for name, fn, threads in runs:
+            v = np.empty(pairs)
+            d = np.empty(pairs)
+
+            def call(fn=fn, v=v, d=d, threads=threads, fixed=fixed, ptr=ptr):
+                fn(*fixed, v, d, ptr, True, threads)
+
+            sec = _time_call(call, 0.5, repeat)
+            line = f"  {name:26}  {_fmt(sec):>12}  {pairs / sec:12.0f}"
+            if ref is None:
+                ref = (v.copy(), d.copy())
+            else:
+                diff = max(float(np.max(np.abs(v - ref[0]))), float(np.max(np.abs(d - ref[1]))))
+                line += f"   (max |difference| {diff:.1e})"
+            print(line, flush=True)
 
 
 if __name__ == "__main__":
