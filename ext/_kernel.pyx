@@ -176,6 +176,11 @@ cdef enum:
 cdef enum:
     BLOCK = 128
 
+# duel_level runs on one thread below this much work (sum over movers of turn rows x
+# (opponents + 8); one row of one column costs some 40 ns for the plain preset)
+cdef enum:
+    _SERIAL_WORK = 8192
+
 
 # =========================================================================== rolls
 
@@ -1754,7 +1759,7 @@ def duel_level(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, di
     d.grad = want_grad
 
     # ---- per-thread scratch sizes: the largest mover
-    cdef Py_ssize_t j, kmax = 1, ends_max = 1, ws_max = 1, K, T1, need
+    cdef Py_ssize_t j, kmax = 1, ends_max = 1, ws_max = 1, K, T1, need, work = 0
     cdef _Tab tb
     with nogil:
         for j in range(M):
@@ -1762,6 +1767,7 @@ def duel_level(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, di
             if K <= 0:
                 continue
             T1 = pp[mv[j] + 1] - pp[mv[j]]
+            work += T1 * (K + 8)       # rows x columns, plus a column's fixed cost
             _duel_tab(&tmpl, &d, j, &tb)
             need = _ws_need(&tb)
             if K > kmax:
@@ -1780,6 +1786,8 @@ def duel_level(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, di
         nt = thk_max_threads()
     if nt > M:
         nt = <int>M
+    if work < _SERIAL_WORK:
+        nt = 1          # waking the other threads would cost more than it saves
     if nt < 1:
         nt = 1
     cdef int failed = 0
