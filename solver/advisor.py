@@ -139,7 +139,7 @@ class TurnAdvisor:
         confirming = compulsory and rs.hot_dice == "confirm"
         stop_legal = t > 0 and not compulsory and bool(ends.stop_ok[min(tu, ends.T)])
         note = ""
-        if compulsory:
+        if compulsory and roll is None:
             note = "hot dice: rolling all dice again is compulsory"
         opts: list[Option] = []
         if roll is None:

@@ -53,6 +53,11 @@ MUST_ROLL, FREE, CONFIRM = 0, 1, 2
 HOT_MODE = {"must_roll": MUST_ROLL, "free": FREE, "confirm": CONFIRM}
 
 
+# OpenMP threads that spin while waiting for the next parallel region slow the
+# duel down several times on a busy machine; sleeping waiters cost almost nothing.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+
 def _select():
     if os.environ.get("THOUSAND_PURE", "") not in ("", "0"):
         from . import _pure as impl

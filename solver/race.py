@@ -108,10 +108,10 @@ def policy_matrix(table, space: StateSpace, J: np.ndarray, pure: bool | None = N
 
 def solve_race(rs: Ruleset, tol: float = 1e-13, max_sweeps: int = 100000,
                pure: bool | None = None, space: StateSpace | None = None,
-               progress: Callable[[int, float], None] | None = None) -> RaceSolution:
+               progress: Callable[[int, float], None] | None = None, warm: float = 1e-2) -> RaceSolution:
     """Solve the race fixed point for every state of ``rs``.
 
-    Gauss-Seidel sweeps bring the values within ``1e-6``; then policy
+    Gauss-Seidel sweeps bring the values within ``warm``; then policy
     iteration: the turn policies greedy for the current values are evaluated
     exactly by one sparse linear solve of ``J = -1 + P J``, until the values
     stop moving (by ``tol``). Without :func:`solver.kernel.end_distribution`
@@ -124,7 +124,7 @@ def solve_race(rs: Ruleset, tol: float = 1e-13, max_sweeps: int = 100000,
     J = np.zeros(n + 1)  # J[n] = J[-1] stands for the win
     steps = 0
     delta = np.inf
-    while steps < min(max_sweeps, 200) and delta > 1e-6:
+    while steps < min(max_sweeps, 200) and delta > warm:
         steps += 1
         delta = _sweep(table, space, J, pure)
         if progress:
@@ -133,6 +133,11 @@ def solve_race(rs: Ruleset, tol: float = 1e-13, max_sweeps: int = 100000,
         steps += 1
         P = policy_matrix(table, space, J, pure)
         J_new = spla.spsolve((sparse.identity(n, format="csc") - P).tocsc(), -np.ones(n))
+        if not np.all(np.isfinite(J_new)) or np.any(J_new > -1.0 + 1e-9):
+            # the greedy policy never wins from somewhere (too early to switch):
+            # sweep on and try again
+            delta = _sweep(table, space, J, pure)
+            continue
         delta = float(np.max(np.abs(J_new - J[:n])))
         J[:n] = J_new
         if progress:
