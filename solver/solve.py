@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import kernel
-from .errors import TableError
+from .errors import StateError, TableError
 from .game import Moves, PlayerState
 from .rules import Ruleset
 from .states import decode
@@ -52,7 +52,7 @@ class Solution:
     objective: str
     table: Table
     solved_now: bool
-    index: dict = field(default_factory=dict)
+    index: dict = field(init=False)
 
     def __post_init__(self):
         self.index = {decode(row): i for i, row in enumerate(self.table.states)}
@@ -65,7 +65,6 @@ class Solution:
         try:
             return self.index[x]
         except KeyError:
-            from .errors import StateError
             raise StateError(f"no such game state in the table: {x.describe(self.rs)}") from None
 
     def value(self, x: PlayerState, y: PlayerState | None = None) -> float:
