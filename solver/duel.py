@@ -180,7 +180,9 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, pure: bo
         change = 0.0
         for lv in levels:
             old = Q[lv.py, lv.px]
-            for _ in range(100):
+            # with penalties the pass is repeated anyway: one DP run per level and
+            # pass is enough (the final residual certifies the fixed point)
+            for _ in range(1 if repeat else 100):
                 v, d, _ptr = kernel.duel_level(table, model.plans, Q, lv.movers, lv.lo, lv.hi, grad=True,
                                                threads=threads, pure=pure)
                 new = v
