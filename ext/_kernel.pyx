@@ -736,14 +736,21 @@ cdef void _arrive(const _Tab* tb, _Blk* bk, double* Ar, double* dAr, double* ACr
             _fill_rows_from(dAr + KB, bk.dVt + KB, N, KB, kb)
     _hot(tb, bk, Ar, dAr, grad)
     if conf:
-        if sok:
-            _fill_rows(ACr, srow, N + 1, KB, kb)
-            if grad:
-                _zero_rows(dACr, N + 1, KB, kb)
-        else:
-            _fill_rows_from(ACr, Ar, N + 1, KB, kb)
-            if grad:
-                _fill_rows_from(dACr, dAr, N + 1, KB, kb)
+        _fill_confirm(ACr, dACr, Ar, dAr, sok, srow, N + 1, KB, kb, grad)
+
+
+cdef inline void _fill_confirm(double* ACr, double* dACr, const double* Ar, const double* dAr, bint sok,
+                               const double* srow, Py_ssize_t rows, Py_ssize_t KB, Py_ssize_t kb,
+                               bint grad) noexcept nogil:
+    """AC after a confirming roll: the bank where banking is allowed, else A."""
+    if sok:
+        _fill_rows(ACr, srow, rows, KB, kb)
+        if grad:
+            _zero_rows(dACr, rows, KB, kb)
+    else:
+        _fill_rows_from(ACr, Ar, rows, KB, kb)
+        if grad:
+            _fill_rows_from(dACr, dAr, rows, KB, kb)
 
 
 cdef inline void _fill_rows_from(double* dst, const double* src, Py_ssize_t rows,
@@ -819,14 +826,7 @@ cdef void _tail_fill(const _Tab* tb, _Blk* bk, bint sok, const double* srow,
         if grad:
             _copy(dAr + n * KB, bk.dVt + n * KB, kb)
     if conf:
-        if sok:
-            _fill_rows(ACr, srow, N + 1, KB, kb)
-            if grad:
-                _zero_rows(dACr, N + 1, KB, kb)
-        else:
-            _fill_rows_from(ACr, Ar, N + 1, KB, kb)
-            if grad:
-                _fill_rows_from(dACr, dAr, N + 1, KB, kb)
+        _fill_confirm(ACr, dACr, Ar, dAr, sok, srow, N + 1, KB, kb, grad)
         _roll(tb, bk, N, ACr, dACr, tb.oleft, tb.pbust[N], bk.RCt, bk.dRCt, grad)
     _hot(tb, bk, Ar, dAr, grad)
     if conf and not sok:

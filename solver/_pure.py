@@ -215,14 +215,7 @@ def turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice,
         if grad:
             dA[t, 1:] = dV[t, 1:]
             dA[t, 0] = dV[t, dice] if hot_mode == FREE else (dR[t, dice] if hot_mode == MUST_ROLL else dRC[t])
-        if s_ok[t]:
-            AC[t] = s_val[t]
-            if grad:
-                dAC[t] = 0.0
-        else:
-            AC[t] = A[t]
-            if grad:
-                dAC[t] = dA[t]
+        _fill_confirm(t, A, dA, AC, dAC, s_ok, s_val, grad)
 
     # ---- tail: every total above T behaves alike; the only cycle is hot dice.
     # Solve h = f(h) for the value h of the hot state by Newton's method on the
@@ -269,6 +262,18 @@ def turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice,
     if full:
         return start, dstart, V, R, RC
     return start, dstart, None, None, None
+
+
+def _fill_confirm(t, A, dA, AC, dAC, s_ok, s_val, grad):
+    """AC[t] (arrivals after a confirming roll): the bank where banking is allowed, else A[t]."""
+    if s_ok[t]:
+        AC[t] = s_val[t]
+        if grad:
+            dAC[t] = 0.0
+    else:
+        AC[t] = A[t]
+        if grad:
+            dAC[t] = dA[t]
 
 
 def _tail_eval(h, t, dice, hot_mode, s_ok, s_val, bust_val, win_val, per_n, L):
@@ -325,14 +330,7 @@ def _tail_fill(h, t, dice, hot_mode, settle, roll, A, AC, dA, dAC, R, RC, V, dR,
         A[t, n] = V[t, n]
         if grad:
             dA[t, n] = dV[t, n]
-    if s_ok[t]:
-        AC[t] = s_val[t]
-        if grad:
-            dAC[t] = 0.0
-    else:
-        AC[t] = A[t]
-        if grad:
-            dAC[t] = dA[t]
+    _fill_confirm(t, A, dA, AC, dAC, s_ok, s_val, grad)
     if hot_mode == CONFIRM:
         RC[t], d = roll(t, dice, AC, dAC)
         if grad:
