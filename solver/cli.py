@@ -209,5 +209,12 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
         click.echo(adv.render())
 
 
+# --------------------------------------------------------------------------- evaluate (bots)
+# registered here: the command lives in its own module
+
+# --------------------------------------------------------------------------- play and chart
+# registered here: the commands live in their own modules
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
