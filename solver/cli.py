@@ -214,6 +214,11 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
 
 # --------------------------------------------------------------------------- play and chart
 # registered here: the commands live in their own modules
+from .play import play  # noqa: E402
+from .chart import chart  # noqa: E402
+
+main.add_command(play)
+main.add_command(chart)
 
 
 if __name__ == "__main__":  # pragma: no cover

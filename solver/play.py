@@ -1,0 +1,694 @@
+"""The scorekeeper: ``thousand play RULES --players A B [C ...]``.
+
+A real game at a table, kept on a score sheet. Every rule comes from
+:class:`solver.game.Moves` (banks, zero turns, mid-turn ends, what a bank does
+to the other players), so the sheet follows exactly the rules the solvers use.
+
+The game is its log: a list of entries ``roll F,F,...`` (the faces thrown, also
+when the program rolled them), ``keep F,F,...`` (a set-aside, when the rules
+leave a choice) and ``stop`` (bank the turn). The sheet is what replaying the
+log gives; ``undo`` replays it without the last entry, and a saved game is the
+ruleset (preset or file, and the ``--set`` overrides) plus the log.
+
+Within a turn: roll -> set aside (automatic when the rules leave no choice) ->
+roll the remaining dice or stop. Hot dice, compulsory rolls, confirming rolls,
+instant wins, mid-turn dumps and overshoots, busts and the effects of a bank on
+the other players (push-off, overtaking) are applied as the rules say.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import click
+
+from .errors import StateError, ThousandError
+from .game import WIN, Moves, PlayerState
+from .rules import Ruleset, load_ruleset
+from .scoring import RollScorer, parse_roll
+
+SAVE_FORMAT = 1
+SMALL_DUEL = 300  # player states up to which a missing duel table is solved on request (seconds)
+
+
+class Refused(ThousandError):
+    """An entry the rules do not allow; the message is the reason."""
+
+
+def _faces(dice) -> str:
+    return ",".join(map(str, dice))
+
+
+@dataclass
+class Turn:
+    """The turn in progress."""
+
+    total: int = 0
+    dice: int = 0                       # dice to roll next
+    roll: tuple[int, ...] | None = None  # a roll waiting for a set-aside (keep = any)
+    options: list = field(default_factory=list)
+    compulsory: bool = False            # hot dice: the next roll is compulsory
+    confirming: bool = False            # hot dice, confirm: the next roll confirms
+    steps: list = field(default_factory=list)  # what happened, for the sheet
+
+
+class Game:
+    """A game of ``rs`` between ``names``, driven by log entries (see the module doc)."""
+
+    def __init__(self, rs: Ruleset, names: list[str], spec: str = "", overrides: tuple[str, ...] = (),
+                 seed: int | None = None):
+        if len(names) < 2:
+            raise StateError("a game needs at least two players: --players A B [C ...]")
+        if len(set(names)) != len(names):
+            raise StateError("player names must differ")
+        self.rs, self.names, self.spec, self.overrides, self.seed = rs, list(names), spec, tuple(overrides), seed
+        self.moves = Moves(rs)
+        self.scorer = RollScorer(rs)
+        self.log: list[str] = []
+        self._reset()
+
+    # ------------------------------------------------------------ state
+
+    def _reset(self) -> None:
+        n = len(self.names)
+        self.states: list[PlayerState] = [self.moves.initial()] * n
+        self.current = 0
+        self.round = 1
+        self.turns = [0] * n
+        self.history: list[list[str]] = [[] for _ in range(n)]
+        self.finished: dict[int, int] = {}   # equal_turns: player -> final total
+        self.winners: list[int] | None = None
+        self.messages: list[str] = []
+        self._new_turn()
+
+    def _new_turn(self) -> None:
+        self.turn = Turn(dice=self.rs.dice)
+
+    @property
+    def over(self) -> bool:
+        return self.winners is not None
+
+    @property
+    def player(self) -> PlayerState:
+        return self.states[self.current]
+
+    # ------------------------------------------------------------ entries
+
+    def submit(self, entry: str) -> list[str]:
+        """Apply one entry and log it; a refused entry changes nothing (raises :class:`Refused`)."""
+        entry = normalise_entry(entry, self.rs)
+        try:
+            msgs = self._apply(entry)
+        except ThousandError:
+            self._replay(self.log)  # leave the game exactly as it was
+            raise
+        self.log.append(entry)
+        return msgs
+
+    def undo(self) -> str:
+        if not self.log:
+            raise Refused("nothing to undo")
+        last = self.log[-1]
+        self._replay(self.log[:-1])
+        return f"undone: {self.names_of_entry(last)}"
+
+    def names_of_entry(self, entry: str) -> str:
+        return entry
+
+    def _replay(self, log: list[str]) -> None:
+        self._reset()
+        self.log = []
+        for e in log:
+            self._apply(e)
+            self.log.append(e)
+        self.messages = []
+
+    def _apply(self, entry: str) -> list[str]:
+        self.messages = []
+        if self.over:
+            raise Refused("the game is over (undo to change the last entry)")
+        verb, _, arg = entry.partition(" ")
+        if verb == "roll":
+            self._roll(tuple(int(f) for f in arg.split(",")))
+        elif verb == "keep":
+            self._keep_choice(tuple(int(f) for f in arg.split(",")) if arg else None)
+        elif verb == "stop":
+            self._stop()
+        else:  # pragma: no cover - normalise_entry lets nothing else through
+            raise Refused(f"unknown entry {entry!r}")
+        return self.messages
+
+    def _say(self, text: str) -> None:
+        self.messages.append(text)
+
+    # ------------------------------------------------------------ a turn
+
+    def _roll(self, faces: tuple[int, ...]) -> None:
+        tr, name = self.turn, self.names[self.current]
+        if tr.roll is not None:
+            raise Refused(f"set dice aside from {_faces(tr.roll)} first: "
+                          + "; ".join(f"keep {_faces(d)} (+{p})" for p, d in tr.options))
+        if len(faces) != tr.dice:
+            raise Refused(f"{name} rolls {tr.dice} {'die' if tr.dice == 1 else 'dice'}, "
+                          f"not {len(faces)}")
+        faces = tuple(sorted(faces))
+        tr.compulsory = False
+        confirming, tr.confirming = tr.confirming, False
+        if self.scorer.is_instant_win(faces):
+            tr.steps.append(f"{_faces(faces)} instant win")
+            self._say(f"{name} rolls {_faces(faces)}: an instant win!")
+            self._finish_game([self.current], f"{name} wins at once ({_faces(faces)})")
+            return
+        opts = self.scorer.set_asides(faces)
+        if not opts:
+            tr.steps.append(f"{_faces(faces)} bust")
+            self._say(f"{name} rolls {_faces(faces)}: nothing scores — bust, the turn total "
+                      f"{tr.total} is lost")
+            self._zero(overshoot=False, what="bust")
+            return
+        if len(opts) == 1:
+            self._keep(faces, *opts[0], confirming)
+            return
+        tr.roll, tr.options = faces, opts
+        tr.confirming = confirming
+        self._say(f"{name} rolls {_faces(faces)}: set aside one of "
+                  + "; ".join(f"keep {_faces(d)} (+{p})" for p, d in opts))
+
+    def _keep_choice(self, dice: tuple[int, ...] | None) -> None:
+        tr = self.turn
+        if tr.roll is None:
+            raise Refused("there is no roll to set dice aside from (roll first)")
+        if dice is None:
+            pts, kept = tr.options[0]
+        else:
+            dice = tuple(sorted(dice))
+            match = [o for o in tr.options if o[1] == dice]
+            if not match:
+                raise Refused(f"cannot set aside {_faces(dice)} from {_faces(tr.roll)}: legal are "
+                              + "; ".join(_faces(d) for _, d in tr.options))
+            pts, kept = match[0]
+        roll, confirming = tr.roll, tr.confirming
+        tr.roll, tr.options, tr.confirming = None, [], False
+        self._keep(roll, pts, kept, confirming)
+
+    def _keep(self, roll, pts: int, kept: tuple[int, ...], confirming: bool) -> None:
+        tr, x, name = self.turn, self.player, self.names[self.current]
+        t1 = tr.total + pts
+        left = tr.dice - len(kept)
+        tr.steps.append(f"{_faces(roll)} +{pts}" if len(kept) == len(roll)
+                        else f"{_faces(roll)} keep {_faces(kept)} +{pts}")
+        self._say(f"{name} rolls {_faces(roll)}: sets aside {_faces(kept)} for {pts}; turn total {t1}")
+        tr.total = t1
+        ev = self.moves.mid_turn(x, t1)
+        if ev == "dump":
+            self._say(f"{x.score} + {t1} = {x.score + t1}: samosval — the turn ends and the score becomes 0")
+            self._bank(t1, self.moves.mid_turn_end(x, t1, ev), what="samosval")
+            return
+        if ev == "overshoot":
+            self._say(f"{x.score} + {t1} = {x.score + t1} is over {self.rs.goal}: overshoot — the turn ends")
+            self._zero(overshoot=True, what="overshoot")
+            return
+        if confirming and self.moves.can_bank(x, t1):
+            self._say("the confirming roll scored: the turn is banked at once")
+            self._bank(t1, self.moves.bank(x, t1))
+            return
+        if left == 0:
+            left = self.rs.dice
+            hot = self.rs.hot_dice
+            tr.compulsory = hot in ("must_roll", "confirm")
+            tr.confirming = hot == "confirm"
+            if not (hot == "free" and left == 1):
+                self._say({"must_roll": f"hot dice: all {left} dice again, and rolling them is compulsory",
+                           "confirm": f"hot dice: roll all {left} dice to confirm the turn",
+                           "free": f"hot dice: all {left} dice again; roll or stop"}[hot])
+        tr.dice = left
+
+    def _stop(self) -> None:
+        tr, x = self.turn, self.player
+        if tr.roll is not None:
+            raise Refused(f"set dice aside from {_faces(tr.roll)} first")
+        if tr.total <= 0:
+            raise Refused("nothing to bank yet: a turn starts with a roll")
+        if tr.compulsory:
+            raise Refused(f"hot dice: rolling all {tr.dice} dice again is compulsory")
+        why = self.bank_refusal(x, tr.total)
+        if why:
+            raise Refused(why)
+        tr.steps.append("stop")
+        self._bank(tr.total, self.moves.bank(x, tr.total))
+
+    def bank_refusal(self, x: PlayerState, t: int) -> str | None:
+        """Why ``t`` cannot be banked from ``x`` (None if it can)."""
+        if self.moves.can_bank(x, t):
+            return None
+        rs = self.rs
+        if not x.opened and t < rs.open_min:
+            return f"not opened yet: the first bank needs at least {rs.open_min} in one turn (have {t})"
+        pit = rs.pit_of(x.score)
+        if pit and x.score + t < pit.exit:
+            return (f"in the pit [{pit.low}, {pit.exit}): the bank must reach {pit.exit} "
+                    f"({x.score} + {t} = {x.score + t})")
+        if rs.barrel.kind == "exact" and x.score + t > rs.goal:
+            return f"over {rs.goal}: the open barrel needs exactly {rs.goal}"
+        if rs.on_barrel(x.score):
+            return (f"on the barrel: only a bank that reaches {rs.goal} is allowed "
+                    f"({x.score} + {t} = {x.score + t})")
+        return f"banking {t} is not allowed from {x.describe(rs)}"  # pragma: no cover
+
+    # ------------------------------------------------------------ ends of turns
+
+    def _bank(self, t: int, y) -> None:
+        """The mover banks ``t`` (``y``: their state after it, or WIN); then the others."""
+        i, x, rs = self.current, self.player, self.rs
+        name = self.names[i]
+        before, after = x.score, self.moves.raised_to(x, t)
+        climbed = self.moves.climbed(x, y)
+        for j, o in enumerate(self.states):
+            if j == i or j in self.finished:
+                continue
+            o2 = self.moves.affect_opponent(o, before, after, climbed)
+            if o2 != o:
+                what = []
+                if climbed and rs.on_barrel(o.score):
+                    what.append("pushed off the barrel")
+                if rs.overtake and before < o.score < after:
+                    what.append(f"overtaken (−{rs.overtake})")
+                note = f"{' and '.join(what) or 'affected'} by {name}: {o.score} → {o2.score}"
+                self.history[j].append(note)
+                self._say(f"{self.names[j]} is {note}")
+                self.states[j] = o2
+        if y == WIN:
+            if rs.equal_turns:
+                self.finished[i] = x.score + t
+                self.history[i].append(f"+{t} → {x.score + t} (reached {rs.goal})")
+                self._say(f"{name} banks {t}: {x.score + t}, over the goal; the round is completed")
+                self._end_turn()
+                return
+            self.history[i].append(f"+{t} → {x.score + t} WIN")
+            self._say(f"{name} banks {t}: {x.score + t}")
+            self._finish_game([i], f"{name} wins with {x.score + t}")
+            return
+        line = f"+{t} → {y.score}"
+        if rs.barrel.kind == "points" and x.score + t > y.score and y.score == rs.barrel.threshold:
+            line += " (barrel cap)"
+        elif y.score == 0 and x.score + t in rs.dump:
+            line += " (samosval)"
+        if climbed:
+            line += ", on the barrel"
+        self.history[i].append(line)
+        self._say(f"{name} banks {t}: {x.score} → {y.score}" + self._changes(x, y, banked=True))
+        self.states[i] = y
+        self._end_turn()
+
+    def _zero(self, overshoot: bool, what: str) -> None:
+        i, x = self.current, self.player
+        y = self.moves.zero(x, overshoot=overshoot)
+        self.history[i].append(what + (f" → {y.score}" if y.score != x.score else "")
+                               + self._changes(x, y, banked=False))
+        self._say(f"{self.names[i]}: zero turn ({what})" + self._changes(x, y, banked=False)
+                  + (f"; score {x.score} → {y.score}" if y.score != x.score else ""))
+        self.states[i] = y
+        self._end_turn()
+
+    def _changes(self, x: PlayerState, y: PlayerState, banked: bool) -> str:
+        """What a turn did to the mover's counters, in words."""
+        rs, out = self.rs, []
+        if rs.bolts.limit and not banked:
+            if y.bolts > x.bolts:
+                out.append(f"bolt {y.bolts}/{rs.bolts.limit}")
+            elif self.moves.exempt(x) is False and y.bolts == 0 and x.bolts == rs.bolts.limit - 1:
+                out.append(f"bolt {rs.bolts.limit}/{rs.bolts.limit}: −{rs.bolts.penalty}")
+        if y.overshoots > x.overshoots:
+            out.append(f"overshoot {y.overshoots}/{rs.barrel.overshoots}")
+        if y.barrel_tries > x.barrel_tries:
+            out.append(f"barrel attempt {y.barrel_tries}/{rs.barrel.attempts} failed")
+        if y.pit_tries > x.pit_tries:
+            out.append(f"pit attempt {y.pit_tries}/{rs.pit_attempts} failed")
+        if rs.on_barrel(x.score) and not rs.on_barrel(y.score) and not banked:
+            out.append("falls off the barrel")
+        elif rs.barrel.kind == "exact" and overshoots_fell(x, y):
+            out.append("falls")
+        if y.falls != x.falls and rs.barrel.max_falls:
+            out.append(f"falls {y.falls}/{rs.barrel.max_falls}" if y.falls else "the last fall: score 0")
+        if not rs.pit_of(x.score) and rs.pit_of(y.score):
+            p = rs.pit_of(y.score)
+            out.append(f"in the pit [{p.low}, {p.exit})")
+        return (" (" + ", ".join(out) + ")") if out else ""
+
+    def _end_turn(self) -> None:
+        n = len(self.names)
+        self.turns[self.current] += 1
+        nxt = self.current
+        while True:
+            nxt = (nxt + 1) % n
+            if nxt == 0:
+                self.round += 1
+                if self.finished:
+                    top = max(self.finished.values())
+                    win = [j for j, s in self.finished.items() if s == top]
+                    who = " and ".join(self.names[j] for j in win)
+                    self._finish_game(win, f"{who} {'win' if len(win) > 1 else 'wins'} with {top}"
+                                      + (" (shared)" if len(win) > 1 else ""))
+                    return
+            if nxt not in self.finished:
+                break
+        self.current = nxt
+        self._new_turn()
+
+    def _finish_game(self, winners: list[int], text: str) -> None:
+        self.winners = winners
+        self._say(f"GAME OVER: {text}")
+
+    # ------------------------------------------------------------ display
+
+    def status(self, j: int) -> str:
+        """A player's status on the sheet: unopened, pit, barrel, bolts, falls, overshoots."""
+        rs, x, out = self.rs, self.states[j], []
+        if j in self.finished:
+            return f"finished with {self.finished[j]}"
+        if not x.opened:
+            out.append(f"unopened (needs {rs.open_min})")
+        pit = rs.pit_of(x.score)
+        if pit:
+            out.append(f"in the pit [{pit.low}, {pit.exit})"
+                       + (f" tries {x.pit_tries}/{rs.pit_attempts}" if rs.pit_attempts else ""))
+        if rs.on_barrel(x.score):
+            out.append("on the barrel" + (f" tries {x.barrel_tries}/{rs.barrel.attempts}"
+                                          if rs.barrel.kind == "points" and rs.barrel.attempts else ""))
+        if rs.bolts.limit and x.bolts:
+            out.append(f"bolts {x.bolts}/{rs.bolts.limit}")
+        if rs.barrel.max_falls and x.falls:
+            out.append(f"falls {x.falls}/{rs.barrel.max_falls}")
+        if rs.barrel.kind == "exact" and x.overshoots:
+            out.append(f"overshoots {x.overshoots}/{rs.barrel.overshoots}")
+        return ", ".join(out) or "-"
+
+    def prompt(self) -> str:
+        if self.over:
+            return "game over> "
+        tr = self.turn
+        name = self.names[self.current]
+        if tr.roll is not None:
+            return f"{name}: keep? "
+        d = f"{tr.dice} {'die' if tr.dice == 1 else 'dice'}"
+        if tr.total == 0:
+            return f"{name}: roll {d}> "
+        return f"{name} [{tr.total}, {d}]> "
+
+    def where(self) -> str:
+        """One line: whose move it is and what they may do."""
+        if self.over:
+            return "the game is over"
+        tr, x, name = self.turn, self.player, self.names[self.current]
+        d = f"{tr.dice} {'die' if tr.dice == 1 else 'dice'}"
+        if tr.roll is not None:
+            return f"{name}: choose the dice to set aside from {_faces(tr.roll)}"
+        if tr.total == 0:
+            return f"{name} to play: roll {d}"
+        if tr.compulsory:
+            return f"{name}: turn total {tr.total}, roll {d} (compulsory)"
+        why = self.bank_refusal(x, tr.total)
+        return (f"{name}: turn total {tr.total}, {d} to roll — roll or stop" if why is None
+                else f"{name}: turn total {tr.total}, {d} to roll — roll (cannot stop: {why})")
+
+    def sheet(self) -> str:
+        rs = self.rs
+        w = max(6, *(len(n) for n in self.names))
+        head = f"{rs.name} — goal {rs.goal}, round {self.round}"
+        lines = [head, f"    {'player':<{w}}  {'score':>6}  status", ""]
+        lines.pop()
+        for j, name in enumerate(self.names):
+            mark = ">" if (j == self.current and not self.over) else " "
+            if self.winners and j in self.winners:
+                mark = "*"
+            score = self.finished.get(j, self.states[j].score)
+            lines.append(f"  {mark} {name:<{w}}  {score:>6}  {self.status(j)}")
+            if self.history[j]:
+                lines.append(f"    {'':<{w}}          last: " + "; ".join(self.history[j][-4:]))
+        lines.append("  " + self.where())
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------ save
+
+    def to_json(self) -> dict:
+        return {"format": SAVE_FORMAT, "rules": self.spec, "overrides": list(self.overrides),
+                "ruleset_hash": self.rs.hash, "players": self.names, "seed": self.seed,
+                "log": list(self.log)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Game":
+        try:
+            if data.get("format") != SAVE_FORMAT:
+                raise StateError(f"unsupported save format {data.get('format')!r}")
+            rs = load_ruleset(data["rules"], tuple(data["overrides"]))
+            if rs.hash != data["ruleset_hash"]:
+                raise StateError(f"the rules {data['rules']!r} have changed since the game was saved "
+                                 f"(hash {rs.hash}, saved {data['ruleset_hash']})")
+            g = cls(rs, list(data["players"]), data["rules"], tuple(data["overrides"]), data.get("seed"))
+            log = [normalise_entry(e, rs) for e in data["log"]]
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise StateError(f"not a saved game: missing or bad field {exc}") from None
+        try:
+            g._replay(log)
+        except ThousandError as exc:
+            raise StateError(f"the saved log does not replay: {exc}") from None
+        return g
+
+    def roll_dice(self) -> tuple[int, ...]:
+        """Faces for the program's roll: seeded by ``--seed`` and the log length, so a
+        replay, a resume or an undo followed by ``roll`` throws the same dice."""
+        rng = random.SystemRandom() if self.seed is None else random.Random(f"{self.seed}:{len(self.log)}")
+        return tuple(sorted(rng.randint(1, self.rs.faces) for _ in range(self.turn.dice)))
+
+
+def overshoots_fell(x: PlayerState, y: PlayerState) -> bool:
+    return x.overshoots > 0 and y.overshoots == 0 and y.score < x.score
+
+
+def normalise_entry(entry: str, rs: Ruleset) -> str:
+    """A log entry in its canonical form, or :class:`Refused`."""
+    verb, _, arg = entry.strip().partition(" ")
+    arg = arg.strip()
+    if verb == "stop" and not arg:
+        return "stop"
+    if verb in ("roll", "keep"):
+        if verb == "keep" and not arg:
+            return "keep"
+        try:
+            faces = parse_roll(arg, rs)
+        except StateError as exc:
+            raise Refused(str(exc)) from None
+        return f"{verb} {_faces(sorted(faces))}"
+    raise Refused(f"not a log entry: {entry!r}")
+
+
+# --------------------------------------------------------------------------- advice
+
+
+class Advisors:
+    """Advice for the player to move, from the duel and/or race tables (solved on request)."""
+
+    def __init__(self, rs: Ruleset, mode: str, tables_dir: str | None):
+        self.rs, self.mode, self.tables_dir = rs, mode, tables_dir
+        self._sol: dict = {}
+
+    def _solution(self, objective: str):
+        if objective not in self._sol:
+            from .solve import solve_objective
+            self._sol[objective] = solve_objective(self.rs, objective, self.tables_dir, progress=True)
+        return self._sol[objective]
+
+    def duel_available(self) -> tuple[bool, str]:
+        """Whether the duel table can be used now (found, or small enough to solve in seconds)."""
+        from .tables import find_table
+        if "duel" in self._sol or find_table(self.rs, "duel", self.tables_dir) is not None:
+            return True, ""
+        if self.rs.equal_turns:
+            return False, "the duel solver does not support equal_turns"
+        from .states import build_state_space
+        n = len(build_state_space(self.rs, opponents=True))
+        if n <= SMALL_DUEL:
+            return True, ""
+        return False, (f"the duel table of these rules is not solved yet ({n} player states: minutes to "
+                       f"tens of minutes); solve it with `thousand solve {self.rs.name} --objective duel` "
+                       "or ask with --advice duel")
+
+    def advise(self, g: Game) -> str:
+        from .advisor import duel_advisor, race_advisor
+        if g.over:
+            raise Refused("the game is over")
+        tr, x, rs = g.turn, g.player, self.rs
+        roll = tr.roll
+        dice = None if roll is not None else tr.dice
+        me = g.names[g.current]
+        others = [j for j in range(len(g.names)) if j != g.current and j not in g.finished]
+        out = []
+        use_duel = self.mode == "duel"
+        note = ""
+        if self.mode == "auto":
+            use_duel, note = self.duel_available()
+        use_race = self.mode == "race" or (len(others) > 1 and self.mode == "auto") or not use_duel
+        if use_duel and others and not rs.equal_turns:
+            sol = self._solution("duel")
+            if len(others) == 1:
+                j = others[0]
+                head = f"advice (exact: duel against {g.names[j]})"
+            else:
+                j = min(others, key=lambda k: sol.value(x, g.states[k]))
+                head = (f"advice (APPROXIMATION: a duel against {g.names[j]}, the strongest opponent "
+                        f"— your duel P(win) is lowest against them — ignoring the other "
+                        f"{len(others) - 1} player{'s' if len(others) > 2 else ''})")
+            label = f"{me}: {x.describe(rs)}; {g.names[j]}: {g.states[j].describe(rs)}"
+            adv = duel_advisor(sol, g.states[j]).advise(x, tr.total, dice, roll, state_label=label)
+            out += [head, adv.render()]
+        elif note:
+            out.append(f"(no duel advice: {note})")
+        if use_race:
+            sol = self._solution("race")
+            adv = race_advisor(sol).advise(x, tr.total, dice, roll, state_label=f"{me}: {x.describe(rs)}")
+            out += ["advice (APPROXIMATION: race policy — the fewest expected turns to win alone, "
+                    "ignoring the opponents)", adv.render()]
+        return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- the command
+
+HELP = """commands (one per line):
+  roll [F,F,...]   roll: type the faces thrown (e.g. roll 1,5,3,3,4 or just 15334),
+                   or 'roll' alone and the program throws the dice
+  keep [F,F,...]   set these dice aside (when the rules leave a choice; alone: the most points)
+  stop             stop and bank the turn total (also: bank)
+  ? | hint         advice for the player to move, with the value of every option
+  sheet            show the score sheet
+  undo             take back the last entry (roll, keep or stop)
+  save FILE        save the game as JSON (resume: thousand play RULES --resume FILE)
+  log              the entries so far
+  help             this text
+  quit             leave (unsaved entries are lost)"""
+
+
+def run_command(g: Game, line: str, advisors: Advisors) -> tuple[str, bool]:
+    """Handle one input line; returns (text to show, whether to quit)."""
+    line = line.strip()
+    if not line or line.startswith("#"):
+        return "", False
+    verb, _, arg = line.partition(" ")
+    verb = verb.lower()
+    arg = arg.strip()
+    if verb in ("quit", "exit", "q"):
+        return "", True
+    if verb in ("help", "h"):
+        return HELP, False
+    if verb in ("?", "hint", "advice"):
+        return advisors.advise(g), False
+    if verb == "sheet":
+        return g.sheet(), False
+    if verb == "log":
+        return "\n".join(f"{k + 1:4}  {e}" for k, e in enumerate(g.log)) or "(no entries)", False
+    if verb == "undo":
+        msg = g.undo()
+        return msg + "\n" + g.sheet(), False
+    if verb == "save":
+        if not arg:
+            raise Refused("save needs a file name: save FILE")
+        try:
+            Path(arg).write_text(json.dumps(g.to_json(), indent=1) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise Refused(f"cannot save to {arg}: {exc.strerror or exc}") from None
+        return f"saved {len(g.log)} entries to {arg}", False
+    if verb in ("r", "roll") and not arg:
+        if g.over:
+            raise Refused("the game is over (undo to change the last entry)")
+        if g.turn.roll is not None:
+            g.submit("roll " + _faces(g.turn.roll))  # refused with the reason
+        entry = "roll " + _faces(g.roll_dice())
+    elif verb in ("r", "roll"):
+        entry = "roll " + arg
+    elif verb in ("k", "keep"):
+        entry = ("keep " + arg) if arg else "keep"
+    elif verb in ("s", "stop", "bank", "hold"):
+        if arg:
+            raise Refused("stop takes no argument")
+        entry = "stop"
+    elif verb[0].isdigit():
+        entry = "roll " + line
+    else:
+        raise Refused(f"unknown command {verb!r} (type help)")
+    turn_before = (g.current, g.turns[g.current])
+    msgs = g.submit(entry)
+    text = "\n".join(msgs)
+    if g.over or (g.current, g.turns[g.current]) != turn_before:
+        text += "\n" + g.sheet()
+    else:
+        text += "\n  " + g.where()
+    return text, False
+
+
+@click.command()
+@click.argument("rules", metavar="RULES")
+@click.argument("names", nargs=-1, metavar="[A B ...]")
+@click.option("--players", "players_flag", is_flag=True,
+              help="The player names follow (at least two), in the order of play.")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Override a ruleset key (dotted keys, TOML values); repeatable.")
+@click.option("--seed", type=int, default=None, help="Seed for the dice the program throws (`roll` alone).")
+@click.option("--resume", "resume", type=click.Path(dir_okay=False), default=None,
+              help="Resume a game saved with `save FILE`.")
+@click.option("--advice", type=click.Choice(("auto", "duel", "race")), default="auto", show_default=True,
+              help="What `?` uses: duel (exact for two players; solved on first use), race "
+                   "(the solitaire policy), auto (duel when its table exists or solves in seconds, "
+                   "and with 3+ players the race policy too).")
+@click.option("--tables", "tables_dir", type=click.Path(file_okay=False), envvar="THOUSAND_TABLES",
+              help="Tables directory.")
+def play(rules: str, names: tuple[str, ...], players_flag: bool, overrides: tuple[str, ...],
+         seed: int | None, resume: str | None, advice: str, tables_dir: str | None) -> None:
+    """Keep the score sheet of a real game: thousand play RULES --players A B [C ...].
+
+    Reads commands line by line from stdin (type `help`): enter the rolls or let the
+    program roll, set dice aside, roll on or stop; every rule of RULES is applied to
+    the sheet. `?` shows advice; `undo`, `save FILE` and --resume FILE keep the game safe.
+    """
+    rs = load_ruleset(rules, overrides)
+    plist = [p for n in names for p in n.split(",") if p]
+    if resume:
+        try:
+            data = json.loads(Path(resume).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise StateError(f"cannot read the saved game {resume}: {exc}") from None
+        if not isinstance(data, dict):
+            raise StateError(f"{resume} is not a saved game")
+        g = Game.from_json(data)
+        if g.rs.hash != rs.hash:
+            raise StateError(f"{resume} was saved with other rules ({data.get('rules')!r} "
+                             f"{' '.join(data.get('overrides', []))}), not {rules!r}")
+        if plist and plist != g.names:
+            raise StateError(f"{resume} is a game of {', '.join(g.names)}, not of {', '.join(plist)}")
+        if seed is not None:
+            g.seed = seed
+        click.echo(f"resumed {resume}: {len(g.log)} entries")
+    else:
+        g = Game(rs, plist, rules, overrides, seed)
+    advisors = Advisors(g.rs, advice, tables_dir)
+    stdin = click.get_text_stream("stdin")
+    echo_input = not stdin.isatty()
+    click.echo(f"thousand play {rs.name}: {', '.join(g.names)} (type help for the commands)")
+    click.echo(g.sheet())
+    while True:
+        click.echo(g.prompt(), nl=False)
+        line = stdin.readline()
+        if not line:
+            click.echo("")
+            break
+        if echo_input:
+            click.echo(line.rstrip("\n"))
+        try:
+            text, quit_ = run_command(g, line, advisors)
+        except ThousandError as exc:
+            text, quit_ = f"refused: {exc}", False
+        if text:
+            click.echo(text)
+        if quit_:
+            break
