@@ -1,0 +1,434 @@
+"""Monte Carlo games of the built-in bots, played by a compiled loop.
+
+Public API (used by ``thousand evaluate`` when both players are built-in)::
+
+    simulate_duel(rs, first, second, games, seed, tables_dir=None, threads=1) -> SimResult
+    simulate_race(rs, bot, games, seed, tables_dir=None) -> SimResult
+
+Bots (``parse_bot``):
+
+* ``optimal`` -- the duel-optimal player of the solved duel table (in a race:
+  the race-optimal player, the only optimum of a lone player);
+* ``race`` -- the solitaire-optimal player of the race table, blind to the
+  opponent;
+* ``hold:N`` -- rolls until the turn total is at least ``N`` points and
+  banking is allowed, then banks; ``cautious`` banks as soon as banking is
+  allowed (``hold:0``). After a roll both keep the set-aside with the most
+  points, on a tie the one using fewer dice (more dice left to roll);
+* ``random`` -- every choice uniformly at random: after a roll one of the
+  legal set-asides, then (where banking is allowed) bank or roll with
+  probability 1/2 each.
+
+Compulsory rolls (hot dice under ``must_roll``/``confirm``) are never a
+choice, and a turn that has to end (dump, overshoot, a confirming roll that
+can bank) ends for every bot.
+
+The value bots (``optimal``, ``race``) play from policy tables built once per
+ruleset: for every mover state ``x`` (and, for ``optimal``, every opponent
+``y``) the turn DP of :func:`solver.kernel.turn_dp` with ``full=True`` gives
+``R(t, n)`` (rolling ``n`` dice at total ``t``) and ``RC(t)`` (a confirming
+roll), next to ``E(t)``, the value of the turn ending at ``t``. They are
+stored in float32 as rows ``[E, R(1..N), RC]`` per (x, y, t). Before a roll
+the bot banks iff banking is allowed and ``E >= R`` (ties bank, as in the
+kernel); after a roll it takes the first option of the class (class order)
+with the largest continuation value, exactly as
+:class:`solver.advisor.TurnAdvisor` values them. Because of float32, two
+options whose values differ by less than about 1e-7 may be taken as a tie:
+the cost in win probability is below that.
+
+The duel policy holds ``n_states**2 * (T + 2) * W`` floats (plain: ~100 MB);
+above :data:`MEMORY_BUDGET_MB` (env ``THOUSAND_SIM_MEMORY_MB``) the request
+is refused with :class:`SimulationUnsupported`, and callers use a slower
+Python loop instead.
+
+Random numbers: each game has its own xoshiro256** stream derived from
+``(seed, game number)``, so results do not depend on the thread count, and
+the compiled loop and its pure twin (:mod:`solver._sim_pure`) play the very
+same games.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import kernel
+from .errors import ThousandError
+from .game import Moves
+from .rules import Ruleset
+from .states import StateSpace, build_state_space, decode
+
+MEMORY_BUDGET_MB = float(os.environ.get("THOUSAND_SIM_MEMORY_MB", "1024"))
+MAX_TURNS = 100_000  # per game; longer games are counted as unfinished
+MAX_LUT = 1 << 22    # faces**dice above this: rolls cannot be looked up directly
+
+OPTIMAL, HOLD, RANDOM = 0, 1, 2
+
+
+class BotError(ThousandError, ValueError):
+    """An unknown or malformed bot specification."""
+
+
+class SimulationUnsupported(ThousandError):
+    """A ruleset or bot the compiled simulator cannot play (too big, equal turns...)."""
+
+
+@dataclass
+class SimResult:
+    """What a run of games gave. In a race ``first_wins`` counts finished games."""
+
+    games: int
+    first_wins: int
+    seconds: float
+    second_wins: int = 0
+    unfinished: int = 0
+    mean_turns: float = 0.0      # per finished game (both players' turns in a duel)
+    std_turns: float = 0.0
+    policy_seconds: float = 0.0  # building the bots' tables (not in ``seconds``)
+    threads: int = 1
+    implementation: str = ""
+
+    @property
+    def first_win_rate(self) -> float:
+        return self.first_wins / self.games if self.games else float("nan")
+
+    @property
+    def ci95(self) -> float:
+        """Half-width of the normal 95% interval of ``first_win_rate``."""
+        p = self.first_win_rate
+        return 1.96 * float(np.sqrt(p * (1 - p) / self.games)) if self.games else float("nan")
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds if self.seconds > 0 else float("inf")
+
+
+# --------------------------------------------------------------------------- bots
+
+@dataclass(frozen=True)
+class Bot:
+    spec: str
+    kind: int
+    param: int = 0
+    table: str = ""  # "duel" or "race" for value bots
+
+
+def parse_bot(spec: str) -> Bot:
+    """A built-in bot from its spec: ``optimal``, ``race``, ``hold:N``, ``cautious``, ``random``."""
+    s = str(spec).strip().lower()
+    if s == "optimal":
+        return Bot(s, OPTIMAL, 0, "duel")
+    if s == "race":
+        return Bot(s, OPTIMAL, 0, "race")
+    if s == "cautious":
+        return Bot(s, HOLD, 0)
+    if s == "random":
+        return Bot(s, RANDOM, 0)
+    m = re.fullmatch(r"hold:(\d+)", s)
+    if m:
+        return Bot(s, HOLD, int(m.group(1)))
+    raise BotError(f"unknown bot {spec!r}: built-in bots are optimal, race, hold:N, cautious, random")
+
+
+# --------------------------------------------------------------------------- engine
+
+def _engine(pure: bool | None = None):
+    if pure is None:
+        pure = os.environ.get("THOUSAND_PURE", "") not in ("", "0")
+    if not pure:
+        try:
+            from . import _sim  # type: ignore[attr-defined]
+            return _sim
+        except ImportError:
+            pass
+    from . import _sim_pure
+    return _sim_pure
+
+
+_CACHE: dict = {}
+
+
+def _cached(key, make, size: int = 4):
+    if key not in _CACHE:
+        if len(_CACHE) >= size:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = make()
+    return _CACHE[key]
+
+
+def roll_lookup(rs: Ruleset):
+    """``(lut, lut_off, lut_size)``: the roll class (global index in the roll
+    table) of the ordered roll ``r = sum d_i * faces**i`` of ``n`` dice (faces
+    ``d_i + 1``) is ``lut[lut_off[n] + r]``, ``r < lut_size[n] = faces**n``."""
+    def make():
+        table = kernel.roll_table(rs)
+        F, N = rs.faces, rs.dice
+        if F ** N > MAX_LUT:
+            raise SimulationUnsupported(f"{rs.name}: {F}**{N} ordered rolls are too many for the simulator's "
+                                        "roll lookup")
+        parts, off, size = [], np.zeros(N + 2, np.int64), np.zeros(N + 1, np.uint64)
+        for n in range(1, N + 1):
+            rc = table.classes[n - 1]
+            radix = (n + 1) ** np.arange(F, dtype=np.int64)
+            keys = rc.rolls @ radix
+            order = np.argsort(keys)
+            r = np.arange(F ** n, dtype=np.int64)
+            digits = (r[:, None] // (F ** np.arange(n, dtype=np.int64))[None, :]) % F
+            rkeys = radix[digits].sum(axis=1)
+            pos = order[np.searchsorted(keys[order], rkeys)]
+            assert np.array_equal(keys[pos], rkeys)
+            parts.append((rc.roll_class[pos] + table.cls_ptr[n]).astype(np.int32))
+            off[n + 1] = off[n] + F ** n
+            size[n] = F ** n
+        return np.concatenate(parts), off, size
+    return _cached(("lut", rs), make)
+
+
+@dataclass
+class _Plans:
+    """Turn ends per state (the arrays of :class:`solver.kernel.DuelPlans`)."""
+
+    space: StateSpace
+    ptr: np.ndarray
+    stop_ok: np.ndarray
+    forced_ok: np.ndarray
+    next: np.ndarray
+    after: np.ndarray
+    climbed: np.ndarray
+    bust: np.ndarray
+    score: np.ndarray
+    overtaken: np.ndarray
+    pushed: np.ndarray
+    on_barrel: np.ndarray
+    start: int
+
+
+def _duel_plans(rs: Ruleset) -> _Plans:
+    def make():
+        from .duel import DuelModel
+        if rs.equal_turns:
+            raise SimulationUnsupported(f"{rs.name}: the simulator does not play equal_turns rulesets")
+        try:
+            model = DuelModel(rs)
+        except ThousandError as exc:
+            raise SimulationUnsupported(str(exc)) from None
+        p = model.plans
+        return _Plans(model.space, p.ptr, p.stop_ok, p.forced_ok, p.next, p.after, p.climbed, p.bust, p.score,
+                      p.overtaken, p.pushed, p.on_barrel, model.space.index[Moves(rs).initial()])
+    return _cached(("duel-plans", rs), make)
+
+
+def _race_plans(rs: Ruleset) -> _Plans:
+    def make():
+        sp = build_state_space(rs)
+        n = len(sp)
+        ptr = np.zeros(n + 1, np.int64)
+        np.cumsum(sp.T + 1, out=ptr[1:])
+        stop_ok = np.concatenate(sp.stop_ok).astype(np.uint8)
+        forced_ok = np.concatenate(sp.forced_ok).astype(np.uint8)
+        nxt = np.where(stop_ok == 1, np.concatenate(sp.stop_idx), np.concatenate(sp.forced_idx)).astype(np.int64)
+        z8 = np.zeros(len(nxt), np.uint8)
+        ar = np.arange(n, dtype=np.int64)
+        return _Plans(sp, ptr, stop_ok, forced_ok, nxt, np.zeros(len(nxt), np.int64), z8,
+                      sp.bust_idx.astype(np.int64), np.array([x.score for x in sp.states], np.int64),
+                      ar, ar, np.zeros(n, np.uint8), sp.index[Moves(rs).initial()])
+    return _cached(("race-plans", rs), make)
+
+
+def _width(rs: Ruleset) -> int:
+    return rs.dice + 1 + (1 if rs.hot_dice == "confirm" else 0)
+
+
+def policy_bytes(rs: Ruleset, plans: _Plans, per_opponent: bool) -> int:
+    """Bytes of a value bot's policy table on ``plans``."""
+    n = len(plans.ptr) - 1
+    rows = int(np.sum(np.diff(plans.ptr) + 1))
+    return rows * _width(rs) * 4 * (n if per_opponent else 1)
+
+
+def _check_budget(rs: Ruleset, nbytes: int, what: str) -> None:
+    if nbytes > MEMORY_BUDGET_MB * 2 ** 20:
+        raise SimulationUnsupported(
+            f"{rs.name}: the {what} policy of the simulator would take {nbytes / 2 ** 20:,.0f} MB, more than "
+            f"its budget of {MEMORY_BUDGET_MB:,.0f} MB (THOUSAND_SIM_MEMORY_MB)")
+
+
+def _fill_block(out: np.ndarray, ends: np.ndarray, tv: kernel.TurnValues, N: int, confirm: bool) -> None:
+    """out (K, T+2, W) <- [E, R(1..N), RC] from ends (T+1, K) and the turn DP tables."""
+    T = ends.shape[0] - 1
+    out[:, :T + 1, 0] = ends.T
+    out[:, T + 1, 0] = ends[T]
+    out[:, :, 1:N + 1] = tv.R[:, 1:, :].transpose(2, 0, 1)
+    if confirm:
+        out[:, :, N + 1] = tv.RC.T
+
+
+def duel_policy(rs: Ruleset, P: np.ndarray, plans: _Plans):
+    """``(pol, off)``: the optimal player's rows for mover x against opponent y
+    start at ``off[x] + y * (T_x + 2) * W`` (see the module docstring).
+    ``P[x, y]`` is the duel table in the state order of ``plans``."""
+    nbytes = policy_bytes(rs, plans, True)
+    _check_budget(rs, nbytes, "duel")
+    table = kernel.roll_table(rs)
+    n = len(plans.ptr) - 1
+    N, W = rs.dice, _width(rs)
+    confirm = rs.hot_dice == "confirm"
+    sizes = (np.diff(plans.ptr) + 1) * W * n
+    off = np.zeros(n, np.int64)
+    off[1:] = np.cumsum(sizes)[:-1]
+    pol = np.empty(nbytes // 4, np.float32)
+    Y = np.arange(n)
+    on_b = plans.on_barrel.astype(bool)
+    for x in range(n):
+        a, b = plans.ptr[x], plans.ptr[x + 1]
+        T = b - a - 1
+        stop_ok, forced_ok = plans.stop_ok[a:b], plans.forced_ok[a:b]
+        nxt, after, climbed = plans.next[a:b], plans.after[a:b], plans.climbed[a:b].astype(bool)
+        # as kernel._duel_level_loop, with Q[y, x] = P[x, y]
+        y1 = np.where(climbed[:, None] & on_b[None, :], plans.pushed[None, :], Y[None, :])
+        s = plans.score[y1]
+        opp = np.where((plans.score[x] < s) & (s < after[:, None]), plans.overtaken[y1], y1)
+        ends = 1.0 - P[opp, np.maximum(nxt, 0)[:, None]]
+        ends[nxt == -1] = 1.0
+        ends[(stop_ok | forced_ok) == 0] = 0.0
+        bust = 1.0 - P[Y, plans.bust[x]]
+        tv = kernel.turn_dp(table, stop_ok, ends, forced_ok, ends, bust, np.ones(n), full=True)
+        block = pol[off[x]:off[x] + sizes[x]].reshape(n, T + 2, W)
+        _fill_block(block, ends, tv, N, confirm)
+    return pol, off
+
+
+def race_policy(rs: Ruleset, J: np.ndarray, plans: _Plans):
+    """``(pol, off)`` of the race player: rows of state x start at ``off[x]``.
+    ``J[x]`` = minus the expected turns to win from state x (order of ``plans``)."""
+    table = kernel.roll_table(rs)
+    n = len(plans.ptr) - 1
+    N, W = rs.dice, _width(rs)
+    confirm = rs.hot_dice == "confirm"
+    sizes = (np.diff(plans.ptr) + 1) * W
+    off = np.zeros(n, np.int64)
+    off[1:] = np.cumsum(sizes)[:-1]
+    pol = np.empty(int(sizes.sum()), np.float32)
+    Jw = np.append(J, 0.0)  # index -1: the win
+    for x in range(n):
+        a, b = plans.ptr[x], plans.ptr[x + 1]
+        T = b - a - 1
+        stop_ok, forced_ok = plans.stop_ok[a:b], plans.forced_ok[a:b]
+        ends = np.where((stop_ok | forced_ok) == 1, Jw[np.maximum(plans.next[a:b], -1)], 0.0)[:, None]
+        tv = kernel.turn_dp(table, stop_ok, ends, forced_ok, ends, np.array([J[plans.bust[x]]]), np.zeros(1),
+                            full=True)
+        block = pol[off[x]:off[x] + sizes[x]].reshape(1, T + 2, W)
+        _fill_block(block, ends, tv, N, confirm)
+    return pol, off
+
+
+def _table_values(rs: Ruleset, objective: str, space: StateSpace, tables_dir):
+    """The stored table of ``objective`` in the state order of ``space``; None
+    if the table lacks some state of ``space``."""
+    from .solve import solve_objective
+    sol = solve_objective(rs, objective, tables_dir, progress=False)
+    perm = np.empty(len(space), np.int64)
+    index = {decode(row): i for i, row in enumerate(sol.table.states)}
+    for i, x in enumerate(space.states):
+        j = index.get(x)
+        if j is None:
+            return None
+        perm[i] = j
+    v = np.asarray(sol.table.values)
+    return v[np.ix_(perm, perm)] if v.ndim == 2 else v[perm]
+
+
+def _race_J(rs: Ruleset, plans: _Plans, tables_dir) -> np.ndarray:
+    turns = _table_values(rs, "race", plans.space, tables_dir)
+    if turns is None:
+        # the duel's space has states a lone player never reaches (overtaken, pushed
+        # off): solve the race on it instead
+        from .race import solve_race
+        turns = solve_race(rs, space=plans.space).turns
+    return -np.asarray(turns, dtype=np.float64)
+
+
+def _bot_policy(rs: Ruleset, bot: Bot, plans: _Plans, tables_dir, duel: bool):
+    """``(pol, off, blind)`` for a bot on ``plans``; empty tables for table-free bots."""
+    if bot.kind != OPTIMAL:
+        return np.zeros(1, np.float32), np.zeros(len(plans.ptr) - 1, np.int64), 1
+    if bot.table == "duel" and duel:
+        def make():
+            _check_budget(rs, policy_bytes(rs, plans, True), "duel")
+            P = _table_values(rs, "duel", plans.space, tables_dir)
+            if P is None:
+                raise SimulationUnsupported(f"{rs.name}: the duel table does not match the duel's states")
+            return duel_policy(rs, P, plans)
+        pol, off = _cached(("duel-policy", rs, str(tables_dir)), make, size=2)
+        return pol, off, 0
+    key = ("race-policy", rs, str(tables_dir), "duel" if duel else "race")
+    pol, off = _cached(key, lambda: race_policy(rs, _race_J(rs, plans, tables_dir), plans))
+    return pol, off, 1
+
+
+def _run(rs: Ruleset, plans: _Plans, bots, pols, race: bool, games: int, seed: int, threads: int,
+         pure: bool | None, max_turns: int = MAX_TURNS):
+    eng = _engine(pure)
+    table = kernel.roll_table(rs)
+    lut, lut_off, lut_size = roll_lookup(rs)
+    (pol0, off0, blind0), (pol1, off1, blind1) = pols
+    t0 = time.perf_counter()
+    out = eng.run(lut, lut_off, lut_size, table.cls_instant, table.opt_ptr, table.opt_points, table.opt_used,
+                  rs.dice, kernel.HOT_MODE[rs.hot_dice], rs.unit,
+                  plans.ptr, plans.stop_ok, plans.forced_ok, plans.next, plans.after, plans.climbed,
+                  plans.bust, plans.score, plans.overtaken, plans.pushed, plans.on_barrel,
+                  plans.start, plans.start, np.array([b.kind for b in bots], np.int64),
+                  np.array([b.param for b in bots], np.int64), pol0, off0, blind0, pol1, off1, blind1,
+                  _width(rs), int(race), int(games), int(seed) & ((1 << 64) - 1), 0, int(max_turns),
+                  int(threads))
+    return out, time.perf_counter() - t0, eng.IMPLEMENTATION
+
+
+def _result(games, out, seconds, policy_seconds, threads, impl) -> SimResult:
+    w0, w1, unf, s1, s2 = out
+    done = w0 + w1
+    mean = s1 / done if done else 0.0
+    var = max(s2 / done - mean * mean, 0.0) * done / (done - 1) if done > 1 else 0.0
+    return SimResult(games, int(w0), seconds, int(w1), int(unf), float(mean), float(np.sqrt(var)),
+                     policy_seconds, threads, impl)
+
+
+def _check_games(games: int) -> None:
+    if int(games) < 0:
+        raise ThousandError(f"the number of games must be non-negative, got {games}")
+
+
+def simulate_duel(rs: Ruleset, first: str, second: str, games: int, seed: int, tables_dir=None,
+                  threads: int = 1, pure: bool | None = None) -> SimResult:
+    """Play ``games`` duels of ``first`` (who moves first in every game) against
+    ``second`` from the initial state; ``threads`` = 0 uses every core."""
+    _check_games(games)
+    bots = (parse_bot(first), parse_bot(second))
+    t0 = time.perf_counter()
+    roll_lookup(rs)
+    plans = _duel_plans(rs)
+    pols = [_bot_policy(rs, b, plans, tables_dir, duel=True) for b in bots]
+    ps = time.perf_counter() - t0
+    out, sec, impl = _run(rs, plans, bots, pols, False, games, seed, threads, pure)
+    return _result(games, out, sec, ps, threads, impl)
+
+
+def simulate_race(rs: Ruleset, bot: str, games: int, seed: int, tables_dir=None,
+                  threads: int = 1, pure: bool | None = None) -> SimResult:
+    """Play ``games`` solitaire games of ``bot`` (``optimal`` = ``race`` here)
+    and count the turns to win."""
+    _check_games(games)
+    b = parse_bot(bot)
+    if b.kind == OPTIMAL:
+        b = Bot(b.spec, OPTIMAL, 0, "race")
+    t0 = time.perf_counter()
+    roll_lookup(rs)
+    plans = _race_plans(rs)
+    pol = _bot_policy(rs, b, plans, tables_dir, duel=False)
+    ps = time.perf_counter() - t0
+    out, sec, impl = _run(rs, plans, (b, b), (pol, pol), True, games, seed, threads, pure)
+    return _result(games, out, sec, ps, threads, impl)
