@@ -211,6 +211,8 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
 
 # --------------------------------------------------------------------------- evaluate (bots)
 # registered here: the command lives in its own module
+from .evaluate import evaluate  # noqa: E402
+main.add_command(evaluate)
 
 # --------------------------------------------------------------------------- play and chart
 # registered here: the commands live in their own modules

@@ -15,3 +15,7 @@ class StateError(ThousandError, ValueError):
 
 class TableError(ThousandError):
     """A stored table that is missing, corrupt or made for other rules."""
+
+
+class BotError(ThousandError):
+    """A bot that cannot be loaded or started, or that misbehaves beyond what is counted."""

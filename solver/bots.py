@@ -1,0 +1,665 @@
+"""Bots: what a bot sees and answers, the rules of one decision, loaders, built-in bots,
+and the JSON-lines client for bots written in any language (docs/bots.md).
+
+A bot is asked once per scoring roll on which it has a choice. It sees a
+:class:`BotState` (both players, the turn total before this roll, the roll, sorted, and
+every legal :class:`Action`) and answers one of the legal actions: the dice to set
+aside and whether to roll on or stop. Where the rules leave no choice after a set-aside
+(a compulsory roll of hot dice, a confirmed bank, a mid-turn dump or overshoot) the
+``roll`` flag of the answer is ignored.
+
+The rules of a decision live in :func:`legal_actions`, built on :class:`solver.game.Moves`
+with exactly the in-turn semantics of :class:`solver.advisor.TurnAdvisor`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import os
+import random
+import select
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import BotError, ThousandError
+from .game import Moves, PlayerState
+from .rules import Ruleset
+from .scoring import RollScorer
+
+PROTOCOL = 1
+BUILTINS = ("optimal", "race", "hold:N", "cautious", "random")
+
+
+# --------------------------------------------------------------------------- types
+
+
+@dataclass(frozen=True)
+class Action:
+    """Set ``keep`` aside (sorted faces), then roll on (``roll``) or stop.
+
+    ``then`` in a legal action says what follows: ``"roll"``, ``"stop"``, or for a
+    continuation the rules force, ``"roll (compulsory)"``, ``"banked (confirmed)"``,
+    ``"ends (dump)"``, ``"ends (overshoot)"``."""
+
+    keep: tuple[int, ...]
+    roll: bool
+    points: int = field(default=0, compare=False)
+    then: str = field(default="", compare=False)
+
+    @property
+    def forced(self) -> bool:
+        return self.then not in ("roll", "stop")
+
+    def label(self) -> str:
+        return f"keep {','.join(map(str, self.keep))} (+{self.points}), then {self.then or ('roll' if self.roll else 'stop')}"
+
+    def to_json(self) -> dict:
+        return {"keep": list(self.keep), "then": "roll" if self.roll else "stop", "points": self.points,
+                "forced": self.forced}
+
+
+@dataclass(frozen=True)
+class BotState:
+    """One decision: the mover ``me`` (and ``opponent``, None in a race) at the start of
+    the turn, the turn total before this roll, the roll (sorted) and the legal actions
+    (the set-aside with the most points first)."""
+
+    ruleset: Ruleset
+    me: PlayerState
+    opponent: PlayerState | None
+    turn_total: int
+    roll: tuple[int, ...]
+    legal: tuple[Action, ...]
+    hot: bool = False        # this roll is a roll of hot dice (all dice again)
+
+    @property
+    def dice(self) -> int:
+        return len(self.roll)
+
+    def key(self) -> tuple:
+        return (self.me, self.opponent, self.turn_total, self.roll, self.hot)
+
+    def to_json(self) -> dict:
+        return {"me": player_json(self.me), "opponent": player_json(self.opponent) if self.opponent else None,
+                "turn_total": self.turn_total, "dice": self.dice, "roll": list(self.roll),
+                "hot_dice_roll": self.hot, "legal": [a.to_json() for a in self.legal]}
+
+
+def player_json(x: PlayerState) -> dict:
+    return {k: (bool(v) if k == "opened" else int(v)) for k, v in x._asdict().items()}
+
+
+def advise_command(rs: Ruleset, state: BotState, objective: str, overrides: tuple[str, ...] = ()) -> str:
+    """The ``thousand advise`` command line that shows the options of ``state``."""
+    def counters(x: PlayerState, p: str) -> list[str]:
+        out = []
+        if not x.opened:
+            out.append(f"--{p}unopened")
+        for k in ("bolts", "falls", "pit_tries", "pit_entry", "barrel_tries", "barrel_entry", "overshoots"):
+            v = getattr(x, k)
+            if v:
+                out.append(f"--{p}{k.replace('_', '-')} {v}")
+        return out
+    parts = ["thousand", "advise", shlex.quote(rs.name)]
+    parts += [f"--set {shlex.quote(o)}" for o in overrides]
+    parts += [f"--me {state.me.score}"] + counters(state.me, "")
+    if objective == "duel" and state.opponent is not None:
+        parts += [f"--opp {state.opponent.score}"] + counters(state.opponent, "opp-")
+    else:
+        parts += ["--objective race"]
+    parts += [f"--turn {state.turn_total}", f"--roll {','.join(map(str, state.roll))}"]
+    return " ".join(parts)
+
+
+# --------------------------------------------------------------------------- rules of a decision
+
+
+class Rules:
+    """The rules of one decision and of a whole turn, for a ruleset."""
+
+    def __init__(self, rs: Ruleset):
+        self.rs = rs
+        self.moves = Moves(rs)
+        self.scorer = RollScorer(rs)
+        self._sa: dict[tuple[int, ...], list] = {}
+        self._inst: dict[tuple[int, ...], bool] = {}
+
+    def set_asides(self, roll: tuple[int, ...]) -> list:
+        r = self._sa.get(roll)
+        if r is None:
+            r = self._sa[roll] = self.scorer.set_asides(roll)
+            self._inst[roll] = self.scorer.is_instant_win(roll)
+        return r
+
+    def instant_win(self, roll: tuple[int, ...]) -> bool:
+        self.set_asides(roll)
+        return self._inst[roll]
+
+    def hot_roll(self, t: int, n: int) -> bool:
+        """Whether a roll of ``n`` dice at total ``t`` is a (compulsory) roll of hot dice."""
+        return t > 0 and n == self.rs.dice and self.rs.hot_dice != "free"
+
+    def legal_actions(self, x: PlayerState, t: int, roll: tuple[int, ...]) -> tuple[Action, ...]:
+        """Every legal action after ``roll`` at total ``t`` (empty: a bust). The
+        semantics are those of :meth:`solver.advisor.TurnAdvisor._after`."""
+        rs, mv = self.rs, self.moves
+        n = len(roll)
+        confirming = self.hot_roll(t, n) and rs.hot_dice == "confirm"
+        out = []
+        for pts, kept in self.set_asides(roll):
+            t1 = t + pts
+            ev = mv.mid_turn(x, t1)
+            if ev:
+                out.append(Action(kept, False, pts, f"ends ({ev})"))
+                continue
+            can_stop = mv.can_bank(x, t1)
+            if confirming and can_stop:
+                out.append(Action(kept, False, pts, "banked (confirmed)"))
+                continue
+            if n - len(kept) == 0 and rs.hot_dice in ("must_roll", "confirm"):
+                out.append(Action(kept, True, pts, "roll (compulsory)"))
+                continue
+            if can_stop:
+                out.append(Action(kept, False, pts, "stop"))
+            out.append(Action(kept, True, pts, "roll"))
+        return tuple(out)
+
+    def dice_after(self, n: int, a: Action) -> int:
+        left = n - len(a.keep)
+        return left if left else self.rs.dice
+
+
+def match_action(legal: tuple[Action, ...], keep, roll: bool | None) -> Action | None:
+    """The legal action with these dice set aside and this continuation (ignored where forced)."""
+    keep = tuple(sorted(keep))
+    cands = [a for a in legal if a.keep == keep]
+    if not cands:
+        return None
+    if len(cands) == 1 and cands[0].forced:
+        return cands[0]
+    for a in cands:
+        if roll is None or a.roll == roll:
+            return a
+    return None
+
+
+def coerce_action(state: BotState, answer: Any) -> Action:
+    """A bot's answer as one of ``state.legal``, or a :class:`BotError` saying why not.
+
+    Accepted: an :class:`Action`; a dict ``{"keep": [...], "then": "roll"|"stop"}``; a pair
+    ``(keep, "roll"|"stop"|bool)``; or a bare ``"roll"``/``"stop"`` meaning the set-aside
+    with the most points (the first legal one)."""
+    legal = state.legal
+    if isinstance(answer, Action):
+        keep, roll = answer.keep, answer.roll
+    elif isinstance(answer, str):
+        if answer not in ("roll", "stop"):
+            raise _fault("malformed", f"answer {answer!r} is neither 'roll' nor 'stop'")
+        keep, roll = legal[0].keep, answer == "roll"
+    elif isinstance(answer, dict):
+        if "keep" not in answer:
+            keep = legal[0].keep
+        else:
+            keep = answer["keep"]
+        then = answer.get("then", answer.get("action"))
+        if then not in ("roll", "stop"):
+            raise _fault("malformed", f"answer {_short(answer)}: 'then' must be \"roll\" or \"stop\"")
+        roll = then == "roll"
+    elif isinstance(answer, (tuple, list)) and len(answer) == 2:
+        keep, then = answer
+        roll = then if isinstance(then, bool) else (then == "roll" if then in ("roll", "stop") else None)
+        if roll is None:
+            raise _fault("malformed", f"answer {_short(answer)}: the second item must be 'roll' or 'stop'")
+    else:
+        raise _fault("malformed", f"answer {_short(answer)} is not an action")
+    try:
+        keep = tuple(int(v) for v in keep)
+    except (TypeError, ValueError):
+        raise _fault("malformed", f"answer {_short(answer)}: 'keep' must be a list of faces") from None
+    a = match_action(legal, keep, roll)
+    if a is None:
+        raise _fault("illegal", f"illegal action: keep {list(keep)} then {'roll' if roll else 'stop'} "
+                       f"(legal: {'; '.join(x.label() for x in legal)})")
+    return a
+
+
+def _fault(kind: str, msg: str) -> BotError:
+    """A counted fault of a bot's answer (``kind``: malformed, illegal, late, raised)."""
+    e = BotError(msg)
+    e.kind = kind
+    return e
+
+
+def _short(v: Any, n: int = 80) -> str:
+    s = repr(v)
+    return s if len(s) <= n else s[:n - 3] + "..."
+
+
+# --------------------------------------------------------------------------- faults
+
+
+@dataclass
+class Faults:
+    """Faults of a bot: counted per kind, the first few kept with their messages."""
+
+    counts: dict = field(default_factory=dict)
+    examples: list = field(default_factory=list)
+
+    def add(self, kind: str, msg: str) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        if len(self.examples) < 5:
+            self.examples.append(f"{kind}: {msg}")
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+class Bot:
+    """The base of the bots the evaluator drives: ``choose(state) -> Action`` never raises
+    for a bot's misbehaviour (a fault is counted and the fallback action, the first legal
+    set-aside then stop where allowed, is played) except after ``max_faults`` faults."""
+
+    name = "bot"
+    deterministic = True
+
+    def __init__(self, max_faults: int = 1000):
+        self.faults = Faults()
+        self.max_faults = max_faults
+        self.decisions = 0
+
+    def decide(self, state: BotState) -> Any:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def choose(self, state: BotState) -> Action:
+        self.decisions += 1
+        try:
+            return coerce_action(state, self.decide(state))
+        except BotError as exc:
+            if not hasattr(exc, "kind"):
+                raise
+            self.fault(exc.kind, str(exc))
+        except Exception as exc:  # a user bot raised: a counted fault, never a traceback
+            self.fault("raised", f"{type(exc).__name__}: {exc}".splitlines()[0][:200])
+        return fallback(state)
+
+    def fault(self, kind: str, msg: str) -> None:
+        self.faults.add(kind, msg)
+        if self.faults.total >= self.max_faults:
+            raise BotError(f"bot {self.name}: {self.faults.total} faults, giving up "
+                           f"(first: {self.faults.examples[0]})")
+
+    def new_game(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def fallback(state: BotState) -> Action:
+    """The action played for a faulty answer: the first legal set-aside, stopping where allowed."""
+    first = state.legal[0].keep
+    cands = [a for a in state.legal if a.keep == first]
+    return next((a for a in cands if not a.roll), cands[0])
+
+
+class HoldBot(Bot):
+    """Set aside the most points; stop once the turn total reaches ``n``, or banking wins,
+    where banking is allowed (Neller's "hold at n")."""
+
+    def __init__(self, n: int):
+        super().__init__()
+        self.n = n
+        self.name = f"hold:{n}"
+
+    def decide(self, state: BotState) -> Action:
+        first = state.legal[0].keep
+        cands = [a for a in state.legal if a.keep == first]
+        if len(cands) == 1:
+            return cands[0]
+        stop = next(a for a in cands if not a.roll)
+        t = state.turn_total + stop.points
+        wins = Moves(state.ruleset).wins(state.me, t)
+        return stop if t >= self.n or wins else next(a for a in cands if a.roll)
+
+
+class CautiousBot(HoldBot):
+    """Stop as soon as banking is allowed."""
+
+    def __init__(self):
+        super().__init__(0)
+        self.name = "cautious"
+
+
+class RandomBot(Bot):
+    """A uniformly random legal action (seeded)."""
+
+    deterministic = False
+
+    def __init__(self, seed: int = 0):
+        super().__init__()
+        self.rng = random.Random(seed)
+        self.name = "random"
+
+    def decide(self, state: BotState) -> Action:
+        return state.legal[self.rng.randrange(len(state.legal))]
+
+
+class TableBot(Bot):
+    """The best action by a solved table (``optimal``: the duel table; ``race``: the race
+    table, blind to the opponent)."""
+
+    def __init__(self, oracle, name: str):
+        super().__init__()
+        self.oracle, self.name = oracle, name
+
+    def decide(self, state: BotState) -> Action:
+        return self.oracle.best(state)
+
+
+class PythonBot(Bot):
+    """A user's object with ``decide(state)``."""
+
+    def __init__(self, obj: Any, name: str):
+        super().__init__(max_faults=100)
+        self.obj, self.name = obj, name
+        self.deterministic = bool(getattr(obj, "deterministic", True))
+
+    def decide(self, state: BotState) -> Any:
+        return self.obj.decide(state)
+
+    def new_game(self) -> None:
+        f = getattr(self.obj, "new_game", None)
+        if callable(f):
+            try:
+                f()
+            except Exception as exc:
+                self.fault("raised", f"new_game: {type(exc).__name__}: {exc}")
+
+
+class _FnBot:
+    def __init__(self, fn):
+        self.decide = fn
+
+
+def load_python_object(spec: str) -> Any:
+    """``module:attr`` or ``path/to/file.py:attr`` -> an object with ``decide``."""
+    target, _, attr = spec.rpartition(":")
+    if not target or not attr:
+        raise BotError(f"bot {spec!r}: expected module:attr or path/to/file.py:attr")
+    try:
+        if target.endswith(".py") or os.sep in target or "/" in target:
+            path = Path(target)
+            if not path.is_file():
+                raise BotError(f"bot {spec!r}: no such file {target}")
+            name = f"_thousand_bot_{abs(hash(str(path.resolve())))}"
+            mspec = importlib.util.spec_from_file_location(name, path)
+            if mspec is None or mspec.loader is None:
+                raise BotError(f"bot {spec!r}: cannot load {target}")
+            module = importlib.util.module_from_spec(mspec)
+            sys.modules[name] = module
+            mspec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(target)
+    except BotError:
+        raise
+    except Exception as exc:  # import errors, syntax errors, errors at import time
+        raise BotError(f"bot {spec!r}: cannot import {target}: {type(exc).__name__}: "
+                       f"{str(exc).splitlines()[0] if str(exc) else ''}") from None
+    if not hasattr(module, attr):
+        raise BotError(f"bot {spec!r}: {target} has no attribute {attr!r}")
+    obj = getattr(module, attr)
+    try:
+        if isinstance(obj, type):
+            obj = obj()
+        elif callable(obj) and not hasattr(obj, "decide"):
+            obj = _FnBot(obj)
+    except Exception as exc:
+        raise BotError(f"bot {spec!r}: creating the bot failed: {type(exc).__name__}: {exc}") from None
+    if not callable(getattr(obj, "decide", None)):
+        raise BotError(f"bot {spec!r}: the object has no decide(state) method")
+    return obj
+
+
+# --------------------------------------------------------------------------- JSON-lines bots
+
+
+class ProcessBot(Bot):
+    """A bot in any language, talking JSON lines over stdin/stdout (docs/bots.md)."""
+
+    def __init__(self, command: str, rs: Ruleset, objective: str, timeout: float = 2.0,
+                 start_timeout: float = 10.0, max_faults: int = 100, max_late: int = 3):
+        super().__init__(max_faults=max_faults)
+        self.command, self.rs, self.objective = command, rs, objective
+        self.timeout, self.max_late = timeout, max_late
+        self.late_in_row = 0
+        self.name = f"exec:{command}"
+        self.buf = b""
+        self.next_id = 0
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:
+            raise BotError(f"bot command {command!r}: {exc}") from None
+        if not argv:
+            raise BotError("bot command is empty")
+        self.stderr_path = None
+        import tempfile
+        self._err = tempfile.TemporaryFile()
+        try:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=self._err, start_new_session=True)
+        except OSError as exc:
+            raise BotError(f"bot command {command!r} cannot start: {exc.strerror or exc}") from None
+        try:
+            self._send({"type": "hello", "protocol": PROTOCOL, "objective": objective,
+                        "ruleset": ruleset_json(rs)})
+            reply = self._read_reply(start_timeout)
+            if reply is None:
+                raise BotError(f"bot {command!r} did not answer the handshake within {start_timeout:g} s")
+            if not isinstance(reply, dict) or reply.get("type") != "ready":
+                raise BotError(f"bot {command!r}: the handshake answer must be {{\"type\": \"ready\"}}, "
+                               f"got {_short(reply)}")
+            if reply.get("name"):
+                self.name = str(reply["name"])[:60]
+        except BaseException:
+            self.close()
+            raise
+
+    # ---- wire
+
+    def _send(self, msg: dict) -> None:
+        try:
+            self.proc.stdin.write((json.dumps(msg) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise self._died() from None
+
+    def _died(self) -> BotError:
+        try:
+            code = self.proc.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            code = None
+        tail = self.stderr_tail()
+        return BotError(f"bot {self.name!r} exited (code {code}) after {self.decisions} decisions"
+                        + (f"; its stderr ends: {tail}" if tail else ""))
+
+    def stderr_tail(self) -> str:
+        try:
+            self._err.seek(0)
+            lines = [ln for ln in self._err.read().decode(errors="replace").splitlines() if ln.strip()]
+            return lines[-1][:200] if lines else ""
+        except (OSError, ValueError):
+            return ""
+
+    def _readline(self, deadline: float) -> bytes | None:
+        """One line from the bot, or None when the deadline passes; BotError on EOF."""
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            r, _, _ = select.select([fd], [], [], left)
+            if not r:
+                return None
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise self._died()
+            self.buf += chunk
+            if len(self.buf) > 1 << 20 and b"\n" not in self.buf:
+                self.buf = b""
+                raise BotError(f"bot {self.name!r}: a reply line longer than 1 MiB")
+        line, _, self.buf = self.buf.partition(b"\n")
+        return line
+
+    def _read_reply(self, timeout: float, want_id: int | None = None):
+        deadline = time.monotonic() + timeout
+        while True:
+            line = self._readline(deadline)
+            if line is None:
+                return None
+            if not line.strip():
+                continue
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                if want_id is None:
+                    raise BotError(f"bot {self.command!r}: the handshake answer is not JSON: "
+                                   f"{_short(line.decode(errors='replace'))}")
+                return _Malformed(line.decode(errors="replace"))
+            if want_id is not None and isinstance(msg, dict) and "id" in msg and msg["id"] != want_id:
+                continue  # a late answer to an earlier request
+            return msg
+
+    # ---- decisions
+
+    def decide(self, state: BotState) -> Any:
+        self.next_id += 1
+        rid = self.next_id
+        self._send({"type": "decide", "id": rid, "state": state.to_json()})
+        reply = self._read_reply(self.timeout, rid)
+        if reply is None:
+            self.late_in_row += 1
+            if self.late_in_row >= self.max_late:
+                raise BotError(f"bot {self.name!r} did not answer within {self.timeout:g} s "
+                               f"{self.late_in_row} times in a row; giving up")
+            raise _fault("late", f"no answer within {self.timeout:g} s (request {rid})")
+        self.late_in_row = 0
+        if isinstance(reply, _Malformed):
+            raise _fault("malformed", f"not JSON: {_short(reply.text)}")
+        if not isinstance(reply, dict):
+            raise _fault("malformed", f"not a JSON object: {_short(reply)}")
+        if "keep" not in reply or reply.get("then") not in ("roll", "stop"):
+            raise _fault("malformed", f"an answer needs \"keep\" and \"then\": {_short(reply)}")
+        return reply
+
+    def choose(self, state: BotState) -> Action:
+        self.decisions += 1
+        try:
+            return coerce_action(state, self.decide(state))
+        except BotError as exc:
+            kind = getattr(exc, "kind", None)
+            if kind is None:
+                raise  # the bot died or gave up: the evaluation cannot go on
+            self.fault(kind, str(exc))
+        return fallback(state)
+
+    def close(self) -> None:
+        p = getattr(self, "proc", None)
+        if p is None:
+            return
+        if p.poll() is None:
+            try:
+                p.stdin.write(b'{"type": "bye"}\n')
+                p.stdin.flush()
+            except (OSError, ValueError):
+                pass
+        try:
+            p.stdin.close()
+        except (OSError, ValueError):
+            pass
+        try:
+            p.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                p.kill()
+            p.wait()
+        try:
+            p.stdout.close()
+        except (OSError, ValueError):
+            pass
+        self.proc = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+class _Malformed:
+    def __init__(self, text: str):
+        self.text = text
+
+
+def ruleset_json(rs: Ruleset) -> dict:
+    return {"name": rs.name, "hash": rs.hash, "dice": rs.dice, "faces": rs.faces, "goal": rs.goal,
+            "unit": rs.unit, "keep": rs.keep, "hot_dice": rs.hot_dice, "open_min": rs.open_min,
+            "toml": rs.to_toml()}
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def load_bot(spec: str, rs: Ruleset, objective: str = "duel", tables_dir: str | None = None,
+             seed: int = 0, timeout: float = 2.0, oracles: dict | None = None) -> Bot:
+    """A bot from its spec: a built-in (``optimal``, ``race``, ``hold:N``, ``cautious``,
+    ``random``), ``exec:COMMAND`` (a JSON-lines bot), or ``module:attr`` /
+    ``path/to/file.py:attr`` (a Python bot)."""
+    spec = spec.strip()
+    if spec in ("optimal", "race"):
+        from .evaluate import Oracle
+        oracles = {} if oracles is None else oracles
+        obj = "duel" if (spec == "optimal" and objective == "duel") else "race"
+        if obj not in oracles:
+            oracles[obj] = Oracle(rs, obj, tables_dir)
+        return TableBot(oracles[obj], spec)
+    if spec.startswith("hold:"):
+        try:
+            n = int(spec[5:])
+        except ValueError:
+            raise BotError(f"bot {spec!r}: hold:N needs a whole number N") from None
+        return HoldBot(n)
+    if spec == "cautious":
+        return CautiousBot()
+    if spec == "random" or spec.startswith("random:"):
+        s = seed
+        if spec.startswith("random:"):
+            try:
+                s = int(spec[7:])
+            except ValueError:
+                raise BotError(f"bot {spec!r}: random:SEED needs a whole number") from None
+        return RandomBot(s)
+    if spec.startswith("exec:"):
+        return ProcessBot(spec[5:].strip(), rs, objective, timeout=timeout)
+    if ":" in spec:
+        return PythonBot(load_python_object(spec), spec)
+    raise BotError(f"unknown bot {spec!r}: use one of {', '.join(BUILTINS)}, exec:COMMAND, "
+                   "module:attr or path/to/file.py:attr")
+
+
+def is_builtin(spec: str) -> bool:
+    s = spec.strip()
+    return s in ("optimal", "race", "cautious", "random") or s.startswith("hold:") or s.startswith("random:")
+
+
+__all__ = ["Action", "BotState", "Bot", "Rules", "load_bot", "coerce_action", "fallback", "ThousandError"]
