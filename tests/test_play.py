@@ -1,0 +1,219 @@
+"""The scorekeeper: the engine on top of Moves, and the `thousand play` command driven by stdin."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from solver.cli import main
+from solver.game import Moves, PlayerState
+from solver.play import Game, Refused
+from solver.rules import load_ruleset
+
+
+def game(spec, *overrides, players=("A", "B")):
+    return Game(load_ruleset(spec, overrides), list(players), spec, overrides)
+
+
+def play(g, *entries):
+    for e in entries:
+        g.submit(e)
+    return g
+
+
+# --------------------------------------------------------------------------- engine
+
+
+def test_pig_turns_bank_bust_and_win():
+    g = game("pig", "goal=20")
+    play(g, "roll 6", "roll 5", "stop")
+    assert g.states[0].score == 11 and g.current == 1
+    play(g, "roll 4", "roll 1")                       # bust: B's 4 is lost
+    assert g.states[1].score == 0 and g.current == 0
+    play(g, "roll 6", "roll 3")
+    assert g.turn.total == 9
+    play(g, "stop")
+    assert g.over and g.winners == [0]
+    with pytest.raises(Refused):
+        g.submit("roll 3")
+
+
+def test_refusals_leave_the_game_unchanged():
+    g = game("classic")
+    play(g, "roll 1,5,3,3,4")                          # 15, three dice left
+    before = (g.turn.total, g.turn.dice, list(g.log))
+    for bad, why in [("stop", "not opened"), ("roll 1,1", "3 dice"), ("roll 7,1,1", "face 7"),
+                     ("keep 1", "no roll")]:
+        with pytest.raises(Refused, match=why):
+            g.submit(bad)
+        assert (g.turn.total, g.turn.dice, list(g.log)) == before
+
+
+def test_hot_dice_must_roll_is_compulsory():
+    g = game("classic")
+    play(g, "roll 2,2,2,1,5")                          # 20 + 15 = 35, all five set aside
+    assert g.turn.total == 35 and g.turn.dice == 5 and g.turn.compulsory
+    with pytest.raises(Refused, match="compulsory"):
+        g.submit("stop")
+    play(g, "roll 1,1,1,3,4")                          # +100: 135, two dice
+    assert not g.turn.compulsory
+    play(g, "stop")
+    assert g.states[0] == PlayerState(135)
+
+
+def test_pits_overtaking_and_samosval():
+    rs = load_ruleset("classic")
+    g = game("classic")
+    # A: 1,1,1,1,2 -> 200, one die; stop -> 200, in the pit [200, 300)
+    play(g, "roll 1,1,1,1,2", "stop")
+    assert g.states[0].score == 200 and "pit [200, 300)" in g.status(0)
+    # B opens with 5,5,5 + 1 (60) ... 5,5,5,1,3 -> 60
+    play(g, "roll 5,5,5,1,3", "stop")
+    assert g.states[1].score == 60
+    # A in the pit cannot bank below 300
+    play(g, "roll 1,2,3,3,4")
+    with pytest.raises(Refused, match="pit"):
+        g.submit("stop")
+    play(g, "roll 2,3,4,6")                            # bust: pits are bolt-exempt in classic
+    assert g.states[0] == PlayerState(200)
+    # B jumps from 60 over A's 200 to 270 (into a pit, allowed): A is overtaken (-50) -> 150
+    play(g, "roll 1,1,1,5,5", "roll 1,1,1,2,3", "stop")   # 110, hot dice, + 100
+    assert g.states[1].score == 270
+    assert g.states[0].score == 150 and "overtaken" in g.history[0][-1]
+    # samosval: A at 150 banks 405 -> 555 -> 0, still opened
+    g2 = Game(rs, ["A", "B"], "classic")
+    g2.states[0] = PlayerState(150)
+    g2._apply("roll 4,4,4,4,4")                        # 400, hot dice
+    g2._apply("roll 5,2,2,3,4")                        # +5: 405, four dice
+    g2._apply("stop")
+    assert g2.states[0] == PlayerState(0, opened=True)
+
+
+def test_barrel_attempts_fall_and_push_off():
+    rs = load_ruleset("classic")
+    moves = Moves(rs)
+    g = Game(rs, ["A", "B"], "classic")
+    g.states = [PlayerState(800), PlayerState(880)]
+    g._apply("roll 5,5,5,5,1")                         # 110, hot dice (compulsory)
+    g._apply("roll 1,2,3,3,4")                         # +10: 120, four dice
+    g._apply("stop")                                   # 920 -> capped at 880: climbs; B pushed off
+    assert g.states[0].score == 880 and "on the barrel" in g.status(0)
+    assert g.states[1] == moves.affect_opponent(PlayerState(880), 800, 880, True)
+    assert g.states[1].score == 780 and "pushed off" in g.history[1][-1]
+    # B plays; then A fails three times on the barrel and falls
+    for _ in range(3):
+        if g.current == 1:
+            g._apply("roll 2,3,4,6,6")                 # B busts
+        g._apply("roll 1,2,3,4,6")                     # A: 10, cannot bank below 1000
+        with pytest.raises(Refused, match="barrel"):
+            g._stop()
+        g._apply("roll 2,3,4,6")                       # bust
+        if g.current == 1:
+            g._apply("roll 2,3,4,6,6")
+    assert g.states[0].score == 780 and g.states[0].falls == 1
+
+
+def test_keep_any_choice_and_confirm():
+    g = game("admission")
+    play(g, "roll 2,5,3,3,5")
+    assert g.turn.roll is not None                     # a choice: 5 or 5,5
+    with pytest.raises(Refused, match="legal"):
+        g.submit("keep 2,5")
+    with pytest.raises(Refused, match="set dice aside"):
+        g.submit("roll 1,1,1")
+    play(g, "keep 5")
+    assert g.turn.total == 5 and g.turn.dice == 4
+    # hot dice under confirm: the roll of all dice is compulsory and, if it scores, banks at once
+    g = game("admission")
+    play(g, "roll 1,1,1,5,5", "keep 1,1,1,5,5")
+    assert g.turn.total == 110 and g.turn.compulsory and g.turn.confirming
+    with pytest.raises(Refused, match="compulsory"):
+        g.submit("stop")
+    play(g, "roll 5,2,3,3,6")
+    assert g.states[0].score == 115 and g.current == 1
+
+
+def test_instant_win_and_equal_turns():
+    g = game("six-dice", players=("A", "B", "C"))
+    play(g, "roll 1,1,1,1,1,1")
+    assert g.over and g.winners == [0]
+    g = game("six-dice", "goal=200", "barrel={kind=\"none\"}", "pits=[]", "pit_attempts=0",
+             players=("A", "B", "C"))
+    play(g, "roll 5,5,5,5,5,2", "keep 5,5,5,5,5", "stop")   # 500 >= 200: A is done, the round goes on
+    assert not g.over and g.finished == {0: 500} and g.current == 1
+    play(g, "roll 5,5,5,5,5,2", "keep 5,5,5,5,5", "stop")   # B ties
+    play(g, "roll 2,2,3,3,4,6")                             # C busts: the round is complete
+    assert g.over and g.winners == [0, 1] and "shared" in g.messages[-1]
+
+
+def test_undo_is_replay_and_save_resume(tmp_path):
+    g = game("pig", "goal=30")
+    play(g, "roll 6", "roll 5", "stop", "roll 4")
+    snap = (list(g.states), g.current, g.turn.total)
+    g.submit("roll 1")
+    g.undo()
+    assert (list(g.states), g.current, g.turn.total) == snap
+    g2 = Game.from_json(json.loads(json.dumps(g.to_json())))
+    assert g2.log == g.log and g2.states == g.states and g2.turn.total == g.turn.total
+    bad = dict(g.to_json(), log=g.log + ["stop", "stop"])
+    with pytest.raises(Exception, match="does not replay"):
+        Game.from_json(bad)
+
+
+def test_seeded_rolls_are_reproducible():
+    a, b = game("classic"), game("classic")
+    a.seed = b.seed = 7
+    assert a.roll_dice() == b.roll_dice()
+
+
+# --------------------------------------------------------------------------- command
+
+
+def run(args, text):
+    return CliRunner().invoke(main, args, input=text)
+
+
+def test_play_command_script(tmp_path):
+    save = tmp_path / "g.json"
+    r = run(["play", "pig", "--set", "goal=30", "--players", "Ann", "Bob"],
+            "roll 6\nroll 5\nstop\nroll 4\nstop\nbogus\nstop please\nundo\nsheet\n"
+            f"save {save}\nquit\n")
+    assert r.exit_code == 0, r.output
+    assert "Ann banks 11: 0 → 11" in r.output
+    assert "Bob banks 4" in r.output
+    assert "refused: unknown command 'bogus'" in r.output
+    assert "undone: stop" in r.output
+    assert "Traceback" not in r.output
+    data = json.loads(save.read_text())
+    assert data["log"] == ["roll 6", "roll 5", "stop", "roll 4"]
+    r2 = run(["play", "pig", "--set", "goal=30", "--resume", str(save)], "sheet\nroll 5\nstop\n")
+    assert r2.exit_code == 0, r2.output
+    assert "resumed" in r2.output and "Bob banks 9: 0 → 9" in r2.output
+    r3 = run(["play", "pig", "--resume", str(save)], "")
+    assert r3.exit_code == 2 and "other rules" in r3.output
+
+
+def test_play_command_random_rolls_with_seed():
+    out = [run(["play", "pig", "--players", "A", "B", "--seed", "3"], "roll\nroll\nroll\nsheet\n").output
+           for _ in range(2)]
+    assert out[0] == out[1] and "A rolls" in out[0]
+
+
+def test_play_needs_two_players():
+    r = run(["play", "pig", "--players", "Solo"], "")
+    assert r.exit_code == 2 and "at least two players" in r.output
+
+
+def test_play_advice_duel_and_race(tmp_path):
+    tables = str(tmp_path / "tables")
+    r = run(["play", "pig", "--set", "goal=20", "--players", "A", "B", "--tables", tables],
+            "roll 6\n?\n")
+    assert r.exit_code == 0, r.output
+    assert "exact: duel against B" in r.output and "P(win)" in r.output
+    r = run(["play", "pig", "--set", "goal=20", "--players", "A", "B", "C", "--tables", tables],
+            "roll 6\nroll 4\nstop\nhint\n")
+    assert "APPROXIMATION: a duel against A" in r.output
+    assert "APPROXIMATION: race policy" in r.output and "expected turns" in r.output
+    r = run(["play", "pig", "--set", "goal=20", "--players", "A", "B", "--tables", tables,
+             "--advice", "race"], "?\n")
+    assert "race policy" in r.output and "duel against" not in r.output
