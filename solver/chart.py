@@ -247,9 +247,9 @@ def draw_race_stop(plt, rows, rs: Ruleset, title: str):
 def draw_duel_stop(plt, rows, rs: Ruleset, title: str):
     dice = sorted({r["dice"] for r in rows})
     fig, axs = _panels(plt, len(dice), 5.4, 4.6)
-    vmax = max((r["hold_at"] for r in rows if r["hold_at"] is not None), default=rs.goal)
-    vmax = min(vmax, np.nanpercentile([r["hold_at"] for r in rows if r["hold_at"] is not None], 99) * 1.05
-               if vmax else rs.goal)
+    held = [r["hold_at"] for r in rows if r["hold_at"] is not None]
+    # the colours resolve the common totals; the desperate ones (opponent about to win) saturate
+    vmax = float(np.percentile(held, 95)) if held else float(rs.goal)
     for ax, n in zip(axs, dice):
         xs, ys, M = _grid(rows, "hold_at", n)
         from matplotlib.colors import BoundaryNorm
