@@ -199,6 +199,9 @@ def coerce_action(state: BotState, answer: Any) -> Action:
     with the most points (the first legal one)."""
     legal = state.legal
     if isinstance(answer, Action):
+        for a in legal:  # the common case: one of the legal actions itself
+            if a is answer:
+                return a
         keep, roll = answer.keep, answer.roll
     elif isinstance(answer, str):
         if answer not in ("roll", "stop"):
@@ -319,6 +322,7 @@ class HoldBot(Bot):
         super().__init__()
         self.n = n
         self.name = f"hold:{n}"
+        self._moves = None
 
     def decide(self, state: BotState) -> Action:
         first = state.legal[0].keep
@@ -327,7 +331,9 @@ class HoldBot(Bot):
             return cands[0]
         stop = next(a for a in cands if not a.roll)
         t = state.turn_total + stop.points
-        wins = Moves(state.ruleset).wins(state.me, t)
+        if self._moves is None or self._moves.rs is not state.ruleset:
+            self._moves = Moves(state.ruleset)
+        wins = self._moves.wins(state.me, t)
         return stop if t >= self.n or wins else next(a for a in cands if a.roll)
 
 

@@ -509,7 +509,7 @@ def mean_ci(xs) -> tuple[float, float, float]:
 
 
 def mc_duel(engine: Engine, bot: Bot, opp: Bot, games: int, seed: int, blunders: Blunders | None = None,
-            progress: bool = False) -> MCResult:
+            progress: bool = False, blunder_games: int | None = None) -> MCResult:
     """``games`` games, the bot first in even-numbered ones and second in odd ones."""
     rng = random.Random(seed)
     res = MCResult()
@@ -518,6 +518,8 @@ def mc_duel(engine: Engine, bot: Bot, opp: Bot, games: int, seed: int, blunders:
     rec = blunders.record if blunders is not None else None
     last = t0
     for g in range(games):
+        if blunder_games is not None and g == blunder_games:
+            rec, blunders = None, None  # the blunders are valued in the first games only
         bot_first = g % 2 == 0
         bot.new_game()
         if opp is not bot:
@@ -560,7 +562,7 @@ def mc_duel(engine: Engine, bot: Bot, opp: Bot, games: int, seed: int, blunders:
 
 
 def mc_race(engine: Engine, bot: Bot, games: int, seed: int, blunders: Blunders | None = None,
-            progress: bool = False) -> MCResult:
+            progress: bool = False, blunder_games: int | None = None) -> MCResult:
     rng = random.Random(seed)
     res = MCResult()
     t0 = time.perf_counter()
@@ -568,6 +570,8 @@ def mc_race(engine: Engine, bot: Bot, games: int, seed: int, blunders: Blunders 
     rec = blunders.record if blunders is not None else None
     last = t0
     for g in range(games):
+        if blunder_games is not None and g == blunder_games:
+            rec, blunders = None, None  # the blunders are valued in the first games only
         bot.new_game()
         x = x0
         for k in range(1, MAX_TURNS + 1):
@@ -662,6 +666,8 @@ def _fmt(v: float | None, race: bool) -> str:
               help="Evaluate exactly where the decision states fit the budget.")
 @click.option("--budget", type=int, default=EXACT_BUDGET, show_default=True,
               help="Most decision states the exact evaluation asks the bot about.")
+@click.option("--blunder-games", type=int, default=500, show_default=True,
+              help="Monte Carlo games in which every decision of the bot is valued by the table.")
 @click.option("--worst", type=int, default=5, show_default=True, help="Worst decisions to list.")
 @click.option("--timeout", type=float, default=2.0, show_default=True,
               help="Seconds an exec: bot has for each decision.")
@@ -669,14 +675,14 @@ def _fmt(v: float | None, race: bool) -> str:
               help="Tables directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def evaluate(rules: str, overrides: tuple[str, ...], bot_spec: str, opp_spec: str, objective: str, games: int,
-             seed: int, exact: bool, budget: int, worst: int, timeout: float, tables_dir: str | None,
-             as_json: bool) -> None:
+             seed: int, exact: bool, budget: int, blunder_games: int, worst: int, timeout: float,
+             tables_dir: str | None, as_json: bool) -> None:
     """How far a bot is from optimal play, and where it goes wrong."""
     rs = load_ruleset(rules, overrides)
     if games < 0:
         raise BotError("--games must be 0 or more")
     report = run_evaluation(rs, bot_spec, opp_spec, objective, games, seed, exact, budget, worst, timeout,
-                            tables_dir, overrides)
+                            tables_dir, overrides, blunder_games=blunder_games)
     if as_json:
         click.echo(json.dumps(report["json"]))
     else:
@@ -686,7 +692,7 @@ def evaluate(rules: str, overrides: tuple[str, ...], bot_spec: str, opp_spec: st
 def run_evaluation(rs: Ruleset, bot_spec: str, opp_spec: str = "optimal", objective: str = "duel",
                    games: int = 2000, seed: int = 1, exact: bool = True, budget: int = EXACT_BUDGET,
                    worst: int = 5, timeout: float = 2.0, tables_dir: str | None = None,
-                   overrides: tuple[str, ...] = (), progress: bool = True) -> dict:
+                   overrides: tuple[str, ...] = (), progress: bool = True, blunder_games: int = 500) -> dict:
     """The whole evaluation: {'json': ..., 'text': ..., 'exact': ExactResult|None, 'mc': MCResult|None,
     'blunders': Blunders}."""
     race = objective == "race"
@@ -745,18 +751,18 @@ def run_evaluation(rs: Ruleset, bot_spec: str, opp_spec: str = "optimal", object
         blunders = Blunders(oracle, keep=worst)
         if games:
             mc = fast_mc(rs, objective, bot_spec, opp_spec, games, seed, tables_dir) \
-                if not _needs_python(bot_spec) else None
+                if not (_needs_python(bot_spec) or (not race and _needs_python(opp_spec))) else None
             if mc is not None:
                 # blunders from a smaller run of the Python game loop
-                g2 = min(games, 400)
+                g2 = min(games, blunder_games)
                 if race:
                     mc_race(engine, bot, g2, seed, blunders)
                 else:
                     mc_duel(engine, bot, opp, g2, seed, blunders)
             elif race:
-                mc = mc_race(engine, bot, games, seed, blunders, progress)
+                mc = mc_race(engine, bot, games, seed, blunders, progress, blunder_games)
             else:
-                mc = mc_duel(engine, bot, opp, games, seed, blunders, progress)
+                mc = mc_duel(engine, bot, opp, games, seed, blunders, progress, blunder_games)
             out["monte_carlo"] = mc.to_json(race) if not isinstance(mc.turns, _Moments) else \
                 {"games": mc.games, "mean_turns": mc.turns.mean,
                  "ci95": list(_mean_ci_any(mc.turns)[1:]), "seconds": round(mc.seconds, 3), "engine": mc.engine}
@@ -779,7 +785,7 @@ def run_evaluation(rs: Ruleset, bot_spec: str, opp_spec: str = "optimal", object
         # ---- blunders
         src = blunders if blunders.decisions else sweep_blunders
         if src.decisions:
-            where = "in the simulated games" if src is blunders else "over the exact sweep's decision states"
+            where = f"in the first {len(src.per_game)} simulated games" if src is blunders else "over the exact sweep's decision states"
             unit = "turns" if race else "P(win)"
             lines.append(f"blunders {where}: {src.decisions} decisions, {src.mistakes} not optimal, "
                          f"{src.total:.6f} {unit} given up in all")
@@ -813,7 +819,10 @@ def _unf(mc: MCResult) -> str:
 
 
 def _needs_python(spec: str) -> bool:
-    return not is_builtin(spec)
+    """Whether Monte Carlo needs the Python game loop: user bots, and the built-ins whose
+    compiled twins play differently (the simulator's hold:N does not stop to win below N;
+    its random bot draws the set-aside and the continuation separately)."""
+    return spec.strip() not in ("optimal", "race", "cautious")
 
 
 def _state_text(rs: Ruleset, st: BotState) -> str:
