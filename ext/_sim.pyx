@@ -58,6 +58,7 @@ cdef extern from *:
     void sim_seed(sim_rng *r, uint64_t seed, uint64_t game) nogil
     uint64_t sim_next(sim_rng *r) nogil
     uint64_t sim_below(sim_rng *r, uint64_t m) nogil
+    void sim_prefetch "__builtin_prefetch"(const void *p) nogil
 
 
 cdef enum:
@@ -96,8 +97,10 @@ ctypedef struct Ctx:
     const uint8_t *on_barrel
     int64_t kind[2]
     int64_t param[2]
-    const float *pol[2]
-    const int64_t *off[2]
+    const uint8_t *dec[2]
+    const int64_t *doff[2]
+    const float *val[2]
+    const int64_t *voff[2]
     int64_t blind[2]
     int64_t W
 
@@ -111,23 +114,28 @@ cdef int64_t play_turn(const Ctx *c, int b, int64_t x, int64_t y, sim_rng *rng, 
     cdef int64_t prow = c.ptr[x]
     cdef int64_t T = c.ptr[x + 1] - prow - 1
     cdef int64_t kind = c.kind[b]
-    cdef const float *pol = c.pol[b]
+    cdef const uint8_t *dec = c.dec[b]
+    cdef const float *val = c.val[b]
     cdef int64_t W = c.W, N = c.N, hot = c.hot
     cdef int64_t t = 0, n = N, k, k1, t1, left, o, o0, o1, j, cls, bp, bu
     cdef bint decide = False, confirming = False, stop, have
     cdef const float *r
     cdef float a, best
     if kind == OPTIMAL:
-        pol = pol + c.off[b][x]
+        dec = dec + c.doff[b][x]
+        val = val + c.voff[b][x]
         if not c.blind[b]:
-            pol = pol + y * (T + 2) * W
+            dec = dec + y * (T + 2)
+            val = val + y * (T + 2) * W
+        # the decision rows are needed after the first roll: fetch them meanwhile
+        for k in range(0, T + 2, 64):
+            sim_prefetch(dec + k)
     while True:
         if decide:
             k = imin(t, T)
             if c.sok[prow + k]:
                 if kind == OPTIMAL:
-                    r = pol + imin(t, T + 1) * W
-                    stop = r[0] >= r[n]
+                    stop = (dec[imin(t, T + 1)] >> n) & 1
                 elif kind == HOLD:
                     stop = t * c.unit >= c.param[b] or c.nxt[prow + k] == -1
                 else:
@@ -150,24 +158,12 @@ cdef int64_t play_turn(const Ctx *c, int b, int64_t x, int64_t y, sim_rng *rng, 
                 for o in range(o0, o1):
                     t1 = t + c.optpts[o]
                     k1 = imin(t1, T)
-                    r = pol + imin(t1, T + 1) * W
-                    if c.fok[prow + k1] or (confirming and c.sok[prow + k1]):
+                    r = val + imin(t1, T + 1) * W
+                    if confirming and c.sok[prow + k1]:
                         a = r[0]
                     else:
                         left = n - c.optused[o]
-                        if left == 0:
-                            if hot == MUST_ROLL:
-                                a = r[N]
-                            elif hot == CONFIRM:
-                                a = r[N + 1]
-                            else:
-                                a = r[N]
-                                if c.sok[prow + k1] and r[0] >= a:
-                                    a = r[0]
-                        else:
-                            a = r[left]
-                            if c.sok[prow + k1] and r[0] >= a:
-                                a = r[0]
+                        a = r[left if left else N + 1]
                     if not have or a > best:
                         have = True
                         best = a
@@ -199,8 +195,8 @@ cdef int64_t play_turn(const Ctx *c, int b, int64_t x, int64_t y, sim_rng *rng, 
 
 
 cdef int64_t play_game(const Ctx *c, int64_t start0, int64_t start1, bint race, uint64_t seed, uint64_t g,
-                       int64_t max_turns, int64_t *turns_out) noexcept nogil:
-    """One game; returns the winner (0/1) or -1 if unfinished after max_turns."""
+                       int64_t max_turns) noexcept nogil:
+    """One game: turns * 4 + winner + 1 (winner 0/1, or -1 if unfinished after max_turns)."""
     cdef sim_rng rng
     cdef int64_t p[2]
     cdef int64_t mover = 0, turns = 0, x, y, x2, row = 0, what
@@ -213,15 +209,13 @@ cdef int64_t play_game(const Ctx *c, int64_t start0, int64_t start1, bint race, 
         y = p[1 - mover]
         what = play_turn(c, <int>mover, x, y, &rng, &row)
         if what == WIN:
-            turns_out[0] = turns
-            return mover
+            return turns * 4 + mover + 1
         if what == BUST:
             x = c.bust[x]
         else:
             x2 = c.nxt[row]
             if x2 == -1:
-                turns_out[0] = turns
-                return mover
+                return turns * 4 + mover + 1
             if not race:
                 if c.climbed[row] and c.on_barrel[y]:
                     y = c.pushed[y]
@@ -234,8 +228,7 @@ cdef int64_t play_game(const Ctx *c, int64_t start0, int64_t start1, bint race, 
             p[mover] = x
             p[1 - mover] = y
             mover = 1 - mover
-    turns_out[0] = turns
-    return -1
+    return turns * 4
 
 
 def run(const int32_t[::1] lut, const int64_t[::1] lut_off, const uint64_t[::1] lut_size,
@@ -246,9 +239,9 @@ def run(const int32_t[::1] lut, const int64_t[::1] lut_off, const uint64_t[::1] 
         const int64_t[::1] bust, const int64_t[::1] score, const int64_t[::1] overtaken,
         const int64_t[::1] pushed, const uint8_t[::1] on_barrel,
         int64_t start0, int64_t start1, const int64_t[::1] kinds, const int64_t[::1] params,
-        const float[::1] pol0, const int64_t[::1] off0, int64_t blind0,
-        const float[::1] pol1, const int64_t[::1] off1, int64_t blind1, int64_t W,
-        int64_t race, int64_t games, uint64_t seed, int64_t game0, int64_t max_turns, int threads):
+        const uint8_t[::1] dec0, const int64_t[::1] doff0, const float[::1] val0, const int64_t[::1] voff0,
+        int64_t blind0, const uint8_t[::1] dec1, const int64_t[::1] doff1, const float[::1] val1,
+        const int64_t[::1] voff1, int64_t blind1, int64_t race, int64_t games, uint64_t seed, int64_t game0, int64_t max_turns, int threads):
     """See :func:`solver._sim_pure.run`."""
     cdef Ctx c
     c.lut = &lut[0]
@@ -276,20 +269,26 @@ def run(const int32_t[::1] lut, const int64_t[::1] lut_off, const uint64_t[::1] 
     c.kind[1] = kinds[1]
     c.param[0] = params[0]
     c.param[1] = params[1]
-    c.pol[0] = &pol0[0]
-    c.pol[1] = &pol1[0]
-    c.off[0] = &off0[0]
-    c.off[1] = &off1[0]
+    c.dec[0] = &dec0[0]
+    c.dec[1] = &dec1[0]
+    c.doff[0] = &doff0[0]
+    c.doff[1] = &doff1[0]
+    c.val[0] = &val0[0]
+    c.val[1] = &val1[0]
+    c.voff[0] = &voff0[0]
+    c.voff[1] = &voff1[0]
     c.blind[0] = blind0
     c.blind[1] = blind1
-    c.W = W
-    cdef int64_t g, w, tr = 0
+    c.W = dice + 2
+    cdef int64_t g, w, tr = 0, res
     cdef int64_t wins0 = 0, wins1 = 0, unf = 0, s1 = 0, s2 = 0
     cdef bint is_race = race != 0
     if threads == 1:
         with nogil:
             for g in range(games):
-                w = play_game(&c, start0, start1, is_race, seed, <uint64_t>(game0 + g), max_turns, &tr)
+                res = play_game(&c, start0, start1, is_race, seed, <uint64_t>(game0 + g), max_turns)
+                w = (res & 3) - 1
+                tr = res >> 2
                 if w == 0:
                     wins0 += 1
                 elif w == 1:
@@ -304,7 +303,9 @@ def run(const int32_t[::1] lut, const int64_t[::1] lut_off, const uint64_t[::1] 
             import os
             threads = os.cpu_count() or 1
         for g in prange(games, nogil=True, num_threads=threads, schedule="static", chunksize=256):
-            w = play_game(&c, start0, start1, is_race, seed, <uint64_t>(game0 + g), max_turns, &tr)
+            res = play_game(&c, start0, start1, is_race, seed, <uint64_t>(game0 + g), max_turns)
+            w = (res & 3) - 1
+            tr = res >> 2
             if w == 0:
                 wins0 += 1
             elif w == 1:

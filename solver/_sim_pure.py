@@ -60,8 +60,8 @@ class Rng:
 
 def run(lut, lut_off, lut_size, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode, unit,
         ptr, stop_ok, forced_ok, nxt, after, climbed, bust, score, overtaken, pushed, on_barrel,
-        start0, start1, kinds, params, pol0, off0, blind0, pol1, off1, blind1, W,
-        race, games, seed, game0, max_turns, threads):
+        start0, start1, kinds, params, dec0, doff0, val0, voff0, blind0,
+        dec1, doff1, val1, voff1, blind1, race, games, seed, game0, max_turns, threads):
     """Play ``games`` games (numbered ``game0``...); returns
     ``(wins0, wins1, unfinished, sum_turns, sum_sq_turns)`` where the turns are
     counted over finished games (both players' turns in a duel)."""
@@ -72,29 +72,30 @@ def run(lut, lut_off, lut_size, cls_instant, opt_ptr, opt_points, opt_used, dice
     ptr, sok, fok, nxt, after = ptr.tolist(), stop_ok.tolist(), forced_ok.tolist(), nxt.tolist(), after.tolist()
     climbed, bust, score = climbed.tolist(), bust.tolist(), score.tolist()
     overtaken, pushed, on_barrel = overtaken.tolist(), pushed.tolist(), on_barrel.tolist()
-    pols = (pol0.tolist(), pol1.tolist())
-    offs = (off0.tolist(), off1.tolist())
+    decs, doffs = (dec0.tolist(), dec1.tolist()), (doff0.tolist(), doff1.tolist())
+    vals, voffs = (val0.tolist(), val1.tolist()), (voff0.tolist(), voff1.tolist())
     blinds = (blind0, blind1)
     kinds, params = [int(k) for k in kinds], [int(p) for p in params]
     N = dice
+    W = N + 2
 
     def turn(b, x, y, rng):
         """One turn of bot ``b`` in state ``x`` against ``y``: (BUST|END|WIN, plan row)."""
         prow = ptr[x]
         T = ptr[x + 1] - prow - 1
         kind = kinds[b]
-        pol = pols[b]
-        base = 0
+        dec, val = decs[b], vals[b]
+        dbase = vbase = 0
         if kind == OPTIMAL:
-            base = offs[b][x] + (0 if blinds[b] else y * (T + 2) * W)
+            dbase = doffs[b][x] + (0 if blinds[b] else y * (T + 2))
+            vbase = voffs[b][x] + (0 if blinds[b] else y * (T + 2) * W)
         t, n, decide, confirming = 0, N, False, False
         while True:
             if decide:
                 k = min(t, T)
                 if sok[prow + k]:
                     if kind == OPTIMAL:
-                        r = base + min(t, T + 1) * W
-                        stop = pol[r] >= pol[r + n]
+                        stop = (dec[dbase + min(t, T + 1)] >> n) & 1 == 1
                     elif kind == HOLD:
                         stop = t * unit >= params[b] or nxt[prow + k] == -1
                     else:
@@ -114,24 +115,12 @@ def run(lut, lut_off, lut_size, cls_instant, opt_ptr, opt_points, opt_used, dice
                     for o in range(o0, o1):
                         t1 = t + optpts[o]
                         k1 = min(t1, T)
-                        r = base + min(t1, T + 1) * W
-                        if fok[prow + k1] or (confirming and sok[prow + k1]):
-                            a = pol[r]
+                        r = vbase + min(t1, T + 1) * W
+                        if confirming and sok[prow + k1]:
+                            a = val[r]
                         else:
                             left = n - optused[o]
-                            if left == 0:
-                                if hot_mode == MUST_ROLL:
-                                    a = pol[r + N]
-                                elif hot_mode == CONFIRM:
-                                    a = pol[r + N + 1]
-                                else:
-                                    a = pol[r + N]
-                                    if sok[prow + k1] and pol[r] >= a:
-                                        a = pol[r]
-                            else:
-                                a = pol[r + left]
-                                if sok[prow + k1] and pol[r] >= a:
-                                    a = pol[r]
+                            a = val[r + (left if left else N + 1)]
                         if best is None or a > best:
                             best, j = a, o
                 elif kind == HOLD:

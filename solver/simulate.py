@@ -240,14 +240,19 @@ def _race_plans(rs: Ruleset) -> _Plans:
 
 
 def _width(rs: Ruleset) -> int:
-    return rs.dice + 1 + (1 if rs.hot_dice == "confirm" else 0)
+    return rs.dice + 2
+
+
+def _multi(rs: Ruleset) -> bool:
+    """Whether some roll offers a choice of set-asides (then value bots need value rows)."""
+    return bool(np.any(np.diff(kernel.roll_table(rs).opt_ptr) > 1))
 
 
 def policy_bytes(rs: Ruleset, plans: _Plans, per_opponent: bool) -> int:
-    """Bytes of a value bot's policy table on ``plans``."""
+    """Bytes of a value bot's policy tables on ``plans``."""
     n = len(plans.ptr) - 1
-    rows = int(np.sum(np.diff(plans.ptr) + 1))
-    return rows * _width(rs) * 4 * (n if per_opponent else 1)
+    rows = int(np.sum(np.diff(plans.ptr) + 1)) * (n if per_opponent else 1)
+    return rows * (1 + (_width(rs) * 4 if _multi(rs) else 0))
 
 
 def _check_budget(rs: Ruleset, nbytes: int, what: str) -> None:
@@ -257,30 +262,64 @@ def _check_budget(rs: Ruleset, nbytes: int, what: str) -> None:
             f"its budget of {MEMORY_BUDGET_MB:,.0f} MB (THOUSAND_SIM_MEMORY_MB)")
 
 
-def _fill_block(out: np.ndarray, ends: np.ndarray, tv: kernel.TurnValues, N: int, confirm: bool) -> None:
-    """out (K, T+2, W) <- [E, R(1..N), RC] from ends (T+1, K) and the turn DP tables."""
+def _fill(dec: np.ndarray, val: np.ndarray | None, ends: np.ndarray, stop_ok, forced_ok, tv, rs: Ruleset):
+    """One mover's rows for K opponents: ``dec`` (K, T+2) stop bits, ``val``
+    (K, T+2, W) = [E, A(1..N), A(hot)] (see the module docstring)."""
+    N = rs.dice
     T = ends.shape[0] - 1
-    out[:, :T + 1, 0] = ends.T
-    out[:, T + 1, 0] = ends[T]
-    out[:, :, 1:N + 1] = tv.R[:, 1:, :].transpose(2, 0, 1)
-    if confirm:
-        out[:, :, N + 1] = tv.RC.T
+    E = np.vstack([ends, ends[T:]])                     # (T+2, K)
+    s_ok = np.append(stop_ok, stop_ok[T]).astype(bool)
+    f_ok = np.append(forced_ok, forced_ok[T]).astype(bool)
+    bits = np.zeros(dec.shape[::-1], np.uint8)          # (T+2, K)
+    for n in range(1, N + 1):
+        bits |= ((E >= tv.R[:, n, :]) & s_ok[:, None]).astype(np.uint8) << n
+    dec[:] = bits.T
+    if val is None:
+        return
+    hot = {kernel.FREE: tv.V[:, N, :], kernel.MUST_ROLL: tv.R[:, N, :], kernel.CONFIRM: tv.RC}[
+        kernel.HOT_MODE[rs.hot_dice]]
+    A = np.concatenate([E[:, None, :], tv.V[:, 1:, :], hot[:, None, :]], axis=1)  # (T+2, W, K)
+    A[f_ok] = E[f_ok][:, None, :]
+    val[:] = A.transpose(2, 0, 1)
+
+
+def _big_array(n: int, dtype) -> np.ndarray:
+    """A zeroed array; a large one in anonymous memory advised to use huge pages
+    (the game loop reads it at random: fewer TLB misses)."""
+    nbytes = n * np.dtype(dtype).itemsize
+    if nbytes < 1 << 22:
+        return np.zeros(n, dtype)
+    import mmap
+    buf = mmap.mmap(-1, nbytes)
+    if hasattr(mmap, "MADV_HUGEPAGE"):
+        try:
+            buf.madvise(mmap.MADV_HUGEPAGE)
+        except OSError:
+            pass
+    return np.frombuffer(buf, dtype=dtype, count=n)
+
+
+def _layout(plans: _Plans, K: int, W: int, multi: bool):
+    rows = (np.diff(plans.ptr) + 1) * K
+    doff = np.zeros(len(rows), np.int64)
+    doff[1:] = np.cumsum(rows)[:-1]
+    dec = _big_array(int(rows.sum()), np.uint8)
+    val = _big_array(int(rows.sum()) * W, np.float32) if multi else np.zeros(1, np.float32)
+    voff = doff * W if multi else np.zeros(len(rows), np.int64)
+    return dec, doff, val, voff
 
 
 def duel_policy(rs: Ruleset, P: np.ndarray, plans: _Plans):
-    """``(pol, off)``: the optimal player's rows for mover x against opponent y
-    start at ``off[x] + y * (T_x + 2) * W`` (see the module docstring).
-    ``P[x, y]`` is the duel table in the state order of ``plans``."""
-    nbytes = policy_bytes(rs, plans, True)
-    _check_budget(rs, nbytes, "duel")
+    """``(dec, doff, val, voff)`` of the duel-optimal player: the stop bits of
+    mover x against opponent y at total t are ``dec[doff[x] + y * (T_x + 2) + t]``,
+    its value rows start at ``voff[x] + (y * (T_x + 2) + t) * W`` (kept only
+    when some roll offers a choice). ``P[x, y]`` is the duel table in the state
+    order of ``plans``."""
+    _check_budget(rs, policy_bytes(rs, plans, True), "duel")
     table = kernel.roll_table(rs)
     n = len(plans.ptr) - 1
-    N, W = rs.dice, _width(rs)
-    confirm = rs.hot_dice == "confirm"
-    sizes = (np.diff(plans.ptr) + 1) * W * n
-    off = np.zeros(n, np.int64)
-    off[1:] = np.cumsum(sizes)[:-1]
-    pol = np.empty(nbytes // 4, np.float32)
+    W, multi = _width(rs), _multi(rs)
+    dec, doff, val, voff = _layout(plans, n, W, multi)
     Y = np.arange(n)
     on_b = plans.on_barrel.astype(bool)
     for x in range(n):
@@ -297,33 +336,31 @@ def duel_policy(rs: Ruleset, P: np.ndarray, plans: _Plans):
         ends[(stop_ok | forced_ok) == 0] = 0.0
         bust = 1.0 - P[Y, plans.bust[x]]
         tv = kernel.turn_dp(table, stop_ok, ends, forced_ok, ends, bust, np.ones(n), full=True)
-        block = pol[off[x]:off[x] + sizes[x]].reshape(n, T + 2, W)
-        _fill_block(block, ends, tv, N, confirm)
-    return pol, off
+        m = n * (T + 2)
+        _fill(dec[doff[x]:doff[x] + m].reshape(n, T + 2),
+              val[voff[x]:voff[x] + m * W].reshape(n, T + 2, W) if multi else None,
+              ends, stop_ok, forced_ok, tv, rs)
+    return dec, doff, val, voff
 
 
 def race_policy(rs: Ruleset, J: np.ndarray, plans: _Plans):
-    """``(pol, off)`` of the race player: rows of state x start at ``off[x]``.
-    ``J[x]`` = minus the expected turns to win from state x (order of ``plans``)."""
+    """``(dec, doff, val, voff)`` of the race player (as :func:`duel_policy`,
+    one column). ``J[x]`` = minus the expected turns to win from state x."""
     table = kernel.roll_table(rs)
-    n = len(plans.ptr) - 1
-    N, W = rs.dice, _width(rs)
-    confirm = rs.hot_dice == "confirm"
-    sizes = (np.diff(plans.ptr) + 1) * W
-    off = np.zeros(n, np.int64)
-    off[1:] = np.cumsum(sizes)[:-1]
-    pol = np.empty(int(sizes.sum()), np.float32)
+    W, multi = _width(rs), _multi(rs)
+    dec, doff, val, voff = _layout(plans, 1, W, multi)
     Jw = np.append(J, 0.0)  # index -1: the win
-    for x in range(n):
+    for x in range(len(plans.ptr) - 1):
         a, b = plans.ptr[x], plans.ptr[x + 1]
         T = b - a - 1
         stop_ok, forced_ok = plans.stop_ok[a:b], plans.forced_ok[a:b]
         ends = np.where((stop_ok | forced_ok) == 1, Jw[np.maximum(plans.next[a:b], -1)], 0.0)[:, None]
         tv = kernel.turn_dp(table, stop_ok, ends, forced_ok, ends, np.array([J[plans.bust[x]]]), np.zeros(1),
                             full=True)
-        block = pol[off[x]:off[x] + sizes[x]].reshape(1, T + 2, W)
-        _fill_block(block, ends, tv, N, confirm)
-    return pol, off
+        _fill(dec[doff[x]:doff[x] + T + 2].reshape(1, T + 2),
+              val[voff[x]:voff[x] + (T + 2) * W].reshape(1, T + 2, W) if multi else None,
+              ends, stop_ok, forced_ok, tv, rs)
+    return dec, doff, val, voff
 
 
 def _table_values(rs: Ruleset, objective: str, space: StateSpace, tables_dir):
@@ -353,9 +390,10 @@ def _race_J(rs: Ruleset, plans: _Plans, tables_dir) -> np.ndarray:
 
 
 def _bot_policy(rs: Ruleset, bot: Bot, plans: _Plans, tables_dir, duel: bool):
-    """``(pol, off, blind)`` for a bot on ``plans``; empty tables for table-free bots."""
+    """``(dec, doff, val, voff, blind)`` for a bot on ``plans``; empty tables for table-free bots."""
     if bot.kind != OPTIMAL:
-        return np.zeros(1, np.float32), np.zeros(len(plans.ptr) - 1, np.int64), 1
+        z = np.zeros(len(plans.ptr) - 1, np.int64)
+        return np.zeros(1, np.uint8), z, np.zeros(1, np.float32), z, 1
     if bot.table == "duel" and duel:
         def make():
             _check_budget(rs, policy_bytes(rs, plans, True), "duel")
@@ -363,11 +401,9 @@ def _bot_policy(rs: Ruleset, bot: Bot, plans: _Plans, tables_dir, duel: bool):
             if P is None:
                 raise SimulationUnsupported(f"{rs.name}: the duel table does not match the duel's states")
             return duel_policy(rs, P, plans)
-        pol, off = _cached(("duel-policy", rs, str(tables_dir)), make, size=2)
-        return pol, off, 0
+        return (*_cached(("duel-policy", rs, str(tables_dir)), make, size=2), 0)
     key = ("race-policy", rs, str(tables_dir), "duel" if duel else "race")
-    pol, off = _cached(key, lambda: race_policy(rs, _race_J(rs, plans, tables_dir), plans))
-    return pol, off, 1
+    return (*_cached(key, lambda: race_policy(rs, _race_J(rs, plans, tables_dir), plans)), 1)
 
 
 def _run(rs: Ruleset, plans: _Plans, bots, pols, race: bool, games: int, seed: int, threads: int,
@@ -375,15 +411,13 @@ def _run(rs: Ruleset, plans: _Plans, bots, pols, race: bool, games: int, seed: i
     eng = _engine(pure)
     table = kernel.roll_table(rs)
     lut, lut_off, lut_size = roll_lookup(rs)
-    (pol0, off0, blind0), (pol1, off1, blind1) = pols
     t0 = time.perf_counter()
     out = eng.run(lut, lut_off, lut_size, table.cls_instant, table.opt_ptr, table.opt_points, table.opt_used,
                   rs.dice, kernel.HOT_MODE[rs.hot_dice], rs.unit,
                   plans.ptr, plans.stop_ok, plans.forced_ok, plans.next, plans.after, plans.climbed,
                   plans.bust, plans.score, plans.overtaken, plans.pushed, plans.on_barrel,
                   plans.start, plans.start, np.array([b.kind for b in bots], np.int64),
-                  np.array([b.param for b in bots], np.int64), pol0, off0, blind0, pol1, off1, blind1,
-                  _width(rs), int(race), int(games), int(seed) & ((1 << 64) - 1), 0, int(max_turns),
+                  np.array([b.param for b in bots], np.int64), *pols[0], *pols[1], int(race), int(games), int(seed) & ((1 << 64) - 1), 0, int(max_turns),
                   int(threads))
     return out, time.perf_counter() - t0, eng.IMPLEMENTATION
 
