@@ -21,7 +21,7 @@ def run(args):
 def rows_of(args):
     r = run(args + ["--json"])
     assert r.exit_code == 0, r.output
-    return json.loads(r.output)["rows"]
+    return json.loads(r.stdout)["rows"]
 
 
 def test_pig_race_hold_boundary_matches_the_advisor(tmp_path):
@@ -55,13 +55,13 @@ def test_pig_duel_hold_at_the_start_is_21(tmp_path):
 
 
 def test_small_duel_stop_and_win_numbers(tmp_path):
-    base = ["chart", "pig", "--set", "goal=30", "--objective", "duel", "--tables", str(tmp_path)]
+    base = ["chart", "pig", "--set", "goal=20", "--objective", "duel", "--tables", str(tmp_path)]
     stop = rows_of(base + ["--kind", "stop"])
     win = rows_of(base + ["--kind", "win"])
-    rs = load_ruleset("pig", ("goal=30",))
+    rs = load_ruleset("pig", ("goal=20",))
     sol = solve_objective(rs, "duel", str(tmp_path), progress=False)
     pw = {(r["score"], r["opp_score"]): r["p_win"] for r in win}
-    assert len(pw) == 900 and pw[(0, 0)] == pytest.approx(sol.start_value(), abs=1e-15)
+    assert len(pw) == 400 and pw[(0, 0)] == pytest.approx(sol.start_value(), abs=1e-15)
     for r in stop[::97]:
         x, y, h = PlayerState(r["score"]), PlayerState(r["opp_score"]), r["hold_at"]
         adv = duel_advisor(sol, y)
@@ -85,12 +85,12 @@ def test_chart_png(tmp_path):
     pytest.importorskip("matplotlib")
     for kind in ("stop", "win"):
         png = tmp_path / f"{kind}.png"
-        r = run(["chart", "pig", "--set", "goal=30", "--objective", "duel", "--kind", kind,
+        r = run(["chart", "pig", "--set", "goal=20", "--objective", "duel", "--kind", kind,
                  "--out", str(png), "--tables", str(tmp_path)])
         assert r.exit_code == 0, r.output
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     png = tmp_path / "rules.png"
-    r = run(["chart", "pig", "--set", "goal=30", "--kind", "rules", "--compare", "pig",
+    r = run(["chart", "pig", "--set", "goal=20", "--kind", "rules", "--compare", "pig",
              "--out", str(png), "--tables", str(tmp_path)])
     assert r.exit_code == 0, r.output
     assert png.stat().st_size > 1000
