@@ -126,10 +126,10 @@ def test_compiled_loop_plays_the_same_games_as_its_twin(name, tmp_path):
 @needs_compiled
 def test_results_do_not_depend_on_threads_and_seeds_matter(tmp_path):
     rs = tiny("barrel-push-off")
-    one = simulate_duel(rs, "optimal", "random", 5000, seed=3, tables_dir=tmp_path, threads=1)
-    two = simulate_duel(rs, "optimal", "random", 5000, seed=3, tables_dir=tmp_path, threads=2)
+    one = simulate_duel(rs, "optimal", "random", 5000, seed=3, tables_dir=tmp_path, threads=1, pure=False)
+    two = simulate_duel(rs, "optimal", "random", 5000, seed=3, tables_dir=tmp_path, threads=2, pure=False)
     assert (one.first_wins, one.mean_turns) == (two.first_wins, two.mean_turns)
-    other = simulate_duel(rs, "optimal", "random", 5000, seed=4, tables_dir=tmp_path)
+    other = simulate_duel(rs, "optimal", "random", 5000, seed=4, tables_dir=tmp_path, pure=False)
     assert (other.first_wins, other.mean_turns) != (one.first_wins, one.mean_turns)
 
 
