@@ -246,7 +246,10 @@ class PolicyTurns:
             return {(k, t * u): p for (k, t), p in dist.items()}
         eng, rs = self.engine, self.engine.rs
         rules = eng.rules
-        cap = eng.moves.saturation(x) + rs.goal + 50 * rs.unit
+        # Beyond the saturation total every bank ends alike, so a bot is not asked there: it
+        # banks as soon as allowed (compulsory rolls go on), as every sensible player does.
+        sat = eng.moves.saturation(x)
+        cap = sat
         out: dict = {}
         mass = {(0, rs.dice): 1.0}
         heap = [(0, rs.dice)]
@@ -254,8 +257,8 @@ class PolicyTurns:
             t, n = heapq.heappop(heap)
             m = mass.pop((t, n))
             if t > cap:
-                self.truncated += m
-                out[("bust", 0)] = out.get(("bust", 0), 0.0) + m
+                for k, p in self.tail(x, n).items():
+                    out[k] = out.get(k, 0.0) + m * p
                 continue
             hot = rules.hot_roll(t, n)
             for roll, p in self.rolls[n]:
@@ -293,6 +296,54 @@ class PolicyTurns:
                     continue
                 out[k] = out.get(k, 0.0) + q
         return out
+
+
+    def tail(self, x: PlayerState, n: int) -> dict:
+        """How a turn ends from beyond the saturation total with ``n`` dice to roll, where
+        the player banks as soon as allowed: a small linear system over the dice counts
+        (compulsory rolls of hot dice chain), solved once per player state."""
+        cache = self._tails = getattr(self, "_tails", {})
+        r = cache.get(x)
+        if r is None:
+            eng, rs = self.engine, self.engine.rs
+            rules = eng.rules
+            t = eng.moves.saturation(x) + rs.unit
+            D = rs.dice
+            M = np.zeros((D, D))
+            keys: dict = {}
+            B = []
+            for n1 in range(1, D + 1):
+                row: dict = {}
+                for roll, p in self.rolls[n1]:
+                    if rules.instant_win(roll):
+                        k = ("win", 0)
+                    else:
+                        legal = eng.legal(x, t, roll)
+                        if not legal:
+                            k = ("bust", 0)
+                        else:
+                            a = self.tail_action(legal)
+                            if a.roll:
+                                M[n1 - 1, rules.dice_after(n1, a) - 1] += p
+                                continue
+                            k = ("forced" if a.then.startswith("ends") else "stop", t)
+                    row[k] = row.get(k, 0.0) + p
+                    keys.setdefault(k, len(keys))
+                B.append(row)
+            Bm = np.zeros((D, len(keys)))
+            for i, row in enumerate(B):
+                for k, p in row.items():
+                    Bm[i, keys[k]] = p
+            X = np.linalg.solve(np.eye(D) - M, Bm)
+            r = cache[x] = [{k: float(X[i, j]) for k, j in keys.items() if X[i, j] > 0} for i in range(D)]
+        return r[n - 1]
+
+    @staticmethod
+    def tail_action(legal):
+        """Beyond saturation: the set-aside with the most points, banking where allowed."""
+        first = legal[0].keep
+        cands = [a for a in legal if a.keep == first]
+        return next((a for a in cands if not a.roll), cands[0])
 
 
 @dataclass
@@ -866,7 +917,7 @@ def _exact(engine, rs, bot, opp, opp_spec, oracle, race, budget, sweep_blunders,
             ex = exact_duel(engine, bot, None if optimal_opp else opp, oracle, budget, decisions)
     except BudgetExceeded:
         return None, f"more than {budget:,} decision states"
-    if len(decisions) <= BLUNDER_SWEEP_BUDGET:
+    if len(decisions) <= BLUNDER_SWEEP_BUDGET and not race:
         for st, a in decisions:
             sweep_blunders.record(st, a)
     return ex, ""

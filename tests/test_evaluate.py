@@ -1,0 +1,101 @@
+"""thousand evaluate: exact values, Monte Carlo, blunders, the command line."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from solver.bots import load_bot
+from solver.cli import main
+from solver.evaluate import Engine, Oracle, exact_duel, mc_duel, run_evaluation, wilson
+from solver.rules import load_ruleset
+
+PIG30 = load_ruleset("pig", ("goal=30",))
+PLAIN = load_ruleset("plain", ("goal=100",))
+
+
+def test_optimal_gives_up_nothing_duel():
+    rep = run_evaluation(PIG30, "optimal", "optimal", games=200, seed=2, progress=False)
+    ex = rep["exact"]
+    opt = Oracle(PIG30, "duel", progress=False).solution.start_value()
+    assert ex.value_first == pytest.approx(opt, abs=1e-10)
+    assert ex.value_second == pytest.approx(1 - opt, abs=1e-10)
+    for b in (rep["blunders"], rep["sweep_blunders"]):
+        assert b.decisions > 0 and b.total == 0.0 and b.mistakes == 0
+
+
+def test_optimal_against_the_tables_optimum_is_the_table():
+    # the bot path (asked per decision) against the optimal opponent's turn distributions
+    o = Oracle(PIG30, "duel", progress=False)
+    bot = load_bot("optimal", PIG30, "duel", oracles={"duel": o})
+    ex = exact_duel(Engine(PIG30), bot, None, o)
+    assert ex.value_first == pytest.approx(o.solution.start_value(), abs=1e-10)
+
+
+def test_optimal_gives_up_nothing_race():
+    rep = run_evaluation(PLAIN, "optimal", objective="race", games=100, seed=2, progress=False)
+    ex = rep["exact"]
+    assert ex.value_first == pytest.approx(ex.optimum, abs=1e-9)
+    assert rep["blunders"].decisions > 0 and rep["blunders"].total == 0.0
+
+
+def test_hold_exact_agrees_with_monte_carlo_duel():
+    rs = load_ruleset("pig", ("goal=50",))
+    rep = run_evaluation(rs, "hold:12", "hold:15", games=3000, seed=11, progress=False, blunder_games=50,
+                         overrides=("goal=50",))
+    ex, mc = rep["exact"], rep["mc"]
+    lo, hi = wilson(mc.first_wins, mc.first_games)
+    assert lo <= ex.value_first <= hi
+    lo, hi = wilson(mc.second_wins, mc.second_games)
+    assert lo <= ex.value_second <= hi
+    # the hold bot gives something up against the optimum, and says where
+    assert rep["blunders"].total > 0 and "thousand advise pig --set goal=50" in rep["text"]
+
+
+def test_hold_exact_agrees_with_monte_carlo_race():
+    rep = run_evaluation(PLAIN, "hold:30", objective="race", games=3000, seed=4, progress=False,
+                         blunder_games=50)
+    ex, mc = rep["exact"], rep["mc"]
+    lo, hi = rep["json"]["monte_carlo"]["ci95"]
+    assert lo <= ex.value_first <= hi
+    assert ex.value_first > ex.optimum
+
+
+def test_monte_carlo_is_reproducible_and_random_is_not_exact():
+    a = run_evaluation(PIG30, "random", "hold:10", games=200, seed=9, progress=False)
+    b = run_evaluation(PIG30, "random", "hold:10", games=200, seed=9, progress=False)
+    assert a["json"]["monte_carlo"] == {**b["json"]["monte_carlo"], "seconds": a["json"]["monte_carlo"]["seconds"]}
+    assert "not deterministic" in a["json"]["exact"]["skipped"]
+
+
+def test_budget_fallback_is_one_line():
+    rep = run_evaluation(PIG30, "hold:10", "hold:10", games=50, budget=100, progress=False)
+    assert rep["exact"] is None
+    line = [ln for ln in rep["text"].splitlines() if ln.startswith("exact:")]
+    assert len(line) == 1 and "skipped" in line[0] and "Monte Carlo only" in line[0]
+
+
+def test_cli_evaluate_json_and_errors(tmp_path):
+    r = CliRunner()
+    res = r.invoke(main, ["evaluate", "pig", "--set", "goal=30", "--bot", "hold:10", "--games", "100",
+                          "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout.splitlines()[-1])
+    assert data["bot"] == "hold:10" and data["monte_carlo"]["games"] == 100
+    assert 0 < data["exact"]["value_first"] < 1
+    res = r.invoke(main, ["evaluate", "pig", "--set", "goal=30", "--bot", "nope"])
+    assert res.exit_code == 2 and "unknown bot" in res.output and "Traceback" not in res.output
+    res = r.invoke(main, ["evaluate", "pig", "--set", "goal=30", "--bot", "nosuchmod:bot"])
+    assert res.exit_code == 2 and "cannot import" in res.output
+
+
+@pytest.mark.heavy
+def test_pig_hold20_neller():
+    """Neller & Presser: hold at 20 against itself, the first player wins 0.5347."""
+    rs = load_ruleset("pig")
+    rep = run_evaluation(rs, "hold:20", "hold:20", games=4000, seed=1, progress=False, blunder_games=0)
+    ex, mc = rep["exact"], rep["mc"]
+    assert round(ex.value_first, 4) == 0.5347
+    assert ex.value_second == pytest.approx(1 - ex.value_first, abs=1e-12)
+    lo, hi = wilson(mc.first_wins, mc.first_games)
+    assert lo <= ex.value_first <= hi
