@@ -109,6 +109,17 @@ cdef inline int64_t imin(int64_t a, int64_t b) noexcept nogil:
     return a if a < b else b
 
 
+cdef inline int64_t random_stops(const Ctx *c, int64_t o, int64_t t, int64_t n, int64_t T, int64_t prow,
+                                bint confirming) noexcept nogil:
+    """1 if setting option o aside leaves the choice to bank (a second legal action), else 0."""
+    cdef int64_t k1 = imin(t + c.optpts[o], T)
+    if c.fok[prow + k1] or (confirming and c.sok[prow + k1]):
+        return 0
+    if n == c.optused[o] and c.hot != FREE:
+        return 0
+    return c.sok[prow + k1]
+
+
 cdef int64_t play_turn(const Ctx *c, int b, int64_t x, int64_t y, sim_rng *rng, int64_t *row_out) noexcept nogil:
     """One turn of bot b in state x against y: BUST, WIN or END (row_out = the plan row)."""
     cdef int64_t prow = c.ptr[x]
@@ -118,7 +129,8 @@ cdef int64_t play_turn(const Ctx *c, int b, int64_t x, int64_t y, sim_rng *rng, 
     cdef const float *val = c.val[b]
     cdef int64_t W = c.W, N = c.N, hot = c.hot
     cdef int64_t t = 0, n = N, k, k1, t1, left, o, o0, o1, j, cls, bp, bu
-    cdef bint decide = False, confirming = False, stop, have
+    cdef bint decide = False, confirming = False, stop, have, want_stop = False
+    cdef int64_t cnt, pick
     cdef const float *r
     cdef float a, best
     if kind == OPTIMAL:
@@ -139,7 +151,7 @@ cdef int64_t play_turn(const Ctx *c, int b, int64_t x, int64_t y, sim_rng *rng, 
                 elif kind == HOLD:
                     stop = t * c.unit >= c.param[b] or c.nxt[prow + k] == -1
                 else:
-                    stop = (sim_next(rng) >> 63) == 1
+                    stop = want_stop
                 if stop:
                     row_out[0] = prow + k
                     return END
@@ -151,7 +163,20 @@ cdef int64_t play_turn(const Ctx *c, int b, int64_t x, int64_t y, sim_rng *rng, 
         if o0 == o1:
             return BUST
         j = o0
-        if o1 - o0 > 1:
+        if kind == RANDOM:
+            # uniform over the legal actions: each set-aside, then roll, or stop where allowed
+            cnt = 0
+            for o in range(o0, o1):
+                cnt += 1 + random_stops(c, o, t, n, T, prow, confirming)
+            pick = <int64_t>sim_below(rng, <uint64_t>cnt) if cnt > 1 else 0
+            for o in range(o0, o1):
+                left = 1 + random_stops(c, o, t, n, T, prow, confirming)
+                if pick < left:
+                    j = o
+                    want_stop = pick == 1
+                    break
+                pick -= left
+        elif o1 - o0 > 1:
             if kind == OPTIMAL:
                 have = False
                 best = 0
@@ -168,7 +193,7 @@ cdef int64_t play_turn(const Ctx *c, int b, int64_t x, int64_t y, sim_rng *rng, 
                         have = True
                         best = a
                         j = o
-            elif kind == HOLD:
+            else:
                 bp = -1
                 bu = 0
                 for o in range(o0, o1):
@@ -176,8 +201,6 @@ cdef int64_t play_turn(const Ctx *c, int b, int64_t x, int64_t y, sim_rng *rng, 
                         bp = c.optpts[o]
                         bu = c.optused[o]
                         j = o
-            else:
-                j = o0 + <int64_t>sim_below(rng, <uint64_t>(o1 - o0))
         t += c.optpts[j]
         left = n - c.optused[j]
         k = imin(t, T)

@@ -2,7 +2,7 @@
 
 Same function, same arguments, same random numbers, so the same seed gives
 the same games bit for bit; used under ``THOUSAND_PURE=1``, when the
-extension is missing, and by the differential tests. Slow (about a thousand
+extension is missing, and by the differential tests. Slow (a few hundred
 times slower than the compiled loop): meant for tiny rulesets.
 
 See :mod:`solver.simulate` for the meaning of the arguments. Random numbers:
@@ -89,7 +89,7 @@ def run(lut, lut_off, lut_size, cls_instant, opt_ptr, opt_points, opt_used, dice
         if kind == OPTIMAL:
             dbase = doffs[b][x] + (0 if blinds[b] else y * (T + 2))
             vbase = voffs[b][x] + (0 if blinds[b] else y * (T + 2) * W)
-        t, n, decide, confirming = 0, N, False, False
+        t, n, decide, confirming, want_stop = 0, N, False, False, False
         while True:
             if decide:
                 k = min(t, T)
@@ -99,7 +99,7 @@ def run(lut, lut_off, lut_size, cls_instant, opt_ptr, opt_points, opt_used, dice
                     elif kind == HOLD:
                         stop = t * unit >= params[b] or nxt[prow + k] == -1
                     else:
-                        stop = (rng.next() >> 63) == 1
+                        stop = want_stop
                     if stop:
                         return END, prow + k
             c = lut[lut_off[n] + rng.below(lut_size[n])]
@@ -109,7 +109,24 @@ def run(lut, lut_off, lut_size, cls_instant, opt_ptr, opt_points, opt_used, dice
             if o0 == o1:
                 return BUST, 0
             j = o0
-            if o1 - o0 > 1:
+            if kind == RANDOM:
+                # uniform over the legal actions: each set-aside, then roll, or stop where allowed
+                def stops(o):
+                    k1 = min(t + optpts[o], T)
+                    if fok[prow + k1] or (confirming and sok[prow + k1]):
+                        return 0
+                    if n == optused[o] and hot_mode != FREE:
+                        return 0
+                    return sok[prow + k1]
+                cnt = sum(1 + stops(o) for o in range(o0, o1))
+                pick = rng.below(cnt) if cnt > 1 else 0
+                for o in range(o0, o1):
+                    a = 1 + stops(o)
+                    if pick < a:
+                        j, want_stop = o, pick == 1
+                        break
+                    pick -= a
+            elif o1 - o0 > 1:
                 if kind == OPTIMAL:
                     best = None
                     for o in range(o0, o1):
@@ -123,13 +140,11 @@ def run(lut, lut_off, lut_size, cls_instant, opt_ptr, opt_points, opt_used, dice
                             a = val[r + (left if left else N + 1)]
                         if best is None or a > best:
                             best, j = a, o
-                elif kind == HOLD:
+                else:
                     bp, bu = -1, 0
                     for o in range(o0, o1):
                         if optpts[o] > bp or (optpts[o] == bp and optused[o] < bu):
                             bp, bu, j = optpts[o], optused[o], o
-                else:
-                    j = o0 + rng.below(o1 - o0)
             t += optpts[j]
             left = n - optused[j]
             k = min(t, T)
