@@ -15,9 +15,9 @@ Bots (``parse_bot``):
   banking is allowed, then banks; ``cautious`` banks as soon as banking is
   allowed (``hold:0``). After a roll both keep the set-aside with the most
   points, on a tie the one using fewer dice (more dice left to roll);
-* ``random`` -- every choice uniformly at random: after a roll one of the
-  legal set-asides, then (where banking is allowed) bank or roll with
-  probability 1/2 each.
+* ``random`` -- uniform over the legal actions after a roll: each
+  set-aside followed by rolling on, or by banking where that is allowed
+  (the action set of :mod:`solver.bots`).
 
 Compulsory rolls (hot dice under ``must_roll``/``confirm``) are never a
 choice, and a turn that has to end (dump, overshoot, a confirming roll that
