@@ -79,6 +79,30 @@ class Solution:
         x0 = Moves(self.rs).initial()
         return self.value(x0, x0 if self.table.values.ndim == 2 else None)
 
+    def fair_compensation(self) -> tuple[int, float] | None:
+        """The extra starting points for the second player that bring the duel
+        closest to 50/50: the ``c`` minimising |P(first player wins) - 1/2| when
+        the second player starts with ``c`` points, and that probability.
+
+        P(first wins) = P(x0, y_c) with x0 the initial state (first to move) and
+        y_c the opened state with score c; scores that are not plain states of
+        the table (dump scores, pits with roll-back) are skipped."""
+        if self.table.values.ndim != 2:
+            return None
+        moves = Moves(self.rs)
+        x0 = moves.initial()
+        best = None
+        for c in range(0, self.rs.goal, self.rs.unit):
+            y = moves.normalise(PlayerState(c, opened=True), before=None) if c else x0
+            if y not in self.index:
+                continue
+            p = self.value(x0, y)
+            if best is None or abs(p - 0.5) < abs(best[1] - 0.5):
+                best = (c, p)
+            if p < 0.5 - 0.25:  # far past the balance point: nothing closer beyond
+                break
+        return best
+
     def summary(self) -> dict:
         m = self.meta
         out = {"start_value": self.start_value(), "states": m["states"], "iterations": m["iterations"],
@@ -87,6 +111,9 @@ class Solution:
         if "peak_memory_mb" in m:
             out["peak_memory_mb"] = m["peak_memory_mb"]
             out["player_states"] = m["player_states"]
+        fair = self.fair_compensation()
+        if fair is not None:
+            out["fair_compensation"] = {"points": fair[0], "p_first": fair[1]}
         return out
 
     def describe(self, rs: Ruleset) -> str:
@@ -94,9 +121,12 @@ class Solution:
         what = {"race": "expected turns to win alone from the start",
                 "duel": "P(first player wins) with optimal play"}.get(self.objective, self.objective)
         how = "solved now" if self.solved_now else "from the stored table"
+        fair = self.fair_compensation()
+        fair_line = (f"  fair compensation: the second player starts with {fair[0]} points "
+                     f"-> P(first player wins) = {fair[1]:.6f}\n" if fair else "")
         return (f"{rs.name}: {what} = {self.start_value():.12f}\n"
                 f"  {m['states']} states, {m['iterations']} sweeps, residual {m['residual']:.2e}, "
-                f"{m['solve_seconds']:.2f} s ({how})\n  table: {self.table.path}")
+                f"{m['solve_seconds']:.2f} s ({how})\n{fair_line}  table: {self.table.path}")
 
 
 def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -145,3 +146,20 @@ def test_textbook_baseline_reaches_the_same_fixed_point():
     rs, sol = solved("barrel-push-off")
     base = solve_duel_textbook(rs, tol=1e-14)
     assert np.max(np.abs(base.P - sol.P)) <= 1e-12
+
+
+def test_fair_compensation_is_the_start_closest_to_even(tmp_path):
+    """The second player's extra starting points that bring P(first wins) closest
+    to 1/2, checked against exact fractions on a tiny Pig."""
+    from solver.solve import solve_objective
+    rs, sol = solved("pig-10")
+    states = sol.model.space.states
+    exact = exact_duel(rs, states, sol.P.tolist())
+    x0 = Moves(rs).initial()
+    candidates = {y.score: exact[(x0, y)] for y in states}
+    c = min(candidates, key=lambda s: (abs(candidates[s] - Fraction(1, 2)), s))
+    solution = solve_objective(rs, "duel", str(tmp_path), progress=False)
+    points, p_first = solution.fair_compensation()
+    assert points == c > 0
+    assert p_first == pytest.approx(float(candidates[c]), abs=1e-12)
+    assert solution.summary()["fair_compensation"] == {"points": points, "p_first": p_first}
