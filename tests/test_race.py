@@ -14,7 +14,7 @@ from solver.advisor import race_advisor
 from solver.cli import main
 from solver.game import Moves, PlayerState
 from solver.race import solve_race
-from solver.rules import from_mapping, load_ruleset
+from solver.rules import from_mapping, load_ruleset, preset_names
 
 CLASSIC_SCORING = {"singles": {"1": 10, "5": 5},
                    "kinds": {"3": {"1": 100, "2": 20, "3": 30, "4": 40, "5": 50, "6": 60}}}
@@ -240,3 +240,14 @@ def test_advise_cli(tmp_path):
         r = runner.invoke(main, base + bad)
         assert r.exit_code == 2, (bad, r.output)
         assert r.stderr.startswith("thousand: error:") and r.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("preset", [p for p in preset_names() if p != "six-dice"])
+def test_every_shipped_race_table_loads(preset):
+    """The race tables in tables/ load for their preset (hash, format, model version)."""
+    from solver.tables import folder_name, load_table, shipped_tables
+    rs = load_ruleset(preset)
+    folder = shipped_tables() / folder_name(rs, "race")
+    table = load_table(folder, rs, "race")
+    assert table.values.shape == (table.meta["states"],)
+    assert np.all(table.values >= 1.0)
