@@ -666,8 +666,11 @@ def fast_mc(rs: Ruleset, objective: str, bot: str, opp: str, games: int, seed: i
         half = games // 2
         a = simulate.simulate_duel(rs, bot, opp, games - half, seed, tables_dir=tables_dir)
         b = simulate.simulate_duel(rs, opp, bot, half, seed + 1, tables_dir=tables_dir)
-        return MCResult(games=a.games + b.games, first_games=a.games, first_wins=a.first_wins,
-                        second_games=b.games, second_wins=b.games - b.first_wins,
+        # unfinished games (cut by the simulator's turn limit) count one half, as in the Python loop
+        return MCResult(games=a.games + b.games, first_games=a.games,
+                        first_wins=a.first_wins + 0.5 * a.unfinished,
+                        second_games=b.games, second_wins=b.second_wins + 0.5 * b.unfinished,
+                        unfinished=a.unfinished + b.unfinished,
                         seconds=a.seconds + b.seconds, engine="compiled")
     except ThousandError:
         return None
@@ -801,8 +804,7 @@ def run_evaluation(rs: Ruleset, bot_spec: str, opp_spec: str = "optimal", object
         mc = None
         blunders = Blunders(oracle, keep=worst)
         if games:
-            mc = fast_mc(rs, objective, bot_spec, opp_spec, games, seed, tables_dir) \
-                if not (_needs_python(bot_spec) or (not race and _needs_python(opp_spec))) else None
+            mc = fast_mc(rs, objective, bot_spec, opp_spec, games, seed, tables_dir)
             if mc is not None:
                 # blunders from a smaller run of the Python game loop
                 g2 = min(games, blunder_games)
@@ -867,13 +869,6 @@ def run_evaluation(rs: Ruleset, bot_spec: str, opp_spec: str = "optimal", object
 
 def _unf(mc: MCResult) -> str:
     return f", {mc.unfinished} unfinished (counted as half)" if mc.unfinished else ""
-
-
-def _needs_python(spec: str) -> bool:
-    """Whether Monte Carlo needs the Python game loop: user bots, and the built-ins whose
-    compiled twins play differently (the simulator's hold:N does not stop to win below N;
-    its random bot draws the set-aside and the continuation separately)."""
-    return spec.strip() not in ("optimal", "race", "cautious")
 
 
 def _state_text(rs: Ruleset, st: BotState) -> str:
