@@ -163,3 +163,13 @@ def test_fair_compensation_is_the_start_closest_to_even(tmp_path):
     assert points == c > 0
     assert p_first == pytest.approx(float(candidates[c]), abs=1e-12)
     assert solution.summary()["fair_compensation"] == {"points": points, "p_first": p_first}
+
+
+@pytest.mark.parametrize("preset", ["pig", "plain", "farkle", "farkle-cardgames"])
+def test_shipped_duel_tables_load_and_are_converged(preset):
+    from solver.tables import folder_name, load_table, shipped_tables
+    rs = load_ruleset(preset)
+    table = load_table(shipped_tables() / folder_name(rs, "duel"), rs, "duel")
+    P = np.asarray(table.values)
+    assert P.shape == (table.meta["player_states"],) * 2
+    assert table.meta["residual"] <= 1e-12 and P.min() >= 0.0 and P.max() <= 1.0
