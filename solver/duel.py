@@ -161,10 +161,23 @@ class DuelSolution:
     seconds: float
 
 
+class DuelDiverges(ThousandError):
+    """The passes do not settle: no fixed point attracts them."""
+
+
+STALL_PASSES = 40  # passes without a tenfold gain in the largest change before giving up
+
+
 def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, pure: bool | None = None,
                model: DuelModel | None = None, threads: int = 0,
                progress: Callable[[int, float], None] | None = None) -> DuelSolution:
-    """Solve the duel for every pair of states (see the module docstring)."""
+    """Solve the duel for every pair of states (see the module docstring).
+
+    Raises :class:`DuelDiverges` when the passes stop converging (no tenfold
+    gain in :data:`STALL_PASSES` passes) or the final Bellman residual is not
+    small: rules under which a zero turn costs nothing (no bolts) and banking
+    can hurt (barrel falls) let both players prefer never to bank, and then
+    the win probabilities have no unique value."""
     t0 = time.perf_counter()
     model = model or DuelModel(rs)
     table = kernel.roll_table(rs, pure)
@@ -174,6 +187,7 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, pure: bo
     repeat = model.lowers_levels()
     passes = 0
     accel = _Anderson(depth=6)
+    history: list[float] = []
     while passes < max_passes:
         passes += 1
         before = Q.copy() if repeat else None
@@ -205,12 +219,24 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, pure: bo
             progress(passes, change)
         if change <= tol or not repeat:
             break
+        history.append(change)
+        if len(history) > STALL_PASSES and min(history[-STALL_PASSES:]) > 0.1 * min(history[:-STALL_PASSES]):
+            raise DuelDiverges(_diverges(rs, passes, change))
         if change < 1e-2:
             Q[:] = accel.step(before, Q)
     del accel
     P = np.ascontiguousarray(Q.T)
     residual = bellman_residual(model, table, P, pure)
+    if residual > 1e-10:
+        raise DuelDiverges(_diverges(rs, passes, residual))
     return DuelSolution(model, P, passes, residual, time.perf_counter() - t0)
+
+
+def _diverges(rs: Ruleset, passes: int, change: float) -> str:
+    hint = (" (without bolts a zero turn costs nothing, so both players may prefer never to bank:"
+            " the game need not end and its win probabilities have no unique value)"
+            if not rs.bolts.limit else "")
+    return f"{rs.name}: the duel does not converge; after {passes} passes values still move by {change:.1e}{hint}"
 
 
 def solve_duel_textbook(rs: Ruleset, tol: float = 1e-12, max_sweeps: int = 100000, pure: bool | None = None,

@@ -140,8 +140,10 @@ def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
     if objective == "race":
         from .race import solve_race
         bar = Progress(f"solving {rs.name} race", progress)
-        sol = solve_race(rs, progress=bar)
-        bar.close()
+        try:
+            sol = solve_race(rs, progress=bar)
+        finally:
+            bar.close()
         values, states = sol.turns, sol.space.encode()
         extra = {"states": len(sol.space), "iterations": sol.iterations, "residual": sol.residual,
                  "solve_seconds": sol.seconds, "kernel": kernel.IMPLEMENTATION,
@@ -150,8 +152,10 @@ def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
     elif objective == "duel":
         from .duel import solve_duel
         bar = Progress(f"solving {rs.name} duel", progress)
-        sol = solve_duel(rs, progress=bar)
-        bar.close()
+        try:
+            sol = solve_duel(rs, progress=bar)
+        finally:
+            bar.close()
         values, states = sol.P, sol.model.space.encode()
         extra = {"states": sol.model.n ** 2, "player_states": sol.model.n, "iterations": sol.passes,
                  "residual": sol.residual, "solve_seconds": sol.seconds, "kernel": kernel.IMPLEMENTATION,

@@ -173,3 +173,18 @@ def test_shipped_duel_tables_load_and_are_converged(preset):
     P = np.asarray(table.values)
     assert P.shape == (table.meta["player_states"],) * 2
     assert table.meta["residual"] <= 1e-12 and P.min() >= 0.0 and P.max() <= 1.0
+
+
+@pytest.mark.heavy
+def test_a_duel_without_a_value_is_refused_in_one_line(tmp_path):
+    """Barrel falls and no bolts: both players can prefer never to bank, the passes
+    cycle, and the solver says so instead of storing a table."""
+    args = ["solve", "classic", "--set", "goal=100", "--set", "barrel.threshold=80", "--set", "pits=[]",
+            "--set", "dump=[]", "--set", "bolts.limit=0", "--set", "bolts.penalty=0",
+            "--objective", "duel", "--tables", str(tmp_path)]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 2
+    assert "does not converge" in r.stderr and "never to bank" in r.stderr
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith("thousand: error: ") and "Traceback" not in r.stderr
+    assert not any(tmp_path.iterdir())
