@@ -201,27 +201,44 @@ def race_advisor(solution) -> TurnAdvisor:
     return TurnAdvisor(solution.rs, "race", values_of, lambda v: 1.0 - float(v), False, "expected_turns")
 
 
+def duel_end_values(solution, ends: TurnEnds, opponents: list[PlayerState]):
+    """The duel's turn-end values of mover ``ends.x`` against each of ``opponents``.
+
+    Returns ``(vals, bust)``: ``vals[t, k]`` = 1 if ending the turn at total t
+    wins, else ``1 - P(y_t, x_t)`` with ``x_t`` the mover after the end and
+    ``y_t`` opponent k after push-off and overtaking (an overshoot leaves the
+    opponent as is); ``bust[k] = 1 - P(y, zero(x))``."""
+    moves = Moves(solution.rs)
+    x = ends.x
+    P = solution.table.values
+    idx = solution.index
+    yi = np.array([solution.state_index(y) for y in opponents])
+    rs = solution.rs
+    # without overtaking or push-off a bank leaves the opponent as is (and skipping
+    # the per-opponent calls keeps whole-table uses, like the charts, fast)
+    interacts = bool(rs.overtake) or (rs.barrel.kind != "none" and rs.barrel.push_off != "none")
+    vals = np.zeros((ends.T + 1, len(opponents)))
+    for t in range(1, ends.T + 1):
+        x2 = ends.stop_next[t] if ends.stop_ok[t] else ends.forced_next[t]
+        if x2 is None:
+            continue
+        if x2 == WIN:
+            vals[t] = 1.0
+            continue
+        y2 = yi
+        if interacts and ends.forced_event[t] != "overshoot":
+            before, after, climbed = x.score, moves.raised_to(x, t * moves.rs.unit), moves.climbed(x, x2)
+            y2 = np.array([idx[moves.affect_opponent(y, before, after, climbed)] for y in opponents])
+        vals[t] = 1.0 - P[y2, idx[x2]]
+    return vals, 1.0 - P[yi, idx[ends.bust_next]]
+
+
 def duel_advisor(solution, opponent: PlayerState) -> TurnAdvisor:
     """Advice from a duel table against ``opponent``: values are win probabilities."""
-    moves = Moves(solution.rs)
-    y = opponent
+    solution.state_index(opponent)
 
     def values_of(ends: TurnEnds):
-        x = ends.x
-        vals = np.zeros(ends.T + 1)
-        for t in range(1, ends.T + 1):
-            x2 = ends.stop_next[t] if ends.stop_ok[t] else ends.forced_next[t]
-            if x2 is None:
-                continue
-            if x2 == WIN:
-                vals[t] = 1.0
-            elif ends.forced_event[t] == "overshoot":
-                vals[t] = 1.0 - solution.value(y, x2)
-            else:
-                pts = t * moves.rs.unit
-                y2 = moves.affect_opponent(y, x.score, moves.raised_to(x, pts), moves.climbed(x, x2))
-                vals[t] = 1.0 - solution.value(y2, x2)
-        bust = np.array([1.0 - solution.value(y, ends.bust_next)])
-        return vals[:, None], vals[:, None], bust, np.ones(1)
+        vals, bust = duel_end_values(solution, ends, [opponent])
+        return vals, vals, bust, np.ones(1)
 
     return TurnAdvisor(solution.rs, "duel", values_of, float, True, "win_probability")

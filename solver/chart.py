@@ -30,6 +30,7 @@ import click
 import numpy as np
 
 from . import kernel
+from .advisor import duel_end_values
 from .errors import StateError
 from .game import WIN, Moves, PlayerState
 from .rules import Ruleset, load_ruleset
@@ -84,32 +85,10 @@ def race_turn(sol, x: PlayerState):
 
 def duel_turn(sol, x: PlayerState, opponents: list[PlayerState]):
     """(ends, stop values (T+1, K), turn tables) of a duel turn of ``x`` against every opponent."""
-    rs = sol.rs
-    moves = Moves(rs)
-    P = sol.table.values
-    idx = sol.index
-    K = len(opponents)
-    yi = np.array([idx[y] for y in opponents])
-    ends = TurnEnds.of(moves, x)
-    interacts = bool(rs.overtake) or (rs.barrel.kind != "none" and rs.barrel.push_off != "none")
-    vals = np.zeros((ends.T + 1, K))
-    u = rs.unit
-    for t in range(1, ends.T + 1):
-        x2 = ends.stop_next[t] if ends.stop_ok[t] else ends.forced_next[t]
-        if x2 is None:
-            continue
-        if x2 == WIN:
-            vals[t] = 1.0
-            continue
-        if ends.forced_event[t] == "overshoot" or not interacts:
-            y2 = yi
-        else:
-            before, after, climbed = x.score, moves.raised_to(x, t * u), moves.climbed(x, x2)
-            y2 = np.array([idx[moves.affect_opponent(y, before, after, climbed)] for y in opponents])
-        vals[t] = 1.0 - P[y2, idx[x2]]
-    bust = 1.0 - P[yi, idx[ends.bust_next]]
-    table = kernel.roll_table(rs)
-    tv = kernel.turn_dp(table, ends.stop_ok, vals, ends.forced_ok, vals, bust, np.ones(K), full=True)
+    ends = TurnEnds.of(Moves(sol.rs), x)
+    vals, bust = duel_end_values(sol, ends, opponents)
+    tv = kernel.turn_dp(kernel.roll_table(sol.rs), ends.stop_ok, vals, ends.forced_ok, vals, bust,
+                        np.ones(len(opponents)), full=True)
     return ends, vals, tv
 
 
