@@ -32,7 +32,7 @@ import numpy as np
 from . import kernel
 from .advisor import duel_end_values
 from .errors import StateError
-from .game import WIN, Moves, PlayerState
+from .game import Moves, PlayerState
 from .rules import Ruleset, load_ruleset
 from .turn import TurnEnds
 
