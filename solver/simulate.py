@@ -188,23 +188,12 @@ def roll_lookup(rs: Ruleset):
     return _cached(("lut", rs), make)
 
 
-@dataclass
-class _Plans:
-    """Turn ends per state (the arrays of :class:`solver.kernel.DuelPlans`)."""
+@dataclass(frozen=True)
+class _Plans(kernel.DuelPlans):
+    """Turn ends per state (:class:`solver.kernel.DuelPlans`), with the states and the start."""
 
-    space: StateSpace
-    ptr: np.ndarray
-    stop_ok: np.ndarray
-    forced_ok: np.ndarray
-    next: np.ndarray
-    after: np.ndarray
-    climbed: np.ndarray
-    bust: np.ndarray
-    score: np.ndarray
-    overtaken: np.ndarray
-    pushed: np.ndarray
-    on_barrel: np.ndarray
-    start: int
+    space: StateSpace | None = None
+    start: int = 0
 
 
 def _duel_plans(rs: Ruleset) -> _Plans:
@@ -216,9 +205,7 @@ def _duel_plans(rs: Ruleset) -> _Plans:
             model = DuelModel(rs)
         except ThousandError as exc:
             raise SimulationUnsupported(str(exc)) from None
-        p = model.plans
-        return _Plans(model.space, p.ptr, p.stop_ok, p.forced_ok, p.next, p.after, p.climbed, p.bust, p.score,
-                      p.overtaken, p.pushed, p.on_barrel, model.space.index[Moves(rs).initial()])
+        return _Plans(**vars(model.plans), space=model.space, start=model.space.index[Moves(rs).initial()])
     return _cached(("duel-plans", rs), make)
 
 
@@ -233,9 +220,10 @@ def _race_plans(rs: Ruleset) -> _Plans:
         nxt = np.where(stop_ok == 1, np.concatenate(sp.stop_idx), np.concatenate(sp.forced_idx)).astype(np.int64)
         z8 = np.zeros(len(nxt), np.uint8)
         ar = np.arange(n, dtype=np.int64)
-        return _Plans(sp, ptr, stop_ok, forced_ok, nxt, np.zeros(len(nxt), np.int64), z8,
-                      sp.bust_idx.astype(np.int64), np.array([x.score for x in sp.states], np.int64),
-                      ar, ar, np.zeros(n, np.uint8), sp.index[Moves(rs).initial()])
+        return _Plans(ptr=ptr, stop_ok=stop_ok, forced_ok=forced_ok, next=nxt, after=np.zeros(len(nxt), np.int64),
+                      climbed=z8, bust=sp.bust_idx.astype(np.int64),
+                      score=np.array([x.score for x in sp.states], np.int64), overtaken=ar, pushed=ar,
+                      on_barrel=np.zeros(n, np.uint8), space=sp, start=sp.index[Moves(rs).initial()])
     return _cached(("race-plans", rs), make)
 
 
