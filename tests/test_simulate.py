@@ -15,21 +15,12 @@ from solver.errors import ThousandError
 from solver.game import Moves, PlayerState
 from solver.rules import from_mapping, load_ruleset
 from solver.scoring import RollScorer
+from tiny import PAIR_SCORING, TINY_DUELS
 from solver.simulate import SimulationUnsupported, parse_bot, simulate_duel, simulate_race
 from solver.solve import solve_objective
 
-PAIR_SCORING = {"singles": {"1": 10, "5": 5}, "kinds": {"2": {"1": 25, "5": 15}}}
-
 TINY = {
-    "pig-10": {"dice": 1, "hot_dice": "free", "goal": 10,
-               "scoring": {"singles": {"2": 2, "3": 3, "4": 4, "5": 5, "6": 6}}},
-    "overtaking-bolts": {"dice": 2, "goal": 30, "scoring": PAIR_SCORING, "overtake": 10,
-                         "bolts": {"limit": 2, "penalty": 10}},
-    "barrel-push-off": {"dice": 2, "goal": 30, "keep": "any", "scoring": PAIR_SCORING,
-                        "barrel": {"kind": "points", "threshold": 20, "attempts": 2,
-                                   "fall_penalty": 10, "push_off": "fall"}},
-    "dump-opening": {"dice": 2, "goal": 30, "open_min": 10, "scoring": PAIR_SCORING,
-                     "dump": [15], "dump_mid_turn": True, "overtake": 5},
+    **TINY_DUELS,
     "confirm-any": {"dice": 2, "goal": 30, "keep": "any", "hot_dice": "confirm", "open_min": 10,
                     "scoring": PAIR_SCORING},
     "exact-barrel": {"dice": 2, "goal": 30, "scoring": PAIR_SCORING,

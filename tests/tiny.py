@@ -1,0 +1,19 @@
+"""Tiny rulesets (two dice, goal 25-30) that exercise the interaction rules; shared by
+the duel and simulator tests."""
+
+PAIR_SCORING = {"singles": {"1": 10, "5": 5}, "kinds": {"2": {"1": 25, "5": 15}}}
+
+TINY_DUELS = {
+    "pig-10": {"dice": 1, "hot_dice": "free", "goal": 10,
+               "scoring": {"singles": {"2": 2, "3": 3, "4": 4, "5": 5, "6": 6}}},
+    "overtaking-bolts": {"dice": 2, "goal": 30, "scoring": PAIR_SCORING, "overtake": 10,
+                         "bolts": {"limit": 2, "penalty": 10}},
+    "barrel-push-off": {"dice": 2, "goal": 30, "keep": "any", "scoring": PAIR_SCORING,
+                        "barrel": {"kind": "points", "threshold": 20, "attempts": 2,
+                                   "fall_penalty": 10, "push_off": "fall"}},
+    "dump-opening": {"dice": 2, "goal": 30, "open_min": 10, "scoring": PAIR_SCORING,
+                     "dump": [15], "dump_mid_turn": True, "overtake": 5},
+    "region-penalty-push": {"dice": 2, "goal": 25, "scoring": PAIR_SCORING, "overtake": 5,
+                            "barrel": {"kind": "region", "threshold": 15, "push_off": "penalty",
+                                       "push_off_penalty": 5}},
+}
