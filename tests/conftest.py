@@ -1,4 +1,4 @@
-"""Test configuration: the ``heavy`` marker.
+"""Test configuration: the ``heavy`` marker and a private table cache.
 
 Tests marked ``heavy`` solve whole games; the pure-Python twin of the kernel
 would take many minutes on them, so they run with the compiled kernel only.
@@ -7,6 +7,7 @@ the small solves that run in both modes.
 """
 
 import os
+import tempfile
 
 import pytest
 
@@ -15,6 +16,10 @@ PURE = os.environ.get("THOUSAND_PURE", "") not in ("", "0")
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "heavy: solves a whole game; skipped with THOUSAND_PURE=1")
+    # tables solved by the tests go to a cache of this session's own, so that neither the
+    # user's cache nor a THOUSAND_TABLES directory changes what the tests find
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="thousand-tests-")
+    os.environ.pop("THOUSAND_TABLES", None)
 
 
 def pytest_collection_modifyitems(config, items):

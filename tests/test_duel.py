@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from fractions import Fraction
 
 import numpy as np
@@ -120,7 +121,7 @@ def test_duel_cli_and_advice(tmp_path):
     probs = [o["win_probability"] for o in a["options"]]
     assert probs == sorted(probs, reverse=True) and a["margin"] == pytest.approx(probs[0] - probs[1])
     # stopping at 16 against 15: the value is 1 - P(opponent at 15 vs me at 16)
-    table = json.loads((tmp_path / f"{d['ruleset_hash']}-duel" / "meta.json").read_text())
+    table = json.loads((Path(d["table"]) / "meta.json").read_text())
     assert table["objective"] == "duel"
     r = runner.invoke(main, ["advise", "pig", "--set", "goal=20", "--tables", str(tmp_path), "--me", "10",
                              "--objective", "duel"])
