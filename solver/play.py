@@ -205,7 +205,7 @@ class Game:
         ev = self.moves.mid_turn(x, t1)
         if ev == "dump":
             self._say(f"{x.score} + {t1} = {x.score + t1}: samosval — the turn ends and the score becomes 0")
-            self._bank(t1, self.moves.mid_turn_end(x, t1, ev), what="samosval")
+            self._bank(t1, self.moves.mid_turn_end(x, t1, ev))
             return
         if ev == "overshoot":
             self._say(f"{x.score} + {t1} = {x.score + t1} is over {self.rs.goal}: overshoot — the turn ends")

@@ -217,3 +217,11 @@ def test_play_advice_duel_and_race(tmp_path):
     r = run(["play", "pig", "--set", "goal=20", "--players", "A", "B", "--tables", tables,
              "--advice", "race"], "?\n")
     assert "race policy" in r.output and "duel against" not in r.output
+
+
+def test_samosval_mid_turn_ends_the_turn():
+    # a set-aside that makes the score a dump score ends the turn at once (dump_mid_turn)
+    g = game("plain", "dice=2", "goal=30", "dump=[15]", "dump_mid_turn=true",
+             'scoring={singles={"1"=10,"5"=5},kinds={"2"={"1"=25,"5"=15}}}')
+    play(g, "roll 1,5")
+    assert g.current == 1 and g.states[0].score == 0 and "samosval" in g.history[0][-1]
