@@ -340,10 +340,10 @@ class PolicyTurns:
 
     @staticmethod
     def tail_action(legal):
-        """Beyond saturation: the set-aside with the most points, banking where allowed."""
-        first = legal[0].keep
-        cands = [a for a in legal if a.keep == first]
-        return next((a for a in cands if not a.roll), cands[0])
+        """Beyond saturation: end the turn where any set-aside allows it (a smaller set-aside
+        can bank where the biggest one would force a roll of hot dice), else the set-aside
+        with the most points."""
+        return next((a for a in legal if not a.roll), legal[0])
 
 
 @dataclass

@@ -99,3 +99,22 @@ def test_pig_hold20_neller():
     assert ex.value_second == pytest.approx(1 - ex.value_first, abs=1e-12)
     lo, hi = wilson(mc.first_wins, mc.first_games)
     assert lo <= ex.value_first <= hi
+
+
+def test_optimal_exact_is_the_table_with_hot_dice_beyond_saturation():
+    # keep "any" on a points barrel: beyond the saturation total the turn banks with a
+    # smaller set-aside rather than keep both dice and be forced to roll hot dice again
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parent))
+    from tiny import TINY_DUELS
+
+    from solver.rules import from_mapping
+    rs = from_mapping(TINY_DUELS["barrel-push-off"])
+    o = Oracle(rs, "duel", progress=False)
+    bot = load_bot("optimal", rs, "duel", oracles={"duel": o})
+    v = o.solution.start_value()
+    for opp in (None, bot):
+        ex = exact_duel(Engine(rs), bot, opp, o)
+        assert ex.value_first == pytest.approx(v, abs=1e-10)
+        assert ex.value_second == pytest.approx(1 - v, abs=1e-10)
