@@ -503,7 +503,9 @@ class Blunders:
             self.mistakes += 1
         self._seq += 1
         item = (lost, -self._seq, state, action, best, value)
-        if len(self.worst) < self.keep:
+        if self.keep <= 0:
+            pass
+        elif len(self.worst) < self.keep:
             heapq.heappush(self.worst, item)
         elif lost > self.worst[0][0]:
             heapq.heapreplace(self.worst, item)
@@ -733,8 +735,12 @@ def evaluate(rules: str, overrides: tuple[str, ...], bot_spec: str, opp_spec: st
              tables_dir: str | None, as_json: bool) -> None:
     """How far a bot is from optimal play, and where it goes wrong."""
     rs = load_ruleset(rules, overrides)
-    if games < 0:
-        raise BotError("--games must be 0 or more")
+    for name, v in (("--games", games), ("--budget", budget), ("--blunder-games", blunder_games),
+                    ("--worst", worst)):
+        if v < 0:
+            raise BotError(f"{name} must be 0 or more")
+    if not timeout > 0:
+        raise BotError("--timeout must be positive")
     report = run_evaluation(rs, bot_spec, opp_spec, objective, games, seed, exact, budget, worst, timeout,
                             tables_dir, overrides, blunder_games=blunder_games)
     if as_json:

@@ -118,3 +118,14 @@ def test_optimal_exact_is_the_table_with_hot_dice_beyond_saturation():
         ex = exact_duel(Engine(rs), bot, opp, o)
         assert ex.value_first == pytest.approx(v, abs=1e-10)
         assert ex.value_second == pytest.approx(1 - v, abs=1e-10)
+
+
+def test_cli_evaluate_worst_zero_and_bad_counts():
+    r = CliRunner()
+    res = r.invoke(main, ["evaluate", "pig", "--set", "goal=30", "--bot", "hold:10", "--games", "20",
+                          "--worst", "0"])
+    assert res.exit_code == 0, res.output
+    assert "blunders" in res.output and "worst decisions" not in res.output
+    for opt in (["--worst", "-1"], ["--budget", "-1"], ["--blunder-games", "-1"], ["--timeout", "0"]):
+        res = r.invoke(main, ["evaluate", "pig", "--set", "goal=30", "--bot", "hold:10", "--games", "20", *opt])
+        assert res.exit_code == 2 and "must be" in res.output and "Traceback" not in res.output, (opt, res.output)
