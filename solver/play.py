@@ -443,6 +443,13 @@ class Game:
         try:
             if data.get("format") != SAVE_FORMAT:
                 raise StateError(f"unsupported save format {data.get('format')!r}")
+            for key in ("rules", "overrides", "players", "log"):
+                v = data[key]
+                if not (isinstance(v, str) if key == "rules"
+                        else isinstance(v, list) and all(isinstance(e, str) for e in v)):
+                    raise StateError(f"not a saved game: bad field {key!r}")
+            if data.get("seed") is not None and (type(data["seed"]) is not int):
+                raise StateError("not a saved game: bad field 'seed'")
             rs = load_ruleset(data["rules"], tuple(data["overrides"]))
             if rs.hash != data["ruleset_hash"]:
                 raise StateError(f"the rules {data['rules']!r} have changed since the game was saved "

@@ -225,3 +225,13 @@ def test_samosval_mid_turn_ends_the_turn():
              'scoring={singles={"1"=10,"5"=5},kinds={"2"={"1"=25,"5"=15}}}')
     play(g, "roll 1,5")
     assert g.current == 1 and g.states[0].score == 0 and "samosval" in g.history[0][-1]
+
+
+def test_resume_a_save_with_bad_fields_is_one_line(tmp_path):
+    g = play(game("pig", "goal=30"), "roll 6", "stop")
+    good = g.to_json()
+    for key, bad in (("players", [1, 2]), ("players", "AB"), ("log", [5]), ("rules", 5), ("seed", "x")):
+        path = tmp_path / "bad.json"
+        path.write_text(json.dumps({**good, key: bad}))
+        res = CliRunner().invoke(main, ["play", "pig", "--set", "goal=30", "--resume", str(path)], input="")
+        assert res.exit_code == 2 and "bad field" in res.output and "Traceback" not in res.output, (key, res.output)
