@@ -463,6 +463,7 @@ class ProcessBot(Bot):
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=self._err, start_new_session=True)
         except OSError as exc:
+            self._err.close()
             raise BotError(f"bot command {command!r} cannot start: {exc.strerror or exc}") from None
         try:
             self._send({"type": "hello", "protocol": PROTOCOL, "objective": objective,
@@ -581,6 +582,13 @@ class ProcessBot(Bot):
         p = getattr(self, "proc", None)
         if p is None:
             return
+        try:
+            self._close_proc(p)
+        finally:
+            self._err.close()  # the temporary file that holds the bot's stderr
+            self.proc = None
+
+    def _close_proc(self, p) -> None:
         if p.poll() is None:
             try:
                 p.stdin.write(b'{"type": "bye"}\n')
@@ -603,7 +611,6 @@ class ProcessBot(Bot):
             p.stdout.close()
         except (OSError, ValueError):
             pass
-        self.proc = None
 
     def __del__(self):
         try:

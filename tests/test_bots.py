@@ -149,3 +149,19 @@ def test_python_bot_file_plays_like_hold():
     py = run_evaluation(PIG, f"{HERE}/pybots.py:Hold", "optimal", games=0, progress=False)
     ref = run_evaluation(PIG, "hold:10", "optimal", games=0, progress=False)
     assert py["exact"].value_first == pytest.approx(ref["exact"].value_first, abs=1e-12)
+
+
+def test_process_bot_close_releases_its_files():
+    def fds():
+        return len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 0
+    _proc("ok").close()  # warm up
+    before = fds()
+    for _ in range(3):
+        bot = _proc("ok")
+        assert bot.choose(state(PIG, (4,), t=5)).roll
+        bot.close()
+        bot.close()  # twice is harmless
+    for _ in range(3):
+        with pytest.raises(BotError):
+            ProcessBot("/no/such/program", PIG, "duel")
+    assert fds() == before
