@@ -7,6 +7,7 @@ Bad input is one line on stderr and exit code 2, never a traceback.
 from __future__ import annotations
 
 import json
+import sys
 import time
 
 import click
@@ -19,7 +20,24 @@ OBJECTIVES = ("turn", "race", "duel")
 
 
 class _Group(click.Group):
-    """A click group that turns every :class:`ThousandError` into one line and exit 2."""
+    """A click group that turns every :class:`ThousandError`, and click's own usage
+    errors (a bad option value, a missing argument), into one line and exit 2."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, False, **extra)
+        except click.exceptions.NoArgsIsHelpError as exc:
+            click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
+            sys.exit(0)
+        except click.ClickException as exc:
+            click.echo(f"thousand: error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("thousand: interrupted", err=True)
+            sys.exit(130)
+        sys.exit(rv if isinstance(rv, int) else 0)
 
     def invoke(self, ctx):
         try:

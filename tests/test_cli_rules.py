@@ -205,3 +205,21 @@ def test_bad_override_message(runner):
     r = run(runner, "rules", "show", "classic", "--set", "keep")
     _check_error(r)
     assert "key=value" in r.stderr
+
+
+@pytest.mark.parametrize("args, words", [
+    (("evaluate", "pig", "--bot", "hold:20", "--seed", "x"), "'--seed'"),
+    (("nosuchcommand",), "No such command"),
+    (("advise", "pig"), "Missing option '--me'"),
+    (("solve", "pig", "--objective", "fastest"), "'--objective'"),
+])
+def test_usage_errors_are_one_line(runner, args, words):
+    """click's own usage errors follow the same rule as ours: one line, exit 2."""
+    r = run(runner, *args)
+    _check_error(r)
+    assert words in r.stderr
+
+
+def test_no_command_prints_the_help(runner):
+    r = run(runner)
+    assert r.exit_code == 0 and "Usage:" in r.stdout and "advise" in r.stdout
