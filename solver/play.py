@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -679,7 +680,7 @@ def play(rules: str, names: tuple[str, ...], players_flag: bool, overrides: tupl
     else:
         g = Game(rs, plist, rules, overrides, seed)
     advisors = Advisors(g.rs, advice, tables_dir)
-    stdin = click.get_text_stream("stdin")
+    stdin = sys.stdin
     echo_input = not stdin.isatty()
     click.echo(f"thousand play {rs.name}: {', '.join(g.names)} (type help for the commands)")
     click.echo(g.sheet())
