@@ -561,18 +561,35 @@ def mean_ci(xs) -> tuple[float, float, float]:
     return m, m - h, m + h
 
 
+def _games(res: MCResult, games: int, blunders: Blunders | None, blunder_games: int | None, progress: bool):
+    """Yield ``(game number, blunder recorder or None)`` for each game, keeping the books
+    around it: blunders valued in the first ``blunder_games`` games only, the game count,
+    progress on stderr and the time."""
+    t0 = last = time.perf_counter()
+    rec = blunders.record if blunders is not None else None
+    for g in range(games):
+        if blunder_games is not None and g == blunder_games:
+            rec, blunders = None, None
+        yield g, rec
+        if blunders is not None:
+            blunders.end_game()
+        res.games += 1
+        if progress and time.perf_counter() - last > 1.0:
+            last = time.perf_counter()
+            sys.stderr.write(f"\rMonte Carlo: {g + 1}/{games} games   ")
+            sys.stderr.flush()
+    if progress and time.perf_counter() - t0 > 1.0:
+        sys.stderr.write("\n")
+    res.seconds = time.perf_counter() - t0
+
+
 def mc_duel(engine: Engine, bot: Bot, opp: Bot, games: int, seed: int, blunders: Blunders | None = None,
             progress: bool = False, blunder_games: int | None = None) -> MCResult:
     """``games`` games, the bot first in even-numbered ones and second in odd ones."""
     rng = random.Random(seed)
     res = MCResult()
-    t0 = time.perf_counter()
     x0 = engine.moves.initial()
-    rec = blunders.record if blunders is not None else None
-    last = t0
-    for g in range(games):
-        if blunder_games is not None and g == blunder_games:
-            rec, blunders = None, None  # the blunders are valued in the first games only
+    for g, rec in _games(res, games, blunders, blunder_games, progress):
         bot_first = g % 2 == 0
         bot.new_game()
         if opp is not bot:
@@ -591,9 +608,6 @@ def mc_duel(engine: Engine, bot: Bot, opp: Bot, games: int, seed: int, blunders:
                 break
             states[mover], states[1 - mover] = nxt
             mover = 1 - mover
-        if blunders is not None:
-            blunders.end_game()
-        res.games += 1
         bot_seat = 0 if bot_first else 1
         won = 1.0 if winner == bot_seat else (0.5 if winner is None else 0.0)
         if winner is None:
@@ -604,27 +618,16 @@ def mc_duel(engine: Engine, bot: Bot, opp: Bot, games: int, seed: int, blunders:
         else:
             res.second_games += 1
             res.second_wins += won
-        if progress and time.perf_counter() - last > 1.0:
-            last = time.perf_counter()
-            sys.stderr.write(f"\rMonte Carlo: {g + 1}/{games} games   ")
-            sys.stderr.flush()
-    if progress and time.perf_counter() - t0 > 1.0:
-        sys.stderr.write("\n")
-    res.seconds = time.perf_counter() - t0
     return res
 
 
 def mc_race(engine: Engine, bot: Bot, games: int, seed: int, blunders: Blunders | None = None,
             progress: bool = False, blunder_games: int | None = None) -> MCResult:
+    """``games`` games of the bot alone: the turns it needs to win."""
     rng = random.Random(seed)
     res = MCResult()
-    t0 = time.perf_counter()
     x0 = engine.moves.initial()
-    rec = blunders.record if blunders is not None else None
-    last = t0
-    for g in range(games):
-        if blunder_games is not None and g == blunder_games:
-            rec, blunders = None, None  # the blunders are valued in the first games only
+    for _g, rec in _games(res, games, blunders, blunder_games, progress):
         bot.new_game()
         x = x0
         for k in range(1, MAX_TURNS + 1):
@@ -636,16 +639,6 @@ def mc_race(engine: Engine, bot: Bot, games: int, seed: int, blunders: Blunders 
             x = nxt[0]
         else:
             res.unfinished += 1
-        if blunders is not None:
-            blunders.end_game()
-        res.games += 1
-        if progress and time.perf_counter() - last > 1.0:
-            last = time.perf_counter()
-            sys.stderr.write(f"\rMonte Carlo: {g + 1}/{games} games   ")
-            sys.stderr.flush()
-    if progress and time.perf_counter() - t0 > 1.0:
-        sys.stderr.write("\n")
-    res.seconds = time.perf_counter() - t0
     return res
 
 
