@@ -19,6 +19,10 @@ from .rules import Ruleset, load_ruleset, preset_names
 OBJECTIVES = ("turn", "race", "duel")
 
 
+# click >= 8.2 raises this for a group called without a command; older clicks print the help
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
 class _Group(click.Group):
     """A click group that turns every :class:`ThousandError`, and click's own usage
     errors (a bad option value, a missing argument), into one line and exit 2."""
@@ -28,7 +32,7 @@ class _Group(click.Group):
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         try:
             rv = super().main(args, prog_name, complete_var, False, **extra)
-        except click.exceptions.NoArgsIsHelpError as exc:
+        except _NO_ARGS_IS_HELP as exc:
             click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
             sys.exit(0)
         except click.ClickException as exc:
