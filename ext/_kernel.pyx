@@ -1240,6 +1240,23 @@ cdef inline void _layout(_Tab* tb, const Py_ssize_t* left, Py_ssize_t KB, Py_ssi
     tb.RS = RS
 
 
+def _check_rules(Py_ssize_t N, int hot, Py_ssize_t T):
+    """The argument checks every entry point shares: dice, hot-dice mode, a total row."""
+    if N < 1:
+        raise ValueError(f"dice must be at least 1, got {N}")
+    if hot != _MUST and hot != _FREE and hot != _CONFIRM:
+        raise ValueError(f"hot_mode must be 0, 1 or 2, got {hot}")
+    if T < 0:
+        raise ValueError("stop_ok is empty")
+
+
+def _check_ends(Py_ssize_t T, Py_ssize_t K, Py_ssize_t s0, Py_ssize_t s1, Py_ssize_t f0, Py_ssize_t v0,
+                Py_ssize_t v1):
+    """Turn-end arrays: stop_ok/forced_ok (T+1,), stop_val/forced_val (T+1, K)."""
+    if s0 != T + 1 or s1 != K or f0 != T + 1 or v0 != T + 1 or v1 != K:
+        raise ValueError("shapes: stop_ok/forced_ok (T+1,), stop_val/forced_val (T+1, K)")
+
+
 def turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
             stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad, full):
     """Solve one turn (see :func:`solver.kernel.turn_dp` and :func:`solver._pure.turn_dp`).
@@ -1263,16 +1280,10 @@ def turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice,
     cdef Py_ssize_t N = dice, T = s_ok.shape[0] - 1, K = Z.shape[0]
     cdef int hot = hot_mode
     cdef bint want_grad = grad, want_full = full
-    if N < 1:
-        raise ValueError(f"dice must be at least 1, got {N}")
-    if hot != _MUST and hot != _FREE and hot != _CONFIRM:
-        raise ValueError(f"hot_mode must be 0, 1 or 2, got {hot}")
-    if T < 0:
-        raise ValueError("stop_ok is empty")
-    if (S.shape[0] != T + 1 or S.shape[1] != K or f_ok.shape[0] != T + 1
-            or Fv.shape[0] != T + 1 or Fv.shape[1] != K or W.shape[0] != K):
-        raise ValueError("shapes: stop_ok/forced_ok (T+1,), stop_val/forced_val (T+1, K), "
-                         "bust_val/win_val (K,)")
+    _check_rules(N, hot, T)
+    _check_ends(T, K, S.shape[0], S.shape[1], f_ok.shape[0], Fv.shape[0], Fv.shape[1])
+    if W.shape[0] != K:
+        raise ValueError("shapes: bust_val/win_val (K,)")
     cdef Py_ssize_t KB = (K if K < BLOCK else BLOCK) if K > 0 else 1
     cdef Py_ssize_t RS = (N + 1) * KB
     cdef _Flat fl = _Flat(cptr, cprob, cinst, optr, opts, oused, N, KB)
@@ -1500,12 +1511,7 @@ def end_distribution(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_us
     cdef const double[:, ::1] Fv = _f64_2(forced_val)
     cdef Py_ssize_t N = dice, T = s_ok.shape[0] - 1
     cdef int hot = hot_mode
-    if N < 1:
-        raise ValueError(f"dice must be at least 1, got {N}")
-    if hot != _MUST and hot != _FREE and hot != _CONFIRM:
-        raise ValueError(f"hot_mode must be 0, 1 or 2, got {hot}")
-    if T < 0:
-        raise ValueError("stop_ok is empty")
+    _check_rules(N, hot, T)
     V_a = np.ascontiguousarray(V, dtype=np.float64)
     R_a = np.ascontiguousarray(R, dtype=np.float64)
     if V_a.ndim != 3 or V_a.shape[0] != T + 2 or V_a.shape[1] != N + 1 or R_a.shape != V_a.shape:
@@ -1515,9 +1521,7 @@ def end_distribution(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_us
             else np.ascontiguousarray(RC, dtype=np.float64))
     if RC_a.shape != (T + 2, K):
         raise ValueError("RC must have shape (T+2, K)")
-    if (S.shape[0] != T + 1 or S.shape[1] != K or f_ok.shape[0] != T + 1
-            or Fv.shape[0] != T + 1 or Fv.shape[1] != K):
-        raise ValueError("shapes: stop_ok/forced_ok (T+1,), stop_val/forced_val (T+1, K)")
+    _check_ends(T, K, S.shape[0], S.shape[1], f_ok.shape[0], Fv.shape[0], Fv.shape[1])
     cdef _Flat fl = _Flat(cptr, cprob, cinst, optr, opts, oused, N, 1)
     cdef _Tab tb = fl.tb
     tb.hot = hot
@@ -1668,10 +1672,7 @@ def duel_level(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, di
     cdef const int64_t[::1] oused = _i64_1(opt_used)
     cdef Py_ssize_t N = dice
     cdef int hot = hot_mode
-    if N < 1:
-        raise ValueError(f"dice must be at least 1, got {N}")
-    if hot != _MUST and hot != _FREE and hot != _CONFIRM:
-        raise ValueError(f"hot_mode must be 0, 1 or 2, got {hot}")
+    _check_rules(N, hot, 0)
     pp_a = np.ascontiguousarray(plan_ptr, dtype=np.int64)
     ps_a = np.ascontiguousarray(plan_stop_ok, dtype=np.uint8)
     pf_a = np.ascontiguousarray(plan_forced_ok, dtype=np.uint8)

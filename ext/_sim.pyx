@@ -306,36 +306,21 @@ def run(const int32_t[::1] lut, const int64_t[::1] lut_off, const uint64_t[::1] 
     cdef int64_t g, w, tr = 0, res
     cdef int64_t wins0 = 0, wins1 = 0, unf = 0, s1 = 0, s2 = 0
     cdef bint is_race = race != 0
-    if threads == 1:
-        with nogil:
-            for g in range(games):
-                res = play_game(&c, start0, start1, is_race, seed, <uint64_t>(game0 + g), max_turns)
-                w = (res & 3) - 1
-                tr = res >> 2
-                if w == 0:
-                    wins0 += 1
-                elif w == 1:
-                    wins1 += 1
-                else:
-                    unf += 1
-                if w >= 0:
-                    s1 += tr
-                    s2 += tr * tr
-    else:
-        if threads <= 0:
-            import os
-            threads = os.cpu_count() or 1
-        for g in prange(games, nogil=True, num_threads=threads, schedule="static", chunksize=256):
-            res = play_game(&c, start0, start1, is_race, seed, <uint64_t>(game0 + g), max_turns)
-            w = (res & 3) - 1
-            tr = res >> 2
-            if w == 0:
-                wins0 += 1
-            elif w == 1:
-                wins1 += 1
-            else:
-                unf += 1
-            if w >= 0:
-                s1 += tr
-                s2 += tr * tr
+    if threads <= 0:
+        import os
+        threads = os.cpu_count() or 1
+    # one loop for any thread count: Cython turns the += below into OpenMP reductions
+    for g in prange(games, nogil=True, num_threads=threads, schedule="static", chunksize=256):
+        res = play_game(&c, start0, start1, is_race, seed, <uint64_t>(game0 + g), max_turns)
+        w = (res & 3) - 1
+        tr = res >> 2
+        if w == 0:
+            wins0 += 1
+        elif w == 1:
+            wins1 += 1
+        else:
+            unf += 1
+        if w >= 0:
+            s1 += tr
+            s2 += tr * tr
     return wins0, wins1, unf, s1, s2
