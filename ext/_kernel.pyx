@@ -436,6 +436,25 @@ def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit):
 # =========================================================================== turn DP
 
 
+ctypedef struct _Pol:
+    # the greedy policy of a solved turn, as sparse rows (see duel_policy)
+    const Py_ssize_t* left  # dice left after each flattened option
+    double* e               # (T+1) x K: mass ending the turn at each total (banked or
+                            # mid-turn; totals above T counted at T)
+    double* bw              # 2 x K: mass of busts, of instant wins
+    double* M               # NR x RS: mass arriving at (total, dice left), A's layout
+    double* MC              # the same after a confirming roll (confirm mode)
+    double* tm              # 4 rows of RS: tail mass, next tail mass, both after confirming
+    double* rm              # (N + 1) x KB: mass rolling n dice at the current total
+    double* cm              # KB: mass making a confirming roll
+    double* hv              # 5 x KB: the tail's hot-dice masses and a snapshot of its ends
+    double* out_c           # per pair: the policy's constant term
+    int64_t* cols           # per pair, from cap_ptr[pair]: successor indices into Q
+    double* vals            # their probabilities
+    int64_t* cnt            # per pair: entries written
+    const int64_t* cap_ptr
+
+
 ctypedef struct _Tab:
     # sizes
     Py_ssize_t T, K, N, KB, RS     # RS = (N + 1) * KB doubles per row
@@ -474,6 +493,7 @@ ctypedef struct _Tab:
     double* oV
     double* oR
     double* oRC
+    _Pol* pol                      # not NULL: run the policy's forward pass after each block
 
 
 ctypedef struct _Blk:
@@ -995,6 +1015,241 @@ cdef void _solve_block(const _Tab* tb, _Blk* bk) noexcept nogil:
         _copy(tb.dstart + c0, bk.dRt + N * KB, kb)
 
 
+cdef inline double _pol_val(const _Tab* tb, const double* src, const double* tsrc,
+                            Py_ssize_t t, Py_ssize_t o, Py_ssize_t k, bint tail) noexcept nogil:
+    """The value (in block storage ``src``, tail row ``tsrc``) of option o taken at total t."""
+    if tail or t + tb.opts[o] > tb.T:
+        return tsrc[tb.oleft[o] + k]
+    return src[(t + tb.opts[o]) * tb.RS + tb.oleft[o] + k]
+
+
+cdef inline double* _pol_at(const _Tab* tb, double* target, double* ttarget, Py_ssize_t t,
+                            Py_ssize_t o, bint tail) noexcept nogil:
+    """Where option o taken at total t sends its mass: row t + points of ``target``, or
+    the tail row ``ttarget`` for totals above T."""
+    if tail or t + tb.opts[o] > tb.T:
+        return ttarget + tb.oleft[o]
+    return target + t * tb.RS + tb.poff[o]
+
+
+cdef void _pol_throw(const _Tab* tb, _Blk* bk, _Pol* pol, Py_ssize_t t, Py_ssize_t n,
+                     const double* mass, const double* src, const double* tsrc, double* target,
+                     double* ttarget, bint tail) noexcept nogil:
+    """Roll n dice at total t with ``mass`` (one entry per column of the block): busts and
+    instant wins into pol.bw; each scoring class sends its share to its first best option
+    (by the values ``src``/``tsrc``, the turn DP's tie rule), landing in ``target`` at row
+    t + points, or in the tail row ``ttarget`` when that passes T (always, with ``tail``)."""
+    cdef Py_ssize_t kb = bk.kb, K = tb.K, c0 = bk.c0, j, o, o1, oo, k, best
+    cdef double pb = tb.pbust[n], pi = tb.pinst[n], p, v, bv
+    cdef double* bust = pol.bw + c0
+    cdef double* win = pol.bw + K + c0
+    for k in range(kb):
+        bust[k] += pb * mass[k]
+        win[k] += pi * mass[k]
+    for j in range(tb.nlo[n], tb.nlo[n + 1]):
+        o = tb.cbeg[j]
+        o1 = tb.cend[j]
+        p = tb.cprob[j]
+        if o1 - o == 1:
+            thk_axpy(_pol_at(tb, target, ttarget, t, o, tail), p, mass, kb)
+            continue
+        for k in range(kb):
+            if mass[k] == 0.0:
+                continue
+            best = o
+            bv = _pol_val(tb, src, tsrc, t, o, k, tail)
+            for oo in range(o + 1, o1):
+                v = _pol_val(tb, src, tsrc, t, oo, k, tail)
+                if v > bv:
+                    bv = v
+                    best = oo
+            _pol_at(tb, target, ttarget, t, best, tail)[k] += p * mass[k]
+
+
+cdef void _pol_route(const _Tab* tb, _Blk* bk, _Pol* pol, bint sok, bint fok,
+                     const double* srow, double* Mr, double* MCr, const double* Ar,
+                     double* et) noexcept nogil:
+    """The mass arriving at one total (rows Mr, MCr of (N + 1) x KB; A's row Ar there)
+    ends the turn (into et) or rolls on (into pol.rm; a confirming roll into pol.cm),
+    as the solved turn decides: banking where it is allowed and V == stop (banking wins
+    ties), hot dice by the hot-dice mode."""
+    cdef Py_ssize_t kb = bk.kb, KB = tb.KB, N = tb.N, m, n, k
+    cdef bint conf = tb.hot == _CONFIRM
+    cdef double* rm = pol.rm
+    cdef double* row
+    cdef double d
+    if fok:
+        for m in range(N + 1):
+            for k in range(kb):
+                et[k] += Mr[m * KB + k]
+                if conf:
+                    et[k] += MCr[m * KB + k]
+        return
+    if conf:
+        # a confirming roll banks at once where banking is allowed, else goes on
+        for m in range(N + 1):
+            for k in range(kb):
+                if sok:
+                    et[k] += MCr[m * KB + k]
+                else:
+                    Mr[m * KB + k] += MCr[m * KB + k]
+    for k in range(kb):
+        d = Mr[k]
+        if tb.hot == _FREE:
+            Mr[N * KB + k] += d
+        elif tb.hot == _MUST:
+            rm[N * KB + k] += d
+        else:
+            pol.cm[k] += d
+    for n in range(1, N + 1):
+        row = Mr + n * KB
+        for k in range(kb):
+            if sok and Ar[n * KB + k] == srow[k]:
+                et[k] += row[k]
+            else:
+                rm[n * KB + k] += row[k]
+
+
+cdef inline bint _pol_any(const double* x, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t k
+    for k in range(n):
+        if x[k] != 0.0:
+            return True
+    return False
+
+
+cdef void _pol_rolls(const _Tab* tb, _Blk* bk, _Pol* pol, Py_ssize_t t, double* target,
+                     double* ttarget, double* ctarget, double* cttarget, bint tail) noexcept nogil:
+    """Throw the rolling mass gathered at total t (pol.rm, pol.cm) and clear it."""
+    cdef Py_ssize_t kb = bk.kb, KB = tb.KB, n
+    cdef double* rm = pol.rm
+    for n in range(1, tb.N + 1):
+        if _pol_any(rm + n * KB, kb):
+            _pol_throw(tb, bk, pol, t, n, rm + n * KB, bk.A, bk.tA, target, ttarget, tail)
+            _zero(rm + n * KB, kb)
+    if tb.hot == _CONFIRM and _pol_any(pol.cm, kb):
+        _pol_throw(tb, bk, pol, t, tb.N, pol.cm, bk.AC, bk.tAC, ctarget, cttarget, tail)
+        _zero(pol.cm, kb)
+
+
+cdef void _pol_block(const _Tab* tb, _Blk* bk, _Pol* pol) noexcept nogil:
+    """The end distribution of the solved block's greedy policy: a forward pass of
+    probability mass from (0, N) up the totals (every option adds a unit; mass passing
+    T goes to the tail row), then the tail (totals above T, :func:`_pol_tail`). Needs
+    the block storage with one row per total (no ring)."""
+    cdef Py_ssize_t T = tb.T, N = tb.N, K = tb.K, KB = tb.KB, RS = tb.RS
+    cdef Py_ssize_t kb = bk.kb, c0 = bk.c0, t, k
+    cdef bint conf = tb.hot == _CONFIRM
+    cdef double* M = pol.M
+    cdef double* MC = pol.MC
+    cdef double* tm = pol.tm
+    cdef double* tmc = pol.tm + 2 * RS
+    memset(M, 0, (T + 1) * RS * sizeof(double))
+    if conf:
+        memset(MC, 0, (T + 1) * RS * sizeof(double))
+    memset(pol.rm, 0, (N + 1) * KB * sizeof(double))
+    memset(pol.cm, 0, KB * sizeof(double))
+    memset(tm, 0, 4 * RS * sizeof(double))
+    for t in range(T + 1):
+        _zero(pol.e + t * K + c0, kb)
+    _zero(pol.bw + c0, kb)
+    _zero(pol.bw + K + c0, kb)
+    # a turn starts by rolling all dice
+    for k in range(kb):
+        pol.rm[N * KB + k] = 1.0
+    _pol_rolls(tb, bk, pol, 0, M, tm, MC, tmc, False)
+    for t in range(1, T + 1):
+        _pol_route(tb, bk, pol, tb.s_ok[t] != 0, tb.f_ok[t] != 0, tb.S + t * K + c0,
+                   M + t * RS, MC + t * RS if conf else NULL, bk.A + t * RS, pol.e + t * K + c0)
+        _pol_rolls(tb, bk, pol, t, M, tm, MC, tmc, False)
+    # totals above T behave like T: the tail row, solved exactly (see _pol_tail)
+    _pol_tail(tb, bk, pol, tm, tmc)
+
+
+cdef void _pol_tail_sweep(const _Tab* tb, _Blk* bk, _Pol* pol, bint sok, const double* srow,
+                          double* tm, double* tmc, double* et, double* hot) noexcept nogil:
+    """Route the tail mass (tm; tmc after a confirming roll) once down the dice counts:
+    inside the tail a roll only lowers the dice left, so one sweep from N to 1 settles
+    every path but hot dice, whose mass (arriving at 0 dice) goes to ``hot``."""
+    cdef Py_ssize_t kb = bk.kb, KB = tb.KB, N = tb.N, n, k, m
+    cdef double* rm = pol.rm
+    cdef double d
+    if tb.hot == _CONFIRM:
+        for m in range(N + 1):
+            for k in range(kb):
+                if sok:
+                    et[k] += tmc[m * KB + k]
+                else:
+                    tm[m * KB + k] += tmc[m * KB + k]
+                tmc[m * KB + k] = 0.0
+    for k in range(kb):
+        hot[k] = tm[k]
+        tm[k] = 0.0
+    for n in range(N, 0, -1):
+        for k in range(kb):
+            d = tm[n * KB + k]
+            tm[n * KB + k] = 0.0
+            if sok and bk.tA[n * KB + k] == srow[k]:
+                et[k] += d
+                rm[k] = 0.0
+            else:
+                rm[k] = d
+        if _pol_any(rm, kb):
+            _pol_throw(tb, bk, pol, tb.T, n, rm, bk.A, bk.tA, tm, tm, True)
+    for k in range(kb):
+        hot[k] += tm[k]
+        tm[k] = 0.0
+
+
+cdef void _pol_tail(const _Tab* tb, _Blk* bk, _Pol* pol, double* tm, double* tmc) noexcept nogil:
+    """The tail: every total above T ends like T. One sweep settles the mass that
+    reached it except hot dice (mass H per column); a round started by one unit of hot
+    dice gives, per unit, the ends it adds and the hot dice h it returns to, so hot
+    dice add H / (1 - h) of those ends (the geometric series of the hot-dice cycle)."""
+    cdef Py_ssize_t T = tb.T, N = tb.N, K = tb.K, KB = tb.KB, RS = tb.RS, kb = bk.kb, c0 = bk.c0, k, m
+    cdef bint sok = tb.s_ok[T] != 0
+    cdef const double* srow = tb.S + T * K + c0
+    cdef double* et = pol.e + T * K + c0
+    cdef double* bust = pol.bw + c0
+    cdef double* win = pol.bw + K + c0
+    cdef double* H = pol.hv
+    cdef double* h = pol.hv + KB
+    cdef double* snap = pol.hv + 2 * KB
+    cdef double f
+    if tb.f_ok[T]:
+        for m in range(N + 1):
+            for k in range(kb):
+                et[k] += tm[m * KB + k]
+                if tb.hot == _CONFIRM:
+                    et[k] += tmc[m * KB + k]
+        return
+    _pol_tail_sweep(tb, bk, pol, sok, srow, tm, tmc, et, H)
+    if not _pol_any(H, kb):
+        return
+    for k in range(kb):
+        snap[k] = et[k]
+        snap[KB + k] = bust[k]
+        snap[2 * KB + k] = win[k]
+    memset(tm, 0, RS * sizeof(double))
+    memset(tmc, 0, RS * sizeof(double))
+    for k in range(kb):
+        pol.rm[k] = 1.0
+    if tb.hot == _FREE:
+        for k in range(kb):
+            tm[N * KB + k] = 1.0
+    elif tb.hot == _MUST:
+        _pol_throw(tb, bk, pol, T, N, pol.rm, bk.A, bk.tA, tm, tm, True)
+    else:
+        _pol_throw(tb, bk, pol, T, N, pol.rm, bk.AC, bk.tAC, tmc, tmc, True)
+    _pol_tail_sweep(tb, bk, pol, sok, srow, tm, tmc, et, h)
+    for k in range(kb):
+        # h < 1: every round of hot dice can bust (else the turn DP's tail has no value either)
+        f = H[k] / (1.0 - h[k]) if h[k] < 1.0 else 0.0
+        et[k] = snap[k] + (et[k] - snap[k]) * f
+        bust[k] = snap[KB + k] + (bust[k] - snap[KB + k]) * f
+        win[k] = snap[2 * KB + k] + (win[k] - snap[2 * KB + k]) * f
+
+
 cdef inline Py_ssize_t _ws_need(const _Tab* tb) noexcept nogil:
     """Doubles of workspace that :func:`_run_in` needs for ``tb``."""
     cdef Py_ssize_t RS = tb.RS
@@ -1081,6 +1336,8 @@ cdef void _run_in(_Tab* tb, double* ws, Py_ssize_t* offs) noexcept nogil:
         bk.Z = tb.Z + c0
         bk.W = tb.W + c0
         _solve_block(tb, &bk)
+        if tb.pol != NULL:
+            _pol_block(tb, &bk, tb.pol)
         c0 += KB
 
 
@@ -1579,8 +1836,10 @@ ctypedef struct _Duel:
     bint grad
 
 
-cdef inline void _duel_tab(const _Tab* tmpl, const _Duel* d, Py_ssize_t j, _Tab* tb) noexcept nogil:
-    """The sizes of mover j's turn DP (layout, storage) in ``tb``, a copy of ``tmpl``."""
+cdef inline void _duel_tab(const _Tab* tmpl, const _Duel* d, Py_ssize_t j, _Tab* tb,
+                           bint flat) noexcept nogil:
+    """The sizes of mover j's turn DP (layout, storage) in ``tb``, a copy of ``tmpl``;
+    ``flat`` keeps one storage row per total (no ring), as the policy's forward pass needs."""
     cdef Py_ssize_t i = d.movers[j], K = d.hi[j] - d.lo[j], maxpts = tmpl.maxpts
     cdef Py_ssize_t T = d.plan_ptr[i + 1] - d.plan_ptr[i] - 1
     tb[0] = tmpl[0]
@@ -1590,28 +1849,33 @@ cdef inline void _duel_tab(const _Tab* tmpl, const _Duel* d, Py_ssize_t j, _Tab*
     tb.RS = (tb.N + 1) * tb.KB
     tb.grad = d.grad
     tb.full = False
-    tb.ring = T > maxpts + 1
+    tb.ring = (not flat) and T > maxpts + 1
     tb.P = maxpts + 1 if tb.ring else T + maxpts + 1
     tb.NR = 2 * tb.P if tb.ring else T + maxpts + 1
 
 
-cdef void _duel_one(const _Tab* tmpl, const Py_ssize_t* left, const _Duel* d, Py_ssize_t j,
-                    double* ends, double* Z, const double* W, Py_ssize_t* lay,
-                    Py_ssize_t* offs, double* ws) noexcept nogil:
-    """Mover j's turn against its opponents: the end values, then the turn DP."""
+cdef inline Py_ssize_t _opp_after(const _Duel* d, Py_ssize_t r, int64_t si,
+                                  Py_ssize_t y) noexcept nogil:
+    """The opponent y after the mover's end at plan row r: pushed off the barrel
+    (if the mover climbed it), then overtaken (if passed on the way up from si)."""
+    cdef int64_t sc
+    if d.climbed[r] != 0 and d.on_barrel[y]:
+        y = d.pushed[y]
+    sc = d.score[y]
+    if si < sc and sc < d.after[r]:
+        y = d.overtaken[y]
+    return y
+
+
+cdef void _duel_ends(const _Duel* d, Py_ssize_t j, Py_ssize_t T, double* ends,
+                     double* Z) noexcept nogil:
+    """Mover j's end values against its opponents lo..hi-1: ``ends`` (T+1) x K (banking
+    or a mid-turn end at each total; 0 where the turn cannot end) and the bust values Z."""
     cdef Py_ssize_t i = d.movers[j], lo = d.lo[j], K = d.hi[j] - d.lo[j]
-    cdef Py_ssize_t a = d.plan_ptr[i], T, t, k, r, y, nx, n_opt = tmpl.n_opt
-    cdef int64_t si = d.score[i], af, sc
-    cdef const double* Q = d.Q
-    cdef const double* qrow
+    cdef Py_ssize_t a = d.plan_ptr[i], t, k, r, nx
+    cdef int64_t si = d.score[i]
+    cdef const double* qrow = d.Q + d.bust[i] * d.nQ + lo
     cdef double* row
-    cdef bint cl
-    cdef _Tab tb
-    if K <= 0:
-        return
-    _duel_tab(tmpl, d, j, &tb)
-    T = tb.T
-    qrow = Q + d.bust[i] * d.nQ + lo
     for k in range(K):
         Z[k] = 1.0 - qrow[k]
     for t in range(T + 1):
@@ -1628,17 +1892,60 @@ cdef void _duel_one(const _Tab* tmpl, const Py_ssize_t* left, const _Duel* d, Py
             continue
         if nx < 0:
             nx = 0
-        qrow = Q + nx * d.nQ
-        cl = d.climbed[r] != 0
-        af = d.after[r]
+        qrow = d.Q + nx * d.nQ
         for k in range(K):
-            y = lo + k
-            if cl and d.on_barrel[y]:
-                y = d.pushed[y]
-            sc = d.score[y]
-            if si < sc and sc < af:
-                y = d.overtaken[y]
-            row[k] = 1.0 - qrow[y]
+            row[k] = 1.0 - qrow[_opp_after(d, r, si, lo + k)]
+
+
+cdef void _pol_rows(const _Duel* d, Py_ssize_t j, const _Tab* tb, const double* ends,
+                    _Pol* pol) noexcept nogil:
+    """Mover j's policy as sparse rows, one per opponent (pair p): the turn's value is
+    c_p - sum_e vals_e Q[cols_e] (cols_e = successor pair, flat in Q), where c_p
+    gathers every end that does not read Q (wins, and the 1 of each 1 - Q)."""
+    cdef Py_ssize_t i = d.movers[j], lo = d.lo[j], K = tb.K, T = tb.T, a = d.plan_ptr[i]
+    cdef Py_ssize_t k, t, p, base, cnt, r, nx
+    cdef int64_t si = d.score[i]
+    cdef double c, m
+    for k in range(K):
+        p = d.out_ptr[j] + k
+        base = pol.cap_ptr[p]
+        cnt = 0
+        c = 0.0
+        for t in range(1, T + 1):
+            m = pol.e[t * K + k]
+            if m == 0.0:
+                continue
+            r = a + t
+            nx = d.nxt[r]
+            if nx == -1:
+                c += m * ends[t * K + k]
+                continue
+            c += m
+            pol.cols[base + cnt] = nx * d.nQ + _opp_after(d, r, si, lo + k)
+            pol.vals[base + cnt] = m
+            cnt += 1
+        m = pol.bw[k]
+        if m != 0.0:
+            c += m
+            pol.cols[base + cnt] = d.bust[i] * d.nQ + lo + k
+            pol.vals[base + cnt] = m
+            cnt += 1
+        pol.out_c[p] = c + pol.bw[K + k]
+        pol.cnt[p] = cnt
+
+
+cdef void _duel_one(const _Tab* tmpl, const Py_ssize_t* left, const _Duel* d, Py_ssize_t j,
+                    double* ends, double* Z, const double* W, Py_ssize_t* lay,
+                    Py_ssize_t* offs, double* ws, _Pol* pol) noexcept nogil:
+    """Mover j's turn against its opponents: the end values, then the turn DP (and,
+    with ``pol``, the greedy policy's sparse rows)."""
+    cdef Py_ssize_t i = d.movers[j], K = d.hi[j] - d.lo[j], n_opt = tmpl.n_opt
+    cdef Py_ssize_t a = d.plan_ptr[i]
+    cdef _Tab tb
+    if K <= 0:
+        return
+    _duel_tab(tmpl, d, j, &tb, pol != NULL)
+    _duel_ends(d, j, tb.T, ends, Z)
     _layout(&tb, left, tb.KB, lay, lay + n_opt, lay + 2 * n_opt)
     tb.s_ok = d.s_ok + a
     tb.f_ok = d.f_ok + a
@@ -1648,7 +1955,12 @@ cdef void _duel_one(const _Tab* tmpl, const Py_ssize_t* left, const _Duel* d, Py
     tb.W = W
     tb.start = d.out_v + d.out_ptr[j]
     tb.dstart = d.out_d + d.out_ptr[j] if d.grad else NULL
+    tb.pol = pol
+    if pol != NULL:
+        pol.left = left
     _run_in(&tb, ws, offs)
+    if pol != NULL:
+        _pol_rows(d, j, &tb, ends, pol)
 
 
 def duel_level(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
@@ -1664,6 +1976,42 @@ def duel_level(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, di
     the GIL, movers spread over ``threads`` OpenMP threads (0: OpenMP's default) with
     per-thread scratch.
     """
+    _duel_call(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
+               plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
+               bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
+               out_v, out_d, out_ptr, grad, threads, None)
+
+
+def duel_policy(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
+                plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
+                bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
+                out_v, out_ptr, out_c, cap_ptr, out_cols, out_vals, out_cnt, threads):
+    """:func:`duel_level` without the gradient, plus the greedy policy of every pair as a
+    sparse row (see :func:`solver.kernel.duel_policy`; the reference is
+    ``solver.kernel._duel_policy_loop``): pair p = out_ptr[j] + k gets ``out_c[p]`` and
+    ``out_cnt[p]`` entries ``out_cols/out_vals[cap_ptr[p]:]`` (capacity: the mover's T + 1).
+    """
+    cdef Py_ssize_t pairs = np.asarray(out_ptr)[-1] if len(out_ptr) else 0
+    cap_a = np.ascontiguousarray(cap_ptr, dtype=np.int64)
+    if cap_a.shape[0] != pairs + 1:
+        raise ValueError("cap_ptr needs one entry per pair plus one")
+    for arr_, name in ((out_c, "out_c"), (out_cnt, "out_cnt")):
+        if arr_.shape[0] < pairs:
+            raise ValueError(f"{name} is shorter than out_ptr says")
+    if out_cols.shape[0] < cap_a[-1] or out_vals.shape[0] < cap_a[-1]:
+        raise ValueError("out_cols/out_vals are shorter than cap_ptr says")
+    _duel_call(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
+               plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
+               bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
+               out_v, np.empty(0), out_ptr, False, threads,
+               (out_c, cap_a, out_cols, out_vals, out_cnt))
+
+
+cdef _duel_call(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
+                plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
+                bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
+                out_v, out_d, out_ptr, grad, threads, policy):
+    """The body of duel_level and duel_policy: checks, then every mover on OpenMP threads."""
     cdef const int64_t[::1] cptr = _i64_1(cls_ptr)
     cdef const double[::1] cprob = _f64_1(cls_prob)
     cdef const uint8_t[::1] cinst = _u8_1(cls_instant)
@@ -1760,7 +2108,8 @@ def duel_level(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, di
     d.grad = want_grad
 
     # ---- per-thread scratch sizes: the largest mover
-    cdef Py_ssize_t j, kmax = 1, ends_max = 1, ws_max = 1, K, T1, need, work = 0
+    cdef bint want_pol = policy is not None
+    cdef Py_ssize_t j, kmax = 1, ends_max = 1, ws_max = 1, store_max = 1, K, T1, need, work = 0
     cdef _Tab tb
     with nogil:
         for j in range(M):
@@ -1769,7 +2118,7 @@ def duel_level(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, di
                 continue
             T1 = pp[mv[j] + 1] - pp[mv[j]]
             work += T1 * (K + 8)       # rows x columns, plus a column's fixed cost
-            _duel_tab(&tmpl, &d, j, &tb)
+            _duel_tab(&tmpl, &d, j, &tb, want_pol)
             need = _ws_need(&tb)
             if K > kmax:
                 kmax = K
@@ -1777,6 +2126,25 @@ def duel_level(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, di
                 ends_max = T1 * K
             if need > ws_max:
                 ws_max = need
+            if tb.NR * tb.RS > store_max:
+                store_max = tb.NR * tb.RS
+    # the policy's scratch: e, bw, M (and MC), the tail rows, rm, cm
+    cdef Py_ssize_t RSB = (N + 1) * BLOCK, pol_need = 0
+    cdef _Pol ptmpl
+    memset(&ptmpl, 0, sizeof(_Pol))
+    cdef double[::1] pc_v
+    cdef int64_t[::1] pcap_v, pcols_v, pcnt_v
+    cdef double[::1] pvals_v
+    if want_pol:
+        pol_need = ends_max + 2 * kmax + (1 + (hot == _CONFIRM)) * store_max + 6 * RSB + 6 * BLOCK
+        pc_v, pcap_v, pcols_v, pvals_v, pcnt_v = policy
+        if M and op_a[M] > op_a[0]:
+            ptmpl.out_c = &pc_v[0]
+            ptmpl.cap_ptr = &pcap_v[0]
+            ptmpl.cnt = &pcnt_v[0]
+            if pcap_v[pcap_v.shape[0] - 1] > 0:
+                ptmpl.cols = &pcols_v[0]
+                ptmpl.vals = &pvals_v[0]
     ones_a = np.ones(kmax)
     cdef const double[::1] ones = ones_a
     cdef const double* W = &ones[0]
@@ -1794,17 +2162,35 @@ def duel_level(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, di
     cdef int failed = 0
     cdef int* failp = &failed
     cdef double* buf
+    cdef double* pb
     cdef Py_ssize_t* ibuf
+    cdef _Pol* polp
+    cdef const _Pol* ptp = &ptmpl
     with nogil, parallel(num_threads=nt):
-        buf = <double*>malloc((ends_max + kmax + ws_max) * sizeof(double))
+        buf = <double*>malloc((ends_max + kmax + ws_max + pol_need) * sizeof(double))
         ibuf = <Py_ssize_t*>malloc((n_lay + n_opt + 1) * sizeof(Py_ssize_t))
-        if buf == NULL or ibuf == NULL:
+        polp = NULL
+        if want_pol:
+            polp = <_Pol*>malloc(sizeof(_Pol))
+        if buf == NULL or ibuf == NULL or (want_pol and polp == NULL):
             failp[0] = 1
+        elif want_pol:
+            polp[0] = ptp[0]
+            pb = buf + ends_max + kmax + ws_max
+            polp.e = pb
+            polp.bw = pb + ends_max
+            polp.M = pb + ends_max + 2 * kmax
+            polp.MC = polp.M + store_max
+            polp.tm = polp.MC + (store_max if hot == _CONFIRM else 0)
+            polp.rm = polp.tm + 4 * RSB
+            polp.cm = polp.rm + RSB
+            polp.hv = polp.cm + BLOCK
         for j in prange(M, schedule="dynamic"):
-            if buf != NULL and ibuf != NULL:
+            if buf != NULL and ibuf != NULL and (polp != NULL or not want_pol):
                 _duel_one(&tmpl, left, &d, j, buf, buf + ends_max, W, ibuf, ibuf + n_lay,
-                          buf + ends_max + kmax)
+                          buf + ends_max + kmax, polp)
         free(buf)
         free(ibuf)
+        free(polp)
     if failed:
         raise MemoryError("duel_level: out of memory")

@@ -299,6 +299,83 @@ def duel_level(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.nda
     return v, (d if grad else None), out_ptr
 
 
+@dataclass
+class PolicyRows:
+    """Solved turns and their greedy policies as sparse rows (:func:`duel_policy`).
+
+    Pair p is mover ``movers[j]`` against opponent ``opp_lo[j] + k``, p = ``ptr[j] + k``.
+    ``v[p]`` is the turn's value R(0, N) (the Bellman update of P at that pair) and,
+    with the turn's decisions held fixed, its value as a function of Q is
+
+        P_p = c[p] - sum_{e = indptr[p]}^{indptr[p+1]-1} vals[e] * Q.flat[cols[e]]
+
+    where ``Q.flat[z * n + w] = Q[z, w] = P(w, z)``: ``cols`` names the pair the turn
+    hands over (the opponent to move next against the mover's new state) and
+    ``vals`` its probability; ``c`` collects the ends that do not read Q (wins, and
+    the 1 of every 1 - Q). At the Q it was solved with, ``v == c - M @ Q.flat``.
+    """
+
+    v: np.ndarray
+    c: np.ndarray
+    indptr: np.ndarray
+    cols: np.ndarray
+    vals: np.ndarray
+    ptr: np.ndarray
+
+
+def duel_policy(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.ndarray, opp_lo: np.ndarray,
+                opp_hi: np.ndarray, threads: int = 0, pure: bool | None = None) -> PolicyRows:
+    """:func:`duel_level` (without the gradient) and the greedy policy of every pair
+    as a sparse row: a forward pass of probability mass through each solved turn
+    gives how it ends (see :func:`end_distribution`), and each end names the pair
+    that follows it. Policy iteration evaluates these rows as a linear system."""
+    movers = np.ascontiguousarray(movers, dtype=np.int64)
+    lo = np.ascontiguousarray(opp_lo, dtype=np.int64)
+    hi = np.ascontiguousarray(opp_hi, dtype=np.int64)
+    K = hi - lo
+    ptr = np.zeros(len(K) + 1, dtype=np.int64)
+    np.cumsum(K, out=ptr[1:])
+    pairs = int(ptr[-1])
+    # capacity per pair: one entry per total 1..T of its mover, and the bust
+    T = (plans.ptr[movers + 1] - plans.ptr[movers] - 1) if len(movers) else np.zeros(0, np.int64)
+    cap = np.zeros(pairs + 1, dtype=np.int64)
+    np.cumsum(np.repeat(T + 1, K), out=cap[1:])
+    v = np.empty(pairs)
+    c = np.empty(pairs)
+    cnt = np.zeros(pairs, dtype=np.int64)
+    cols = np.empty(int(cap[-1]), dtype=np.int64)
+    vals = np.empty(int(cap[-1]))
+    impl = implementation(pure)
+    (getattr(impl, "duel_policy", None) or _duel_policy_loop(impl))(
+        table.cls_ptr, table.cls_prob, table.cls_instant, table.opt_ptr, table.opt_points,
+        table.opt_used, table.dice, table.hot_mode, plans.ptr, plans.stop_ok, plans.forced_ok,
+        plans.next, plans.after, plans.climbed, plans.bust, plans.score, plans.overtaken, plans.pushed,
+        plans.on_barrel, Q, movers, lo, hi, v, ptr, c, cap, cols, vals, cnt, int(threads))
+    indptr = np.zeros(pairs + 1, dtype=np.int64)
+    np.cumsum(cnt, out=indptr[1:])
+    sel = np.repeat(cap[:-1] - indptr[:-1], cnt) + np.arange(int(indptr[-1]))
+    return PolicyRows(v, c, indptr, cols[sel], vals[sel], ptr)
+
+
+def _mover_ends(plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed, bust_idx, score,
+                overtaken, pushed, on_barrel, Q, i, lo, hi):
+    """Mover i's turn ends against opponents lo..hi-1, as the compiled kernel builds them:
+    ``(stop_ok, forced_ok, nxt, opp, ends, bust)`` with ``opp[t, k]`` the opponent after
+    the end at total t (pushed off, overtaken) and ``ends`` its value 1 - Q[nxt, opp]."""
+    Y = np.arange(lo, hi)
+    a, b = plan_ptr[i], plan_ptr[i + 1]
+    stop_ok, forced_ok = plan_stop_ok[a:b], plan_forced_ok[a:b]
+    nxt, after, climbed = plan_next[a:b], plan_after[a:b], plan_climbed[a:b].astype(bool)
+    y1 = np.where(climbed[:, None] & on_barrel[Y].astype(bool)[None, :], pushed[Y][None, :], Y[None, :])
+    s = score[y1]
+    opp = np.where((score[i] < s) & (s < after[:, None]), overtaken[y1], y1)
+    ends = 1.0 - Q[np.maximum(nxt, 0)[:, None], opp]
+    ends[nxt == -1] = 1.0
+    ends[(stop_ok | forced_ok) == 0] = 0.0
+    bust = np.ascontiguousarray(1.0 - Q[bust_idx[i], lo:hi])
+    return stop_ok, forced_ok, nxt, opp, np.ascontiguousarray(ends), bust
+
+
 def _duel_level_loop(impl):
     """``duel_level`` as a Python loop over the movers, each solved by ``impl.turn_dp``
     (the pure twin's version, and the compiled kernel's until it has its own)."""
@@ -308,21 +385,10 @@ def _duel_level_loop(impl):
                    bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
                    out_v, out_d, out_ptr, grad, threads):
         for j in range(len(movers)):
-            i = movers[j]
-            lo, hi = opp_lo[j], opp_hi[j]
-            Y = np.arange(lo, hi)
-            a, b = plan_ptr[i], plan_ptr[i + 1]
-            stop_ok, forced_ok = plan_stop_ok[a:b], plan_forced_ok[a:b]
-            nxt, after, climbed = plan_next[a:b], plan_after[a:b], plan_climbed[a:b].astype(bool)
-            y1 = np.where(climbed[:, None] & on_barrel[Y].astype(bool)[None, :], pushed[Y][None, :],
-                          Y[None, :])
-            s = score[y1]
-            opp = np.where((score[i] < s) & (s < after[:, None]), overtaken[y1], y1)
-            ends = 1.0 - Q[np.maximum(nxt, 0)[:, None], opp]
-            ends[nxt == -1] = 1.0
-            ends[(stop_ok | forced_ok) == 0] = 0.0
-            bust = np.ascontiguousarray(1.0 - Q[bust_idx[i], lo:hi])
-            ends = np.ascontiguousarray(ends)
+            i, lo, hi = movers[j], opp_lo[j], opp_hi[j]
+            stop_ok, forced_ok, _, _, ends, bust = _mover_ends(
+                plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed, bust_idx, score,
+                overtaken, pushed, on_barrel, Q, i, lo, hi)
             start, dstart, *_ = impl.turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used,
                                              dice, hot_mode, stop_ok, ends, forced_ok, ends, bust,
                                              np.ones(hi - lo), grad, False)
@@ -331,3 +397,47 @@ def _duel_level_loop(impl):
                 out_d[out_ptr[j]:out_ptr[j + 1]] = dstart
 
     return duel_level
+
+
+def _duel_policy_loop(impl):
+    """``duel_policy`` as a Python loop over the movers: ``impl.turn_dp`` with the full
+    tables, then ``impl.end_distribution`` (the pure twin's version)."""
+
+    def duel_policy(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
+                    plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
+                    bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
+                    out_v, out_ptr, out_c, cap_ptr, out_cols, out_vals, out_cnt, threads):
+        n = Q.shape[0]
+        rules = (cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode)
+        for j in range(len(movers)):
+            i, lo, hi = movers[j], opp_lo[j], opp_hi[j]
+            if hi <= lo:
+                continue
+            stop_ok, forced_ok, nxt, opp, ends, bust = _mover_ends(
+                plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed, bust_idx, score,
+                overtaken, pushed, on_barrel, Q, i, lo, hi)
+            start, _, V, R, RC = impl.turn_dp(*rules, stop_ok, ends, forced_ok, ends, bust, np.ones(hi - lo),
+                                              False, True)
+            stop_p, forced_p, bust_p, win_p = impl.end_distribution(*rules, stop_ok, ends, forced_ok, ends,
+                                                                    V, R, RC)
+            e = stop_p + forced_p
+            for k in range(hi - lo):
+                p = out_ptr[j] + k
+                at, c = cap_ptr[p], 0.0
+                for t in np.flatnonzero(e[1:, k]) + 1:
+                    m = e[t, k]
+                    if nxt[t] == -1:
+                        c += m * ends[t, k]
+                        continue
+                    c += m
+                    out_cols[at], out_vals[at] = nxt[t] * n + opp[t, k], m
+                    at += 1
+                if bust_p[k] != 0.0:
+                    c += bust_p[k]
+                    out_cols[at], out_vals[at] = bust_idx[i] * n + lo + k, bust_p[k]
+                    at += 1
+                out_c[p] = c + win_p[k]
+                out_cnt[p] = at - cap_ptr[p]
+            out_v[out_ptr[j]:out_ptr[j + 1]] = start
+
+    return duel_policy

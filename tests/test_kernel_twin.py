@@ -338,6 +338,8 @@ DUEL_RULES = {
                                    "fall_penalty": 10, "push_off": "fall"}},
     "confirm": {"dice": 2, "goal": 30, "hot_dice": "confirm", "scoring": _PAIR,
                 "overtake": 5},
+    "free-any": {"dice": 2, "goal": 30, "hot_dice": "free", "keep": "any", "scoring": _PAIR,
+                 "overtake": 5, "bolts": {"limit": 2, "penalty": 5}},
 }
 _MODELS: dict = {}
 
@@ -426,3 +428,72 @@ def test_duel_level_rejects_bad_inputs():
     with pytest.raises(ValueError):  # out_v too short
         _kernel.duel_level(*args, np.zeros((n, n)), movers, np.array([0]), np.array([n]),
                            np.zeros(n - 1), np.zeros(n), ptr, True, 0)
+
+
+# --------------------------------------------------------------------------- duel policy rows
+
+
+def _policy_both(model, tab, Q, movers, lo, hi, threads=0):
+    """duel_policy from both kernels: the same values, constants and sparse rows."""
+    from scipy import sparse
+    n = model.n
+    out = []
+    for pure in (True, False):
+        r = kernel.duel_policy(tab, model.plans, Q, movers, lo, hi, threads=threads, pure=pure)
+        assert r.cols.dtype == np.int64 and r.vals.dtype == np.float64
+        assert np.all((r.cols >= 0) & (r.cols < n * n))
+        M = sparse.csr_matrix((r.vals, r.cols, r.indptr), shape=(len(r.v), n * n))
+        out.append((r, M))
+    (a, Ma), (b, Mb) = out
+    np.testing.assert_allclose(b.v, a.v, rtol=0, atol=TOL)
+    np.testing.assert_allclose(b.c, a.c, rtol=0, atol=TOL)
+    assert abs(Ma - Mb).max() <= TOL if Ma.nnz or Mb.nnz else True
+    return b, Mb
+
+
+@_fast(40)
+@given(st.sampled_from(sorted(DUEL_RULES)), st.integers(0, 2 ** 32 - 1), st.sampled_from([0, 1, 2]))
+def test_duel_policy_agrees(name, seed, threads):
+    """Random Q, random mover subsets and opponent ranges: the policy rows of the two
+    kernels agree, reproduce the turn's value at Q (v = c - M q, the DP's decisions held
+    fixed), conserve probability (every end is worth 1 - Q or a win worth 1, so c = 1)
+    and carry the DP values of duel_level."""
+    model, tab = _model(name)
+    n = model.n
+    rng = np.random.default_rng(seed)
+    Q = rng.random((n, n))
+    m = int(rng.integers(1, 2 * n))
+    movers = rng.integers(0, n, size=m).astype(np.int64)
+    a = rng.integers(0, n + 1, size=m)
+    b = rng.integers(0, n + 1, size=m)
+    lo, hi = np.minimum(a, b).astype(np.int64), np.maximum(a, b).astype(np.int64)
+    r, M = _policy_both(model, tab, Q, movers, lo, hi, threads)
+    np.testing.assert_allclose(r.c - M @ Q.ravel(), r.v, rtol=0, atol=TOL)
+    np.testing.assert_allclose(r.c, 1.0, rtol=0, atol=TOL)
+    v, _, _ = kernel.duel_level(tab, model.plans, Q, movers, lo, hi, grad=False, pure=False)
+    np.testing.assert_allclose(r.v, v, rtol=0, atol=TOL)
+
+
+@pytest.mark.parametrize("name", sorted(DUEL_RULES))
+def test_duel_policy_rows_are_the_end_distribution(name):
+    """Each row holds the turn's end distribution (kernel.end_distribution of the same
+    solved turn), summed per successor pair: checked for every pair at a random Q."""
+    model, tab = _model(name)
+    n, p = model.n, model.plans
+    Q = np.random.default_rng(7).random((n, n))
+    movers = np.arange(n, dtype=np.int64)
+    r, M = _policy_both(model, tab, Q, movers, np.zeros(n, np.int64), np.full(n, n, np.int64))
+    for i in range(n):
+        stop_ok, forced_ok, nxt, opp, ends, bust = kernel._mover_ends(
+            p.ptr, p.stop_ok, p.forced_ok, p.next, p.after, p.climbed, p.bust, p.score, p.overtaken,
+            p.pushed, p.on_barrel, Q, i, 0, n)
+        tv = kernel.turn_dp(tab, stop_ok, ends, forced_ok, ends, bust, 1.0, full=True, pure=False)
+        sp, fp, bp, wp = kernel.end_distribution(tab, stop_ok, ends, forced_ok, ends, tv, pure=False)
+        for k in range(n):
+            want = np.zeros(n * n)
+            for t in range(1, len(stop_ok)):
+                if nxt[t] >= 0:
+                    want[nxt[t] * n + opp[t, k]] += sp[t, k] + fp[t, k]
+            want[p.bust[i] * n + k] += bp[k]
+            row = M[i * n + k].toarray().ravel()
+            np.testing.assert_allclose(row, want, rtol=0, atol=TOL)
