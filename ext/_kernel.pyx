@@ -1904,7 +1904,7 @@ cdef void _pol_rows(const _Duel* d, Py_ssize_t j, const _Tab* tb, const double* 
     gathers every end that does not read Q (wins, and the 1 of each 1 - Q)."""
     cdef Py_ssize_t i = d.movers[j], lo = d.lo[j], K = tb.K, T = tb.T, a = d.plan_ptr[i]
     cdef Py_ssize_t k, t, p, base, cnt, r, nx
-    cdef int64_t si = d.score[i]
+    cdef int64_t si = d.score[i], col
     cdef double c, m
     for k in range(K):
         p = d.out_ptr[j] + k
@@ -1921,7 +1921,13 @@ cdef void _pol_rows(const _Duel* d, Py_ssize_t j, const _Tab* tb, const double* 
                 c += m * ends[t * K + k]
                 continue
             c += m
-            pol.cols[base + cnt] = nx * d.nQ + _opp_after(d, r, si, lo + k)
+            col = nx * d.nQ + _opp_after(d, r, si, lo + k)
+            if cnt > 0 and pol.cols[base + cnt - 1] == col:
+                # consecutive totals that hand over the same pair (a capped bank, an
+                # overshoot) make one entry
+                pol.vals[base + cnt - 1] += m
+                continue
+            pol.cols[base + cnt] = col
             pol.vals[base + cnt] = m
             cnt += 1
         m = pol.bw[k]

@@ -29,6 +29,7 @@ Without penalties (Pig, plain, Farkle) one pass is exact.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -156,9 +157,11 @@ def _levels(model: DuelModel) -> list[_Level]:
 class DuelSolution:
     model: DuelModel
     P: np.ndarray           # (n, n): P[mover, opponent]
-    passes: int
+    passes: int             # turn-DP passes over all pairs (Gauss-Seidel passes and policy rounds)
     residual: float
     seconds: float
+    rounds: int = 0         # policy-iteration rounds among the passes
+    sweeps: int = 0         # sweeps of the policies' linear systems
 
 
 class DuelDiverges(ThousandError):
@@ -166,12 +169,54 @@ class DuelDiverges(ThousandError):
 
 
 STALL_PASSES = 40  # passes without a tenfold gain in the largest change before giving up
+POLICY_START = 5e-2  # largest pass change below which policy iteration takes over
+MAX_ROUNDS = 12      # policy rounds before falling back to passes
+MAX_SWEEPS = 2000    # sweeps of one policy evaluation
+EVAL_DEPTH = 10      # Anderson depth of a policy evaluation
+
+
+def policy_memory_budget() -> int:
+    """Bytes the policy rounds may hold (the levels' systems and the evaluation's
+    history): ``THOUSAND_DUEL_MEMORY_MB``, by default 60% of the machine's memory.
+    A policy that needs more is not built; the solve goes on with passes."""
+    env = os.environ.get("THOUSAND_DUEL_MEMORY_MB")
+    if env:
+        return int(float(env) * 2 ** 20)
+    try:
+        return int(0.6 * os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return 8 * 2 ** 30
+
+
+class _OverBudget(Exception):
+    """A policy's linear systems would exceed :func:`policy_memory_budget`."""
+
+
+def _fixed_mmap_threshold() -> None:
+    """Let glibc return freed large blocks to the system at once. A policy round keeps
+    each level's system and frees the level's temporaries of similar size; with glibc's
+    sliding mmap threshold those come from the heap and its holes stay resident
+    (measured on classic: 5.8 GB resident for 2.5 GB of systems, 3.0 GB with the
+    threshold fixed at 1 MiB). Elsewhere (no glibc) nothing happens."""
+    try:
+        import ctypes
+        ctypes.CDLL(None).mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD
+    except (OSError, AttributeError, TypeError):
+        pass
 
 
 def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, pure: bool | None = None,
                model: DuelModel | None = None, threads: int = 0,
-               progress: Callable[[int, float], None] | None = None) -> DuelSolution:
+               progress: Callable[[int, float], None] | None = None,
+               policy_iteration: bool = True) -> DuelSolution:
     """Solve the duel for every pair of states (see the module docstring).
+
+    Rulesets whose penalties lower the level take Gauss-Seidel passes until the
+    largest change is below :data:`POLICY_START`, then policy iteration
+    (:func:`_policy_round`): each round is one turn-DP pass that also records the
+    greedy policy of every pair as a sparse row, and an exact evaluation of that
+    policy (:func:`_evaluate_policy`); it ends when the pass finds the Bellman
+    residual at most ``tol``. ``policy_iteration=False`` keeps to passes.
 
     Raises :class:`DuelDiverges` when the passes stop converging (no tenfold
     gain in :data:`STALL_PASSES` passes) or the final Bellman residual is not
@@ -185,36 +230,25 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, pure: bo
     Q = np.full((n, n), 0.5)  # Q[y, x] = P(x, y): a mover's ends gather rows of Q
     levels = _levels(model)
     repeat = model.lowers_levels()
-    passes = 0
+    passes = rounds = sweeps = 0
     accel = _Anderson(depth=6)
     history: list[float] = []
+    use_policy = policy_iteration and repeat
+    residual = None
     while passes < max_passes:
+        if use_policy and history and history[-1] < POLICY_START:
+            residual, r_rounds, r_sweeps = _policy_iteration(model, table, Q, levels, tol, threads, pure,
+                                                             progress, passes)
+            passes += r_rounds
+            rounds += r_rounds
+            sweeps += r_sweeps
+            if residual is not None:
+                break
+            use_policy = False  # the rounds did not settle: go on with passes from here
+            accel = _Anderson(depth=6)
         passes += 1
         before = Q.copy() if repeat else None
-        change = 0.0
-        for lv in levels:
-            old = Q[lv.py, lv.px]
-            # with penalties the pass is repeated anyway: one DP run per level and
-            # pass is enough (the final residual certifies the fixed point)
-            for _ in range(1 if repeat else 100):
-                v, d, _ptr = kernel.duel_level(table, model.plans, Q, lv.movers, lv.lo, lv.hi, grad=True,
-                                               threads=threads, pure=pure)
-                new = v
-                if len(lv.d_rows):
-                    # P_k = v_k + d_k ((1 - P_succ(k)) - Z_k): exact while no decision changes
-                    r = lv.d_rows
-                    z = 1.0 - Q[model.plans.bust[lv.px[r]], lv.py[r]]
-                    rhs = v.copy()
-                    rhs[r] += d[r] * (1.0 - z)
-                    m = len(v)
-                    A = sparse.identity(m, format="csr") + sparse.csr_matrix((d[r], (r, lv.succ[r])),
-                                                                             shape=(m, m))
-                    new = spla.spsolve(A.tocsc(), rhs)
-                moved = float(np.max(np.abs(new - v)))
-                Q[lv.py, lv.px] = new
-                if moved <= 1e-15:
-                    break
-            change = max(change, float(np.max(np.abs(Q[lv.py, lv.px] - old))))
+        change = _pass(model, table, Q, levels, repeat, threads, pure)
         if progress:
             progress(passes, change)
         if change <= tol or not repeat:
@@ -226,10 +260,156 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, pure: bo
             Q[:] = accel.step(before, Q)
     del accel
     P = np.ascontiguousarray(Q.T)
-    residual = bellman_residual(model, table, P, pure)
+    if residual is None:
+        residual = bellman_residual(model, table, P, pure)
     if residual > 1e-10:
         raise DuelDiverges(_diverges(rs, passes, residual))
-    return DuelSolution(model, P, passes, residual, time.perf_counter() - t0)
+    return DuelSolution(model, P, passes, residual, time.perf_counter() - t0, rounds, sweeps)
+
+
+def _pass(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], repeat: bool, threads: int,
+          pure: bool | None) -> float:
+    """One Gauss-Seidel pass over the levels, top down, each level's bust cycles solved
+    exactly; returns the largest change."""
+    change = 0.0
+    for lv in levels:
+        old = Q[lv.py, lv.px]
+        # with penalties the pass is repeated anyway: one DP run per level and
+        # pass is enough (the final residual certifies the fixed point)
+        for _ in range(1 if repeat else 100):
+            v, d, _ptr = kernel.duel_level(table, model.plans, Q, lv.movers, lv.lo, lv.hi, grad=True,
+                                           threads=threads, pure=pure)
+            new = v
+            if len(lv.d_rows):
+                # P_k = v_k + d_k ((1 - P_succ(k)) - Z_k): exact while no decision changes
+                r = lv.d_rows
+                z = 1.0 - Q[model.plans.bust[lv.px[r]], lv.py[r]]
+                rhs = v.copy()
+                rhs[r] += d[r] * (1.0 - z)
+                m = len(v)
+                A = sparse.identity(m, format="csr") + sparse.csr_matrix((d[r], (r, lv.succ[r])),
+                                                                         shape=(m, m))
+                new = spla.spsolve(A.tocsc(), rhs)
+            moved = float(np.max(np.abs(new - v)))
+            Q[lv.py, lv.px] = new
+            if moved <= 1e-15:
+                break
+        change = max(change, float(np.max(np.abs(Q[lv.py, lv.px] - old))))
+    return change
+
+
+@dataclass
+class _LevelSystem:
+    """One level's rows of a policy's linear system ``(I + M) q = c`` (q = Q.ravel()):
+    ``(I + D) q[rows] = c - off @ q``, with D the entries that stay in the level
+    (factorised once: ``lu``, None when D is empty) and ``off`` those that leave it."""
+
+    rows: np.ndarray
+    c: np.ndarray
+    off: sparse.csr_matrix
+    lu: object
+
+
+def _policy_round(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], threads: int,
+                  pure: bool | None, budget: int) -> tuple[list[_LevelSystem], float]:
+    """One Jacobi turn-DP pass at Q: the Bellman residual max |TurnDP(P) - P| and the
+    greedy policy of every pair, level by level, as linear systems (raises
+    :class:`_OverBudget` once they pass ``budget`` bytes)."""
+    n = model.n
+    q = Q.ravel()
+    pos = np.full(n * n, -1, dtype=np.int64)
+    systems, residual = [], 0.0
+    held = 2 * (EVAL_DEPTH + 2) * q.nbytes  # the evaluation's Anderson history and copies
+    for lv in levels:
+        r = kernel.duel_policy(table, model.plans, Q, lv.movers, lv.lo, lv.hi, threads=threads, pure=pure)
+        rows = lv.py * n + lv.px
+        m = len(rows)
+        residual = max(residual, float(np.max(np.abs(r.v - q[rows]))))
+        pos[rows] = np.arange(m)
+        loc = pos[r.cols]
+        pos[rows] = -1
+        inside = loc >= 0
+        row_of = np.repeat(np.arange(m), np.diff(r.indptr))
+        lu = None
+        if inside.any():
+            D = sparse.csc_matrix((r.vals[inside], (row_of[inside], loc[inside])), shape=(m, m))
+            lu = spla.splu(sparse.identity(m, format="csc") + D)
+        out = ~inside
+        indptr = np.zeros(m + 1, dtype=np.int64)
+        np.cumsum(np.bincount(row_of[out], minlength=m), out=indptr[1:])
+        off = sparse.csr_matrix((r.vals[out], r.cols[out].astype(np.int32), indptr), shape=(m, n * n))
+        systems.append(_LevelSystem(rows, r.c, off, lu))
+        held += off.data.nbytes + off.indices.nbytes + rows.nbytes + r.c.nbytes
+        if lu is not None:
+            held += (lu.L.nnz + lu.U.nnz) * 12
+        if held > budget:
+            raise _OverBudget
+    return systems, residual
+
+
+def _evaluate_policy(systems: list[_LevelSystem], q: np.ndarray, max_sweeps: int = MAX_SWEEPS) -> int:
+    """Solve the policy's linear system for q in place: Gauss-Seidel sweeps over the
+    levels, top down (each level's in-level part solved exactly), Anderson-accelerated
+    (the sweep map is affine, so this converges like a Krylov method), until a sweep
+    moves nothing by more than 1e-15 or stops gaining. Returns the sweeps taken."""
+    accel = _Anderson(depth=EVAL_DEPTH)
+    best, stale = np.inf, 0
+    for sweep in range(1, max_sweeps + 1):
+        before = q.copy()
+        for sy in systems:
+            rhs = sy.c - sy.off @ q
+            q[sy.rows] = sy.lu.solve(rhs) if sy.lu is not None else rhs
+        change = float(np.max(np.abs(q - before)))
+        if change <= 1e-15:
+            return sweep
+        if change < best * 0.5:
+            best, stale = change, 0
+        else:
+            stale += 1
+            if stale >= 30 and change < 1e-12:
+                return sweep  # rounding noise: the system is solved as well as floats allow
+        q[:] = accel.step(before, q)
+    return max_sweeps
+
+
+def _policy_iteration(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], tol: float, threads: int,
+                      pure: bool | None, progress, passes: int):
+    """Policy rounds from Q until a round's pass finds the Bellman residual at most ``tol``.
+
+    Returns ``(residual, rounds, sweeps)``; residual None when the rounds did not
+    settle (a singular system: policies that never end the game; no gain in two
+    rounds; :data:`MAX_ROUNDS`; a policy over :func:`policy_memory_budget`), leaving
+    Q at the best values seen."""
+    rounds = sweeps = 0
+    best = np.inf
+    best_Q = None
+    gainless = 0
+    budget = policy_memory_budget()
+    _fixed_mmap_threshold()
+    while rounds < MAX_ROUNDS:
+        rounds += 1
+        try:
+            systems, residual = _policy_round(model, table, Q, levels, threads, pure, budget)
+        except _OverBudget:
+            break  # Q is untouched by the round: the passes go on from it
+        if progress:
+            progress(passes + rounds, residual)
+        if residual <= tol:
+            return residual, rounds, sweeps
+        if residual < best:
+            best, best_Q, gainless = residual, Q.copy(), 0
+        else:
+            gainless += 1
+            if gainless >= 2:
+                break
+        try:
+            sweeps += _evaluate_policy(systems, Q.ravel())
+        except RuntimeError:  # splu: exactly singular
+            break
+        del systems
+    if best_Q is not None:
+        Q[:] = best_Q
+    return None, rounds, sweeps
 
 
 def _diverges(rs: Ruleset, passes: int, change: float) -> str:
@@ -270,43 +450,56 @@ def solve_duel_textbook(rs: Ruleset, tol: float = 1e-12, max_sweeps: int = 10000
 
 
 class _Anderson:
-    """Anderson acceleration of the fixed point Q = F(Q) of whole passes.
+    """Anderson acceleration of a fixed point x = G(x) (whole passes, or sweeps of a
+    policy's linear system).
 
     Near the solution no decision changes and a pass is an affine map, so
-    mixing the last few passes (least squares on their residuals) converges
-    like a Krylov method instead of geometrically. Far from it the history is
-    dropped whenever a step does not reduce the residual. The final Bellman
-    residual is measured independently, so acceleration cannot make a wrong
-    answer look converged.
+    mixing the last few iterates converges like a Krylov method instead of
+    geometrically: with residuals f = G(x) - x and the differences dF, dG of the
+    last ``depth`` steps, the next iterate is G(x) - dG gamma, where gamma
+    minimises |f - dF gamma| (solved through the small Gram matrix dF dF^T,
+    updated one row per step). Far from the solution the history is dropped
+    whenever a step does not reduce the residual. The final Bellman residual is
+    measured independently, so acceleration cannot make a wrong answer look
+    converged.
     """
 
     def __init__(self, depth: int):
         self.depth = depth
-        self.xs: list[np.ndarray] = []
-        self.gs: list[np.ndarray] = []
+        self.dF: np.ndarray | None = None   # (depth, size): rows are differences of residuals
+        self.dG: np.ndarray | None = None
+        self.gram = np.zeros((depth, depth))
+        self.used = 0                        # rows of dF/dG in use
+        self.slot = 0                        # the row the next difference goes to
+        self.prev: tuple[np.ndarray, np.ndarray] | None = None
         self.last = np.inf
 
     def step(self, x: np.ndarray, g: np.ndarray) -> np.ndarray:
-        f = g - x
+        g = g.ravel()
+        f = g - x.ravel()
         norm = float(np.max(np.abs(f)))
         if norm > self.last:
-            self.xs.clear()
-            self.gs.clear()
+            self.used, self.prev = 0, None
         self.last = norm
-        self.xs.append(x.ravel().copy())
-        self.gs.append(g.ravel().copy())
-        if len(self.xs) > self.depth + 1:
-            self.xs.pop(0)
-            self.gs.pop(0)
-        if len(self.xs) < 2:
-            return g
-        F = np.stack([gg - xx for gg, xx in zip(self.gs, self.xs)], axis=1)
-        G = np.stack(self.gs, axis=1)
-        dF = np.diff(F, axis=1)
-        dG = np.diff(G, axis=1)
-        gamma, *_ = np.linalg.lstsq(dF, F[:, -1], rcond=None)
-        out = (G[:, -1] - dG @ gamma).reshape(g.shape)
-        return np.clip(out, 0.0, 1.0)
+        if self.dF is None:
+            self.dF = np.empty((self.depth, f.size))
+            self.dG = np.empty((self.depth, f.size))
+        if self.prev is not None:
+            j = self.slot
+            np.subtract(f, self.prev[0], out=self.dF[j])
+            np.subtract(g, self.prev[1], out=self.dG[j])
+            self.used = min(self.used + 1, self.depth)
+            self.slot = (j + 1) % self.depth
+            rows = self.dF[:self.used] @ self.dF[j]
+            self.gram[j, :self.used] = rows
+            self.gram[:self.used, j] = rows
+        self.prev = (f, g.copy())
+        if self.used == 0:
+            return g.reshape(x.shape)
+        m = self.used
+        gamma, *_ = np.linalg.lstsq(self.gram[:m, :m], self.dF[:m] @ f, rcond=1e-13)
+        out = g - gamma @ self.dG[:m]
+        return np.clip(out, 0.0, 1.0, out=out).reshape(x.shape)
 
 
 def bellman_residual(model: DuelModel, table, P: np.ndarray, pure: bool | None = None) -> float:

@@ -430,7 +430,11 @@ def _duel_policy_loop(impl):
                         c += m * ends[t, k]
                         continue
                     c += m
-                    out_cols[at], out_vals[at] = nxt[t] * n + opp[t, k], m
+                    col = nxt[t] * n + opp[t, k]
+                    if at > cap_ptr[p] and out_cols[at - 1] == col:
+                        out_vals[at - 1] += m  # the same pair as the total before: one entry
+                        continue
+                    out_cols[at], out_vals[at] = col, m
                     at += 1
                 if bust_p[k] != 0.0:
                     c += bust_p[k]

@@ -111,6 +111,9 @@ class Solution:
         if "peak_memory_mb" in m:
             out["peak_memory_mb"] = m["peak_memory_mb"]
             out["player_states"] = m["player_states"]
+        for key in ("policy_rounds", "linear_sweeps"):
+            if key in m:
+                out[key] = m[key]
         fair = self.fair_compensation()
         if fair is not None:
             out["fair_compensation"] = {"points": fair[0], "p_first": fair[1]}
@@ -158,7 +161,7 @@ def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
             bar.close()
         values, states = sol.P, sol.model.space.encode()
         extra = {"states": sol.model.n ** 2, "player_states": sol.model.n, "iterations": sol.passes,
-                 "residual": sol.residual, "solve_seconds": sol.seconds, "kernel": kernel.IMPLEMENTATION,
+                 "policy_rounds": sol.rounds, "linear_sweeps": sol.sweeps, "residual": sol.residual, "solve_seconds": sol.seconds, "kernel": kernel.IMPLEMENTATION,
                  "peak_memory_mb": peak_memory_mb(),
                  "value_meaning": "P(mover wins) for mover state (row) against opponent state (column)"}
     else:

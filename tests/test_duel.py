@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from reference import exact_duel
 from tiny import TINY_DUELS
 from solver.cli import main
-from solver.duel import solve_duel
+from solver.duel import DuelModel, solve_duel
 from solver.game import Moves, PlayerState
 from solver.race import solve_race
 from solver.rules import from_mapping, load_ruleset
@@ -48,6 +48,23 @@ def test_duel_matches_exact_fractions(name):
               for i, x in enumerate(states) for j, y in enumerate(states))
     assert err <= 1e-12
     assert sol.residual <= 1e-12
+
+
+@pytest.mark.parametrize("name", sorted(TINY))
+def test_policy_iteration_reaches_the_passes_fixed_point(name, monkeypatch):
+    """Policy iteration (the default for rulesets with penalties) and Gauss-Seidel passes
+    alone find the same values; so does policy iteration refused for memory (it then goes
+    on with passes)."""
+    rs, sol = solved(name)
+    by_passes = solve_duel(rs, policy_iteration=False)
+    assert np.max(np.abs(sol.P - by_passes.P)) <= 1e-12
+    assert by_passes.rounds == 0
+    if DuelModel(rs).lowers_levels():
+        assert sol.rounds >= 1 and sol.passes < by_passes.passes
+        monkeypatch.setenv("THOUSAND_DUEL_MEMORY_MB", "0.0001")
+        starved = solve_duel(rs)
+        assert starved.sweeps == 0
+        assert np.max(np.abs(starved.P - by_passes.P)) <= 1e-12
 
 
 @pytest.mark.parametrize("name", sorted(TINY))
