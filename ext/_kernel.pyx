@@ -442,7 +442,12 @@ ctypedef struct _Pol:
     double* e               # (T+1) x K: mass ending the turn at each total (banked or
                             # mid-turn; totals above T counted at T)
     double* bw              # 2 x K: mass of busts, of instant wins
-    double* M               # NR x RS: mass arriving at (total, dice left), A's layout
+    double* M               # (T+1) x RS: mass arriving at (total, dice left), A's layout
+    double* RM              # (T+1) x RS: mass rolling n dice at each total
+    const Py_ssize_t* sg_ptr  # classes with one option, by dice left m: sg_ptr[m]:sg_ptr[m+1],
+    const Py_ssize_t* sg_n    # each with its dice rolled, units added and probability,
+    const Py_ssize_t* sg_x    # sorted by units (the arrivals at a total pull from them)
+    const double* sg_p
     double* MC              # the same after a confirming roll (confirm mode)
     double* tm              # 4 rows of RS: tail mass, next tail mass, both after confirming
     double* rm              # (N + 1) x KB: mass rolling n dice at the current total
@@ -1034,19 +1039,22 @@ cdef inline double* _pol_at(const _Tab* tb, double* target, double* ttarget, Py_
 
 cdef void _pol_throw(const _Tab* tb, _Blk* bk, _Pol* pol, Py_ssize_t t, Py_ssize_t n,
                      const double* mass, const double* src, const double* tsrc, double* target,
-                     double* ttarget, bint tail) noexcept nogil:
+                     double* ttarget, bint tail, bint multi_only) noexcept nogil:
     """Roll n dice at total t with ``mass`` (one entry per column of the block): busts and
     instant wins into pol.bw; each scoring class sends its share to its first best option
     (by the values ``src``/``tsrc``, the turn DP's tie rule), landing in ``target`` at row
-    t + points, or in the tail row ``ttarget`` when that passes T (always, with ``tail``)."""
+    t + points, or in the tail row ``ttarget`` when that passes T (always, with ``tail``).
+    ``multi_only``: only the classes with a choice of options, and no busts (the rest
+    of the roll is pulled, see :func:`_pol_pull`)."""
     cdef Py_ssize_t kb = bk.kb, K = tb.K, c0 = bk.c0, j, o, o1, oo, k, best
     cdef double pb = tb.pbust[n], pi = tb.pinst[n], p, v, bv
     cdef double* bust = pol.bw + c0
     cdef double* win = pol.bw + K + c0
-    for k in range(kb):
-        bust[k] += pb * mass[k]
-        win[k] += pi * mass[k]
-    for j in range(tb.nlo[n], tb.nlo[n + 1]):
+    if not multi_only:
+        for k in range(kb):
+            bust[k] += pb * mass[k]
+            win[k] += pi * mass[k]
+    for j in range(tb.nmid[n] if multi_only else tb.nlo[n], tb.nlo[n + 1]):
         o = tb.cbeg[j]
         o1 = tb.cend[j]
         p = tb.cprob[j]
@@ -1068,14 +1076,13 @@ cdef void _pol_throw(const _Tab* tb, _Blk* bk, _Pol* pol, Py_ssize_t t, Py_ssize
 
 cdef void _pol_route(const _Tab* tb, _Blk* bk, _Pol* pol, bint sok, bint fok,
                      const double* srow, double* Mr, double* MCr, const double* Ar,
-                     double* et) noexcept nogil:
+                     double* et, double* rm) noexcept nogil:
     """The mass arriving at one total (rows Mr, MCr of (N + 1) x KB; A's row Ar there)
-    ends the turn (into et) or rolls on (into pol.rm; a confirming roll into pol.cm),
-    as the solved turn decides: banking where it is allowed and V == stop (banking wins
-    ties), hot dice by the hot-dice mode."""
+    ends the turn (into et) or rolls on (into rm, (N + 1) x KB; a confirming roll into
+    pol.cm), as the solved turn decides: banking where it is allowed and V == stop
+    (banking wins ties), hot dice by the hot-dice mode."""
     cdef Py_ssize_t kb = bk.kb, KB = tb.KB, N = tb.N, m, n, k
     cdef bint conf = tb.hot == _CONFIRM
-    cdef double* rm = pol.rm
     cdef double* row
     cdef double d
     if fok:
@@ -1118,36 +1125,65 @@ cdef inline bint _pol_any(const double* x, Py_ssize_t n) noexcept nogil:
     return False
 
 
-cdef void _pol_rolls(const _Tab* tb, _Blk* bk, _Pol* pol, Py_ssize_t t, double* target,
-                     double* ttarget, double* ctarget, double* cttarget, bint tail) noexcept nogil:
-    """Throw the rolling mass gathered at total t (pol.rm, pol.cm) and clear it."""
-    cdef Py_ssize_t kb = bk.kb, KB = tb.KB, n
-    cdef double* rm = pol.rm
+cdef void _pol_push(const _Tab* tb, _Blk* bk, _Pol* pol, Py_ssize_t t) noexcept nogil:
+    """At total t (below the tail): throw the classes with a choice of options for the
+    rolling mass RM(t, n), and the confirming roll (pol.cm, cleared), forward."""
+    cdef Py_ssize_t kb = bk.kb, KB = tb.KB, RS = tb.RS, n
+    cdef double* rm = pol.RM + t * RS
     for n in range(1, tb.N + 1):
-        if _pol_any(rm + n * KB, kb):
-            _pol_throw(tb, bk, pol, t, n, rm + n * KB, bk.A, bk.tA, target, ttarget, tail)
-            _zero(rm + n * KB, kb)
+        if tb.nmid[n] < tb.nlo[n + 1] and _pol_any(rm + n * KB, kb):
+            _pol_throw(tb, bk, pol, t, n, rm + n * KB, bk.A, bk.tA, pol.M, pol.tm, False, True)
     if tb.hot == _CONFIRM and _pol_any(pol.cm, kb):
-        _pol_throw(tb, bk, pol, t, tb.N, pol.cm, bk.AC, bk.tAC, ctarget, cttarget, tail)
+        _pol_throw(tb, bk, pol, t, tb.N, pol.cm, bk.AC, bk.tAC, pol.MC, pol.tm + 2 * RS, False, False)
         _zero(pol.cm, kb)
+
+
+cdef void _pol_pull(const _Tab* tb, _Blk* bk, _Pol* pol, Py_ssize_t t) noexcept nogil:
+    """The arrivals at total t from the classes with one option:
+    M(t, m) += sum over classes c leaving m dice p_c RM(t - x_c, n_c), four classes at a
+    time (the turn DP's own gather, run forward)."""
+    cdef Py_ssize_t kb = bk.kb, KB = tb.KB, RS = tb.RS, m, j, e
+    cdef const Py_ssize_t* sn = pol.sg_n
+    cdef const Py_ssize_t* sx = pol.sg_x
+    cdef const double* sp = pol.sg_p
+    cdef const double* RM = pol.RM
+    cdef double* dst
+    for m in range(tb.N + 1):
+        j = pol.sg_ptr[m]
+        e = j
+        while e < pol.sg_ptr[m + 1] and sx[e] <= t:
+            e += 1
+        dst = pol.M + t * RS + m * KB
+        while j + 4 <= e:
+            thk_acc4(dst, RM + (t - sx[j]) * RS + sn[j] * KB, RM + (t - sx[j + 1]) * RS + sn[j + 1] * KB,
+                     RM + (t - sx[j + 2]) * RS + sn[j + 2] * KB, RM + (t - sx[j + 3]) * RS + sn[j + 3] * KB,
+                     sp[j], sp[j + 1], sp[j + 2], sp[j + 3], kb)
+            j += 4
+        while j < e:
+            thk_axpy(dst, sp[j], RM + (t - sx[j]) * RS + sn[j] * KB, kb)
+            j += 1
 
 
 cdef void _pol_block(const _Tab* tb, _Blk* bk, _Pol* pol) noexcept nogil:
     """The end distribution of the solved block's greedy policy: a forward pass of
-    probability mass from (0, N) up the totals (every option adds a unit; mass passing
-    T goes to the tail row), then the tail (totals above T, :func:`_pol_tail`). Needs
-    the block storage with one row per total (no ring)."""
+    probability mass from (0, N) up the totals (every option adds a unit), then the
+    tail (totals above T, :func:`_pol_tail`). At each total the arrivals are pulled
+    from the rolling mass below (:func:`_pol_pull`; classes with a choice of options
+    push theirs, :func:`_pol_push`), then routed. Afterwards the rolling mass of each
+    dice count, summed from the top, gives busts, instant wins and what the classes
+    with one option send past T. Needs the block storage with one row per total."""
     cdef Py_ssize_t T = tb.T, N = tb.N, K = tb.K, KB = tb.KB, RS = tb.RS
-    cdef Py_ssize_t kb = bk.kb, c0 = bk.c0, t, k
+    cdef Py_ssize_t kb = bk.kb, c0 = bk.c0, t, k, n, m, j, t0
     cdef bint conf = tb.hot == _CONFIRM
     cdef double* M = pol.M
     cdef double* MC = pol.MC
+    cdef double* RM = pol.RM
     cdef double* tm = pol.tm
     cdef double* tmc = pol.tm + 2 * RS
     memset(M, 0, (T + 1) * RS * sizeof(double))
+    memset(RM, 0, (T + 1) * RS * sizeof(double))
     if conf:
         memset(MC, 0, (T + 1) * RS * sizeof(double))
-    memset(pol.rm, 0, (N + 1) * KB * sizeof(double))
     memset(pol.cm, 0, KB * sizeof(double))
     memset(tm, 0, 4 * RS * sizeof(double))
     for t in range(T + 1):
@@ -1156,12 +1192,27 @@ cdef void _pol_block(const _Tab* tb, _Blk* bk, _Pol* pol) noexcept nogil:
     _zero(pol.bw + K + c0, kb)
     # a turn starts by rolling all dice
     for k in range(kb):
-        pol.rm[N * KB + k] = 1.0
-    _pol_rolls(tb, bk, pol, 0, M, tm, MC, tmc, False)
+        RM[N * KB + k] = 1.0
+    _pol_push(tb, bk, pol, 0)
     for t in range(1, T + 1):
+        _pol_pull(tb, bk, pol, t)
         _pol_route(tb, bk, pol, tb.s_ok[t] != 0, tb.f_ok[t] != 0, tb.S + t * K + c0,
-                   M + t * RS, MC + t * RS if conf else NULL, bk.A + t * RS, pol.e + t * K + c0)
-        _pol_rolls(tb, bk, pol, t, M, tm, MC, tmc, False)
+                   M + t * RS, MC + t * RS if conf else NULL, bk.A + t * RS, pol.e + t * K + c0,
+                   RM + t * RS)
+        _pol_push(tb, bk, pol, t)
+    # RM(t) := sum of RM(t..T): busts and instant wins of every roll, and what the classes
+    # with one option send past T (from the totals t >= T + 1 - x)
+    for t in range(T - 1, -1, -1):
+        thk_axpy(RM + t * RS + KB, 1.0, RM + (t + 1) * RS + KB, N * KB)
+    for n in range(1, N + 1):
+        thk_axpy(pol.bw + c0, tb.pbust[n], RM + n * KB, kb)
+        thk_axpy(pol.bw + K + c0, tb.pinst[n], RM + n * KB, kb)
+    for m in range(N + 1):
+        for j in range(pol.sg_ptr[m], pol.sg_ptr[m + 1]):
+            t0 = T + 1 - pol.sg_x[j]
+            if t0 < 0:
+                t0 = 0
+            thk_axpy(tm + m * KB, pol.sg_p[j], RM + t0 * RS + pol.sg_n[j] * KB, kb)
     # totals above T behave like T: the tail row, solved exactly (see _pol_tail)
     _pol_tail(tb, bk, pol, tm, tmc)
 
@@ -1195,7 +1246,7 @@ cdef void _pol_tail_sweep(const _Tab* tb, _Blk* bk, _Pol* pol, bint sok, const d
             else:
                 rm[k] = d
         if _pol_any(rm, kb):
-            _pol_throw(tb, bk, pol, tb.T, n, rm, bk.A, bk.tA, tm, tm, True)
+            _pol_throw(tb, bk, pol, tb.T, n, rm, bk.A, bk.tA, tm, tm, True, False)
     for k in range(kb):
         hot[k] += tm[k]
         tm[k] = 0.0
@@ -1238,9 +1289,9 @@ cdef void _pol_tail(const _Tab* tb, _Blk* bk, _Pol* pol, double* tm, double* tmc
         for k in range(kb):
             tm[N * KB + k] = 1.0
     elif tb.hot == _MUST:
-        _pol_throw(tb, bk, pol, T, N, pol.rm, bk.A, bk.tA, tm, tm, True)
+        _pol_throw(tb, bk, pol, T, N, pol.rm, bk.A, bk.tA, tm, tm, True, False)
     else:
-        _pol_throw(tb, bk, pol, T, N, pol.rm, bk.AC, bk.tAC, tmc, tmc, True)
+        _pol_throw(tb, bk, pol, T, N, pol.rm, bk.AC, bk.tAC, tmc, tmc, True, False)
     _pol_tail_sweep(tb, bk, pol, sok, srow, tm, tmc, et, h)
     for k in range(kb):
         # h < 1: every round of hot dice can bust (else the turn DP's tail has no value either)
@@ -2141,8 +2192,28 @@ cdef _duel_call(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, d
     cdef double[::1] pc_v
     cdef int64_t[::1] pcap_v, pcols_v, pcnt_v
     cdef double[::1] pvals_v
+    # the classes with one option, by dice left and units added (the forward pass pulls them)
+    cdef Py_ssize_t nn, jj, oo
+    sg_m, sg_n, sg_x, sg_p = [], [], [], []
+    for nn in range(1, N + 1):
+        for jj in range(tmpl.nlo[nn], tmpl.nmid[nn]):
+            oo = tmpl.cbeg[jj]
+            sg_m.append(fl.left[oo])
+            sg_n.append(nn)
+            sg_x.append(tmpl.opts[oo])
+            sg_p.append(tmpl.cprob[jj])
+    order = np.lexsort((np.array(sg_x, dtype=np.intp), np.array(sg_m, dtype=np.intp)))
+    sg_m_a = np.array(sg_m, dtype=np.intp)[order]
+    cdef Py_ssize_t[::1] sgptr_v = np.searchsorted(sg_m_a, np.arange(N + 2)).astype(np.intp)
+    cdef Py_ssize_t[::1] sgn_v = np.append(np.array(sg_n, dtype=np.intp)[order], 0)
+    cdef Py_ssize_t[::1] sgx_v = np.append(np.array(sg_x, dtype=np.intp)[order], 0)
+    cdef double[::1] sgp_v = np.append(np.array(sg_p, dtype=np.float64)[order], 0.0)
+    ptmpl.sg_ptr = &sgptr_v[0]
+    ptmpl.sg_n = &sgn_v[0]
+    ptmpl.sg_x = &sgx_v[0]
+    ptmpl.sg_p = &sgp_v[0]
     if want_pol:
-        pol_need = ends_max + 2 * kmax + (1 + (hot == _CONFIRM)) * store_max + 6 * RSB + 6 * BLOCK
+        pol_need = ends_max + 2 * kmax + (2 + (hot == _CONFIRM)) * store_max + 6 * RSB + 6 * BLOCK
         pc_v, pcap_v, pcols_v, pvals_v, pcnt_v = policy
         if M and op_a[M] > op_a[0]:
             ptmpl.out_c = &pc_v[0]
@@ -2186,7 +2257,8 @@ cdef _duel_call(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, d
             polp.e = pb
             polp.bw = pb + ends_max
             polp.M = pb + ends_max + 2 * kmax
-            polp.MC = polp.M + store_max
+            polp.RM = polp.M + store_max
+            polp.MC = polp.RM + store_max
             polp.tm = polp.MC + (store_max if hot == _CONFIRM else 0)
             polp.rm = polp.tm + 4 * RSB
             polp.cm = polp.rm + RSB
