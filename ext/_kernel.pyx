@@ -27,7 +27,7 @@ import numpy as np
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 from libc.math cimport fabs
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
 from cython.parallel cimport parallel, prange
 
 cdef extern from *:
@@ -2272,3 +2272,52 @@ cdef _duel_call(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, d
         free(polp)
     if failed:
         raise MemoryError("duel_level: out of memory")
+
+
+# =========================================================================== sparse rows
+
+
+def rows_minus(indptr, cols, vals, x, c, out, threads):
+    """``out[i] = c[i] - sum_{e = indptr[i]}^{indptr[i+1]-1} vals[e] * x[cols[e]]`` for every
+    row i (see :func:`solver.kernel.rows_minus`), rows spread over ``threads`` OpenMP
+    threads (0: OpenMP's default)."""
+    cdef const int64_t[::1] ip = _i64_1(indptr)
+    cdef const int32_t[::1] cl = np.ascontiguousarray(cols, dtype=np.int32)
+    cdef const double[::1] vl = _f64_1(vals)
+    cdef const double[::1] xv = _f64_1(x)
+    cdef const double[::1] cv = _f64_1(c)
+    cdef double[::1] ov = out
+    cdef Py_ssize_t m = ip.shape[0] - 1, i, e, nx = xv.shape[0]
+    if m < 0 or cv.shape[0] < m or ov.shape[0] < m:
+        raise ValueError("indptr needs one entry per row plus one; c and out one per row")
+    if m == 0:
+        return
+    cdef int bad = 0
+    with nogil:
+        if ip[0] != 0 or ip[m] > cl.shape[0] or ip[m] > vl.shape[0]:
+            bad = 1
+        for i in range(m):
+            if ip[i + 1] < ip[i]:
+                bad = 1
+    if bad:
+        raise ValueError("indptr must start at 0, not decrease, and fit cols/vals")
+    cdef int nt = threads
+    if nt <= 0:
+        nt = thk_max_threads()
+    if ip[m] < 200000:
+        nt = 1          # too little work to wake the other threads
+    cdef double acc
+    cdef int32_t col
+    cdef int* badp = &bad   # shared (an assignment in prange would make it thread-private)
+    with nogil:
+        for i in prange(m, num_threads=nt, schedule="static"):
+            acc = cv[i]
+            for e in range(ip[i], ip[i + 1]):
+                col = cl[e]
+                if col < 0 or col >= nx:
+                    badp[0] = 1     # checked in the loop: one pass over the entries
+                    continue
+                acc = acc - vl[e] * xv[col]
+            ov[i] = acc
+    if bad:
+        raise ValueError("cols must index x")

@@ -434,3 +434,14 @@ def end_distribution(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_us
     forced_p[T] += forced_p[L - 1]
     return stop_p[:T + 1], forced_p[:T + 1], bust_p, win_p
 
+
+
+def rows_minus(indptr, cols, vals, x, c, out, threads):
+    """``out[i] = c[i] - sum_e vals[e] * x[cols[e]]`` over row i's entries
+    ``indptr[i]:indptr[i+1]`` (the compiled kernel spreads the rows over threads)."""
+    m = len(indptr) - 1
+    if m <= 0:
+        return
+    from scipy import sparse
+    A = sparse.csr_matrix((vals[:indptr[-1]], cols[:indptr[-1]], indptr), shape=(m, len(x)))
+    out[:m] = c[:m] - A @ x

@@ -301,12 +301,15 @@ def _pass(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], repeat: 
 @dataclass
 class _LevelSystem:
     """One level's rows of a policy's linear system ``(I + M) q = c`` (q = Q.ravel()):
-    ``(I + D) q[rows] = c - off @ q``, with D the entries that stay in the level
-    (factorised once: ``lu``, None when D is empty) and ``off`` those that leave it."""
+    ``(I + D) q[rows] = c - O q``, with D the entries that stay in the level
+    (factorised once: ``lu``, None when D is empty) and O, the entries that leave it,
+    as CSR arrays ``indptr``, ``cols`` (int32), ``vals``."""
 
     rows: np.ndarray
     c: np.ndarray
-    off: sparse.csr_matrix
+    indptr: np.ndarray
+    cols: np.ndarray
+    vals: np.ndarray
     lu: object
 
 
@@ -337,9 +340,9 @@ def _policy_round(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], 
         out = ~inside
         indptr = np.zeros(m + 1, dtype=np.int64)
         np.cumsum(np.bincount(row_of[out], minlength=m), out=indptr[1:])
-        off = sparse.csr_matrix((r.vals[out], r.cols[out].astype(np.int32), indptr), shape=(m, n * n))
-        systems.append(_LevelSystem(rows, r.c, off, lu))
-        held += off.data.nbytes + off.indices.nbytes + rows.nbytes + r.c.nbytes
+        sy = _LevelSystem(rows, r.c, indptr, r.cols[out].astype(np.int32), r.vals[out], lu)
+        systems.append(sy)
+        held += sy.vals.nbytes + sy.cols.nbytes + indptr.nbytes + rows.nbytes + r.c.nbytes
         if lu is not None:
             held += (lu.L.nnz + lu.U.nnz) * 12
         if held > budget:
@@ -347,7 +350,8 @@ def _policy_round(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], 
     return systems, residual
 
 
-def _evaluate_policy(systems: list[_LevelSystem], q: np.ndarray, max_sweeps: int = MAX_SWEEPS) -> int:
+def _evaluate_policy(systems: list[_LevelSystem], q: np.ndarray, threads: int = 0, pure: bool | None = None,
+                     max_sweeps: int = MAX_SWEEPS) -> int:
     """Solve the policy's linear system for q in place: Gauss-Seidel sweeps over the
     levels, top down (each level's in-level part solved exactly), Anderson-accelerated
     (the sweep map is affine, so this converges like a Krylov method), until a sweep
@@ -357,7 +361,7 @@ def _evaluate_policy(systems: list[_LevelSystem], q: np.ndarray, max_sweeps: int
     for sweep in range(1, max_sweeps + 1):
         before = q.copy()
         for sy in systems:
-            rhs = sy.c - sy.off @ q
+            rhs = kernel.rows_minus(sy.indptr, sy.cols, sy.vals, q, sy.c, threads, pure)
             q[sy.rows] = sy.lu.solve(rhs) if sy.lu is not None else rhs
         change = float(np.max(np.abs(q - before)))
         if change <= 1e-15:
@@ -403,7 +407,7 @@ def _policy_iteration(model: DuelModel, table, Q: np.ndarray, levels: list[_Leve
             if gainless >= 2:
                 break
         try:
-            sweeps += _evaluate_policy(systems, Q.ravel())
+            sweeps += _evaluate_policy(systems, Q.ravel(), threads, pure)
         except RuntimeError:  # splu: exactly singular
             break
         del systems

@@ -357,6 +357,15 @@ def duel_policy(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.nd
     return PolicyRows(v, c, indptr, cols[sel], vals[sel], ptr)
 
 
+def rows_minus(indptr: np.ndarray, cols: np.ndarray, vals: np.ndarray, x: np.ndarray, c: np.ndarray,
+               threads: int = 0, pure: bool | None = None) -> np.ndarray:
+    """``c - A @ x`` for the sparse rows A = (indptr, cols, vals) (CSR; cols int32): the
+    product of a policy evaluation's sweep, on ``threads`` threads (0: all)."""
+    out = np.empty(len(indptr) - 1)
+    implementation(pure).rows_minus(indptr, cols, vals, x, c, out, int(threads))
+    return out
+
+
 def _mover_ends(plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed, bust_idx, score,
                 overtaken, pushed, on_barrel, Q, i, lo, hi):
     """Mover i's turn ends against opponents lo..hi-1, as the compiled kernel builds them:

@@ -497,3 +497,29 @@ def test_duel_policy_rows_are_the_end_distribution(name):
             want[p.bust[i] * n + k] += bp[k]
             row = M[i * n + k].toarray().ravel()
             np.testing.assert_allclose(row, want, rtol=0, atol=TOL)
+
+
+@_fast(40)
+@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 300), st.integers(1, 50), st.sampled_from([0, 1, 2]))
+def test_rows_minus_agrees(seed, rows, width, threads):
+    """c - A x for random CSR rows (some empty): both kernels, and a dense product."""
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 8, size=rows)
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    cols = rng.integers(0, width, size=int(indptr[-1])).astype(np.int32)
+    vals = rng.random(int(indptr[-1]))
+    x, c = rng.random(width), rng.random(rows)
+    dense = np.zeros((rows, width))
+    np.add.at(dense, (np.repeat(np.arange(rows), counts), cols), vals)
+    a = kernel.rows_minus(indptr, cols, vals, x, c, threads, pure=True)
+    b = kernel.rows_minus(indptr, cols, vals, x, c, threads, pure=False)
+    np.testing.assert_allclose(a, c - dense @ x, rtol=0, atol=TOL)
+    np.testing.assert_allclose(b, a, rtol=0, atol=TOL)
+
+
+def test_rows_minus_rejects_bad_rows():
+    x, c = np.zeros(3), np.zeros(2)
+    with pytest.raises(ValueError):
+        _kernel.rows_minus(np.array([0, 2, 1]), np.zeros(2, np.int32), np.zeros(2), x, c, np.empty(2), 1)
+    with pytest.raises(ValueError):
+        _kernel.rows_minus(np.array([0, 1, 2]), np.array([0, 3], np.int32), np.zeros(2), x, c, np.empty(2), 1)
