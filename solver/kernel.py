@@ -263,6 +263,8 @@ class DuelPlans:
     overtaken: np.ndarray
     pushed: np.ndarray
     on_barrel: np.ndarray
+    win_col: np.ndarray | None = None
+    win_L: np.ndarray | None = None
 
 
 def duel_level(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.ndarray, opp_lo: np.ndarray,
@@ -273,6 +275,8 @@ def duel_level(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.nda
     ``opp_lo[j]:opp_hi[j]``, the turn DP is fed the duel's end values
 
         stop/forced[t] = 1                       if next[t] is a win
+                       = 1 - win_L[y, win_col[t]] if next[t] is a win that leaves y a
+                                                  last turn (equal_turns: win_col[t] >= 0)
                        = 1 - Q[next[t], y_t]     otherwise, y_t = y pushed off
                          (if climbed[t] and y is on the barrel), then overtaken
                          (if score[mover] < score[y_t] < after[t]),
@@ -295,7 +299,8 @@ def duel_level(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.nda
         plans.next, plans.after, plans.climbed, plans.bust, plans.score, plans.overtaken, plans.pushed,
         plans.on_barrel, Q, np.ascontiguousarray(movers, dtype=np.int64),
         np.ascontiguousarray(opp_lo, dtype=np.int64), np.ascontiguousarray(opp_hi, dtype=np.int64),
-        v, d, out_ptr, bool(grad), int(threads))
+        v, d, out_ptr, bool(grad), int(threads),
+        **({} if plans.win_col is None else {"win_col": plans.win_col, "win_L": plans.win_L}))
     return v, (d if grad else None), out_ptr
 
 
@@ -306,7 +311,7 @@ def _duel_level_loop(impl):
     def duel_level(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
                    plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
                    bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
-                   out_v, out_d, out_ptr, grad, threads):
+                   out_v, out_d, out_ptr, grad, threads, win_col=None, win_L=None):
         for j in range(len(movers)):
             i = movers[j]
             lo, hi = opp_lo[j], opp_hi[j]
@@ -320,6 +325,10 @@ def _duel_level_loop(impl):
             opp = np.where((score[i] < s) & (s < after[:, None]), overtaken[y1], y1)
             ends = 1.0 - Q[np.maximum(nxt, 0)[:, None], opp]
             ends[nxt == -1] = 1.0
+            if win_col is not None:  # equal_turns: the opponent's last turn
+                col = win_col[a:b]
+                last = (nxt == -1) & (col >= 0)
+                ends[last] = 1.0 - win_L[lo:hi][:, col[last]].T
             ends[(stop_ok | forced_ok) == 0] = 0.0
             bust = np.ascontiguousarray(1.0 - Q[bust_idx[i], lo:hi])
             ends = np.ascontiguousarray(ends)
