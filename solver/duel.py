@@ -25,6 +25,22 @@ moves (the linearisation is exact once the decisions stop changing). Values
 of lower levels, reached only through penalties, are taken from the
 previous pass; passes repeat until no value moves by more than ``tol``.
 Without penalties (Pig, plain, Farkle) one pass is exact.
+
+With ``equal_turns`` (RULES.md section 7) the seat of the mover enters the
+state: ``P_A(x, y)`` for a first-seat mover against a second-seat opponent and
+``P_B(x, y)`` the other way round, with the same equation except
+
+    P_A: stop/forced[t] = 1 - L(y, min(s_x + t, F_max))   if bank(x, t) wins
+    P_B: stop/forced[t] = 1                                if bank(x, t) wins
+
+and each seat's non-winning ends read the other seat's values. ``L(y, F)`` is
+the second seat's chance (a tie counted 1/2) of beating the final total ``F`` in
+one last turn: a turn DP per state ``y`` with one column per ``F``
+(:func:`last_turn_values`). Final totals above the horizon ``F_max``
+(:func:`last_turn_horizon`) count as ``F_max``, which moves no value by more
+than 1e-16. The states are doubled, ``(x, first)`` and ``(x, second)``, so that
+the levels above and :func:`solver.kernel.duel_level` apply unchanged; only
+the cross-seat pairs are solved (:class:`DuelModel`).
 """
 
 from __future__ import annotations
