@@ -61,7 +61,6 @@ from .states import WIN_INDEX, StateSpace, build_state_space
 from .turn import TurnEnds
 
 MAX_PAIRS = 60_000_000  # 480 MB of float64 values; more does not fit the solver's layout
-SEATS = ("first", "second")
 LAST_TURN_TOL = 1e-16  # the horizon's bound on the error of every value (see last_turn_horizon)
 
 
