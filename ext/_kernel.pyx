@@ -1878,6 +1878,9 @@ ctypedef struct _Duel:
     const uint8_t* on_barrel
     const double* Q
     Py_ssize_t nQ
+    const int64_t* win_col      # equal_turns: column of win_L per row (-1: the win is final), or NULL
+    const double* win_L         # (nQ, nL): the opponent's last-turn win probability per target
+    Py_ssize_t nL
     const int64_t* movers
     const int64_t* lo
     const int64_t* hi
@@ -1903,6 +1906,16 @@ cdef inline void _duel_tab(const _Tab* tmpl, const _Duel* d, Py_ssize_t j, _Tab*
     tb.ring = (not flat) and T > maxpts + 1
     tb.P = maxpts + 1 if tb.ring else T + maxpts + 1
     tb.NR = 2 * tb.P if tb.ring else T + maxpts + 1
+
+
+cdef inline void _last_turn_row(double* row, const _Duel* d, Py_ssize_t lo, Py_ssize_t K,
+                                Py_ssize_t c) noexcept nogil:
+    """A win that leaves every opponent ``lo + k`` one last turn (equal_turns):
+    ``1 - win_L[lo + k, c]``, with column ``c`` the mover's final total."""
+    cdef const double* col = d.win_L + lo * d.nL + c
+    cdef Py_ssize_t k
+    for k in range(K):
+        row[k] = 1.0 - col[k * d.nL]
 
 
 cdef inline Py_ssize_t _opp_after(const _Duel* d, Py_ssize_t r, int64_t si,
@@ -1938,6 +1951,9 @@ cdef void _duel_ends(const _Duel* d, Py_ssize_t j, Py_ssize_t T, double* ends,
             continue
         nx = d.nxt[r]
         if nx == -1:
+            if d.win_col != NULL and d.win_col[r] >= 0:
+                _last_turn_row(row, d, lo, K, d.win_col[r])
+                continue
             for k in range(K):
                 row[k] = 1.0
             continue
@@ -2023,9 +2039,12 @@ cdef void _duel_one(const _Tab* tmpl, const Py_ssize_t* left, const _Duel* d, Py
 def duel_level(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
                plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
                bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
-               out_v, out_d, out_ptr, grad, threads):
+               out_v, out_d, out_ptr, grad, threads, win_col=None, win_L=None):
     """Solve the turns of many movers against ranges of opponents (see
     :func:`solver.kernel.duel_level`; the reference is ``solver.kernel._duel_level_loop``).
+
+    With ``win_col``/``win_L`` (equal_turns), a win row ``r`` with ``win_col[r] >= 0``
+    is worth ``1 - win_L[y, win_col[r]]`` against opponent ``y`` instead of 1.
 
     Writes R(0, N) of mover j against opponent ``opp_lo[j] + k`` to
     ``out_v[out_ptr[j] + k]`` (and its bust derivative to ``out_d`` when ``grad``).
@@ -2036,17 +2055,19 @@ def duel_level(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, di
     _duel_call(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
                plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
                bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
-               out_v, out_d, out_ptr, grad, threads, None)
+               out_v, out_d, out_ptr, grad, threads, None, win_col, win_L)
 
 
 def duel_policy(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
                 plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
                 bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
-                out_v, out_ptr, out_c, cap_ptr, out_cols, out_vals, out_cnt, threads):
+                out_v, out_ptr, out_c, cap_ptr, out_cols, out_vals, out_cnt, threads, win_col=None,
+                win_L=None):
     """:func:`duel_level` without the gradient, plus the greedy policy of every pair as a
     sparse row (see :func:`solver.kernel.duel_policy`; the reference is
     ``solver.kernel._duel_policy_loop``): pair p = out_ptr[j] + k gets ``out_c[p]`` and
     ``out_cnt[p]`` entries ``out_cols/out_vals[cap_ptr[p]:]`` (capacity: the mover's T + 1).
+    A win row's value (1, or ``1 - win_L`` as in duel_level) goes to ``out_c``.
     """
     cdef Py_ssize_t pairs = np.asarray(out_ptr)[-1] if len(out_ptr) else 0
     cap_a = np.ascontiguousarray(cap_ptr, dtype=np.int64)
@@ -2061,13 +2082,13 @@ def duel_policy(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, d
                plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
                bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
                out_v, np.empty(0), out_ptr, False, threads,
-               (out_c, cap_a, out_cols, out_vals, out_cnt))
+               (out_c, cap_a, out_cols, out_vals, out_cnt), win_col, win_L)
 
 
 cdef _duel_call(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
                 plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
                 bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
-                out_v, out_d, out_ptr, grad, threads, policy):
+                out_v, out_d, out_ptr, grad, threads, policy, win_col, win_L):
     """The body of duel_level and duel_policy: checks, then every mover on OpenMP threads."""
     cdef const int64_t[::1] cptr = _i64_1(cls_ptr)
     cdef const double[::1] cprob = _f64_1(cls_prob)
@@ -2131,6 +2152,17 @@ cdef _duel_call(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, d
         raise ValueError("out_v is shorter than out_ptr says")
     if want_grad and M and od.shape[0] < op_a[M]:
         raise ValueError("out_d is shorter than out_ptr says")
+    if (win_col is None) != (win_L is None):
+        raise ValueError("win_col and win_L go together")
+    wc_a = np.ascontiguousarray(win_col if win_col is not None else np.zeros(1), dtype=np.int64)
+    wl_a = np.ascontiguousarray(win_L if win_L is not None else np.zeros((1, 1)), dtype=np.float64)
+    if win_col is not None:
+        if wl_a.ndim != 2 or wl_a.shape[0] != nQ or wl_a.shape[1] < 1:
+            raise ValueError("win_L must have one row per state and at least one column")
+        if wc_a.ndim != 1 or wc_a.shape[0] < rows:
+            raise ValueError("win_col is shorter than plan_ptr says")
+        if rows and wc_a[:rows].max() >= wl_a.shape[1]:
+            raise ValueError("win_col must be a column of win_L or negative")
     if M == 0 or op_a[M] == op_a[0]:
         return
 
@@ -2141,6 +2173,8 @@ cdef _duel_call(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, d
     cdef const int64_t[::1] ovt = ov_a, pu = pu_a, mv = mv_a, lo = lo_a, hi = hi_a, opt = op_a
     cdef const uint8_t[::1] ps = ps_a, pf = pf_a, pc = pc_a, ob = ob_a
     cdef const double[:, ::1] Qm = Q_a
+    cdef const int64_t[::1] wc = wc_a
+    cdef const double[:, ::1] wl = wl_a
     cdef double dummy = 0.0
     cdef _Duel d
     d.plan_ptr = &pp[0]
@@ -2156,6 +2190,9 @@ cdef _duel_call(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, d
     d.on_barrel = &ob[0]
     d.Q = &Qm[0, 0]
     d.nQ = nQ
+    d.win_col = &wc[0] if win_col is not None else NULL
+    d.win_L = &wl[0, 0]
+    d.nL = wl.shape[1]
     d.movers = &mv[0]
     d.lo = &lo[0]
     d.hi = &hi[0]

@@ -98,13 +98,16 @@ class TurnAdvisor:
     """Advice for one player state given the turn-end values of an objective.
 
     ``values_of(ends)`` returns (stop_val, forced_val, bust_val, win_val) for the
-    turn DP; ``show(v)`` converts a DP value to the objective's terms.
+    turn DP; ``show(v)`` converts a DP value to the objective's terms;
+    ``horizon(x)`` (points; default :meth:`Moves.saturation`) is the total from
+    which every larger one ends the turn alike.
     """
 
     def __init__(self, rs: Ruleset, objective: str, values_of, show, higher_is_better: bool,
-                 value_name: str):
+                 value_name: str, horizon=None):
         self.rs, self.objective = rs, objective
         self.moves = Moves(rs)
+        self.horizon = horizon or self.moves.saturation
         self.values_of, self.show = values_of, show
         self.higher, self.value_name = higher_is_better, value_name
         self.table = kernel.roll_table(rs)
@@ -130,7 +133,7 @@ class TurnAdvisor:
         if t > 0 and self.moves.mid_turn(x, t):
             raise StateError(f"a turn total of {t} from score {x.score} would already have ended the turn "
                              f"({self.moves.mid_turn(x, t)})")
-        ends = TurnEnds.of(self.moves, x, T=max(self.moves.saturation(x), t) // u)
+        ends = TurnEnds.of(self.moves, x, T=max(self.horizon(x), t) // u)
         stop_v, forced_v, bust_v, win_v = self.values_of(ends)
         tv = kernel.turn_dp(self.table, ends.stop_ok, stop_v, ends.forced_ok, forced_v, bust_v, win_v,
                             full=True)
@@ -201,29 +204,51 @@ def race_advisor(solution) -> TurnAdvisor:
     return TurnAdvisor(solution.rs, "race", values_of, lambda v: 1.0 - float(v), False, "expected_turns")
 
 
-def duel_end_values(solution, ends: TurnEnds, opponents: list[PlayerState]):
+def duel_end_values(solution, ends: TurnEnds, opponents: list[PlayerState], seat: int | None = None):
     """The duel's turn-end values of mover ``ends.x`` against each of ``opponents``.
 
     Returns ``(vals, bust)``: ``vals[t, k]`` = 1 if ending the turn at total t
     wins, else ``1 - P(y_t, x_t)`` with ``x_t`` the mover after the end and
     ``y_t`` opponent k after push-off and overtaking (an overshoot leaves the
-    opponent as is); ``bust[k] = 1 - P(y, zero(x))``."""
+    opponent as is); ``bust[k] = 1 - P(y, zero(x))``.
+
+    With equal_turns, ``seat`` is the mover's (0 first, 1 second), ``P`` the
+    other seat's table, and a first-seat win with final total ``F`` is worth
+    ``1 - L(y, min(F, horizon))`` (:func:`solver.duel.last_turn_values`; the
+    table's horizon), a second-seat win 1."""
+    from .duel import last_turn_values
     moves = Moves(solution.rs)
     x = ends.x
-    P = solution.table.values
+    rs = solution.rs
+    values = solution.table.values
+    if values.ndim == 3:
+        if seat not in (0, 1):
+            raise StateError(f"{rs.name} plays equal turns: the duel needs the mover's seat (first or second)")
+        P = values[1 - seat]
+        horizon = int(solution.meta["last_turn_horizon"])
+    else:
+        P = values
     idx = solution.index
     yi = np.array([solution.state_index(y) for y in opponents])
-    rs = solution.rs
     # without overtaking or push-off a bank leaves the opponent as is (and skipping
     # the per-opponent calls keeps whole-table uses, like the charts, fast)
     interacts = bool(rs.overtake) or (rs.barrel.kind != "none" and rs.barrel.push_off != "none")
     vals = np.zeros((ends.T + 1, len(opponents)))
+    last = None
+    if values.ndim == 3 and seat == 0:  # L(y, F) for every final total F this turn can reach
+        u = rs.unit
+        F = np.minimum(x.score + np.arange(ends.T + 1) * u, horizon)
+        targets = np.arange(rs.goal, max(horizon, rs.goal) + 1, u)
+        table = kernel.roll_table(rs)
+        last = np.array([last_turn_values(rs, table, y, targets) for y in opponents]).reshape(len(opponents), -1)
+        last_col = np.clip((F - rs.goal) // u, 0, len(targets) - 1)
     for t in range(1, ends.T + 1):
         x2 = ends.stop_next[t] if ends.stop_ok[t] else ends.forced_next[t]
         if x2 is None:
             continue
         if x2 == WIN:
-            vals[t] = 1.0
+            # a first-seat win leaves each opponent, as it stands, one last turn
+            vals[t] = 1.0 if last is None else 1.0 - last[:, last_col[t]]
             continue
         y2 = yi
         if interacts and ends.forced_event[t] != "overshoot":
@@ -233,12 +258,46 @@ def duel_end_values(solution, ends: TurnEnds, opponents: list[PlayerState]):
     return vals, 1.0 - P[yi, idx[ends.bust_next]]
 
 
-def duel_advisor(solution, opponent: PlayerState) -> TurnAdvisor:
-    """Advice from a duel table against ``opponent``: values are win probabilities."""
+def duel_advisor(solution, opponent: PlayerState, seat: int | None = None) -> TurnAdvisor:
+    """Advice from a duel table against ``opponent``: values are win probabilities.
+    With equal_turns, ``seat`` is the mover's (0 first, 1 second); a first-seat
+    turn runs to the table's horizon (it may roll on past the goal to raise its
+    final total)."""
     solution.state_index(opponent)
+    horizon = None
+    if solution.table.values.ndim == 3:
+        if seat not in (0, 1):
+            raise StateError(f"{solution.rs.name} plays equal turns: the duel needs the mover's seat "
+                             "(first or second)")
+        if seat == 0:
+            from .duel import _first_seat_T
+            moves, top = Moves(solution.rs), int(solution.meta["last_turn_horizon"])
+            horizon = lambda x: _first_seat_T(solution.rs, moves, x, top) * solution.rs.unit  # noqa: E731
 
     def values_of(ends: TurnEnds):
-        vals, bust = duel_end_values(solution, ends, [opponent])
+        vals, bust = duel_end_values(solution, ends, [opponent], seat)
         return vals, vals, bust, np.ones(1)
 
-    return TurnAdvisor(solution.rs, "duel", values_of, float, True, "win_probability")
+    return TurnAdvisor(solution.rs, "duel", values_of, float, True, "win_probability", horizon=horizon)
+
+
+def last_turn_advisor(rs: Ruleset, to_beat: int) -> TurnAdvisor:
+    """Advice for the second seat's last turn of an equal_turns game, the first seat
+    having finished with ``to_beat`` points: values are the probability of winning
+    it (a tie counted 1/2; :func:`solver.duel.last_turn_values`). No table needed."""
+    from .duel import _last_turn_ends, last_turn_end_values
+    if not rs.equal_turns:
+        raise StateError(f"{rs.name} does not play equal turns: there is no last turn to beat a total in")
+    u = rs.unit
+    if to_beat % u or to_beat < rs.goal:
+        raise StateError(f"--to-beat {to_beat}: the first player finished with a total of at least the goal "
+                         f"{rs.goal}, a multiple of {u}")
+    if rs.barrel.kind == "exact" and to_beat != rs.goal:
+        raise StateError(f"--to-beat {to_beat}: on an exact barrel every finished total is the goal {rs.goal}")
+    moves = Moves(rs)
+
+    def values_of(ends: TurnEnds):
+        return last_turn_end_values(rs, ends, [to_beat])
+
+    return TurnAdvisor(rs, "duel", values_of, float, True, "win_probability",
+                       horizon=lambda x: _last_turn_ends(moves, x, to_beat).T * u)

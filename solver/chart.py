@@ -304,6 +304,10 @@ def chart_rows(rs: Ruleset, objective: str, kind: str, tables_dir: str | None,
     from .solve import solve_objective
     if kind == "win" and objective != "duel":
         raise StateError("--kind win needs --objective duel")
+    for spec in (rs,) + tuple(load_ruleset(c, overrides) for c in compare):
+        if objective == "duel" and spec.equal_turns:
+            raise StateError(f"{spec.name} plays equal turns: duel charts are not drawn for it (the mover's "
+                             "seat would be a third axis); use --objective race")
     if kind == "rules":
         rows = []
         for spec in (rs,) + tuple(load_ruleset(c, overrides) for c in compare):

@@ -196,6 +196,12 @@ def _player(rs: Ruleset, score: int, kw: dict, prefix: str = ""):
 @_counter_options("", "You")
 @click.option("--opp", "opp", type=int, default=None, help="The opponent's banked score (duel).")
 @_counter_options("opp", "The opponent")
+@click.option("--seat", type=click.Choice(("first", "second")), default=None,
+              help="equal_turns rulesets (duel): whether you move first or second in each round; required "
+                   "there, an error elsewhere.")
+@click.option("--to-beat", "to_beat", type=int, default=None, metavar="F",
+              help="equal_turns rulesets: the first player has finished with F points and this is your "
+                   "last turn (you are the second seat; replaces --opp).")
 @click.option("--turn", "turn_total", type=int, default=0, show_default=True,
               help="Points of this turn so far (before --roll).")
 @click.option("--dice", type=int, default=None, help="Dice you are about to roll (default: all).")
@@ -205,24 +211,51 @@ def _player(rs: Ruleset, score: int, kw: dict, prefix: str = ""):
               help="Tables directory.")
 @json_option
 def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: int, opp: int | None,
-           turn_total: int,
+           seat: str | None, to_beat: int | None, turn_total: int,
            dice: int | None, roll_text: str | None, tables_dir: str | None, as_json: bool, **kw) -> None:
-    """Roll or stop, and which dice to keep, with the value of every option."""
-    from .advisor import duel_advisor, race_advisor
+    """Roll or stop, and which dice to keep, with the value of every option.
+
+    With an equal_turns ruleset the duel needs your seat (--seat first|second);
+    in the last turn of a round, after the first player finished with F, give
+    --to-beat F instead of --opp (a tie counts 1/2)."""
+    from .advisor import duel_advisor, last_turn_advisor, race_advisor
     from .errors import StateError
     from .scoring import parse_roll
     from .solve import solve_objective
     rs = _ruleset(rules, overrides)
-    objective = objective or ("duel" if opp is not None else "race")
+    objective = objective or ("duel" if opp is not None or to_beat is not None else "race")
+    if (seat or to_beat is not None) and not rs.equal_turns:
+        raise StateError(f"--seat and --to-beat apply to equal_turns rulesets only; {rs.name} ends at the "
+                         "first win")
+    if objective == "race" and (seat or to_beat is not None):
+        raise StateError("--seat and --to-beat are for the duel; the race has no seats")
+    if to_beat is not None and (seat == "first" or opp is not None):
+        raise StateError("--to-beat F is the second player's last turn: it takes neither --seat first nor --opp")
     x = _player(rs, me, kw)
     y = _player(rs, opp, kw, "opp") if opp is not None else None
-    if objective == "duel" and y is None:
+    if objective == "duel" and y is None and to_beat is None:
         raise StateError("the duel needs the opponent's score: --opp S")
+    if objective == "duel" and rs.equal_turns and seat is None and to_beat is None:
+        raise StateError(f"{rs.name} plays equal turns: say which seat you move in, --seat first or "
+                         "--seat second")
     roll = parse_roll(roll_text, rs) if roll_text is not None else None
+    if to_beat is not None:
+        label = f"you: {x.describe(rs)}; last turn (second seat) against a finished total of {to_beat}"
+        adv = last_turn_advisor(rs, to_beat).advise(x, turn_total, dice, roll, state_label=label)
+        adv.note = "; ".join(n for n in (adv.note, "a tie counts 1/2") if n)
+        if as_json:
+            click.echo(json.dumps({"ruleset": rs.name, "ruleset_hash": rs.hash, "to_beat": to_beat,
+                                   **adv.to_json()}))
+        else:
+            click.echo(adv.render())
+        return
     solution = solve_objective(rs, objective, tables_dir, progress=True)
     if objective == "duel":
         label = f"you: {x.describe(rs)}; opponent: {y.describe(rs)}"
-        adv = duel_advisor(solution, y).advise(x, turn_total, dice, roll, state_label=label)
+        if seat:
+            label = f"you ({seat} seat): {x.describe(rs)}; opponent: {y.describe(rs)}"
+        adv = duel_advisor(solution, y, ("first", "second").index(seat) if seat else None).advise(
+            x, turn_total, dice, roll, state_label=label)
     else:
         adv = race_advisor(solution).advise(x, turn_total, dice, roll)
     if as_json:

@@ -25,6 +25,22 @@ moves (the linearisation is exact once the decisions stop changing). Values
 of lower levels, reached only through penalties, are taken from the
 previous pass; passes repeat until no value moves by more than ``tol``.
 Without penalties (Pig, plain, Farkle) one pass is exact.
+
+With ``equal_turns`` (RULES.md section 7) the seat of the mover enters the
+state: ``P_A(x, y)`` for a first-seat mover against a second-seat opponent and
+``P_B(x, y)`` the other way round, with the same equation except
+
+    P_A: stop/forced[t] = 1 - L(y, min(s_x + t, F_max))   if bank(x, t) wins
+    P_B: stop/forced[t] = 1                                if bank(x, t) wins
+
+and each seat's non-winning ends read the other seat's values. ``L(y, F)`` is
+the second seat's chance (a tie counted 1/2) of beating the final total ``F`` in
+one last turn: a turn DP per state ``y`` with one column per ``F``
+(:func:`last_turn_values`). Final totals above the horizon ``F_max``
+(:func:`last_turn_horizon`) count as ``F_max``, which moves no value by more
+than 1e-16. The states are doubled, ``(x, first)`` and ``(x, second)``, so that
+the levels above and :func:`solver.kernel.duel_level` apply unchanged; only
+the cross-seat pairs are solved (:class:`DuelModel`).
 """
 
 from __future__ import annotations
@@ -40,64 +56,144 @@ from scipy.sparse import linalg as spla
 
 from . import kernel
 from .errors import ThousandError
-from .game import WIN, Moves
+from .game import WIN, Moves, PlayerState
 from .rules import Ruleset
 from .states import WIN_INDEX, StateSpace, build_state_space
+from .turn import TurnEnds
 
 MAX_PAIRS = 60_000_000  # 480 MB of float64 values; more does not fit the solver's layout
+LAST_TURN_TOL = 1e-16  # the horizon's bound on the error of every value (see last_turn_horizon)
 
 
 class DuelModel:
-    """The pair state space and every mover's turn ends (:class:`solver.kernel.DuelPlans`)."""
+    """The pair state space and every mover's turn ends (:class:`solver.kernel.DuelPlans`).
 
-    def __init__(self, rs: Ruleset, space: StateSpace | None = None):
-        if rs.equal_turns:
-            raise ThousandError("the duel solver does not support equal_turns rulesets yet")
+    Without ``equal_turns`` a state of the solver is a player state (``n`` of
+    them, ``n = players``) and every pair ``(x, y)`` is solved. With
+    ``equal_turns`` the seat of the mover matters and enters the state: the
+    solver's states are ``(x, first)`` = index ``i`` and ``(x, second)`` =
+    index ``players + i`` (``n = 2 players``), and only the cross-seat pairs
+    are solved (a first-seat mover faces a second-seat opponent and back:
+    :attr:`sides`). The first seat's turns run to the horizon
+    :attr:`horizon` (see :func:`last_turn_horizon`) and its winning rows are
+    worth ``1 - L(y, F)`` (:func:`last_turn_values`, through
+    ``plans.win_col``/``plans.win_L``); the second seat's wins are final.
+    """
+
+    def __init__(self, rs: Ruleset, space: StateSpace | None = None, pure: bool | None = None):
         self.rs = rs
         self.moves = Moves(rs)
         self.space = space or build_state_space(rs, opponents=True)
-        n = self.n = len(self.space)
+        m = self.players = len(self.space)
+        self.equal_turns = bool(rs.equal_turns)
+        seats = 2 if self.equal_turns else 1
+        n = self.n = seats * m
+        self.pairs = seats * m * m  # the pairs solved (cross-seat ones only with equal_turns)
         if n * n > MAX_PAIRS:
-            raise ThousandError(f"{rs.name}: {n} player states make {n * n:,} pairs, more than the duel "
+            if self.equal_turns:
+                raise ThousandError(
+                    f"{rs.name}: {m:,} player states make {self.pairs:,} pairs (equal_turns: each seat "
+                    f"against the other), whose value matrix needs {8 * n * n / 2**30:,.1f} GiB; the duel "
+                    f"solver holds {MAX_PAIRS:,} values ({8 * MAX_PAIRS // 10**6} MB)")
+            raise ThousandError(f"{rs.name}: {m} player states make {m * m:,} pairs, more than the duel "
                                 f"solver holds ({MAX_PAIRS:,})")
         st = self.space.states
         idx = self.space.index
         mv = self.moves
-        score = np.array([x.score for x in st], dtype=np.int64)
+        u = rs.unit
+        table = kernel.roll_table(rs, pure)
+        self.horizon = last_turn_horizon(rs, table, st, pure) if self.equal_turns else None
+        # blocks of solver states: (offset, the turn ends of each state, whether its wins leave a last turn)
+        blocks = [(0, list(self.space.ends), False)]
+        if self.equal_turns:
+            first = [TurnEnds.of(mv, x, T=_first_seat_T(rs, mv, x, self.horizon)) for x in st]
+            blocks = [(0, first, True), (m, list(self.space.ends), False)]
+        ends_all = [e for _, ends, _ in blocks for e in ends]
         ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(self.space.T + 1, out=ptr[1:])
+        np.cumsum([e.T + 1 for e in ends_all], out=ptr[1:])
         nxt = np.full(ptr[-1], -2, dtype=np.int64)
         after = np.zeros(ptr[-1], dtype=np.int64)
         climbed = np.zeros(ptr[-1], dtype=np.uint8)
-        for i, x in enumerate(st):
-            e = self.space.ends[i]
-            a = ptr[i]
-            after[a:ptr[i + 1]] = x.score
-            for t in range(1, e.T + 1):
-                y = e.stop_next[t] if e.stop_ok[t] else e.forced_next[t]
-                if y is None:
-                    continue
-                nxt[a + t] = WIN_INDEX if y == WIN else idx[y]
-                if y != WIN and e.forced_event[t] != "overshoot":
-                    after[a + t] = mv.raised_to(x, t * rs.unit)
-                    climbed[a + t] = mv.climbed(x, y)
+        win_col = np.full(ptr[-1], -1, dtype=np.int64)
+        for off, ends, last_turn in blocks:
+            for i, (x, e) in enumerate(zip(st, ends)):
+                a = ptr[off + i]
+                after[a:ptr[off + i + 1]] = x.score
+                for t in range(1, e.T + 1):
+                    y = e.stop_next[t] if e.stop_ok[t] else e.forced_next[t]
+                    if y is None:
+                        continue
+                    if y == WIN:
+                        nxt[a + t] = WIN_INDEX
+                        # A first-seat win is settled at the win check (RULES.md section 3, step 1):
+                        # the total F = s + t is final (uncapped, beyond the horizon valued as at
+                        # it), and the opponent plays its last turn from where it stands. Push-off
+                        # and overtaking cannot change that turn's outcome: this bank does not move
+                        # the opponent (the mover has finished), and what the opponent's last bank
+                        # does to the finished mover cannot change F. So the row is 1 - L(y, F).
+                        if last_turn:
+                            win_col[a + t] = (min(x.score + t * u, self.horizon) - rs.goal) // u
+                        continue
+                    nxt[a + t] = off + idx[y]
+                    if e.forced_event[t] != "overshoot":
+                        after[a + t] = mv.raised_to(x, t * u)
+                        climbed[a + t] = mv.climbed(x, y)
+        one = lambda a: np.tile(np.asarray(a), seats)  # noqa: E731  per-state arrays, one copy per seat
+        shift = np.repeat(np.arange(seats) * m, m)     # ... and state indices into their own seat's block
+        score = one([x.score for x in st]).astype(np.int64)
+        extra = {}
+        if self.equal_turns:
+            targets = np.arange(rs.goal, self.horizon + 1, u)
+            win_L = np.zeros((n, len(targets)))
+            win_L[m:] = last_turn_table(rs, table, st, targets, pure)
+            extra = dict(win_col=win_col, win_L=win_L)
+            self.last_turn = win_L[m:]
+            self.targets = targets
         self.plans = kernel.DuelPlans(
             ptr=ptr,
-            stop_ok=np.concatenate(self.space.stop_ok).astype(np.uint8),
-            forced_ok=np.concatenate(self.space.forced_ok).astype(np.uint8),
+            stop_ok=np.concatenate([e.stop_ok for e in ends_all]).astype(np.uint8),
+            forced_ok=np.concatenate([e.forced_ok for e in ends_all]).astype(np.uint8),
             next=nxt, after=after, climbed=climbed,
-            bust=self.space.bust_idx.astype(np.int64), score=score,
-            overtaken=np.array([idx[mv.affect_opponent(x, x.score - 1, x.score + 1, False)] for x in st],
-                               dtype=np.int64),
-            pushed=np.array([idx[mv.affect_opponent(x, x.score, x.score, True)] for x in st], dtype=np.int64),
-            on_barrel=np.array([mv.on_barrel(x) for x in st], dtype=np.uint8),
+            bust=one(self.space.bust_idx).astype(np.int64) + shift, score=score,
+            overtaken=one([idx[mv.affect_opponent(x, x.score - 1, x.score + 1, False)] for x in st]
+                          ).astype(np.int64) + shift,
+            pushed=one([idx[mv.affect_opponent(x, x.score, x.score, True)] for x in st]).astype(np.int64) + shift,
+            on_barrel=one([mv.on_barrel(x) for x in st]).astype(np.uint8),
+            **extra,
         )
         self.score = score
-        # score groups: states are sorted by descending score, so each is a range
-        bounds = np.flatnonzero(np.diff(score)) + 1
+        # score groups of each seat's block: states are sorted by descending score, so each is a range
+        sc = score[:m]
+        bounds = np.flatnonzero(np.diff(sc)) + 1
         starts = np.concatenate([[0], bounds])
-        ends = np.concatenate([bounds, [n]])
-        self.groups = {int(score[a]): (int(a), int(b)) for a, b in zip(starts, ends)}
+        stops = np.concatenate([bounds, [m]])
+        block = [{int(sc[a]): (int(a) + off, int(b) + off) for a, b in zip(starts, stops)}
+                 for off in range(0, n, m)]
+        self.groups = block[0]
+        # (mover groups, opponent groups) of the pairs that are solved
+        self.sides = [(block[0], block[1]), (block[1], block[0])] if self.equal_turns else [(block[0], block[0])]
+
+    def index(self, x: PlayerState, seat: int = 0) -> int:
+        """The solver's state index of player state ``x`` in ``seat`` (0 first, 1 second)."""
+        return seat * self.players + self.space.index[x]
+
+    def opponents(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(movers, lo, hi)``: every solved pair, mover ``movers[j]`` against ``lo[j]:hi[j]``."""
+        movers = np.arange(self.n, dtype=np.int64)
+        if not self.equal_turns:
+            return movers, np.zeros(self.n, np.int64), np.full(self.n, self.n, np.int64)
+        m = self.players
+        lo = np.where(movers < m, m, 0).astype(np.int64)
+        return movers, lo, lo + m
+
+    def table_values(self, P: np.ndarray) -> np.ndarray:
+        """The values a table stores: ``P`` (n, n), or with equal_turns (2, players,
+        players): ``[0][i, j]`` = P(first-seat mover i, second-seat opponent j),
+        ``[1][i, j]`` = P(second-seat mover i, first-seat opponent j)."""
+        if not self.equal_turns:
+            return P
+        m = self.players
+        return np.stack([P[:m, m:], P[m:, :m]])
 
     def lowers_levels(self) -> bool:
         """Whether any move lowers the sum of the scores (penalties): then the
@@ -106,8 +202,122 @@ class DuelModel:
         mover = np.repeat(np.arange(self.n), np.diff(p.ptr))
         ok = p.next >= 0
         down = np.any(p.score[p.next[ok]] < p.score[mover[ok]])
-        return bool(down or np.any(p.score[p.bust] < p.score) or np.any(p.overtaken != np.arange(self.n))
-                    or np.any(p.pushed != np.arange(self.n)))
+        same = np.arange(self.n)
+        return bool(down or np.any(p.score[p.bust] < p.score) or np.any(p.overtaken != same)
+                    or np.any(p.pushed != same))
+
+
+def _first_seat_T(rs: Ruleset, moves: Moves, x: PlayerState, horizon: int) -> int:
+    """The turn horizon (units) of a first-seat mover: up to the final total ``horizon``
+    where a bank can win with a total above the goal (the total raises F), else the
+    usual saturation (an exact barrel's win is always exactly the goal)."""
+    sat = moves.saturation(x)
+    if rs.barrel.kind != "exact" and moves.wins(x, rs.goal - x.score):
+        sat = max(sat, horizon - x.score)
+    return sat // rs.unit
+
+
+def last_turn_end_values(rs: Ruleset, ends: TurnEnds, targets):
+    """The end values of the second seat's last turn from ``ends.x`` against each
+    final total ``F`` in ``targets`` (points), as :func:`solver.kernel.turn_dp`
+    takes them: ``(stop, forced, bust, win)`` with stop values 1, 1/2, 0 as
+    ``s + t`` is >, =, < F where the bank meets the win condition (0 for any other
+    bank), forced ends 0 (a mid-turn dump or an overshoot loses), a bust 0 and an
+    instant win 1. Totals above ``ends.T`` are valued as at ``ends.T``.
+
+    Nothing after the bank changes these: the game ends with this turn, and the
+    first seat's total is final (push-off and overtaking by this bank act on a
+    player who has finished)."""
+    u = rs.unit
+    F = np.asarray(targets, dtype=np.int64)
+    final = ends.x.score + np.arange(ends.T + 1, dtype=np.int64) * u
+    wins = np.array([y == WIN for y in ends.stop_next], dtype=bool) & (ends.stop_ok != 0)
+    stop = np.where(wins[:, None], 0.5 * (np.sign(final[:, None] - F[None, :]) + 1.0), 0.0)
+    return stop, np.zeros_like(stop), np.zeros(len(F)), np.ones(len(F))
+
+
+def _last_turn_dp(rs: Ruleset, table, ends: TurnEnds, targets, pure=None) -> np.ndarray:
+    """L(ends.x, F) for every F in ``targets``: the turn DP of :func:`last_turn_end_values`."""
+    stop, forced, bust, win = last_turn_end_values(rs, ends, targets)
+    return kernel.turn_dp(table, ends.stop_ok, stop, ends.forced_ok, forced, bust, win, pure=pure).start
+
+
+def _last_turn_ends(moves: Moves, y: PlayerState, top: int) -> TurnEnds:
+    """The ends of a last turn from ``y`` that tells apart final totals up to ``top``
+    (points): it runs to ``top + unit`` where a bank can win, from which every winning
+    bank beats every target."""
+    rs = moves.rs
+    T = moves.saturation(y)
+    if moves.wins(y, rs.goal - y.score):
+        T = max(T, top + rs.unit - y.score)
+    return TurnEnds.of(moves, y, T=T // rs.unit)
+
+
+def last_turn_values(rs: Ruleset, table, y: PlayerState, targets, pure=None) -> np.ndarray:
+    """``L(y, F)`` for every ``F`` in ``targets`` (points, each >= the goal): the
+    probability that a second-seat player in state ``y``, in the last turn after the
+    first seat finished with ``F``, banks with its win condition met and a total
+    above ``F`` (equal to ``F``: a tie, counted 1/2), under the play that
+    maximises it. Exact (see :func:`_last_turn_ends`)."""
+    ends = _last_turn_ends(Moves(rs), y, int(np.max(targets)))
+    return _last_turn_dp(rs, table, ends, targets, pure)
+
+
+def last_turn_table(rs: Ruleset, table, states, targets, pure=None, top: int | None = None) -> np.ndarray:
+    """``L`` (len(states), len(targets)) as :func:`last_turn_values`, one turn DP per
+    distinct last turn (states that differ only in counters the turn does not see
+    share one). ``top`` (default: the largest target) is the largest total told apart."""
+    moves = Moves(rs)
+    top = int(np.max(targets)) if top is None else top
+    out = np.zeros((len(states), len(targets)))
+    seen: dict = {}
+    for i, y in enumerate(states):
+        e = _last_turn_ends(moves, y, top)
+        key = (y.score, e.stop_ok.tobytes(), e.forced_ok.tobytes(),
+               bytes(int(s == WIN) for s in e.stop_next))
+        if key not in seen:
+            seen[key] = _last_turn_dp(rs, table, e, targets, pure)
+        out[i] = seen[key]
+    return out
+
+
+def last_turn_horizon(rs: Ruleset, table, states, pure=None, tol: float = LAST_TURN_TOL) -> int:
+    """The largest final total ``F_max`` (points) the equal_turns duel tells apart.
+
+    A first-seat player may roll on after reaching the goal to raise its final
+    total ``F``; the solver values every ``F > F_max`` as ``F_max``. ``L(y, F)``
+    does not increase with ``F`` and is at least ``L(y, inf)`` (the chance of an
+    instant win, the only way to beat every total), so that error is at most
+    ``max_y L(y, F_max) - L(y, inf)`` on every value a winning bank feeds, and a
+    game has at most one first-seat win: every duel value is off by at most that
+    much. Starting from one roll's best points above the goal, the extension is
+    doubled until the bound is below ``tol``, then bisected down to the smallest
+    extension (in units) that keeps it there. An exact barrel's win is always
+    exactly the goal: ``F_max`` = goal.
+    """
+    if rs.barrel.kind == "exact":
+        return rs.goal
+    moves = Moves(rs)
+    u = rs.unit
+    live = [y for y in states if moves.wins(y, rs.goal - y.score)]
+    if not live:
+        return rs.goal
+    # a target no bank reaches: only instant wins beat it
+    inf = last_turn_table(rs, table, live, [np.iinfo(np.int64).max], pure, top=rs.goal)[:, 0]
+
+    def bound(ext: int) -> float:
+        return float(np.max(last_turn_table(rs, table, live, [rs.goal + ext * u], pure)[:, 0] - inf))
+
+    lo, hi = 0, max(table.max_points, 1)  # extensions in units: bound(lo) >= tol > bound(hi) once found
+    while bound(hi) >= tol:
+        if hi * u > 1000 * rs.goal:
+            raise ThousandError(f"{rs.name}: a last turn beats a final total of {rs.goal + hi * u} with "
+                                f"probability {bound(hi):.1e}: no horizon for the equal_turns duel")
+        lo, hi = hi, 2 * hi
+    while hi - lo > 1:  # the smallest such extension: every first-seat turn runs to it
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if bound(mid) < tol else (mid, hi)
+    return rs.goal + hi * u
 
 
 @dataclass
@@ -124,19 +334,20 @@ class _Level:
 
 
 def _levels(model: DuelModel) -> list[_Level]:
-    groups = model.groups
-    scores = sorted(groups)
+    """The solved pairs (:attr:`DuelModel.sides`) by level, highest first."""
     out = []
     mover_pos = np.full(model.n, -1, dtype=np.int64)
-    for L in sorted({a + b for a in scores for b in scores}, reverse=True):
+    sums = {a + b for mg, og in model.sides for a in mg for b in og}
+    for L in sorted(sums, reverse=True):
         movers, lo, hi = [], [], []
-        for s in scores:
-            if L - s in groups:
-                a, b = groups[s]
-                ya, yb = groups[L - s]
-                movers.extend(range(a, b))
-                lo.extend([ya] * (b - a))
-                hi.extend([yb] * (b - a))
+        for groups, opp in model.sides:
+            for s in sorted(groups):
+                if L - s in opp:
+                    a, b = groups[s]
+                    ya, yb = opp[L - s]
+                    movers.extend(range(a, b))
+                    lo.extend([ya] * (b - a))
+                    hi.extend([yb] * (b - a))
         movers, lo, hi = (np.array(v, dtype=np.int64) for v in (movers, lo, hi))
         K = hi - lo
         ptr = np.concatenate([[0], np.cumsum(K)])
@@ -507,10 +718,9 @@ class _Anderson:
 
 
 def bellman_residual(model: DuelModel, table, P: np.ndarray, pure: bool | None = None) -> float:
-    """The largest |P - TurnDP(P)| over all pairs (one Jacobi pass over every mover)."""
+    """The largest |P - TurnDP(P)| over every solved pair (one Jacobi pass over every mover)."""
     Q = np.ascontiguousarray(P.T)
-    n = model.n
-    movers = np.arange(n)
-    v, _, _ = kernel.duel_level(table, model.plans, Q, movers, np.zeros(n, np.int64), np.full(n, n),
-                                grad=False, pure=pure)
-    return float(np.max(np.abs(v.reshape(n, n) - P)))
+    movers, lo, hi = model.opponents()
+    v, _, _ = kernel.duel_level(table, model.plans, Q, movers, lo, hi, grad=False, pure=pure)
+    m = hi[0] - lo[0]  # every mover faces one block of m opponents
+    return float(np.max(np.abs(v.reshape(len(movers), m) - P[movers[:, None], lo[:, None] + np.arange(m)])))

@@ -734,6 +734,10 @@ def evaluate(rules: str, overrides: tuple[str, ...], bot_spec: str, opp_spec: st
             raise BotError(f"{name} must be 0 or more")
     if not timeout > 0:
         raise BotError("--timeout must be positive")
+    if objective == "duel" and rs.equal_turns:
+        # the bots, the exact evaluation and the simulator know no seats and no last turn
+        raise BotError(f"{rs.name} plays equal turns: evaluate does not play equal_turns duels; "
+                       "use --objective race")
     report = run_evaluation(rs, bot_spec, opp_spec, objective, games, seed, exact, budget, worst, timeout,
                             tables_dir, overrides, blunder_games=blunder_games)
     if as_json:

@@ -263,6 +263,8 @@ class DuelPlans:
     overtaken: np.ndarray
     pushed: np.ndarray
     on_barrel: np.ndarray
+    win_col: np.ndarray | None = None
+    win_L: np.ndarray | None = None
 
 
 def duel_level(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.ndarray, opp_lo: np.ndarray,
@@ -273,6 +275,8 @@ def duel_level(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.nda
     ``opp_lo[j]:opp_hi[j]``, the turn DP is fed the duel's end values
 
         stop/forced[t] = 1                       if next[t] is a win
+                       = 1 - win_L[y, win_col[t]] if next[t] is a win that leaves y a
+                                                  last turn (equal_turns: win_col[t] >= 0)
                        = 1 - Q[next[t], y_t]     otherwise, y_t = y pushed off
                          (if climbed[t] and y is on the barrel), then overtaken
                          (if score[mover] < score[y_t] < after[t]),
@@ -295,8 +299,13 @@ def duel_level(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.nda
         plans.next, plans.after, plans.climbed, plans.bust, plans.score, plans.overtaken, plans.pushed,
         plans.on_barrel, Q, np.ascontiguousarray(movers, dtype=np.int64),
         np.ascontiguousarray(opp_lo, dtype=np.int64), np.ascontiguousarray(opp_hi, dtype=np.int64),
-        v, d, out_ptr, bool(grad), int(threads))
+        v, d, out_ptr, bool(grad), int(threads), **_win_args(plans))
     return v, (d if grad else None), out_ptr
+
+
+def _win_args(plans: DuelPlans) -> dict:
+    """The equal_turns win values of ``plans`` as keyword arguments (none otherwise)."""
+    return {} if plans.win_col is None else {"win_col": plans.win_col, "win_L": plans.win_L}
 
 
 @dataclass
@@ -350,7 +359,8 @@ def duel_policy(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.nd
         table.cls_ptr, table.cls_prob, table.cls_instant, table.opt_ptr, table.opt_points,
         table.opt_used, table.dice, table.hot_mode, plans.ptr, plans.stop_ok, plans.forced_ok,
         plans.next, plans.after, plans.climbed, plans.bust, plans.score, plans.overtaken, plans.pushed,
-        plans.on_barrel, Q, movers, lo, hi, v, ptr, c, cap, cols, vals, cnt, int(threads))
+        plans.on_barrel, Q, movers, lo, hi, v, ptr, c, cap, cols, vals, cnt, int(threads),
+        **_win_args(plans))
     indptr = np.zeros(pairs + 1, dtype=np.int64)
     np.cumsum(cnt, out=indptr[1:])
     sel = np.repeat(cap[:-1] - indptr[:-1], cnt) + np.arange(int(indptr[-1]))
@@ -367,10 +377,11 @@ def rows_minus(indptr: np.ndarray, cols: np.ndarray, vals: np.ndarray, x: np.nda
 
 
 def _mover_ends(plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed, bust_idx, score,
-                overtaken, pushed, on_barrel, Q, i, lo, hi):
+                overtaken, pushed, on_barrel, Q, i, lo, hi, win_col=None, win_L=None):
     """Mover i's turn ends against opponents lo..hi-1, as the compiled kernel builds them:
     ``(stop_ok, forced_ok, nxt, opp, ends, bust)`` with ``opp[t, k]`` the opponent after
-    the end at total t (pushed off, overtaken) and ``ends`` its value 1 - Q[nxt, opp]."""
+    the end at total t (pushed off, overtaken) and ``ends`` its value 1 - Q[nxt, opp]
+    (a win: 1, or with ``win_col``/``win_L`` (equal_turns) 1 - win_L[y, win_col[t]])."""
     Y = np.arange(lo, hi)
     a, b = plan_ptr[i], plan_ptr[i + 1]
     stop_ok, forced_ok = plan_stop_ok[a:b], plan_forced_ok[a:b]
@@ -380,6 +391,10 @@ def _mover_ends(plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, p
     opp = np.where((score[i] < s) & (s < after[:, None]), overtaken[y1], y1)
     ends = 1.0 - Q[np.maximum(nxt, 0)[:, None], opp]
     ends[nxt == -1] = 1.0
+    if win_col is not None:  # equal_turns: the opponent's last turn
+        col = win_col[a:b]
+        last = (nxt == -1) & (col >= 0)
+        ends[last] = 1.0 - win_L[lo:hi][:, col[last]].T
     ends[(stop_ok | forced_ok) == 0] = 0.0
     bust = np.ascontiguousarray(1.0 - Q[bust_idx[i], lo:hi])
     return stop_ok, forced_ok, nxt, opp, np.ascontiguousarray(ends), bust
@@ -392,12 +407,12 @@ def _duel_level_loop(impl):
     def duel_level(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
                    plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
                    bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
-                   out_v, out_d, out_ptr, grad, threads):
+                   out_v, out_d, out_ptr, grad, threads, win_col=None, win_L=None):
         for j in range(len(movers)):
             i, lo, hi = movers[j], opp_lo[j], opp_hi[j]
             stop_ok, forced_ok, _, _, ends, bust = _mover_ends(
                 plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed, bust_idx, score,
-                overtaken, pushed, on_barrel, Q, i, lo, hi)
+                overtaken, pushed, on_barrel, Q, i, lo, hi, win_col, win_L)
             start, dstart, *_ = impl.turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used,
                                              dice, hot_mode, stop_ok, ends, forced_ok, ends, bust,
                                              np.ones(hi - lo), grad, False)
@@ -415,7 +430,8 @@ def _duel_policy_loop(impl):
     def duel_policy(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
                     plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
                     bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
-                    out_v, out_ptr, out_c, cap_ptr, out_cols, out_vals, out_cnt, threads):
+                    out_v, out_ptr, out_c, cap_ptr, out_cols, out_vals, out_cnt, threads, win_col=None,
+                    win_L=None):
         n = Q.shape[0]
         rules = (cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode)
         for j in range(len(movers)):
@@ -424,7 +440,7 @@ def _duel_policy_loop(impl):
                 continue
             stop_ok, forced_ok, nxt, opp, ends, bust = _mover_ends(
                 plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed, bust_idx, score,
-                overtaken, pushed, on_barrel, Q, i, lo, hi)
+                overtaken, pushed, on_barrel, Q, i, lo, hi, win_col, win_L)
             start, _, V, R, RC = impl.turn_dp(*rules, stop_ok, ends, forced_ok, ends, bust, np.ones(hi - lo),
                                               False, True)
             stop_p, forced_p, bust_p, win_p = impl.end_distribution(*rules, stop_ok, ends, forced_ok, ends,

@@ -33,6 +33,9 @@ from .scoring import RollScorer, parse_roll
 
 SAVE_FORMAT = 1
 SMALL_DUEL = 300  # player states up to which a missing duel table is solved on request (seconds)
+# the same with equal_turns: the first seat's turns run to the final-total horizon (thousands of
+# points with six dice), so a solve costs many times more (93 six-dice states: 24 s)
+SMALL_DUEL_EQUAL_TURNS = 100
 
 
 class Refused(ThousandError):
@@ -514,18 +517,16 @@ class Advisors:
         from .tables import find_table
         if "duel" in self._sol or find_table(self.rs, "duel", self.tables_dir) is not None:
             return True, ""
-        if self.rs.equal_turns:
-            return False, "the duel solver does not support equal_turns"
         from .states import build_state_space
         n = len(build_state_space(self.rs, opponents=True))
-        if n <= SMALL_DUEL:
+        if n <= (SMALL_DUEL_EQUAL_TURNS if self.rs.equal_turns else SMALL_DUEL):
             return True, ""
         return False, (f"the duel table of these rules is not solved yet ({n} player states: minutes to "
                        f"tens of minutes); solve it with `thousand solve {self.rs.name} --objective duel` "
                        "or ask with --advice duel")
 
     def advise(self, g: Game) -> str:
-        from .advisor import duel_advisor, race_advisor
+        from .advisor import duel_advisor, last_turn_advisor, race_advisor
         if g.over:
             raise Refused("the game is over")
         tr, x, rs = g.turn, g.player, self.rs
@@ -533,13 +534,28 @@ class Advisors:
         dice = None if roll is not None else tr.dice
         me = g.names[g.current]
         others = [j for j in range(len(g.names)) if j != g.current and j not in g.finished]
+        if rs.equal_turns and len(g.names) == 2 and g.finished and self.mode != "race":
+            # the completed round's last turn: exact, and it needs no table
+            F = next(iter(g.finished.values()))
+            label = f"{me}: {x.describe(rs)}; last turn against {g.names[1 - g.current]}'s {F}"
+            adv = last_turn_advisor(rs, F).advise(x, tr.total, dice, roll, state_label=label)
+            return "\n".join([f"advice (exact: the last turn, beat {F}; a tie counts 1/2)", adv.render()])
         out = []
         use_duel = self.mode == "duel"
         note = ""
-        if self.mode == "auto":
+        if rs.equal_turns and len(g.names) != 2 and self.mode != "race":
+            use_duel, note = False, "the equal_turns duel is a two-player game"
+        elif self.mode == "auto":
             use_duel, note = self.duel_available()
         use_race = self.mode == "race" or (len(others) > 1 and self.mode == "auto") or not use_duel
-        if use_duel and others and not rs.equal_turns:
+        if use_duel and others and rs.equal_turns and len(g.names) == 2:
+            sol = self._solution("duel")
+            j = others[0]
+            seat = ("first", "second")[g.current]
+            label = f"{me} ({seat} seat): {x.describe(rs)}; {g.names[j]}: {g.states[j].describe(rs)}"
+            adv = duel_advisor(sol, g.states[j], g.current).advise(x, tr.total, dice, roll, state_label=label)
+            out += [f"advice (exact: duel against {g.names[j]}, equal turns)", adv.render()]
+        elif use_duel and others and not rs.equal_turns:
             sol = self._solution("duel")
             if len(others) == 1:
                 j = others[0]

@@ -67,17 +67,30 @@ class Solution:
         except KeyError:
             raise StateError(f"no such game state in the table: {x.describe(self.rs)}") from None
 
-    def value(self, x: PlayerState, y: PlayerState | None = None) -> float:
-        """The stored value of state ``x`` (race), or of mover ``x`` against ``y`` (duel)."""
-        if self.table.values.ndim == 2:
-            if y is None:
-                raise TypeError("a duel value needs the opponent's state")
-            return float(self.table.values[self.state_index(x), self.state_index(y)])
-        return float(self.table.values[self.state_index(x)])
+    @property
+    def seated(self) -> bool:
+        """Whether the values depend on the mover's seat (an equal_turns duel:
+        ``values[seat, mover, opponent]``, seat 0 first, 1 second)."""
+        return self.table.values.ndim == 3
+
+    def value(self, x: PlayerState, y: PlayerState | None = None, seat: int | None = None) -> float:
+        """The stored value of state ``x`` (race), or of mover ``x`` against ``y`` (duel;
+        with equal_turns, mover ``x`` in ``seat``, 0 first or 1 second)."""
+        v = self.table.values
+        if v.ndim >= 2 and y is None:
+            raise TypeError("a duel value needs the opponent's state")
+        if v.ndim == 3:
+            if seat not in (0, 1):
+                raise TypeError("an equal_turns duel value needs the mover's seat (0 or 1)")
+            return float(v[seat, self.state_index(x), self.state_index(y)])
+        if v.ndim == 2:
+            return float(v[self.state_index(x), self.state_index(y)])
+        return float(v[self.state_index(x)])
 
     def start_value(self) -> float:
+        """The value of the initial state: P(first player wins) for the duel."""
         x0 = Moves(self.rs).initial()
-        return self.value(x0, x0 if self.table.values.ndim == 2 else None)
+        return self.value(x0, x0 if self.table.values.ndim >= 2 else None, 0 if self.seated else None)
 
     def fair_compensation(self) -> tuple[int, float] | None:
         """The extra starting points for the second player that bring the duel
@@ -87,7 +100,7 @@ class Solution:
         P(first wins) = P(x0, y_c) with x0 the initial state (first to move) and
         y_c the opened state with score c; scores that are not plain states of
         the table (dump scores, pits with roll-back) are skipped."""
-        if self.table.values.ndim != 2:
+        if self.table.values.ndim < 2:
             return None
         moves = Moves(self.rs)
         x0 = moves.initial()
@@ -96,7 +109,7 @@ class Solution:
             y = moves.normalise(PlayerState(c, opened=True), before=None) if c else x0
             if y not in self.index:
                 continue
-            p = self.value(x0, y)
+            p = self.value(x0, y, 0 if self.seated else None)
             if best is None or abs(p - 0.5) < abs(best[1] - 0.5):
                 best = (c, p)
             if p < 0.5 - 0.25:  # far past the balance point: nothing closer beyond
@@ -159,11 +172,17 @@ def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
             sol = solve_duel(rs, progress=bar)
         finally:
             bar.close()
-        values, states = sol.P, sol.model.space.encode()
-        extra = {"states": sol.model.n ** 2, "player_states": sol.model.n, "iterations": sol.passes,
-                 "policy_rounds": sol.rounds, "linear_sweeps": sol.sweeps, "residual": sol.residual, "solve_seconds": sol.seconds, "kernel": kernel.IMPLEMENTATION,
+        model = sol.model
+        values, states = model.table_values(sol.P), model.space.encode()
+        extra = {"states": model.pairs, "player_states": model.players, "iterations": sol.passes,
+                 "policy_rounds": sol.rounds, "linear_sweeps": sol.sweeps,
+                 "residual": sol.residual, "solve_seconds": sol.seconds, "kernel": kernel.IMPLEMENTATION,
                  "peak_memory_mb": peak_memory_mb(),
                  "value_meaning": "P(mover wins) for mover state (row) against opponent state (column)"}
+        if model.equal_turns:
+            extra["value_meaning"] = ("P(mover wins, a tie counted 1/2) for [seat of the mover (0 first, "
+                                      "1 second), mover state, opponent state]")
+            extra["last_turn_horizon"] = model.horizon
     else:
         raise TableError(f"unknown objective {objective!r}")
     folder = save_table(Path(write_target(tables_dir)), rs, objective, values, states, extra)

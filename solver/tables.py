@@ -156,6 +156,15 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
         raise TableError(f"table {folder}: arrays do not match meta.json")
     if not np.all(np.isfinite(values)):
         raise TableError(f"table {folder}: values are not all finite")
+    if objective == "duel" and rs.equal_turns:
+        # equal_turns: values[seat, mover, opponent], and the final-total horizon the values assume
+        m = states.shape[0]
+        horizon = meta.get("last_turn_horizon")
+        if values.shape != (2, m, m):
+            raise TableError(f"table {folder}: an equal_turns duel table holds (2, {m}, {m}) values, "
+                             f"not {tuple(values.shape)}")
+        if not isinstance(horizon, int) or horizon < rs.goal or horizon % rs.unit:
+            raise TableError(f"table {folder}: no valid last_turn_horizon in meta.json")
     return Table(folder, meta, values, states)
 
 

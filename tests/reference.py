@@ -14,6 +14,7 @@ optimal and a compulsory roll there is solved in closed form.
 
 from __future__ import annotations
 
+import sys
 from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations_with_replacement
@@ -46,15 +47,17 @@ class TurnReference:
             for roll, _ in lst:
                 self.options[roll] = (self.scorer.is_instant_win(roll), self.scorer.set_asides(roll))
 
-    def solve(self, x: PlayerState, end_value, label=None):
+    def solve(self, x: PlayerState, end_value, label=None, sat=None):
         """(value, {outcome: probability}) of the turn from ``x`` with optimal play.
 
         ``label(kind, t)`` names how the turn ended (``kind`` is "stop",
         "forced", "bust" or "win"; by default the mover's end state, WIN for a
-        win) and ``end_value(outcome)`` values it.
+        win) and ``end_value(outcome)`` values it. ``sat`` (points; default
+        :meth:`Moves.saturation`) is a total from which banking, where allowed,
+        is the best outcome.
         """
         rs, mv = self.rs, self.moves
-        sat = mv.saturation(x)
+        sat = mv.saturation(x) if sat is None else sat
         N = rs.dice
         if label is None:
             def label(kind, t):
@@ -200,52 +203,123 @@ def exact_race(rs, states, guess):
     return {x: -J[i] for i, x in enumerate(states)}
 
 
-def exact_duel(rs, states, guess):
+def exact_last_turn(rs, y: PlayerState, F: int, ref: TurnReference | None = None) -> Fraction:
+    """Exact L(y, F): the second seat in state ``y`` plays one last turn against the
+    first seat's final total ``F``; it scores 1 for a bank that meets its win
+    condition with a total above F, 1/2 for one equal to F, 0 for any other end
+    (another bank, a bust, a mid-turn end), 1 for an instant win. From totals
+    beyond F a winning bank scores the best possible, so ``sat`` = F + unit - s."""
+    ref = ref or TurnReference(rs)
+    mv = ref.moves
+
+    def label(kind, t):
+        return (kind, t)
+
+    def value(o):
+        kind, t = o
+        if kind == "win":
+            return Fraction(1)
+        if kind == "stop" and mv.bank(y, t) == WIN:
+            total = y.score + t
+            return Fraction(1) if total > F else (Fraction(1, 2) if total == F else Fraction(0))
+        return Fraction(0)
+
+    sat = max(mv.saturation(y), F + rs.unit - y.score) if mv.wins(y, rs.goal - y.score) else None
+    return ref.solve(y, value, label, sat=sat)[0]
+
+
+def exact_duel(rs, states, guess, horizon=None):
     """Exact win probabilities of the mover for every pair of ``states`` (a closed set).
 
-    ``guess[i][j]`` (e.g. a float solution) picks the first policies; they are
-    evaluated exactly (``(I + D) P = 1``, where ``D`` holds the probabilities of
-    the turn ending in each non-winning pair) and improved until the result is
-    an exact fixed point of the duel's Bellman equation, which is asserted.
+    ``guess`` (e.g. a float solution) picks the first policies: ``guess[i][j]``,
+    or with ``equal_turns`` ``guess[seat][i][j]``. Policies are evaluated exactly
+    (``(I + D) P = b``, where ``D`` holds the probabilities of the turn ending in
+    each pair and ``b`` the value of the turn's terminal ends) and improved until
+    the result is an exact fixed point of the duel's Bellman equation, which is
+    asserted.
+
+    Without ``equal_turns`` the keys are ``(x, y)``; with it ``(seat, x, y)``:
+    the mover ``x`` in ``seat`` (0 first, 1 second) against ``y`` in the other.
+    A second-seat win, and an instant win, are final (value 1); a first-seat
+    bank that wins with total ``s + t`` is worth ``1 - L(y, F)``
+    (:func:`exact_last_turn`) with ``F = min(s + t, horizon)``: the game the
+    solver solves, in which final totals above ``horizon`` (points) count as
+    ``horizon``. The first seat then banks at once from ``horizon`` on (no
+    total is worth more: the sat of its turns), which is optimal there without
+    instant-win patterns.
     """
     ref = TurnReference(rs)
     mv = ref.moves
-    pairs = [(x, y) for x in states for y in states]
+    equal = bool(rs.equal_turns)
+    # first-seat turns run to the horizon: the memoised recursion goes one total deeper per roll
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
+    seats = (0, 1) if equal else (None,)
+    pairs = [(seat, x, y) for seat in seats for x in states for y in states]
     idx = {p: k for k, p in enumerate(pairs)}
-    P = {p: Fraction(float(guess[states.index(p[0])][states.index(p[1])])).limit_denominator(10**12)
-         for p in pairs}
+    pos = {x: i for i, x in enumerate(states)}
+    P = {p: Fraction(float(guess[p[0]][pos[p[1]]][pos[p[2]]] if equal else guess[pos[p[1]]][pos[p[2]]])
+                     ).limit_denominator(10**12) for p in pairs}
+    last: dict = {}
 
-    def labeller(x, y):
+    def other(seat):
+        return None if seat is None else 1 - seat
+
+    def labeller(seat, x, y):
         def label(kind, t):
             if kind == "win":
                 return WIN
             if kind == "bust":
-                return (y, mv.zero(x))
+                return (other(seat), y, mv.zero(x))
             ev = mv.mid_turn(x, t) if kind == "forced" else None
             x2 = mv.mid_turn_end(x, t, ev) if ev else mv.bank(x, t)
             if x2 == WIN:
-                return WIN
+                # the first seat's win leaves the opponent, as it stands, a last turn
+                return ("last", y, min(x.score + t, horizon)) if seat == 0 else WIN
             if ev == "overshoot":
-                return (y, x2)
-            return (mv.affect_opponent(y, x.score, mv.raised_to(x, t), mv.climbed(x, x2)), x2)
+                return (other(seat), y, x2)
+            return (other(seat), mv.affect_opponent(y, x.score, mv.raised_to(x, t), mv.climbed(x, x2)), x2)
         return label
 
+    def sat_of(seat, x):
+        if seat == 0 and mv.wins(x, rs.goal - x.score):
+            return max(mv.saturation(x), horizon - x.score)
+        return None
+
+    def terminal(o):
+        """The value of an end that leaves no pair to play, or None."""
+        if o == WIN:
+            return Fraction(1)
+        if o[0] == "last":
+            if o[1:] not in last:
+                last[o[1:]] = exact_last_turn(rs, o[1], o[2], ref)
+            return 1 - last[o[1:]]
+        return None
+
     def value(o):
-        return Fraction(1) if o == WIN else 1 - P[o]
+        v = terminal(o)
+        return 1 - P[o] if v is None else v
+
+    def turn(p):
+        return ref.solve(p[1], value, labeller(*p), sat=sat_of(p[0], p[1]))
 
     n = len(pairs)
     for _ in range(20):
-        dists = [ref.solve(x, value, labeller(x, y))[1] for x, y in pairs]
+        dists = [turn(p)[1] for p in pairs]
         A = [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]
+        b = [Fraction(0)] * n
         for i, d in enumerate(dists):
-            for o, p in d.items():
-                if o != WIN:
-                    A[i][idx[o]] += p
-        sol = solve_linear(A, [Fraction(1)] * n)
+            for o, q in d.items():
+                v = terminal(o)
+                if v is None:   # P_i = ... + q (1 - P_o)
+                    A[i][idx[o]] += q
+                    b[i] += q
+                else:
+                    b[i] += q * v
+        sol = solve_linear(A, b)
         new = {p: sol[k] for k, p in enumerate(pairs)}
         if new == P:
             break
         P = new
-    for x, y in pairs:
-        assert ref.solve(x, value, labeller(x, y))[0] == P[(x, y)]
-    return P
+    for p in pairs:
+        assert turn(p)[0] == P[p]
+    return P if equal else {(x, y): v for (_, x, y), v in P.items()}

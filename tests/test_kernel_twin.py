@@ -340,6 +340,10 @@ DUEL_RULES = {
                 "overtake": 5},
     "free-any": {"dice": 2, "goal": 30, "hot_dice": "free", "keep": "any", "scoring": _PAIR,
                  "overtake": 5, "bolts": {"limit": 2, "penalty": 5}},
+    # equal_turns: seats double the states and first-seat wins read win_L (the last turn)
+    "equal-turns": {"dice": 2, "goal": 30, "keep": "any", "scoring": _PAIR, "equal_turns": True,
+                    "overtake": 5, "barrel": {"kind": "points", "threshold": 20, "attempts": 2,
+                                              "fall_penalty": 10, "push_off": "none"}},
 }
 _MODELS: dict = {}
 
@@ -360,10 +364,11 @@ def _duel_both(model, tab, Q, movers, lo, hi, grad, threads=0):
     for fn in (kernel._duel_level_loop(_pure), _kernel.duel_level):
         v = np.full(int(ptr[-1]), np.nan)
         d = np.full(int(ptr[-1]), np.nan) if grad else np.empty(0)
+        last = {} if p.win_col is None else {"win_col": p.win_col, "win_L": p.win_L}
         fn(tab.cls_ptr, tab.cls_prob, tab.cls_instant, tab.opt_ptr, tab.opt_points, tab.opt_used,
            tab.dice, tab.hot_mode, p.ptr, p.stop_ok, p.forced_ok, p.next, p.after, p.climbed,
            p.bust, p.score, p.overtaken, p.pushed, p.on_barrel, Q, movers, lo, hi, v, d, ptr,
-           grad, threads)
+           grad, threads, **last)
         outs.append((v, d))
     (v0, d0), (v1, d1) = outs
     np.testing.assert_allclose(v1, v0, rtol=0, atol=TOL)
@@ -425,6 +430,13 @@ def test_duel_level_rejects_bad_inputs():
     with pytest.raises(ValueError):  # opponent range past n
         _kernel.duel_level(*args, np.zeros((n, n)), movers, np.array([0]), np.array([n + 1]),
                            np.zeros(n + 1), np.zeros(n + 1), np.array([0, n + 1]), True, 0)
+    with pytest.raises(ValueError):  # a win column past win_L
+        _kernel.duel_level(*args, np.zeros((n, n)), movers, np.array([0]), np.array([n]),
+                           np.zeros(n), np.zeros(n), ptr, True, 0, win_col=np.full(len(p.next), 1),
+                           win_L=np.zeros((n, 1)))
+    with pytest.raises(ValueError):  # win_L without win_col
+        _kernel.duel_level(*args, np.zeros((n, n)), movers, np.array([0]), np.array([n]),
+                           np.zeros(n), np.zeros(n), ptr, True, 0, win_L=np.zeros((n, 1)))
     with pytest.raises(ValueError):  # out_v too short
         _kernel.duel_level(*args, np.zeros((n, n)), movers, np.array([0]), np.array([n]),
                            np.zeros(n - 1), np.zeros(n), ptr, True, 0)
@@ -457,7 +469,8 @@ def test_duel_policy_agrees(name, seed, threads):
     """Random Q, random mover subsets and opponent ranges: the policy rows of the two
     kernels agree, reproduce the turn's value at Q (v = c - M q, the DP's decisions held
     fixed), conserve probability (every end is worth 1 - Q or a win worth 1, so c = 1)
-    and carry the DP values of duel_level."""
+    and carry the DP values of duel_level. With equal_turns a first-seat win is worth
+    1 - L <= 1, so there c <= 1."""
     model, tab = _model(name)
     n = model.n
     rng = np.random.default_rng(seed)
@@ -469,7 +482,10 @@ def test_duel_policy_agrees(name, seed, threads):
     lo, hi = np.minimum(a, b).astype(np.int64), np.maximum(a, b).astype(np.int64)
     r, M = _policy_both(model, tab, Q, movers, lo, hi, threads)
     np.testing.assert_allclose(r.c - M @ Q.ravel(), r.v, rtol=0, atol=TOL)
-    np.testing.assert_allclose(r.c, 1.0, rtol=0, atol=TOL)
+    if model.plans.win_col is None:
+        np.testing.assert_allclose(r.c, 1.0, rtol=0, atol=TOL)
+    else:
+        assert np.all((r.c >= -TOL) & (r.c <= 1.0 + TOL))
     v, _, _ = kernel.duel_level(tab, model.plans, Q, movers, lo, hi, grad=False, pure=False)
     np.testing.assert_allclose(r.v, v, rtol=0, atol=TOL)
 
@@ -486,7 +502,7 @@ def test_duel_policy_rows_are_the_end_distribution(name):
     for i in range(n):
         stop_ok, forced_ok, nxt, opp, ends, bust = kernel._mover_ends(
             p.ptr, p.stop_ok, p.forced_ok, p.next, p.after, p.climbed, p.bust, p.score, p.overtaken,
-            p.pushed, p.on_barrel, Q, i, 0, n)
+            p.pushed, p.on_barrel, Q, i, 0, n, p.win_col, p.win_L)
         tv = kernel.turn_dp(tab, stop_ok, ends, forced_ok, ends, bust, 1.0, full=True, pure=False)
         sp, fp, bp, wp = kernel.end_distribution(tab, stop_ok, ends, forced_ok, ends, tv, pure=False)
         for k in range(n):
@@ -497,6 +513,30 @@ def test_duel_policy_rows_are_the_end_distribution(name):
             want[p.bust[i] * n + k] += bp[k]
             row = M[i * n + k].toarray().ravel()
             np.testing.assert_allclose(row, want, rtol=0, atol=TOL)
+
+
+def test_duel_level_reads_the_last_turn():
+    """A first-seat win row is worth 1 - win_L[y, col]: changing win_L changes exactly
+    the movers that can win, in both kernels."""
+    import dataclasses
+    import types
+    model, tab = _model("equal-turns")
+    p = model.plans
+    n, m = model.n, model.players
+    Q = np.random.default_rng(2).random((n, n))
+    movers, lo, hi = model.opponents()
+    v, _ = _duel_both(model, tab, Q, movers, lo, hi, False)
+    final = types.SimpleNamespace(plans=dataclasses.replace(p, win_L=np.zeros_like(p.win_L)))
+    v0, _ = _duel_both(final, tab, Q, movers, lo, hi, False)
+    moved = np.abs(v - v0).reshape(n, m).max(axis=1) > 1e-12
+    can_win = np.array([np.any((p.next[p.ptr[i]:p.ptr[i + 1]] == -1) & (p.win_col[p.ptr[i]:p.ptr[i + 1]] >= 0))
+                        for i in range(n)])
+    assert moved.any() and not moved[m:].any()
+    assert np.all(moved <= can_win)
+    assert np.all(v <= v0 + 1e-15)   # the opponent's last turn can only cost the first seat
+
+
+# --------------------------------------------------------------------------- sparse rows
 
 
 @_fast(40)

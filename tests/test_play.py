@@ -219,6 +219,29 @@ def test_play_advice_duel_and_race(tmp_path):
     assert "race policy" in r.output and "duel against" not in r.output
 
 
+def test_play_advice_with_equal_turns(tmp_path):
+    """Two players: the duel by seat while nobody has finished, then the exact last turn."""
+    tables = str(tmp_path / "tables")
+    base = ["play", "pig", "--set", "goal=20", "--set", "equal_turns=true", "--players", "A", "B",
+            "--tables", tables]
+    r = run(base, "roll 6\n?\n")
+    assert r.exit_code == 0, r.output
+    assert "exact: duel against B, equal turns" in r.output and "A (first seat)" in r.output
+    # A banks 6+6+6+4 = 22 (over the goal); B's last turn from 0 after 5,6,6 = 17: B must beat 22
+    r = run(base, "roll 6\nroll 6\nroll 6\nroll 4\nstop\nroll 5\nroll 6\nroll 6\n?\n")
+    assert r.exit_code == 0, r.output
+    assert "exact: the last turn, beat 22; a tie counts 1/2" in r.output
+    # with 17 of 22 to beat from 0: stopping loses (17 < 20), and rolling is worth L = g(5) of
+    # tests/test_equal_turns.py::test_last_turn_by_hand's recursion
+    from fractions import Fraction
+    g = {-k: Fraction(1) for k in range(1, 7)}
+    for rem in range(0, 6):
+        g[rem] = sum(g[rem - f] for f in range(2, 7)) / 6
+    assert f"roll 1  P(win) {float(g[5]):.6f}" in r.output
+    r = run(base[:-4] + ["A", "B", "C", "--tables", tables], "roll 6\n?\n")
+    assert "no duel advice: the equal_turns duel is a two-player game" in r.output
+
+
 def test_samosval_mid_turn_ends_the_turn():
     # a set-aside that makes the score a dump score ends the turn at once (dump_mid_turn)
     g = game("plain", "dice=2", "goal=30", "dump=[15]", "dump_mid_turn=true",

@@ -17,3 +17,22 @@ TINY_DUELS = {
                             "barrel": {"kind": "region", "threshold": 15, "push_off": "penalty",
                                        "push_off_penalty": 5}},
 }
+
+# equal_turns (RULES.md section 7): the second seat gets a last turn after a first-seat win.
+# Scores above the goal count (a points barrel's winning bank is not capped), ties are 1/2.
+TINY_EQUAL_TURNS = {
+    # one die, no barrel: a final total can run far past the goal, and ties are common
+    "equal-pig-like": {"dice": 1, "hot_dice": "free", "goal": 20, "equal_turns": True,
+                       "scoring": {"singles": {"4": 5, "5": 5, "6": 10}}},
+    # both players can sit on a points barrel (no push-off): the second seat's last
+    # turn is played from the barrel against a final total above the goal
+    "equal-barrel": {"dice": 2, "goal": 30, "keep": "any", "scoring": PAIR_SCORING, "equal_turns": True,
+                     "barrel": {"kind": "points", "threshold": 20, "attempts": 2, "fall_penalty": 10,
+                                "push_off": "none"}},
+    # an exact barrel: every final total is the goal, so the last turn can only tie
+    "equal-exact": {"dice": 2, "goal": 25, "scoring": PAIR_SCORING, "equal_turns": True,
+                    "barrel": {"kind": "exact", "overshoots": 2, "fall_penalty": 10, "max_falls": 1}},
+    # penalties between the seats: overtaking and bolts
+    "equal-overtaking-bolts": {"dice": 2, "goal": 20, "scoring": PAIR_SCORING, "overtake": 10,
+                               "equal_turns": True, "bolts": {"limit": 2, "penalty": 10}},
+}
