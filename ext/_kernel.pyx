@@ -2358,3 +2358,65 @@ def rows_minus(indptr, cols, vals, x, c, out, threads):
             ov[i] = acc
     if bad:
         raise ValueError("cols must index x")
+
+
+def rows_split(cap_ptr, cnt, cols, vals, local):
+    """Compact the rows that duel_policy wrote into capacity slots (row p: ``cnt[p]``
+    entries from ``cap_ptr[p]``) and split them (see :func:`solver.kernel.rows_split`):
+    entries whose column c has ``local[c] >= 0`` go to ``(in_rows, in_locs, in_vals)``
+    (the row, local[c], the value), the others to the CSR rows ``(indptr, out_cols,
+    out_vals)`` with int32 columns. ``local`` None: no split."""
+    cdef const int64_t[::1] cp = _i64_1(cap_ptr)
+    cdef const int64_t[::1] cn = _i64_1(cnt)
+    cdef const int64_t[::1] cl = _i64_1(cols)
+    cdef const double[::1] vl = _f64_1(vals)
+    cdef bint split = local is not None
+    cdef const int64_t[::1] loc = _i64_1(local if split else np.zeros(1, np.int64))
+    cdef Py_ssize_t m = cn.shape[0], p, e, n_in = 0, n_out = 0, c, nloc = loc.shape[0], k
+    if cp.shape[0] < m + 1:
+        raise ValueError("cap_ptr needs one entry per row plus one")
+    for p in range(m):
+        if cn[p] < 0 or cp[p] < 0 or cp[p] + cn[p] > cl.shape[0] or cp[p] + cn[p] > vl.shape[0]:
+            raise ValueError("row slots must lie inside cols/vals")
+    indptr_a = np.zeros(m + 1, dtype=np.int64)
+    cdef int64_t[::1] ip = indptr_a
+    cdef int bad = 0
+    with nogil:
+        for p in range(m):
+            for e in range(cp[p], cp[p] + cn[p]):
+                c = cl[e]
+                if c < 0 or c > 2147483647 or (split and c >= nloc):
+                    bad = 1
+                elif split and loc[c] >= 0:
+                    n_in += 1
+                else:
+                    n_out += 1
+            ip[p + 1] = n_out
+    if bad:
+        raise ValueError("columns must be pair indices below 2**31 (and inside local)")
+    out_cols_a = np.empty(n_out, dtype=np.int32)
+    out_vals_a = np.empty(n_out)
+    in_rows_a = np.empty(n_in, dtype=np.int64)
+    in_locs_a = np.empty(n_in, dtype=np.int64)
+    in_vals_a = np.empty(n_in)
+    cdef int32_t[::1] oc = out_cols_a
+    cdef double[::1] ov = out_vals_a
+    cdef int64_t[::1] ir = in_rows_a
+    cdef int64_t[::1] il = in_locs_a
+    cdef double[::1] iv = in_vals_a
+    n_in = 0
+    n_out = 0
+    with nogil:
+        for p in range(m):
+            for e in range(cp[p], cp[p] + cn[p]):
+                c = cl[e]
+                if split and loc[c] >= 0:
+                    ir[n_in] = p
+                    il[n_in] = loc[c]
+                    iv[n_in] = vl[e]
+                    n_in += 1
+                else:
+                    oc[n_out] = <int32_t>c
+                    ov[n_out] = vl[e]
+                    n_out += 1
+    return indptr_a, out_cols_a, out_vals_a, in_rows_a, in_locs_a, in_vals_a

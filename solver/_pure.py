@@ -445,3 +445,22 @@ def rows_minus(indptr, cols, vals, x, c, out, threads):
     from scipy import sparse
     A = sparse.csr_matrix((vals[:indptr[-1]], cols[:indptr[-1]], indptr), shape=(m, len(x)))
     out[:m] = c[:m] - A @ x
+
+
+def rows_split(cap_ptr, cnt, cols, vals, local):
+    """Compact rows written into capacity slots and split off the entries whose column
+    has ``local[col] >= 0`` (see :func:`solver.kernel.rows_split`)."""
+    m = len(cnt)
+    cnt = np.asarray(cnt, dtype=np.int64)
+    sel = np.repeat(np.asarray(cap_ptr[:m], dtype=np.int64), cnt) + (
+        np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt))
+    c, v = np.asarray(cols)[sel], np.asarray(vals)[sel]
+    if len(c) and (c.min() < 0 or c.max() > 2 ** 31 - 1 or (local is not None and c.max() >= len(local))):
+        raise ValueError("columns must be pair indices below 2**31 (and inside local)")
+    row = np.repeat(np.arange(m), cnt)
+    inside = (local[c] >= 0) if local is not None else np.zeros(len(c), dtype=bool)
+    out = ~inside
+    indptr = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(np.bincount(row[out], minlength=m), out=indptr[1:])
+    return (indptr, c[out].astype(np.int32), v[out], row[inside].astype(np.int64),
+            local[c[inside]].astype(np.int64) if local is not None else np.zeros(0, np.int64), v[inside])

@@ -535,25 +535,21 @@ def _policy_round(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], 
     systems, residual = [], 0.0
     held = 2 * (EVAL_DEPTH + 2) * q.nbytes  # the evaluation's Anderson history and copies
     for lv in levels:
-        r = kernel.duel_policy(table, model.plans, Q, lv.movers, lv.lo, lv.hi, threads=threads, pure=pure)
         rows = lv.py * n + lv.px
         m = len(rows)
-        residual = max(residual, float(np.max(np.abs(r.v - q[rows]))))
         pos[rows] = np.arange(m)
-        loc = pos[r.cols]
+        r = kernel.duel_policy(table, model.plans, Q, lv.movers, lv.lo, lv.hi, threads=threads, pure=pure,
+                               local=pos)
         pos[rows] = -1
-        inside = loc >= 0
-        row_of = np.repeat(np.arange(m), np.diff(r.indptr))
+        residual = max(residual, float(np.max(np.abs(r.v - q[rows]))))
+        in_rows, in_locs, in_vals = r.inner
         lu = None
-        if inside.any():
-            D = sparse.csc_matrix((r.vals[inside], (row_of[inside], loc[inside])), shape=(m, m))
+        if len(in_vals):
+            D = sparse.csc_matrix((in_vals, (in_rows, in_locs)), shape=(m, m))
             lu = spla.splu(sparse.identity(m, format="csc") + D)
-        out = ~inside
-        indptr = np.zeros(m + 1, dtype=np.int64)
-        np.cumsum(np.bincount(row_of[out], minlength=m), out=indptr[1:])
-        sy = _LevelSystem(rows, r.c, indptr, r.cols[out].astype(np.int32), r.vals[out], lu)
+        sy = _LevelSystem(rows, r.c, r.indptr, r.cols, r.vals, lu)
         systems.append(sy)
-        held += sy.vals.nbytes + sy.cols.nbytes + indptr.nbytes + rows.nbytes + r.c.nbytes
+        held += sy.vals.nbytes + sy.cols.nbytes + sy.indptr.nbytes + rows.nbytes + r.c.nbytes
         if lu is not None:
             held += (lu.L.nnz + lu.U.nnz) * 12
         if held > budget:

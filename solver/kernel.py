@@ -318,10 +318,14 @@ class PolicyRows:
 
         P_p = c[p] - sum_{e = indptr[p]}^{indptr[p+1]-1} vals[e] * Q.flat[cols[e]]
 
-    where ``Q.flat[z * n + w] = Q[z, w] = P(w, z)``: ``cols`` names the pair the turn
-    hands over (the opponent to move next against the mover's new state) and
+    where ``Q.flat[z * n + w] = Q[z, w] = P(w, z)``: ``cols`` (int32) names the pair the
+    turn hands over (the opponent to move next against the mover's new state) and
     ``vals`` its probability; ``c`` collects the ends that do not read Q (wins, and
     the 1 of every 1 - Q). At the Q it was solved with, ``v == c - M @ Q.flat``.
+
+    Asked to split by ``local`` (local[col] >= 0 for the pairs of, say, one level),
+    the rows keep only the other entries and ``inner = (rows, locs, vals)`` holds
+    those that stay inside, with their local column ``local[col]``.
     """
 
     v: np.ndarray
@@ -330,10 +334,12 @@ class PolicyRows:
     cols: np.ndarray
     vals: np.ndarray
     ptr: np.ndarray
+    inner: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 def duel_policy(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.ndarray, opp_lo: np.ndarray,
-                opp_hi: np.ndarray, threads: int = 0, pure: bool | None = None) -> PolicyRows:
+                opp_hi: np.ndarray, threads: int = 0, pure: bool | None = None,
+                local: np.ndarray | None = None) -> PolicyRows:
     """:func:`duel_level` (without the gradient) and the greedy policy of every pair
     as a sparse row: a forward pass of probability mass through each solved turn
     gives how it ends (see :func:`end_distribution`), and each end names the pair
@@ -361,10 +367,9 @@ def duel_policy(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.nd
         plans.next, plans.after, plans.climbed, plans.bust, plans.score, plans.overtaken, plans.pushed,
         plans.on_barrel, Q, movers, lo, hi, v, ptr, c, cap, cols, vals, cnt, int(threads),
         **_win_args(plans))
-    indptr = np.zeros(pairs + 1, dtype=np.int64)
-    np.cumsum(cnt, out=indptr[1:])
-    sel = np.repeat(cap[:-1] - indptr[:-1], cnt) + np.arange(int(indptr[-1]))
-    return PolicyRows(v, c, indptr, cols[sel], vals[sel], ptr)
+    indptr, out_cols, out_vals, in_rows, in_locs, in_vals = impl.rows_split(cap, cnt, cols, vals, local)
+    inner = (in_rows, in_locs, in_vals) if local is not None else None
+    return PolicyRows(v, c, indptr, out_cols, out_vals, ptr, inner)
 
 
 def rows_minus(indptr: np.ndarray, cols: np.ndarray, vals: np.ndarray, x: np.ndarray, c: np.ndarray,

@@ -452,7 +452,7 @@ def _policy_both(model, tab, Q, movers, lo, hi, threads=0):
     out = []
     for pure in (True, False):
         r = kernel.duel_policy(tab, model.plans, Q, movers, lo, hi, threads=threads, pure=pure)
-        assert r.cols.dtype == np.int64 and r.vals.dtype == np.float64
+        assert r.cols.dtype == np.int32 and r.vals.dtype == np.float64
         assert np.all((r.cols >= 0) & (r.cols < n * n))
         M = sparse.csr_matrix((r.vals, r.cols, r.indptr), shape=(len(r.v), n * n))
         out.append((r, M))
@@ -563,3 +563,32 @@ def test_rows_minus_rejects_bad_rows():
         _kernel.rows_minus(np.array([0, 2, 1]), np.zeros(2, np.int32), np.zeros(2), x, c, np.empty(2), 1)
     with pytest.raises(ValueError):
         _kernel.rows_minus(np.array([0, 1, 2]), np.array([0, 3], np.int32), np.zeros(2), x, c, np.empty(2), 1)
+
+
+@_fast(40)
+@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 60), st.booleans())
+def test_rows_split_agrees(seed, rows, split):
+    """Rows in capacity slots (with gaps) compacted and split by a local index: both
+    kernels alike, and every entry lands once, in its row, on the side local says."""
+    rng = np.random.default_rng(seed)
+    width = 40
+    cap = np.concatenate([[0], np.cumsum(rng.integers(0, 6, size=rows))]).astype(np.int64)
+    cnt = np.array([rng.integers(0, cap[p + 1] - cap[p] + 1) for p in range(rows)], dtype=np.int64)
+    cols = rng.integers(0, width, size=int(cap[-1])).astype(np.int64)
+    vals = rng.random(int(cap[-1]))
+    local = np.where(rng.random(width) < 0.3, rng.integers(0, 10, size=width), -1) if split else None
+    a = _pure.rows_split(cap, cnt, cols, vals, local)
+    b = _kernel.rows_split(cap, cnt, cols, vals, local)
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+    indptr, oc, ov, ir, il, iv = b
+    assert oc.dtype == np.int32 and indptr[-1] == len(oc) and len(oc) + len(iv) == cnt.sum()
+    for p in range(rows):
+        got = sorted(zip(oc[indptr[p]:indptr[p + 1]].tolist(), ov[indptr[p]:indptr[p + 1]].tolist()))
+        want = [(int(c), v) for c, v in zip(cols[cap[p]:cap[p] + cnt[p]], vals[cap[p]:cap[p] + cnt[p]])
+                if local is None or local[c] < 0]
+        assert got == sorted(want)
+    want_in = sorted((p, int(local[c]), v) for p in range(rows)
+                     for c, v in zip(cols[cap[p]:cap[p] + cnt[p]], vals[cap[p]:cap[p] + cnt[p]])
+                     if local is not None and local[c] >= 0)
+    assert sorted(zip(ir.tolist(), il.tolist(), iv.tolist())) == want_in
