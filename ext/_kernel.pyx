@@ -1074,6 +1074,21 @@ cdef void _pol_throw(const _Tab* tb, _Blk* bk, _Pol* pol, Py_ssize_t t, Py_ssize
             _pol_at(tb, target, ttarget, t, best, tail)[k] += p * mass[k]
 
 
+cdef inline void _pol_confirmed(const _Tab* tb, _Blk* bk, bint sok, double* Mr, double* MCr, double* et,
+                                bint clear) noexcept nogil:
+    """The mass that arrived by a confirming roll (MCr) banks at once where banking is
+    allowed (into et), else goes on as an ordinary arrival (into Mr); ``clear`` zeroes MCr."""
+    cdef Py_ssize_t kb = bk.kb, KB = tb.KB, m, k
+    for m in range(tb.N + 1):
+        for k in range(kb):
+            if sok:
+                et[k] += MCr[m * KB + k]
+            else:
+                Mr[m * KB + k] += MCr[m * KB + k]
+            if clear:
+                MCr[m * KB + k] = 0.0
+
+
 cdef void _pol_route(const _Tab* tb, _Blk* bk, _Pol* pol, bint sok, bint fok,
                      const double* srow, double* Mr, double* MCr, const double* Ar,
                      double* et, double* rm) noexcept nogil:
@@ -1093,13 +1108,7 @@ cdef void _pol_route(const _Tab* tb, _Blk* bk, _Pol* pol, bint sok, bint fok,
                     et[k] += MCr[m * KB + k]
         return
     if conf:
-        # a confirming roll banks at once where banking is allowed, else goes on
-        for m in range(N + 1):
-            for k in range(kb):
-                if sok:
-                    et[k] += MCr[m * KB + k]
-                else:
-                    Mr[m * KB + k] += MCr[m * KB + k]
+        _pol_confirmed(tb, bk, sok, Mr, MCr, et, False)
     for k in range(kb):
         d = Mr[k]
         if tb.hot == _FREE:
@@ -1222,17 +1231,11 @@ cdef void _pol_tail_sweep(const _Tab* tb, _Blk* bk, _Pol* pol, bint sok, const d
     """Route the tail mass (tm; tmc after a confirming roll) once down the dice counts:
     inside the tail a roll only lowers the dice left, so one sweep from N to 1 settles
     every path but hot dice, whose mass (arriving at 0 dice) goes to ``hot``."""
-    cdef Py_ssize_t kb = bk.kb, KB = tb.KB, N = tb.N, n, k, m
+    cdef Py_ssize_t kb = bk.kb, KB = tb.KB, N = tb.N, n, k
     cdef double* rm = pol.rm
     cdef double d
     if tb.hot == _CONFIRM:
-        for m in range(N + 1):
-            for k in range(kb):
-                if sok:
-                    et[k] += tmc[m * KB + k]
-                else:
-                    tm[m * KB + k] += tmc[m * KB + k]
-                tmc[m * KB + k] = 0.0
+        _pol_confirmed(tb, bk, sok, tm, tmc, et, True)
     for k in range(kb):
         hot[k] = tm[k]
         tm[k] = 0.0

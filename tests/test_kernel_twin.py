@@ -355,6 +355,17 @@ def _model(name):
     return _MODELS[name]
 
 
+def _random_call(n, seed):
+    """A random Q and random movers (repeats allowed) with random opponent ranges (some empty)."""
+    rng = np.random.default_rng(seed)
+    Q = rng.random((n, n))
+    m = int(rng.integers(1, 2 * n))
+    movers = rng.integers(0, n, size=m).astype(np.int64)
+    a = rng.integers(0, n + 1, size=m)
+    b = rng.integers(0, n + 1, size=m)
+    return Q, movers, np.minimum(a, b).astype(np.int64), np.maximum(a, b).astype(np.int64)
+
+
 def _duel_both(model, tab, Q, movers, lo, hi, grad, threads=0):
     p = model.plans
     K = hi - lo
@@ -383,14 +394,7 @@ def _duel_both(model, tab, Q, movers, lo, hi, grad, threads=0):
 def test_duel_level_agrees(name, seed, grad, threads):
     """Random Q, random mover subsets (repeats allowed) and opponent ranges (some empty)."""
     model, tab = _model(name)
-    n = model.n
-    rng = np.random.default_rng(seed)
-    Q = rng.random((n, n))
-    m = int(rng.integers(1, 2 * n))
-    movers = rng.integers(0, n, size=m).astype(np.int64)
-    a = rng.integers(0, n + 1, size=m)
-    b = rng.integers(0, n + 1, size=m)
-    lo, hi = np.minimum(a, b).astype(np.int64), np.maximum(a, b).astype(np.int64)
+    Q, movers, lo, hi = _random_call(model.n, seed)
     _duel_both(model, tab, Q, movers, lo, hi, grad, threads)
 
 
@@ -472,14 +476,7 @@ def test_duel_policy_agrees(name, seed, threads):
     and carry the DP values of duel_level. With equal_turns a first-seat win is worth
     1 - L <= 1, so there c <= 1."""
     model, tab = _model(name)
-    n = model.n
-    rng = np.random.default_rng(seed)
-    Q = rng.random((n, n))
-    m = int(rng.integers(1, 2 * n))
-    movers = rng.integers(0, n, size=m).astype(np.int64)
-    a = rng.integers(0, n + 1, size=m)
-    b = rng.integers(0, n + 1, size=m)
-    lo, hi = np.minimum(a, b).astype(np.int64), np.maximum(a, b).astype(np.int64)
+    Q, movers, lo, hi = _random_call(model.n, seed)
     r, M = _policy_both(model, tab, Q, movers, lo, hi, threads)
     np.testing.assert_allclose(r.c - M @ Q.ravel(), r.v, rtol=0, atol=TOL)
     if model.plans.win_col is None:
