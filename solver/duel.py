@@ -23,8 +23,17 @@ are solved exactly: each pair's value is linearised in its bust value
 is solved, and the turn DPs are re-run at the new bust values until nothing
 moves (the linearisation is exact once the decisions stop changing). Values
 of lower levels, reached only through penalties, are taken from the
-previous pass; passes repeat until no value moves by more than ``tol``.
-Without penalties (Pig, plain, Farkle) one pass is exact.
+previous pass. Without penalties (Pig, plain, Farkle) one pass is exact.
+
+Policy iteration (rulesets with penalties). With every turn's decisions held
+fixed the equation is linear, ``(I + M) P = c``: ``M`` holds the probability
+that the turn from a pair hands the game over to each successor pair (the end
+distribution of the greedy turn, :func:`solver.kernel.duel_policy`) and ``c``
+the rest (wins). Once passes have brought the largest change below
+:data:`POLICY_START`, each round runs one Jacobi DP pass -- the Bellman
+residual and the greedy policy of every pair -- and solves that policy's
+system exactly (level-ordered Gauss-Seidel sweeps, Anderson-accelerated),
+until the pass finds the residual at most ``tol``.
 
 With ``equal_turns`` (RULES.md section 7) the seat of the mover enters the
 state: ``P_A(x, y)`` for a first-seat mover against a second-seat opponent and
@@ -424,7 +433,7 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, pure: bo
 
     Rulesets whose penalties lower the level take Gauss-Seidel passes until the
     largest change is below :data:`POLICY_START`, then policy iteration
-    (:func:`_policy_round`): each round is one turn-DP pass that also records the
+    (:func:`_policy_iteration`): each round is one turn-DP pass that also records the
     greedy policy of every pair as a sparse row, and an exact evaluation of that
     policy (:func:`_evaluate_policy`); it ends when the pass finds the Bellman
     residual at most ``tol``. ``policy_iteration=False`` keeps to passes.
