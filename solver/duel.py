@@ -30,7 +30,7 @@ fixed the equation is linear, ``(I + M) P = c``: ``M`` holds the probability
 that the turn from a pair hands the game over to each successor pair (the end
 distribution of the greedy turn, :func:`solver.kernel.duel_policy`) and ``c``
 the rest (wins). Once passes have brought the largest change below
-:data:`POLICY_START`, each round runs one Jacobi DP pass -- the Bellman
+:data:`POLICY_START` (or after :data:`POLICY_PASSES` passes), each round runs one Jacobi DP pass -- the Bellman
 residual and the greedy policy of every pair -- and solves that policy's
 system exactly (level-ordered Gauss-Seidel sweeps, Anderson-accelerated),
 until the pass finds the residual at most ``tol``.
@@ -390,6 +390,7 @@ class DuelDiverges(ThousandError):
 
 STALL_PASSES = 40  # passes without a tenfold gain in the largest change before giving up
 POLICY_START = 5e-2  # largest pass change below which policy iteration takes over
+POLICY_PASSES = 10   # ... or after this many passes (classic-open's passes stall near 0.15)
 MAX_ROUNDS = 12      # policy rounds before falling back to passes
 MAX_SWEEPS = 2000    # sweeps of one policy evaluation
 EVAL_DEPTH = 10      # Anderson depth of a policy evaluation
@@ -432,7 +433,8 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, pure: bo
     """Solve the duel for every pair of states (see the module docstring).
 
     Rulesets whose penalties lower the level take Gauss-Seidel passes until the
-    largest change is below :data:`POLICY_START`, then policy iteration
+    largest change is below :data:`POLICY_START` (at most :data:`POLICY_PASSES`
+    of them), then policy iteration
     (:func:`_policy_iteration`): each round is one turn-DP pass that also records the
     greedy policy of every pair as a sparse row, and an exact evaluation of that
     policy (:func:`_evaluate_policy`); it ends when the pass finds the Bellman
@@ -456,7 +458,7 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, pure: bo
     use_policy = policy_iteration and repeat
     residual = None
     while passes < max_passes:
-        if use_policy and history and history[-1] < POLICY_START:
+        if use_policy and history and (history[-1] < POLICY_START or len(history) >= POLICY_PASSES):
             residual, r_rounds, r_sweeps = _policy_iteration(model, table, Q, levels, tol, threads, pure,
                                                              progress, passes)
             passes += r_rounds
