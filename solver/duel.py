@@ -612,8 +612,10 @@ def _policy_iteration(model: DuelModel, table, Q: np.ndarray, levels: list[_Leve
         rounds += 1
         try:
             systems, residual = _policy_round(model, table, Q, levels, threads, pure, budget)
-        except _OverBudget:
-            break  # Q is untouched by the round: the passes go on from it
+        except (_OverBudget, RuntimeError):
+            # over the memory budget, or splu found a level's system singular (policies that
+            # never end the game); Q is untouched by the round: the passes go on from it
+            break
         if progress:
             progress(passes + rounds, residual)
         if residual <= tol:
