@@ -382,6 +382,7 @@ class DuelSolution:
     seconds: float
     rounds: int = 0         # policy-iteration rounds among the passes
     sweeps: int = 0         # sweeps of the policies' linear systems
+    fallback: str | None = None  # why policy iteration handed back to the passes, if it did
 
 
 class DuelDiverges(ThousandError):
@@ -456,11 +457,11 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, pure: bo
     accel = _Anderson(depth=6)
     history: list[float] = []
     use_policy = policy_iteration and repeat
-    residual = None
+    residual = fallback = None
     while passes < max_passes:
         if use_policy and history and (history[-1] < POLICY_START or len(history) >= POLICY_PASSES):
-            residual, r_rounds, r_sweeps = _policy_iteration(model, table, Q, levels, tol, threads, pure,
-                                                             progress, passes)
+            residual, r_rounds, r_sweeps, fallback = _policy_iteration(model, table, Q, levels, tol, threads,
+                                                                       pure, progress, passes)
             passes += r_rounds
             rounds += r_rounds
             sweeps += r_sweeps
@@ -486,7 +487,7 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, pure: bo
         residual = bellman_residual(model, table, P, pure)
     if residual > 1e-10:
         raise DuelDiverges(_diverges(rs, passes, residual))
-    return DuelSolution(model, P, passes, residual, time.perf_counter() - t0, rounds, sweeps)
+    return DuelSolution(model, P, passes, residual, time.perf_counter() - t0, rounds, sweeps, fallback)
 
 
 def _pass(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], repeat: bool, threads: int,
@@ -598,42 +599,45 @@ def _policy_iteration(model: DuelModel, table, Q: np.ndarray, levels: list[_Leve
                       pure: bool | None, progress, passes: int):
     """Policy rounds from Q until a round's pass finds the Bellman residual at most ``tol``.
 
-    Returns ``(residual, rounds, sweeps)``; residual None when the rounds did not
-    settle (a singular system: policies that never end the game; no gain in two
-    rounds; :data:`MAX_ROUNDS`; a policy over :func:`policy_memory_budget`), leaving
-    Q at the best values seen."""
+    Returns ``(residual, rounds, sweeps, reason)``; residual None when the rounds did
+    not settle, and ``reason`` says why (a singular system: policies that never end
+    the game; no gain in two rounds; :data:`MAX_ROUNDS`; a policy over
+    :func:`policy_memory_budget`), leaving Q at the best values seen."""
     rounds = sweeps = 0
     best = np.inf
     best_Q = None
     gainless = 0
+    reason = f"{MAX_ROUNDS} policy rounds"
     budget = policy_memory_budget()
     _fixed_mmap_threshold()
     while rounds < MAX_ROUNDS:
         rounds += 1
         try:
             systems, residual = _policy_round(model, table, Q, levels, threads, pure, budget)
-        except (_OverBudget, RuntimeError):
-            # over the memory budget, or splu found a level's system singular (policies that
-            # never end the game); Q is untouched by the round: the passes go on from it
+        except _OverBudget:
+            # Q is untouched by the round: the passes go on from it
+            reason = (f"a policy's linear systems exceed the memory budget of {budget / 2**20:,.0f} MB "
+                      "(THOUSAND_DUEL_MEMORY_MB)")
+            break
+        except RuntimeError:  # splu: a level's system is singular (policies that never end the game)
+            reason = "a policy's linear system is singular"
             break
         if progress:
             progress(passes + rounds, residual)
         if residual <= tol:
-            return residual, rounds, sweeps
+            return residual, rounds, sweeps, None
         if residual < best:
             best, best_Q, gainless = residual, Q.copy(), 0
         else:
             gainless += 1
             if gainless >= 2:
+                reason = "two policy rounds without a smaller residual"
                 break
-        try:
-            sweeps += _evaluate_policy(systems, Q.ravel(), threads, pure)
-        except RuntimeError:  # splu: exactly singular
-            break
+        sweeps += _evaluate_policy(systems, Q.ravel(), threads, pure)
         del systems
     if best_Q is not None:
         Q[:] = best_Q
-    return None, rounds, sweeps
+    return None, rounds, sweeps, reason
 
 
 def _diverges(rs: Ruleset, passes: int, change: float) -> str:

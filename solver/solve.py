@@ -124,8 +124,8 @@ class Solution:
         if "peak_memory_mb" in m:
             out["peak_memory_mb"] = m["peak_memory_mb"]
             out["player_states"] = m["player_states"]
-        for key in ("policy_rounds", "linear_sweeps"):
-            if key in m:
+        for key in ("policy_rounds", "linear_sweeps", "policy_fallback"):
+            if m.get(key) is not None:
                 out[key] = m[key]
         fair = self.fair_compensation()
         if fair is not None:
@@ -175,7 +175,7 @@ def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
         model = sol.model
         values, states = model.table_values(sol.P), model.space.encode()
         extra = {"states": model.pairs, "player_states": model.players, "iterations": sol.passes,
-                 "policy_rounds": sol.rounds, "linear_sweeps": sol.sweeps,
+                 "policy_rounds": sol.rounds, "linear_sweeps": sol.sweeps, "policy_fallback": sol.fallback,
                  "residual": sol.residual, "solve_seconds": sol.seconds, "kernel": kernel.IMPLEMENTATION,
                  "peak_memory_mb": peak_memory_mb(),
                  "value_meaning": "P(mover wins) for mover state (row) against opponent state (column)"}

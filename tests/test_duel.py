@@ -63,7 +63,8 @@ def test_policy_iteration_reaches_the_passes_fixed_point(name, monkeypatch):
         assert sol.rounds >= 1 and sol.passes < by_passes.passes
         monkeypatch.setenv("THOUSAND_DUEL_MEMORY_MB", "0.0001")
         starved = solve_duel(rs)
-        assert starved.sweeps == 0
+        assert starved.sweeps == 0 and "memory budget" in starved.fallback
+        assert sol.fallback is None
         assert np.max(np.abs(starved.P - by_passes.P)) <= 1e-12
 
 
