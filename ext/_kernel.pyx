@@ -438,7 +438,6 @@ def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit):
 
 ctypedef struct _Pol:
     # the greedy policy of a solved turn, as sparse rows (see duel_policy)
-    const Py_ssize_t* left  # dice left after each flattened option
     double* e               # (T+1) x K: mass ending the turn at each total (banked or
                             # mid-turn; totals above T counted at T)
     double* bw              # 2 x K: mass of busts, of instant wins
@@ -2032,8 +2031,6 @@ cdef void _duel_one(const _Tab* tmpl, const Py_ssize_t* left, const _Duel* d, Py
     tb.start = d.out_v + d.out_ptr[j]
     tb.dstart = d.out_d + d.out_ptr[j] if d.grad else NULL
     tb.pol = pol
-    if pol != NULL:
-        pol.left = left
     _run_in(&tb, ws, offs)
     if pol != NULL:
         _pol_rows(d, j, &tb, ends, pol)

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from reference import exact_duel
+import tiny
 from tiny import TINY_DUELS
 from solver.cli import main
 from solver.duel import DuelModel, solve_duel
@@ -20,14 +21,8 @@ from solver.rules import from_mapping, load_ruleset
 
 TINY = TINY_DUELS
 
-_SOLVED: dict = {}
-
-
 def solved(name):
-    if name not in _SOLVED:
-        rs = from_mapping(TINY[name])
-        _SOLVED[name] = (rs, solve_duel(rs))
-    return _SOLVED[name]
+    return tiny.solved(TINY, name)
 
 
 @pytest.mark.heavy

@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from reference import exact_duel, exact_last_turn
+import tiny
 from tiny import TINY_DUELS, TINY_EQUAL_TURNS
 from solver import kernel
 from solver.cli import main
@@ -22,14 +23,8 @@ from solver.errors import ThousandError
 from solver.game import Moves, PlayerState
 from solver.rules import from_mapping, load_ruleset
 
-_SOLVED: dict = {}
-
-
 def solved(name):
-    if name not in _SOLVED:
-        rs = from_mapping(TINY_EQUAL_TURNS[name])
-        _SOLVED[name] = (rs, solve_duel(rs))
-    return _SOLVED[name]
+    return tiny.solved(TINY_EQUAL_TURNS, name)
 
 
 def _start(sol):

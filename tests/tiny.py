@@ -1,5 +1,5 @@
 """Tiny rulesets (two dice, goal 25-30) that exercise the interaction rules; shared by
-the duel and simulator tests."""
+the duel and simulator tests, with their duel solutions solved once per session."""
 
 PAIR_SCORING = {"singles": {"1": 10, "5": 5}, "kinds": {"2": {"1": 25, "5": 15}}}
 
@@ -36,3 +36,16 @@ TINY_EQUAL_TURNS = {
     "equal-overtaking-bolts": {"dice": 2, "goal": 20, "scoring": PAIR_SCORING, "overtake": 10,
                                "equal_turns": True, "bolts": {"limit": 2, "penalty": 10}},
 }
+
+_SOLVED: dict = {}
+
+
+def solved(rulesets: dict, name: str):
+    """(ruleset, duel solution) of ``rulesets[name]``, solved once per test session."""
+    from solver.duel import solve_duel
+    from solver.rules import from_mapping
+    key = (id(rulesets), name)
+    if key not in _SOLVED:
+        rs = from_mapping(rulesets[name])
+        _SOLVED[key] = (rs, solve_duel(rs))
+    return _SOLVED[key]
