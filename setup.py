@@ -1,4 +1,5 @@
-"""Build the compiled parts of thousand: every ``ext/*.pyx`` becomes ``solver.<name>``.
+"""Build the compiled parts of thousand: every ``ext/*.pyx`` becomes ``thousand.<name>``
+(the package ``thousand``, whose source is the folder ``solver/``).
 
 Metadata lives in pyproject.toml; this file only declares the extensions and
 how they are compiled: Cython (language level 3), ``-O3``, numpy's headers,
@@ -101,7 +102,7 @@ def _extensions() -> list[Extension]:
     exts = []
     for pyx in sorted((HERE / "ext").glob("*.pyx")):
         exts.append(Extension(
-            f"solver.{pyx.stem}",
+            f"thousand.{pyx.stem}",
             sources=[pyx.relative_to(HERE).as_posix()],
             define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         ))

@@ -22,10 +22,10 @@ import sys
 
 CHILD = r"""
 import json, resource, sys, time
-from solver import kernel
-from solver.duel import DuelModel, solve_duel, solve_duel_textbook
-from solver.game import Moves
-from solver.rules import load_ruleset
+from thousand import kernel
+from thousand.duel import DuelModel, solve_duel, solve_duel_textbook
+from thousand.game import Moves
+from thousand.rules import load_ruleset
 rs = load_ruleset(sys.argv[1])
 t0 = time.perf_counter()
 model = DuelModel(rs)

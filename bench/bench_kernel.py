@@ -12,7 +12,7 @@ duel_level: the ``plain`` duel model, every mover against every opponent (the
 residual pass, gradient on) and every mover against one opponent (K = 1, as in
 most levels of a solve), with a random Q: pair evaluations per second of the
 compiled ``duel_level`` (one thread, and OpenMP's default) and of the Python loop
-over the compiled ``turn_dp`` (``solver.kernel._duel_level_loop``) it replaces.
+over the compiled ``turn_dp`` (``thousand.kernel._duel_level_loop``) it replaces.
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ from pathlib import Path
 import numpy as np
 
 try:
-    import solver  # noqa: F401
+    import thousand  # noqa: F401
 except ImportError:  # run from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from solver import kernel  # noqa: E402
-from solver.rules import load_ruleset  # noqa: E402
+from thousand import kernel  # noqa: E402
+from thousand.rules import load_ruleset  # noqa: E402
 
 
 def _inputs(T: int, K: int):
@@ -115,7 +115,7 @@ def main(argv=None) -> int:
 
 def bench_duel(rs, tab, repeat: int) -> None:
     """Pair evaluations per second of duel_level: compiled vs the Python loop."""
-    from solver.duel import DuelModel
+    from thousand.duel import DuelModel
 
     impl = kernel.implementation(pure=False)
     model = DuelModel(rs)

@@ -12,11 +12,11 @@ import sys
 
 CHILD = r"""
 import json, resource, sys, time
-from solver import kernel
-from solver.game import Moves
-from solver.race import solve_race
-from solver.rules import load_ruleset
-from solver.states import build_state_space
+from thousand import kernel
+from thousand.game import Moves
+from thousand.race import solve_race
+from thousand.rules import load_ruleset
+from thousand.states import build_state_space
 rs = load_ruleset(sys.argv[1])
 t0 = time.perf_counter()
 space = build_state_space(rs)
@@ -33,7 +33,7 @@ print(json.dumps({"preset": rs.name, "states": len(space), "build_s": t1 - t0, "
 
 def main(names: list[str]) -> None:
     if not names:
-        from solver.rules import preset_names
+        from thousand.rules import preset_names
         names = preset_names()
     print(f"{'preset':18} {'states':>7} {'build s':>8} {'solve s':>8} {'iter':>5} {'residual':>9} "
           f"{'E[turns]':>12} {'peak MB':>8}")

@@ -24,9 +24,9 @@ DEFAULT = ["plain:optimal:optimal", "pig:optimal:optimal", "farkle:optimal:optim
 
 CHILD = r"""
 import json, os, resource, sys, time
-from solver import simulate
-from solver.rules import load_ruleset
-from solver.solve import solve_objective
+from thousand import simulate
+from thousand.rules import load_ruleset
+from thousand.solve import solve_objective
 name, first, second, games = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 rs = load_ruleset(name)
 if "optimal" in (first, second):

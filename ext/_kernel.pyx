@@ -1,10 +1,10 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False, nonecheck=False, embedsignature=True
-"""Compiled kernel (``solver._kernel``): roll classes and the single-turn DP.
+"""Compiled kernel (``thousand._kernel``): roll classes and the single-turn DP.
 
-The compiled twin of :mod:`solver._pure`: the same functions with the same
+The compiled twin of :mod:`thousand._pure`: the same functions with the same
 arguments and the same results (class numbering, option order, tie rules,
-tail solve, gradient). The equations are stated in :mod:`solver.kernel`.
+tail solve, gradient). The equations are stated in :mod:`thousand.kernel`.
 
 Layout of the turn DP
 ---------------------
@@ -157,12 +157,12 @@ MUST_ROLL, FREE, CONFIRM = 0, 1, 2
 
 def __getattr__(name):
     """A function of the kernel API that is not compiled yet comes from the pure twin
-    (PEP 562), so that the API can grow in ``solver._pure`` first."""
+    (PEP 562), so that the API can grow in ``thousand._pure`` first."""
     if not name.startswith("_"):
-        from solver import _pure
+        from thousand import _pure
         if callable(getattr(_pure, name, None)):
             return getattr(_pure, name)
-    raise AttributeError(f"module 'solver._kernel' has no attribute {name!r}")
+    raise AttributeError(f"module 'thousand._kernel' has no attribute {name!r}")
 
 cdef enum:
     _MUST = 0
@@ -276,7 +276,7 @@ cdef Py_ssize_t _sort_unique(int64_t* opts, Py_ssize_t m) noexcept nogil:
 
 
 def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit):
-    """Roll classes of ``n`` dice (see :func:`solver._pure.roll_classes`).
+    """Roll classes of ``n`` dice (see :func:`thousand._pure.roll_classes`).
 
     Returns ``(rolls, roll_class, weight, opt_ptr, opt_points, opt_used, is_instant)``.
     """
@@ -1569,7 +1569,7 @@ def _check_ends(Py_ssize_t T, Py_ssize_t K, Py_ssize_t s0, Py_ssize_t s1, Py_ssi
 
 def turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
             stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad, full):
-    """Solve one turn (see :func:`solver.kernel.turn_dp` and :func:`solver._pure.turn_dp`).
+    """Solve one turn (see :func:`thousand.kernel.turn_dp` and :func:`thousand._pure.turn_dp`).
 
     Returns ``(start, dstart, V, R, RC)``: ``start`` = R(0, N) per column;
     ``dstart`` its derivative with respect to the bust value (None unless
@@ -1803,8 +1803,8 @@ cdef void _ed_column(const _Tab* tb, const Py_ssize_t* left, Py_ssize_t c, Py_ss
 
 def end_distribution(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice,
                      hot_mode, stop_ok, stop_val, forced_ok, forced_val, V, R, RC):
-    """How a solved turn ends (see :func:`solver.kernel.end_distribution` and
-    :func:`solver._pure.end_distribution`): ``(stop_p, forced_p, bust_p, win_p)``.
+    """How a solved turn ends (see :func:`thousand.kernel.end_distribution` and
+    :func:`thousand._pure.end_distribution`): ``(stop_p, forced_p, bust_p, win_p)``.
 
     A forward pass of probability mass, one column at a time without the GIL; the
     tail row's hot-dice cycle is iterated until its mass is below 1e-17 (as the twin).
@@ -2041,7 +2041,7 @@ def duel_level(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, di
                bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
                out_v, out_d, out_ptr, grad, threads, win_col=None, win_L=None):
     """Solve the turns of many movers against ranges of opponents (see
-    :func:`solver.kernel.duel_level`; the reference is ``solver.kernel._duel_level_loop``).
+    :func:`thousand.kernel.duel_level`; the reference is ``thousand.kernel._duel_level_loop``).
 
     With ``win_col``/``win_L`` (equal_turns), a win row ``r`` with ``win_col[r] >= 0``
     is worth ``1 - win_L[y, win_col[r]]`` against opponent ``y`` instead of 1.
@@ -2064,8 +2064,8 @@ def duel_policy(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, d
                 out_v, out_ptr, out_c, cap_ptr, out_cols, out_vals, out_cnt, threads, win_col=None,
                 win_L=None):
     """:func:`duel_level` without the gradient, plus the greedy policy of every pair as a
-    sparse row (see :func:`solver.kernel.duel_policy`; the reference is
-    ``solver.kernel._duel_policy_loop``): pair p = out_ptr[j] + k gets ``out_c[p]`` and
+    sparse row (see :func:`thousand.kernel.duel_policy`; the reference is
+    ``thousand.kernel._duel_policy_loop``): pair p = out_ptr[j] + k gets ``out_c[p]`` and
     ``out_cnt[p]`` entries ``out_cols/out_vals[cap_ptr[p]:]`` (capacity: the mover's T + 1).
     A win row's value (1, or ``1 - win_L`` as in duel_level) goes to ``out_c``.
     """
@@ -2316,7 +2316,7 @@ cdef _duel_call(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, d
 
 def rows_minus(indptr, cols, vals, x, c, out, threads):
     """``out[i] = c[i] - sum_{e = indptr[i]}^{indptr[i+1]-1} vals[e] * x[cols[e]]`` for every
-    row i (see :func:`solver.kernel.rows_minus`), rows spread over ``threads`` OpenMP
+    row i (see :func:`thousand.kernel.rows_minus`), rows spread over ``threads`` OpenMP
     threads (0: OpenMP's default)."""
     cdef const int64_t[::1] ip = _i64_1(indptr)
     cdef const int32_t[::1] cl = np.ascontiguousarray(cols, dtype=np.int32)
@@ -2362,7 +2362,7 @@ def rows_minus(indptr, cols, vals, x, c, out, threads):
 
 def rows_split(cap_ptr, cnt, cols, vals, local):
     """Compact the rows that duel_policy wrote into capacity slots (row p: ``cnt[p]``
-    entries from ``cap_ptr[p]``) and split them (see :func:`solver.kernel.rows_split`):
+    entries from ``cap_ptr[p]``) and split them (see :func:`thousand.kernel.rows_split`):
     entries whose column c has ``local[c] >= 0`` go to ``(in_rows, in_locs, in_vals)``
     (the row, local[c], the value), the others to the CSR rows ``(indptr, out_cols,
     out_vals)`` with int32 columns. ``local`` None: no split."""

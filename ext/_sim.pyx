@@ -1,13 +1,13 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Compiled game simulator for the built-in bots (see :mod:`solver.simulate`).
+"""Compiled game simulator for the built-in bots (see :mod:`thousand.simulate`).
 
 ``run`` plays whole games in a nogil loop on integer state indices: a roll
 of ``n`` dice is one random number below ``faces**n`` (the ordered roll)
 mapped to its roll class by a lookup table; decisions come from the bots'
 float32 policy rows or from their simple rules; turn ends move the players
-through the flattened plans of :class:`solver.kernel.DuelPlans`. Every game
+through the flattened plans of :class:`thousand.kernel.DuelPlans`. Every game
 has its own xoshiro256** stream, so the results do not depend on the thread
-count and match the pure twin :mod:`solver._sim_pure` bit for bit.
+count and match the pure twin :mod:`thousand._sim_pure` bit for bit.
 """
 
 import numpy as np
@@ -265,7 +265,7 @@ def run(const int32_t[::1] lut, const int64_t[::1] lut_off, const uint64_t[::1] 
         const uint8_t[::1] dec0, const int64_t[::1] doff0, const float[::1] val0, const int64_t[::1] voff0,
         int64_t blind0, const uint8_t[::1] dec1, const int64_t[::1] doff1, const float[::1] val1,
         const int64_t[::1] voff1, int64_t blind1, int64_t race, int64_t games, uint64_t seed, int64_t game0, int64_t max_turns, int threads):
-    """See :func:`solver._sim_pure.run`."""
+    """See :func:`thousand._sim_pure.run`."""
     cdef Ctx c
     c.lut = &lut[0]
     c.lut_off = &lut_off[0]

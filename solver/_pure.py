@@ -1,7 +1,7 @@
 """Pure-Python/numpy twin of the compiled kernel (``ext/_kernel.pyx``).
 
 Same functions, same arguments, same results; used when the extension is
-missing or ``THOUSAND_PURE=1``. See :mod:`solver.kernel` for the meaning of
+missing or ``THOUSAND_PURE=1``. See :mod:`thousand.kernel` for the meaning of
 every argument.
 """
 
@@ -145,7 +145,7 @@ def _options_by_dice(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_us
 
 def turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
             stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad, full):
-    """See :func:`solver.kernel.turn_dp`."""
+    """See :func:`thousand.kernel.turn_dp`."""
     T = stop_ok.shape[0] - 1
     K = bust_val.shape[0]
     L = T + 2  # index T + 1 stands for every total above T
@@ -346,7 +346,7 @@ def _tail_fill(h, t, dice, hot_mode, settle, roll, A, AC, dA, dAC, R, RC, V, dR,
 
 def end_distribution(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
                      stop_ok, stop_val, forced_ok, forced_val, V, R, RC):
-    """See :func:`solver.kernel.end_distribution`."""
+    """See :func:`thousand.kernel.end_distribution`."""
     T = stop_ok.shape[0] - 1
     L = T + 2
     K = V.shape[2]
@@ -449,7 +449,7 @@ def rows_minus(indptr, cols, vals, x, c, out, threads):
 
 def rows_split(cap_ptr, cnt, cols, vals, local):
     """Compact rows written into capacity slots and split off the entries whose column
-    has ``local[col] >= 0`` (see :func:`solver.kernel.rows_split`)."""
+    has ``local[col] >= 0`` (see :func:`thousand.kernel.rows_split`)."""
     m = len(cnt)
     cnt = np.asarray(cnt, dtype=np.int64)
     sel = np.repeat(np.asarray(cap_ptr[:m], dtype=np.int64), cnt) + (

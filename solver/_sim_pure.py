@@ -5,7 +5,7 @@ the same games bit for bit; used under ``THOUSAND_PURE=1``, when the
 extension is missing, and by the differential tests. Slow (a few hundred
 times slower than the compiled loop): meant for tiny rulesets.
 
-See :mod:`solver.simulate` for the meaning of the arguments. Random numbers:
+See :mod:`thousand.simulate` for the meaning of the arguments. Random numbers:
 game ``g`` of a run seeded ``seed`` draws from its own xoshiro256** stream
 whose state is four splitmix64 outputs started at ``seed + g * GAME_STRIDE``
 (mod 2^64); a number below ``m`` is ``(r * m) >> 64`` for the next 64-bit

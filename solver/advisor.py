@@ -2,7 +2,7 @@
 
 A table stores one value per game state (the value at the start of a turn).
 Inside a turn the advisor re-solves that one turn with
-:func:`solver.kernel.turn_dp` (``full=True``), feeding it the stored values
+:func:`thousand.kernel.turn_dp` (``full=True``), feeding it the stored values
 of every state where the turn can end, and reads the value of each option:
 
 * at a decision with ``n`` dice and total ``t``: roll = ``R(t, n)``, stop =
@@ -214,7 +214,7 @@ def duel_end_values(solution, ends: TurnEnds, opponents: list[PlayerState], seat
 
     With equal_turns, ``seat`` is the mover's (0 first, 1 second), ``P`` the
     other seat's table, and a first-seat win with final total ``F`` is worth
-    ``1 - L(y, min(F, horizon))`` (:func:`solver.duel.last_turn_values`; the
+    ``1 - L(y, min(F, horizon))`` (:func:`thousand.duel.last_turn_values`; the
     table's horizon), a second-seat win 1."""
     from .duel import last_turn_values
     moves = Moves(solution.rs)
@@ -284,7 +284,7 @@ def duel_advisor(solution, opponent: PlayerState, seat: int | None = None) -> Tu
 def last_turn_advisor(rs: Ruleset, to_beat: int) -> TurnAdvisor:
     """Advice for the second seat's last turn of an equal_turns game, the first seat
     having finished with ``to_beat`` points: values are the probability of winning
-    it (a tie counted 1/2; :func:`solver.duel.last_turn_values`). No table needed."""
+    it (a tie counted 1/2; :func:`thousand.duel.last_turn_values`). No table needed."""
     from .duel import _last_turn_ends, last_turn_end_values
     if not rs.equal_turns:
         raise StateError(f"{rs.name} does not play equal turns: there is no last turn to beat a total in")

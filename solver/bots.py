@@ -8,8 +8,8 @@ aside and whether to roll on or stop. Where the rules leave no choice after a se
 (a compulsory roll of hot dice, a confirmed bank, a mid-turn dump or overshoot) the
 ``roll`` flag of the answer is ignored.
 
-The rules of a decision live in :func:`legal_actions`, built on :class:`solver.game.Moves`
-with exactly the in-turn semantics of :class:`solver.advisor.TurnAdvisor`.
+The rules of a decision live in :func:`legal_actions`, built on :class:`thousand.game.Moves`
+with exactly the in-turn semantics of :class:`thousand.advisor.TurnAdvisor`.
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ class Rules:
 
     def legal_actions(self, x: PlayerState, t: int, roll: tuple[int, ...]) -> tuple[Action, ...]:
         """Every legal action after ``roll`` at total ``t`` (empty: a bust). The
-        semantics are those of :meth:`solver.advisor.TurnAdvisor._after`."""
+        semantics are those of :meth:`thousand.advisor.TurnAdvisor._after`."""
         rs, mv = self.rs, self.moves
         n = len(roll)
         confirming = self.hot_roll(t, n) and rs.hot_dice == "confirm"

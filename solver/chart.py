@@ -1,7 +1,7 @@
 """Charts a player can learn from: ``thousand chart RULES --objective duel|race --kind ...``.
 
 Every number comes from the solver's turn values, never from simulation: for a
-player state ``x`` the turn DP (:func:`solver.kernel.turn_dp` with ``full=True``)
+player state ``x`` the turn DP (:func:`thousand.kernel.turn_dp` with ``full=True``)
 is fed the table's values of every way the turn can end -- exactly as the
 advisor does -- and gives ``R(t, n)``, the value of rolling ``n`` dice at turn
 total ``t``, next to ``stop[t]``, the value of banking. Stopping is optimal

@@ -9,7 +9,7 @@ opponent in state ``y``, at the start of the mover's turn,
                         Z = 1 - P(y, zero(x)),  W = 1 )
 
 where ``y_t`` is the opponent after the mover's score went up (push-off,
-overtaking) and ``TurnDP_x`` is :func:`solver.kernel.turn_dp`, run for one
+overtaking) and ``TurnDP_x`` is :func:`thousand.kernel.turn_dp`, run for one
 mover and a whole vector of opponents at once.
 
 Solving order. A pair's *level* is the sum of both scores. Banking raises
@@ -28,7 +28,7 @@ previous pass. Without penalties (Pig, plain, Farkle) one pass is exact.
 Policy iteration (rulesets with penalties). With every turn's decisions held
 fixed the equation is linear, ``(I + M) P = c``: ``M`` holds the probability
 that the turn from a pair hands the game over to each successor pair (the end
-distribution of the greedy turn, :func:`solver.kernel.duel_policy`) and ``c``
+distribution of the greedy turn, :func:`thousand.kernel.duel_policy`) and ``c``
 the rest (wins). Once passes have brought the largest change below
 :data:`POLICY_START` (or after :data:`POLICY_PASSES` passes), each round runs one Jacobi DP pass -- the Bellman
 residual and the greedy policy of every pair -- and solves that policy's
@@ -48,7 +48,7 @@ one last turn: a turn DP per state ``y`` with one column per ``F``
 (:func:`last_turn_values`). Final totals above the horizon ``F_max``
 (:func:`last_turn_horizon`) count as ``F_max``, which moves no value by more
 than 1e-16. The states are doubled, ``(x, first)`` and ``(x, second)``, so that
-the levels above and :func:`solver.kernel.duel_level` apply unchanged; only
+the levels above and :func:`thousand.kernel.duel_level` apply unchanged; only
 the cross-seat pairs are solved (:class:`DuelModel`).
 """
 
@@ -75,7 +75,7 @@ LAST_TURN_TOL = 1e-16  # the horizon's bound on the error of every value (see la
 
 
 class DuelModel:
-    """The pair state space and every mover's turn ends (:class:`solver.kernel.DuelPlans`).
+    """The pair state space and every mover's turn ends (:class:`thousand.kernel.DuelPlans`).
 
     Without ``equal_turns`` a state of the solver is a player state (``n`` of
     them, ``n = players``) and every pair ``(x, y)`` is solved. With
@@ -228,7 +228,7 @@ def _first_seat_T(rs: Ruleset, moves: Moves, x: PlayerState, horizon: int) -> in
 
 def last_turn_end_values(rs: Ruleset, ends: TurnEnds, targets):
     """The end values of the second seat's last turn from ``ends.x`` against each
-    final total ``F`` in ``targets`` (points), as :func:`solver.kernel.turn_dp`
+    final total ``F`` in ``targets`` (points), as :func:`thousand.kernel.turn_dp`
     takes them: ``(stop, forced, bust, win)`` with stop values 1, 1/2, 0 as
     ``s + t`` is >, =, < F where the bank meets the win condition (0 for any other
     bank), forced ends 0 (a mid-turn dump or an overshoot loses), a bust 0 and an

@@ -9,7 +9,7 @@
   linear system over (bot state, opponent state, whose turn) -- or over the bot's
   states alone in a race -- solved exactly with a sparse LU solve.
 * Monte Carlo: games played by the Python game loop (any bot), or by the compiled
-  simulator ``solver.simulate`` when both bots are built in and it is there.
+  simulator ``thousand.simulate`` when both bots are built in and it is there.
 * Blunders: at every decision the bot took, the best action by the table and what
   the bot's action gave up; totals per game and the worst decisions with the
   ``thousand advise`` command line that shows each.
@@ -144,7 +144,7 @@ class Oracle:
 
 class Engine:
     """Applies the rules to whole turns and games (the in-turn rules of :class:`Rules`,
-    the end of a turn as in :func:`solver.advisor.duel_advisor`)."""
+    the end of a turn as in :func:`thousand.advisor.duel_advisor`)."""
 
     def __init__(self, rs: Ruleset):
         self.rs = rs
@@ -644,7 +644,7 @@ def mc_race(engine: Engine, bot: Bot, games: int, seed: int, blunders: Blunders 
 
 def fast_mc(rs: Ruleset, objective: str, bot: str, opp: str, games: int, seed: int,
             tables_dir: str | None) -> MCResult | None:
-    """Monte Carlo by the compiled simulator (``solver.simulate``), when it is there and
+    """Monte Carlo by the compiled simulator (``thousand.simulate``), when it is there and
     takes these bots and rules; else None."""
     if not (is_builtin(bot) and (objective == "race" or is_builtin(opp))):
         return None

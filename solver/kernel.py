@@ -1,7 +1,7 @@
 """The dice kernel: every roll, grouped into classes, and the single-turn DP.
 
-Two implementations share this API: the compiled extension ``solver._kernel``
-(built from ``ext/_kernel.pyx``) and its pure-Python twin ``solver._pure``.
+Two implementations share this API: the compiled extension ``thousand._kernel``
+(built from ``ext/_kernel.pyx``) and its pure-Python twin ``thousand._pure``.
 The compiled one is used when it imports, unless ``THOUSAND_PURE=1``.
 
 Turn DP

@@ -1,7 +1,7 @@
 """The scorekeeper: ``thousand play RULES --players A B [C ...]``.
 
 A real game at a table, kept on a score sheet. Every rule comes from
-:class:`solver.game.Moves` (banks, zero turns, mid-turn ends, what a bank does
+:class:`thousand.game.Moves` (banks, zero turns, mid-turn ends, what a bank does
 to the other players), so the sheet follows exactly the rules the solvers use.
 
 The game is its log: a list of entries ``roll F,F,...`` (the faces thrown, also

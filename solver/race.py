@@ -6,7 +6,7 @@ With ``J(x)`` = minus the expected number of turns still needed from state
     J(x) = -1 + TurnDP_x( stop[t] = J(bank(x, t)),  forced[t] = J(end(x, t)),
                           Z = J(zero(x)),  W = 0 )
 
-where ``TurnDP_x`` is :func:`solver.kernel.turn_dp` (the optimal decisions
+where ``TurnDP_x`` is :func:`thousand.kernel.turn_dp` (the optimal decisions
 inside the turn). Gauss-Seidel sweeps in order of descending score come
 first (a state whose zero turn leads back to itself is solved exactly for
 its own value by Newton's method on ``j = -1 + f(j)``: ``f`` is convex and
@@ -114,7 +114,7 @@ def solve_race(rs: Ruleset, tol: float = 1e-13, max_sweeps: int = 100000,
     Gauss-Seidel sweeps bring the values within ``warm``; then policy
     iteration: the turn policies greedy for the current values are evaluated
     exactly by one sparse linear solve of ``J = -1 + P J``, until the values
-    stop moving (by ``tol``). Without :func:`solver.kernel.end_distribution`
+    stop moving (by ``tol``). Without :func:`thousand.kernel.end_distribution`
     (the fallback ``max_sweeps`` path) sweeps go on to ``tol`` instead.
     """
     t0 = time.perf_counter()

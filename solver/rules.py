@@ -223,13 +223,13 @@ def preset_names() -> list[str]:
     """Names of the shipped presets, in the order of RULES.md section 8."""
     order = ["classic", "classic-nobarrel", "classic-open", "street", "kubiki", "admission",
              "six-dice", "plain", "pig", "farkle", "farkle-cardgames"]
-    found = {p.name[:-5] for p in resources.files("solver.presets").iterdir()
+    found = {p.name[:-5] for p in resources.files("thousand.presets").iterdir()
              if p.name.endswith(".toml")}
     return [n for n in order if n in found] + sorted(found - set(order))
 
 
 def _preset_text(name: str) -> str | None:
-    res = resources.files("solver.presets").joinpath(name + ".toml")
+    res = resources.files("thousand.presets").joinpath(name + ".toml")
     return res.read_text(encoding="utf-8") if res.is_file() else None
 
 

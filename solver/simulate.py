@@ -17,7 +17,7 @@ Bots (``parse_bot``):
   points, on a tie the one using fewer dice (more dice left to roll);
 * ``random`` -- uniform over the legal actions after a roll: each
   set-aside followed by rolling on, or by banking where that is allowed
-  (the action set of :mod:`solver.bots`).
+  (the action set of :mod:`thousand.bots`).
 
 Compulsory rolls (hot dice under ``must_roll``/``confirm``) are never a
 choice, and a turn that has to end (dump, overshoot, a confirming roll that
@@ -25,14 +25,14 @@ can bank) ends for every bot.
 
 The value bots (``optimal``, ``race``) play from policy tables built once per
 ruleset: for every mover state ``x`` (and, for ``optimal``, every opponent
-``y``) the turn DP of :func:`solver.kernel.turn_dp` with ``full=True`` gives
+``y``) the turn DP of :func:`thousand.kernel.turn_dp` with ``full=True`` gives
 ``R(t, n)`` (rolling ``n`` dice at total ``t``) and ``RC(t)`` (a confirming
 roll), next to ``E(t)``, the value of the turn ending at ``t``. They are
 stored in float32 as rows ``[E, R(1..N), RC]`` per (x, y, t). Before a roll
 the bot banks iff banking is allowed and ``E >= R`` (ties bank, as in the
 kernel); after a roll it takes the first option of the class (class order)
 with the largest continuation value, exactly as
-:class:`solver.advisor.TurnAdvisor` values them. Because of float32, two
+:class:`thousand.advisor.TurnAdvisor` values them. Because of float32, two
 options whose values differ by less than about 1e-7 may be taken as a tie:
 the cost in win probability is below that.
 
@@ -43,7 +43,7 @@ Python loop instead.
 
 Random numbers: each game has its own xoshiro256** stream derived from
 ``(seed, game number)``, so results do not depend on the thread count, and
-the compiled loop and its pure twin (:mod:`solver._sim_pure`) play the very
+the compiled loop and its pure twin (:mod:`thousand._sim_pure`) play the very
 same games.
 """
 
@@ -190,7 +190,7 @@ def roll_lookup(rs: Ruleset):
 
 @dataclass(frozen=True)
 class _Plans(kernel.DuelPlans):
-    """Turn ends per state (:class:`solver.kernel.DuelPlans`), with the states and the start."""
+    """Turn ends per state (:class:`thousand.kernel.DuelPlans`), with the states and the start."""
 
     space: StateSpace | None = None
     start: int = 0

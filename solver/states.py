@@ -4,7 +4,7 @@ The state space is the closure, under every way a turn can end (and, for
 the duel, under every way an opponent's move can change a player), of the
 seeds: every playable score with every combination of the counters that the
 ruleset keeps at that score. Counters that do not matter somewhere are 0
-there (see :class:`solver.game.PlayerState`), so the space stays small.
+there (see :class:`thousand.game.PlayerState`), so the space stays small.
 """
 
 from __future__ import annotations

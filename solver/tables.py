@@ -19,6 +19,7 @@ import shutil
 import tempfile
 import time
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -35,12 +36,9 @@ MODEL_VERSION = 1
 
 
 def shipped_tables() -> Path:
-    """The repository's ``tables/``: installed as the package ``thousand_tables``."""
-    try:
-        import thousand_tables
-        return Path(thousand_tables.__file__).resolve().parent
-    except ImportError:  # running from a source tree that was not installed
-        return Path(__file__).resolve().parent.parent / "tables"
+    """The tables shipped with the package: the repository's ``tables/``, installed as
+    the subpackage ``thousand.shipped_tables`` and found through its resources."""
+    return Path(str(resources.files("thousand.shipped_tables")))
 
 
 def user_cache() -> Path:

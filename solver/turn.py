@@ -3,7 +3,7 @@
 :class:`TurnEnds` lists, for a player state ``x`` and every turn total ``t``
 (in units), where banking leads, where a mid-turn event ends the turn, and
 where a bust leads. Game-level solvers turn these next states into values and
-hand them to :func:`solver.kernel.turn_dp`; the turn DP itself never changes.
+hand them to :func:`thousand.kernel.turn_dp`; the turn DP itself never changes.
 
 The objective ``turn`` maximises the expected number of points banked in one
 turn, ``E[t at the bank]``, with banking allowed where the state's obligations

@@ -1,4 +1,4 @@
-"""Solved tables shipped with thousand (installed as the package ``thousand_tables``).
+"""Solved tables shipped with thousand (installed as the subpackage ``thousand.shipped_tables``).
 
 One folder per ruleset hash and objective; see solver/tables.py for the format.
 """

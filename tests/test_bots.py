@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from solver.bots import Action, BotState, ProcessBot, Rules, coerce_action, fallback, load_bot
-from solver.errors import BotError, ThousandError
-from solver.evaluate import Engine, exact_duel, run_evaluation
-from solver.rules import load_ruleset
+from thousand.bots import Action, BotState, ProcessBot, Rules, coerce_action, fallback, load_bot
+from thousand.errors import BotError, ThousandError
+from thousand.evaluate import Engine, exact_duel, run_evaluation
+from thousand.rules import load_ruleset
 
 HERE = Path(__file__).parent / "bots"
 PY = sys.executable

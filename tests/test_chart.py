@@ -6,12 +6,12 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from solver import chart as chart_mod
-from solver.advisor import duel_advisor, race_advisor
-from solver.cli import main
-from solver.game import PlayerState
-from solver.rules import load_ruleset
-from solver.solve import solve_objective
+from thousand import chart as chart_mod
+from thousand.advisor import duel_advisor, race_advisor
+from thousand.cli import main
+from thousand.game import PlayerState
+from thousand.rules import load_ruleset
+from thousand.solve import solve_objective
 
 
 def run(args):

@@ -10,8 +10,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from solver.cli import main
-from solver.rules import load_ruleset, preset_names
+from thousand.cli import main
+from thousand.rules import load_ruleset, preset_names
 
 PRESETS = ["classic", "classic-nobarrel", "classic-open", "street", "kubiki", "admission",
            "six-dice", "plain", "pig", "farkle", "farkle-cardgames"]

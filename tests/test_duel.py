@@ -13,11 +13,11 @@ from click.testing import CliRunner
 from reference import exact_duel
 import tiny
 from tiny import TINY_DUELS
-from solver.cli import main
-from solver.duel import DuelModel, solve_duel
-from solver.game import Moves, PlayerState
-from solver.race import solve_race
-from solver.rules import from_mapping, load_ruleset
+from thousand.cli import main
+from thousand.duel import DuelModel, solve_duel
+from thousand.game import Moves, PlayerState
+from thousand.race import solve_race
+from thousand.rules import from_mapping, load_ruleset
 
 TINY = TINY_DUELS
 
@@ -72,7 +72,7 @@ def test_duel_invariants(name):
     # banked for the win (no hot dice to roll again, no mid-turn end) wins
     # unless that roll busts, and then it is the opponent's turn
     moves = Moves(rs)
-    from solver import kernel
+    from thousand import kernel
     p_bust = kernel.roll_table(rs).classes[rs.dice - 1].bust_weight / rs.faces ** rs.dice
     for i, x in enumerate(sol.model.space.states):
         if all(moves.wins(x, p) and moves.can_bank(x, p) and not moves.mid_turn(x, p)
@@ -82,7 +82,7 @@ def test_duel_invariants(name):
 
 
 def _first_roll_points(rs):
-    from solver.scoring import RollScorer
+    from thousand.scoring import RollScorer
     from reference import sorted_rolls
     sc = RollScorer(rs)
     return {(p, len(kept)) for roll, _ in sorted_rolls(rs.dice, rs.faces) for p, kept in sc.set_asides(roll)}
@@ -106,7 +106,7 @@ def test_without_interaction_the_duel_tracks_the_race():
 
 
 def test_kernels_agree_on_a_small_duel():
-    from solver import kernel
+    from thousand import kernel
     rs = from_mapping(TINY["overtaking-bolts"])
     a = solve_duel(rs, pure=True)
     try:
@@ -142,7 +142,7 @@ def test_duel_cli_and_advice(tmp_path):
 
 
 def test_textbook_baseline_reaches_the_same_fixed_point():
-    from solver.duel import solve_duel_textbook
+    from thousand.duel import solve_duel_textbook
     rs, sol = solved("barrel-push-off")
     base = solve_duel_textbook(rs, tol=1e-14)
     assert np.max(np.abs(base.P - sol.P)) <= 1e-12
@@ -151,7 +151,7 @@ def test_textbook_baseline_reaches_the_same_fixed_point():
 def test_fair_compensation_is_the_start_closest_to_even(tmp_path):
     """The second player's extra starting points that bring P(first wins) closest
     to 1/2, checked against exact fractions on a tiny Pig."""
-    from solver.solve import solve_objective
+    from thousand.solve import solve_objective
     rs, sol = solved("pig-10")
     states = sol.model.space.states
     exact = exact_duel(rs, states, sol.P.tolist())
@@ -167,7 +167,7 @@ def test_fair_compensation_is_the_start_closest_to_even(tmp_path):
 
 @pytest.mark.parametrize("preset", ["pig", "plain", "farkle", "farkle-cardgames"])
 def test_shipped_duel_tables_load_and_are_converged(preset):
-    from solver.tables import folder_name, load_table, shipped_tables
+    from thousand.tables import folder_name, load_table, shipped_tables
     rs = load_ruleset(preset)
     table = load_table(shipped_tables() / folder_name(rs, "duel"), rs, "duel")
     P = np.asarray(table.values)

@@ -16,12 +16,12 @@ from click.testing import CliRunner
 from reference import exact_duel, exact_last_turn
 import tiny
 from tiny import TINY_DUELS, TINY_EQUAL_TURNS
-from solver import kernel
-from solver.cli import main
-from solver.duel import DuelModel, last_turn_horizon, last_turn_table, last_turn_values, solve_duel
-from solver.errors import ThousandError
-from solver.game import Moves, PlayerState
-from solver.rules import from_mapping, load_ruleset
+from thousand import kernel
+from thousand.cli import main
+from thousand.duel import DuelModel, last_turn_horizon, last_turn_table, last_turn_values, solve_duel
+from thousand.errors import ThousandError
+from thousand.game import Moves, PlayerState
+from thousand.rules import from_mapping, load_ruleset
 
 def solved(name):
     return tiny.solved(TINY_EQUAL_TURNS, name)
@@ -72,7 +72,7 @@ def test_equal_turns_invariants(name):
 
 
 def test_only_cross_seat_pairs_are_solved():
-    from solver.duel import _levels
+    from thousand.duel import _levels
     rs, sol = solved("equal-barrel")
     model = sol.model
     m = model.players
@@ -159,8 +159,8 @@ def test_last_turn_advice_values_every_option():
 
 def test_advice_matches_the_table(tmp_path):
     """A turn's opening roll, re-solved by the advisor, is the stored value, for both seats."""
-    from solver.advisor import duel_advisor
-    from solver.solve import solve_objective
+    from thousand.advisor import duel_advisor
+    from thousand.solve import solve_objective
     rs = from_mapping(TINY_EQUAL_TURNS["equal-barrel"])
     solution = solve_objective(rs, "duel", str(tmp_path), progress=False)
     assert solution.meta["last_turn_horizon"] == solved("equal-barrel")[1].model.horizon
@@ -205,8 +205,8 @@ def test_equal_turns_cli(tmp_path):
 
 
 def test_equal_turns_table_checks(tmp_path):
-    from solver.solve import solve_objective
-    from solver.tables import TableError, load_table
+    from thousand.solve import solve_objective
+    from thousand.tables import TableError, load_table
     rs = from_mapping(TINY_EQUAL_TURNS["equal-exact"])
     sol = solve_objective(rs, "duel", str(tmp_path), progress=False)
     folder = sol.table.path

@@ -5,10 +5,10 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from solver.bots import load_bot
-from solver.cli import main
-from solver.evaluate import Engine, Oracle, exact_duel, mc_duel, run_evaluation, wilson
-from solver.rules import load_ruleset
+from thousand.bots import load_bot
+from thousand.cli import main
+from thousand.evaluate import Engine, Oracle, exact_duel, mc_duel, run_evaluation, wilson
+from thousand.rules import load_ruleset
 
 PIG30 = load_ruleset("pig", ("goal=30",))
 PLAIN = load_ruleset("plain", ("goal=100",))
@@ -109,7 +109,7 @@ def test_optimal_exact_is_the_table_with_hot_dice_beyond_saturation():
     sys.path.insert(0, str(Path(__file__).parent))
     from tiny import TINY_DUELS
 
-    from solver.rules import from_mapping
+    from thousand.rules import from_mapping
     rs = from_mapping(TINY_DUELS["barrel-push-off"])
     o = Oracle(rs, "duel", progress=False)
     bot = load_bot("optimal", rs, "duel", oracles={"duel": o})

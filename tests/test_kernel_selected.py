@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from solver import kernel
+from thousand import kernel
 
 
 def test_selected_kernel():

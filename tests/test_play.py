@@ -5,10 +5,10 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from solver.cli import main
-from solver.game import Moves, PlayerState
-from solver.play import Game, Refused
-from solver.rules import load_ruleset
+from thousand.cli import main
+from thousand.game import Moves, PlayerState
+from thousand.play import Game, Refused
+from thousand.rules import load_ruleset
 
 
 def game(spec, *overrides, players=("A", "B")):

@@ -10,11 +10,11 @@ from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
 from reference import exact_race
-from solver.advisor import race_advisor
-from solver.cli import main
-from solver.game import Moves, PlayerState
-from solver.race import solve_race
-from solver.rules import from_mapping, load_ruleset, preset_names
+from thousand.advisor import race_advisor
+from thousand.cli import main
+from thousand.game import Moves, PlayerState
+from thousand.race import solve_race
+from thousand.rules import from_mapping, load_ruleset, preset_names
 
 CLASSIC_SCORING = {"singles": {"1": 10, "5": 5},
                    "kinds": {"3": {"1": 100, "2": 20, "3": 30, "4": 40, "5": 50, "6": 60}}}
@@ -161,8 +161,8 @@ def test_race_properties(name, data):
     i = data.draw(st.integers(0, len(sol.space) - 1))
     x = sol.space.states[i]
     # the Bellman equation holds at every state
-    from solver import kernel
-    from solver.race import bellman
+    from thousand import kernel
+    from thousand.race import bellman
     J = np.append(-turns, 0.0)
     assert abs(-bellman(kernel.roll_table(rs), sol.space, i, J) - turns[i]) <= 1e-12
     # a zero turn never helps: the state a bust leads to is no better
@@ -245,7 +245,7 @@ def test_advise_cli(tmp_path):
 @pytest.mark.parametrize("preset", [p for p in preset_names() if p != "six-dice"])
 def test_every_shipped_race_table_loads(preset):
     """The race tables in tables/ load for their preset (hash, format, model version)."""
-    from solver.tables import folder_name, load_table, shipped_tables
+    from thousand.tables import folder_name, load_table, shipped_tables
     rs = load_ruleset(preset)
     folder = shipped_tables() / folder_name(rs, "race")
     table = load_table(folder, rs, "race")

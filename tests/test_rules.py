@@ -1,14 +1,14 @@
 """Rulesets: the eleven presets of RULES.md section 8, the TOML round trip, the
 hash, overrides, validation, and the game-level examples of the sources played
-through :class:`solver.game.Moves` on each preset."""
+through :class:`thousand.game.Moves` on each preset."""
 
 from __future__ import annotations
 
 import pytest
 
-from solver.errors import RulesetError
-from solver.game import WIN, Moves, PlayerState
-from solver.rules import Ruleset, from_mapping, load_ruleset, preset_names
+from thousand.errors import RulesetError
+from thousand.game import WIN, Moves, PlayerState
+from thousand.rules import Ruleset, from_mapping, load_ruleset, preset_names
 
 PRESETS = ["classic", "classic-nobarrel", "classic-open", "street", "kubiki", "admission",
            "six-dice", "plain", "pig", "farkle", "farkle-cardgames"]

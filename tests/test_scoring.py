@@ -10,9 +10,9 @@ from fractions import Fraction
 
 import pytest
 
-from solver.kernel import roll_classes
-from solver.rules import load_ruleset
-from solver.scoring import RollScorer, parse_roll
+from thousand.kernel import roll_classes
+from thousand.rules import load_ruleset
+from thousand.scoring import RollScorer, parse_roll
 
 
 def scorer(name: str, *overrides: str) -> RollScorer:
@@ -95,7 +95,7 @@ def test_kinds_beat_their_singles():
 
 
 def test_tie_goes_to_the_composition_with_more_dice():
-    from solver.rules import from_mapping
+    from thousand.rules import from_mapping
     rs = from_mapping({"dice": 3, "goal": 100,
                        "scoring": {"kinds": {"2": {"1": 20}, "3": {"1": 20}}}})
     sc = RollScorer(rs)
@@ -308,7 +308,7 @@ def test_six_dice_six_dice_classes_match_reference_scorer():
 
 
 def test_pure_and_compiled_kernels_agree():
-    from solver import kernel
+    from thousand import kernel
     try:
         kernel.implementation(pure=False)
     except ImportError:

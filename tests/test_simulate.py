@@ -9,15 +9,15 @@ import math
 import numpy as np
 import pytest
 
-from solver import kernel, simulate
-from solver.advisor import duel_advisor
-from solver.errors import ThousandError
-from solver.game import Moves, PlayerState
-from solver.rules import from_mapping, load_ruleset
-from solver.scoring import RollScorer
+from thousand import kernel, simulate
+from thousand.advisor import duel_advisor
+from thousand.errors import ThousandError
+from thousand.game import Moves, PlayerState
+from thousand.rules import from_mapping, load_ruleset
+from thousand.scoring import RollScorer
 from tiny import PAIR_SCORING, TINY_DUELS
-from solver.simulate import SimulationUnsupported, parse_bot, simulate_duel, simulate_race
-from solver.solve import solve_objective
+from thousand.simulate import SimulationUnsupported, parse_bot, simulate_duel, simulate_race
+from thousand.solve import solve_objective
 
 TINY = {
     **TINY_DUELS,
@@ -37,13 +37,13 @@ def tiny(name):
 
 def compiled_available() -> bool:
     try:
-        from solver import _sim  # noqa: F401
+        from thousand import _sim  # noqa: F401
         return True
     except ImportError:
         return False
 
 
-needs_compiled = pytest.mark.skipif(not compiled_available(), reason="solver._sim is not built")
+needs_compiled = pytest.mark.skipif(not compiled_available(), reason="thousand._sim is not built")
 
 
 # --------------------------------------------------------------------------- rolls

@@ -42,8 +42,8 @@ _SOLVED: dict = {}
 
 def solved(rulesets: dict, name: str):
     """(ruleset, duel solution) of ``rulesets[name]``, solved once per test session."""
-    from solver.duel import solve_duel
-    from solver.rules import from_mapping
+    from thousand.duel import solve_duel
+    from thousand.rules import from_mapping
     key = (id(rulesets), name)
     if key not in _SOLVED:
         rs = from_mapping(rulesets[name])

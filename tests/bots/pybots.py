@@ -1,6 +1,6 @@
 """Python bots for the tests: loaded as tests/bots/pybots.py:NAME."""
 
-from solver.bots import Action
+from thousand.bots import Action
 
 
 class Hold:
