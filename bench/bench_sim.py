@@ -34,7 +34,7 @@ if "optimal" in (first, second):
 rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 warm = simulate.simulate_duel(rs, first, second, 100, seed=1)
 plans = simulate._duel_plans(rs)
-bots = [simulate.parse_bot(b) for b in (first, second)]
+bots = [simulate.parse_builtin(b) for b in (first, second)]
 policy_mb = sum(simulate.policy_bytes(rs, plans, True) for b in set(bots) if b.table == "duel") / 2 ** 20
 out = {"case": f"{name} {first} vs {second}", "states": len(plans.ptr) - 1,
        "policy_s": warm.policy_seconds, "policy_mb": policy_mb}

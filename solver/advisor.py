@@ -24,8 +24,8 @@ import numpy as np
 from . import kernel
 from .errors import StateError
 from .game import WIN, Moves, PlayerState
+from .engine import TurnEnd, TurnRules
 from .rules import Ruleset
-from .scoring import RollScorer
 from .turn import TurnEnds
 
 
@@ -101,94 +101,97 @@ class TurnAdvisor:
     turn DP; ``show(v)`` converts a DP value to the objective's terms;
     ``horizon(x)`` (points; default :meth:`Moves.saturation`) is the total from
     which every larger one ends the turn alike.
+
+    The options are those of :class:`thousand.engine.TurnRules`; each is valued by
+    where it leads: a turn end by its end value, a state before a roll by the
+    value of rolling there, ``R(t, n)`` (``RC(t)`` for a confirming roll).
     """
 
     def __init__(self, rs: Ruleset, objective: str, values_of, show, higher_is_better: bool,
                  value_name: str, horizon=None):
         self.rs, self.objective = rs, objective
-        self.moves = Moves(rs)
+        self.turns = TurnRules(rs)
+        self.moves = self.turns.moves
         self.horizon = horizon or self.moves.saturation
         self.values_of, self.show = values_of, show
         self.higher, self.value_name = higher_is_better, value_name
         self.table = kernel.roll_table(rs)
-        self.scorer = RollScorer(rs)
 
-    def advise(self, x: PlayerState, turn_total: int = 0, dice: int | None = None,
-               roll: tuple[int, ...] | None = None, state_label: str | None = None) -> Advice:
-        rs, u = self.rs, self.rs.unit
-        t = turn_total
-        if t < 0 or t % u:
-            raise StateError(f"turn total {t} must be a non-negative multiple of {u}")
-        if roll is not None:
-            n = len(roll)
-            if dice is not None and dice != n:
-                raise StateError(f"--dice {dice} does not match a roll of {n} dice")
-        else:
-            n = rs.dice if dice is None else dice
-        if not 1 <= n <= rs.dice:
-            raise StateError(f"dice must be 1 to {rs.dice}, got {n}")
-        if t == 0 and n != rs.dice:
-            raise StateError(f"a turn starts by rolling all {rs.dice} dice: with {n} dice the turn total "
-                             "must be positive")
-        if t > 0 and self.moves.mid_turn(x, t):
-            raise StateError(f"a turn total of {t} from score {x.score} would already have ended the turn "
-                             f"({self.moves.mid_turn(x, t)})")
-        ends = TurnEnds.of(self.moves, x, T=max(self.horizon(x), t) // u)
+    def solve_turn(self, x: PlayerState, total: int = 0) -> "SolvedTurn":
+        """The turn DP of ``x`` with the objective's end values (full tables)."""
+        ends = TurnEnds.of(self.moves, x, T=max(self.horizon(x), total) // self.rs.unit)
         stop_v, forced_v, bust_v, win_v = self.values_of(ends)
         tv = kernel.turn_dp(self.table, ends.stop_ok, stop_v, ends.forced_ok, forced_v, bust_v, win_v,
                             full=True)
-        tu = t // u
-        compulsory = t > 0 and n == rs.dice and rs.hot_dice != "free"
-        confirming = compulsory and rs.hot_dice == "confirm"
-        stop_legal = t > 0 and not compulsory and bool(ends.stop_ok[min(tu, ends.T)])
-        note = ""
-        if compulsory and roll is None:
-            note = "hot dice: rolling all dice again is compulsory"
-        opts: list[Option] = []
-        if roll is None:
-            r = tv.RC[tv.row(tu), 0] if confirming else tv.R[tv.row(tu), n, 0]
-            opts.append(Option("roll", self.show(r), then=f"roll {n}"))
-            if stop_legal:
-                opts.append(Option("stop", self.show(stop_v[min(tu, ends.T), 0]), then="stop"))
-        else:
-            if self.scorer.is_instant_win(roll):
-                opts.append(Option("win", self.show(win_v[0]), then="instant win"))
-            for pts, kept in self.scorer.set_asides(roll):
-                opts.extend(self._after(tv, ends, stop_v, forced_v, x, t, pts, kept, n, confirming))
-            if not opts:
-                opts.append(Option("bust", self.show(bust_v[0]), then="bust: the turn is lost"))
-        opts.sort(key=lambda o: -o.value if self.higher else o.value)
-        label = state_label or x.describe(rs)
-        return Advice(self.objective, self.value_name, self.higher, label, t, n, roll, opts, note)
+        return SolvedTurn(ends, stop_v, forced_v, bust_v, win_v, tv)
 
-    def _after(self, tv, ends, stop_v, forced_v, x, t, pts, kept, n, confirming) -> list[Option]:
-        """The options after setting ``kept`` aside: each legal continuation."""
-        rs, u = self.rs, self.rs.unit
-        t1 = t + pts
-        k = t1 // u
-        row = tv.row(k)
-        left = n - len(kept)
-        ev = self.moves.mid_turn(x, t1)
-        base = dict(dice=kept, points=pts)
-        if ev:
-            return [Option("keep", self.show(forced_v[min(k, ends.T), 0]), then=f"the turn ends ({ev})", **base)]
-        can_stop = bool(ends.stop_ok[min(k, ends.T)])
-        if confirming and can_stop:
-            return [Option("keep", self.show(stop_v[min(k, ends.T), 0]), then="banked at once (confirmed)",
-                           **base)]
-        out = []
-        if left == 0:
-            left = rs.dice
-            if rs.hot_dice == "must_roll":
-                return [Option("keep", self.show(tv.R[row, left, 0]), then=f"roll {left} (hot dice, compulsory)",
-                               **base)]
-            if rs.hot_dice == "confirm":
-                return [Option("keep", self.show(tv.RC[row, 0]), then=f"roll {left} (hot dice, to confirm)",
-                               **base)]
-        if can_stop:
-            out.append(Option("keep", self.show(stop_v[min(k, ends.T), 0]), then="stop", **base))
-        out.append(Option("keep", self.show(tv.R[row, left, 0]), then=f"roll {left}", **base))
-        return out
+    def advise(self, x: PlayerState, turn_total: int = 0, dice: int | None = None,
+               roll: tuple[int, ...] | None = None, state_label: str | None = None) -> Advice:
+        s = self.turns.state(x, turn_total, dice, roll)
+        sol = self.solve_turn(x, s.total)
+        note = ""
+        opts: list[Option] = []
+        if s.roll is None:
+            if self.turns.compulsory(s):
+                note = "hot dice: rolling all dice again is compulsory"
+            opts.append(Option("roll", self.show(sol.value(self.turns, s)), then=f"roll {s.dice}"))
+            if self.turns.can_stop(s):
+                opts.append(Option("stop", self.show(sol.value(self.turns, self.turns.stop(s))), then="stop"))
+        else:
+            after = self.turns.after_roll(s._replace(roll=None), s.roll)
+            if isinstance(after, TurnEnd):
+                kind = "win" if after.kind == "win" else "bust"
+                opts.append(Option(kind, self.show(sol.value(self.turns, after)),
+                                   then="instant win" if kind == "win" else "bust: the turn is lost"))
+            else:
+                for a in self.turns.legal(after):
+                    nxt = self.turns.apply(after, a)
+                    opts.append(Option("keep", self.show(sol.value(self.turns, nxt)), dice=a.keep, points=a.points,
+                                       then=self.then_label(a, nxt)))
+        opts.sort(key=lambda o: -o.value if self.higher else o.value)
+        label = state_label or x.describe(self.rs)
+        return Advice(self.objective, self.value_name, self.higher, label, s.total, s.dice, s.roll, opts, note)
+
+    def then_label(self, a, nxt) -> str:
+        """What follows the set-aside of action ``a`` (leading to ``nxt``), in words."""
+        if a.then == "banked (confirmed)":
+            return "banked at once (confirmed)"
+        if isinstance(nxt, TurnEnd):
+            return "stop" if nxt.kind == "stop" else f"the turn ends ({nxt.event})"
+        if self.turns.confirming(nxt):
+            return f"roll {nxt.dice} (hot dice, to confirm)"
+        if self.turns.compulsory(nxt):
+            return f"roll {nxt.dice} (hot dice, compulsory)"
+        return f"roll {nxt.dice}"
+
+
+@dataclass
+class SolvedTurn:
+    """One turn solved by the DP: its end values and tables, and the value of any
+    node of the turn's state machine (:meth:`value`)."""
+
+    ends: TurnEnds
+    stop_v: np.ndarray
+    forced_v: np.ndarray
+    bust_v: np.ndarray
+    win_v: np.ndarray
+    tv: kernel.TurnValues
+
+    def value(self, turns: TurnRules, node, col: int = 0) -> float:
+        """The DP value (column ``col``) of a turn end or of a state before a roll:
+        ``stop[t]``, ``forced[t]``, ``Z``, ``W``; or ``RC(t)`` before a confirming
+        roll, else ``R(t, n)``."""
+        T, u = self.ends.T, turns.rs.unit
+        if isinstance(node, TurnEnd):
+            if node.kind == "stop":
+                return float(self.stop_v[min(node.total // u, T), col])
+            if node.kind == "forced":
+                return float(self.forced_v[min(node.total // u, T), col])
+            return float((self.win_v if node.kind == "win" else self.bust_v)[col])
+        row = self.tv.row(node.total // u)
+        if turns.confirming(node):
+            return float(self.tv.RC[row, col])
+        return float(self.tv.R[row, node.dice, col])
 
 
 def race_advisor(solution) -> TurnAdvisor:

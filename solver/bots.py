@@ -8,8 +8,8 @@ aside and whether to roll on or stop. Where the rules leave no choice after a se
 (a compulsory roll of hot dice, a confirmed bank, a mid-turn dump or overshoot) the
 ``roll`` flag of the answer is ignored.
 
-The rules of a decision live in :func:`legal_actions`, built on :class:`thousand.game.Moves`
-with exactly the in-turn semantics of :class:`thousand.advisor.TurnAdvisor`.
+The legal actions are those of :class:`thousand.engine.TurnRules`, the one definition of a
+turn in play.
 """
 
 from __future__ import annotations
@@ -30,40 +30,15 @@ from pathlib import Path
 from typing import Any
 
 from .errors import BotError, ThousandError
+from .engine import Action, TurnRules, TurnState
 from .game import Moves, PlayerState
 from .rules import Ruleset
-from .scoring import RollScorer
 
 PROTOCOL = 1
 BUILTINS = ("optimal", "race", "hold:N", "cautious", "random")
 
 
 # --------------------------------------------------------------------------- types
-
-
-@dataclass(frozen=True)
-class Action:
-    """Set ``keep`` aside (sorted faces), then roll on (``roll``) or stop.
-
-    ``then`` in a legal action says what follows: ``"roll"``, ``"stop"``, or for a
-    continuation the rules force, ``"roll (compulsory)"``, ``"banked (confirmed)"``,
-    ``"ends (dump)"``, ``"ends (overshoot)"``."""
-
-    keep: tuple[int, ...]
-    roll: bool
-    points: int = field(default=0, compare=False)
-    then: str = field(default="", compare=False)
-
-    @property
-    def forced(self) -> bool:
-        return self.then not in ("roll", "stop")
-
-    def label(self) -> str:
-        return f"keep {','.join(map(str, self.keep))} (+{self.points}), then {self.then or ('roll' if self.roll else 'stop')}"
-
-    def to_json(self) -> dict:
-        return {"keep": list(self.keep), "then": "roll" if self.roll else "stop", "points": self.points,
-                "forced": self.forced}
 
 
 @dataclass(frozen=True)
@@ -79,6 +54,11 @@ class BotState:
     roll: tuple[int, ...]
     legal: tuple[Action, ...]
     hot: bool = False        # this roll is a roll of hot dice (all dice again)
+
+    @classmethod
+    def at(cls, turns: TurnRules, s: TurnState, opponent: PlayerState | None) -> "BotState":
+        """The decision at the rolled turn state ``s`` (its legal actions by ``turns``)."""
+        return cls(turns.rs, s.player, opponent, s.total, s.roll, turns.legal(s), turns.compulsory(s))
 
     @property
     def dice(self) -> int:
@@ -117,64 +97,6 @@ def advise_command(rs: Ruleset, state: BotState, objective: str, overrides: tupl
         parts += ["--objective race"]
     parts += [f"--turn {state.turn_total}", f"--roll {','.join(map(str, state.roll))}"]
     return " ".join(parts)
-
-
-# --------------------------------------------------------------------------- rules of a decision
-
-
-class Rules:
-    """The rules of one decision and of a whole turn, for a ruleset."""
-
-    def __init__(self, rs: Ruleset):
-        self.rs = rs
-        self.moves = Moves(rs)
-        self.scorer = RollScorer(rs)
-        self._sa: dict[tuple[int, ...], list] = {}
-        self._inst: dict[tuple[int, ...], bool] = {}
-
-    def set_asides(self, roll: tuple[int, ...]) -> list:
-        r = self._sa.get(roll)
-        if r is None:
-            r = self._sa[roll] = self.scorer.set_asides(roll)
-            self._inst[roll] = self.scorer.is_instant_win(roll)
-        return r
-
-    def instant_win(self, roll: tuple[int, ...]) -> bool:
-        self.set_asides(roll)
-        return self._inst[roll]
-
-    def hot_roll(self, t: int, n: int) -> bool:
-        """Whether a roll of ``n`` dice at total ``t`` is a (compulsory) roll of hot dice."""
-        return t > 0 and n == self.rs.dice and self.rs.hot_dice != "free"
-
-    def legal_actions(self, x: PlayerState, t: int, roll: tuple[int, ...]) -> tuple[Action, ...]:
-        """Every legal action after ``roll`` at total ``t`` (empty: a bust). The
-        semantics are those of :meth:`thousand.advisor.TurnAdvisor._after`."""
-        rs, mv = self.rs, self.moves
-        n = len(roll)
-        confirming = self.hot_roll(t, n) and rs.hot_dice == "confirm"
-        out = []
-        for pts, kept in self.set_asides(roll):
-            t1 = t + pts
-            ev = mv.mid_turn(x, t1)
-            if ev:
-                out.append(Action(kept, False, pts, f"ends ({ev})"))
-                continue
-            can_stop = mv.can_bank(x, t1)
-            if confirming and can_stop:
-                out.append(Action(kept, False, pts, "banked (confirmed)"))
-                continue
-            if n - len(kept) == 0 and rs.hot_dice in ("must_roll", "confirm"):
-                out.append(Action(kept, True, pts, "roll (compulsory)"))
-                continue
-            if can_stop:
-                out.append(Action(kept, False, pts, "stop"))
-            out.append(Action(kept, True, pts, "roll"))
-        return tuple(out)
-
-    def dice_after(self, n: int, a: Action) -> int:
-        left = n - len(a.keep)
-        return left if left else self.rs.dice
 
 
 def match_action(legal: tuple[Action, ...], keep, roll: bool | None) -> Action | None:
@@ -640,7 +562,7 @@ def load_bot(spec: str, rs: Ruleset, objective: str = "duel", tables_dir: str | 
     ``path/to/file.py:attr`` (a Python bot)."""
     spec = spec.strip()
     if spec in ("optimal", "race"):
-        from .evaluate import Oracle
+        from .oracle import Oracle
         oracles = {} if oracles is None else oracles
         obj = "duel" if (spec == "optimal" and objective == "duel") else "race"
         if obj not in oracles:
@@ -675,4 +597,4 @@ def is_builtin(spec: str) -> bool:
     return s in ("optimal", "race", "cautious", "random") or s.startswith("hold:") or s.startswith("random:")
 
 
-__all__ = ["Action", "BotState", "Bot", "Rules", "load_bot", "coerce_action", "fallback", "ThousandError"]
+__all__ = ["Action", "BotState", "Bot", "load_bot", "coerce_action", "fallback"]

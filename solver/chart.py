@@ -23,10 +23,7 @@ no attempts, no falls.
 from __future__ import annotations
 
 import csv
-import json
-import sys
 
-import click
 import numpy as np
 
 from . import kernel
@@ -36,7 +33,7 @@ from .game import Moves, PlayerState
 from .rules import Ruleset, load_ruleset
 from .turn import TurnEnds
 
-NEEDS_MPL = "thousand chart needs matplotlib: pip install 'thousand[chart]'"
+NEEDS_MPL = "thousand chart needs matplotlib: pip install matplotlib (in a clone of the repository: pip install '.[chart]')"
 KINDS = ("stop", "win", "rules")
 DEFAULT_COMPARE = ("classic-nobarrel", "plain")
 
@@ -333,47 +330,22 @@ def write_csv(rows: list[dict], path: str) -> None:
             w.writerow({k: ("" if v is None else v) for k, v in r.items()})
 
 
-@click.command()
-@click.argument("rules", metavar="RULES")
-@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
-              help="Override a ruleset key (dotted keys, TOML values); repeatable.")
-@click.option("--objective", type=click.Choice(("race", "duel")), default="race", show_default=True,
-              help="race: fewest expected turns alone; duel: two-player win probability.")
-@click.option("--kind", type=click.Choice(KINDS), default="stop", show_default=True,
-              help="stop: when to stop (race: per score and dice; duel: over both scores); "
-                   "win: duel win probability over both scores; rules: race hold-at totals of "
-                   "RULES and the --compare rulesets on one plot.")
-@click.option("--compare", multiple=True, metavar="RULES",
-              help="With --kind rules: rulesets to compare with (default: classic-nobarrel, plain); "
-                   "the --set overrides apply to them too.")
-@click.option("--out", "out", type=click.Path(dir_okay=False), default=None, help="The picture (PNG).")
-@click.option("--data", "data", type=click.Path(dir_okay=False), default=None,
-              help="Write the numbers behind the chart as CSV (works without matplotlib).")
-@click.option("--json", "as_json", is_flag=True, help="Print the numbers behind the chart as JSON.")
-@click.option("--tables", "tables_dir", type=click.Path(file_okay=False), envvar="THOUSAND_TABLES",
-              help="Tables directory.")
-def chart(rules: str, overrides: tuple[str, ...], objective: str, kind: str, compare: tuple[str, ...],
-          out: str | None, data: str | None, as_json: bool, tables_dir: str | None) -> None:
-    """Charts to learn from: when to stop, and who is winning (from the solved tables)."""
-    if not (out or data or as_json):
-        raise StateError("say where the chart goes: --out FILE.png, --data FILE.csv or --json")
+def make_chart(rs: Ruleset, rules: str, objective: str, kind: str, compare: tuple[str, ...],
+               overrides: tuple[str, ...], tables_dir: str | None, out: str | None = None,
+               data: str | None = None) -> list[dict]:
+    """The rows behind a chart (written as CSV to ``data``) and the picture (PNG, ``out``)."""
+    if kind == "rules" and not compare:
+        compare = tuple(c for c in DEFAULT_COMPARE if c != rules)
     plt = None
     if out:
         plt = _mpl()
         if plt is None:
-            click.echo(NEEDS_MPL, err=True)
-            sys.exit(2)
-    rs = load_ruleset(rules, overrides)
-    if kind == "rules" and not compare:
-        compare = tuple(c for c in DEFAULT_COMPARE if c != rules)
+            raise StateError(NEEDS_MPL)
     rows = chart_rows(rs, objective, kind, tables_dir, compare, overrides)
     if not rows:
         raise StateError("nothing to chart")
     if data:
         write_csv(rows, data)
-    if as_json:
-        click.echo(json.dumps({"ruleset": rs.name, "ruleset_hash": rs.hash, "objective": objective,
-                               "kind": kind, "rows": rows}))
     if out:
         title = {("stop", "race"): f"{rs.name}: when to stop (race: fewest expected turns to win alone)",
                  ("stop", "duel"): f"{rs.name}: when to stop in a duel (turn total to hold at)",
@@ -386,6 +358,4 @@ def chart(rules: str, overrides: tuple[str, ...], objective: str, kind: str, com
         fig = draw(plt, rows, rs, title)
         fig.savefig(out, dpi=80)
         plt.close(fig)
-    if not as_json:
-        click.echo(f"{rs.name} {objective} {kind}: {len(rows)} rows"
-                   + (f", data {data}" if data else "") + (f", chart {out}" if out else ""))
+    return rows

@@ -1,7 +1,9 @@
-"""The ``thousand`` command line: rules, solve, advise.
+"""The ``thousand`` command line: rules, solve, advise, evaluate, play, chart.
 
-Results go to stdout (``--json`` for machines), progress and errors to stderr.
-Bad input is one line on stderr and exit code 2, never a traceback.
+The only module that knows click: every command parses its options here and calls
+the module that does the job. Results go to stdout (``--json`` for machines),
+progress and errors to stderr. Bad input is one line on stderr and exit code 2,
+never a traceback.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import click
 
 from . import __version__, kernel
 from .errors import ThousandError
+from .chart import KINDS as CHART_KINDS
+from .exact import EXACT_BUDGET
 from .rules import Ruleset, load_ruleset, preset_names
 
 OBJECTIVES = ("turn", "race", "duel")
@@ -61,10 +65,13 @@ def _emit(data: dict, as_json: bool, human: str) -> None:
         click.echo(human)
 
 
+# options that several commands share, declared once
 rules_argument = click.argument("rules", metavar="RULES")
 set_option = click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
                           help="Override a ruleset key (dotted keys, TOML values); repeatable.")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+tables_option = click.option("--tables", "tables_dir", type=click.Path(file_okay=False), envvar="THOUSAND_TABLES",
+                             help="Tables directory (default: the shipped tables, then the user cache).")
 
 
 def _ruleset(rules: str, overrides: tuple[str, ...]) -> Ruleset:
@@ -117,11 +124,11 @@ def rules_show(rules: str, overrides: tuple[str, ...]) -> None:
 @main.command()
 @rules_argument
 @set_option
-@click.option("--objective", type=click.Choice(OBJECTIVES), default="duel", show_default=True,
-              help="turn: expected points of one turn; race: fewest expected turns alone; "
-                   "duel: two-player win probability.")
-@click.option("--tables", "tables_dir", type=click.Path(file_okay=False), envvar="THOUSAND_TABLES",
-              help="Tables directory (default: the repository's tables/, then the user cache).")
+@click.option("--objective", type=click.Choice(OBJECTIVES), required=True,
+              help="turn: expected points of one turn (instant); race: fewest expected turns alone "
+                   "(seconds); duel: two-player win probability (seconds for Pig, Farkle and plain, "
+                   "minutes for the 1000 presets).")
+@tables_option
 @click.option("--force", is_flag=True, help="Solve again and replace the stored table (atomically).")
 @json_option
 def solve(rules: str, overrides: tuple[str, ...], objective: str, tables_dir: str | None,
@@ -207,8 +214,7 @@ def _player(rs: Ruleset, score: int, kw: dict, prefix: str = ""):
 @click.option("--dice", type=int, default=None, help="Dice you are about to roll (default: all).")
 @click.option("--roll", "roll_text", default=None, metavar="FACES",
               help="The roll to set aside from, e.g. 1,5,5,2,3.")
-@click.option("--tables", "tables_dir", type=click.Path(file_okay=False), envvar="THOUSAND_TABLES",
-              help="Tables directory.")
+@tables_option
 @json_option
 def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: int, opp: int | None,
            seat: str | None, to_beat: int | None, turn_total: int,
@@ -265,17 +271,123 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
 
 
 # --------------------------------------------------------------------------- evaluate (bots)
-# registered here: the command lives in its own module
-from .evaluate import evaluate  # noqa: E402
-main.add_command(evaluate)
 
-# --------------------------------------------------------------------------- play and chart
-# registered here: the commands live in their own modules
-from .play import play  # noqa: E402
-from .chart import chart  # noqa: E402
 
-main.add_command(play)
-main.add_command(chart)
+@main.command()
+@rules_argument
+@set_option
+@click.option("--bot", "bot_spec", required=True, metavar="SPEC",
+              help="optimal, race, hold:N, cautious, random, exec:COMMAND (JSON lines), "
+                   "module:attr or path/to/file.py:attr.")
+@click.option("--opponent", "opp_spec", default="optimal", show_default=True, metavar="SPEC",
+              help="The opponent in a duel (a bot spec).")
+@click.option("--objective", type=click.Choice(("duel", "race")), default="duel", show_default=True,
+              help="duel: win probability against the opponent; race: expected turns alone.")
+@click.option("--games", type=int, default=2000, show_default=True,
+              help="Monte Carlo games (a duel plays half of them in each seat order); 0: none.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the dice (and of random bots).")
+@click.option("--exact/--no-exact", default=True, show_default=True,
+              help="Evaluate exactly where the decision states fit the budget.")
+@click.option("--budget", type=int, default=EXACT_BUDGET, show_default=True,
+              help="Most decision states the exact evaluation asks the bot about.")
+@click.option("--blunder-games", type=int, default=500, show_default=True,
+              help="Monte Carlo games in which every decision of the bot is valued by the table.")
+@click.option("--worst", type=int, default=5, show_default=True, help="Worst decisions to list.")
+@click.option("--timeout", type=float, default=2.0, show_default=True,
+              help="Seconds an exec: bot has for each decision.")
+@tables_option
+@json_option
+def evaluate(rules: str, overrides: tuple[str, ...], bot_spec: str, opp_spec: str, objective: str, games: int,
+             seed: int, exact: bool, budget: int, blunder_games: int, worst: int, timeout: float,
+             tables_dir: str | None, as_json: bool) -> None:
+    """How far a bot is from optimal play, and where it goes wrong."""
+    from .errors import BotError
+    from .evaluate import run_evaluation
+    rs = _ruleset(rules, overrides)
+    for name, v in (("--games", games), ("--budget", budget), ("--blunder-games", blunder_games),
+                    ("--worst", worst)):
+        if v < 0:
+            raise BotError(f"{name} must be 0 or more")
+    if not timeout > 0:
+        raise BotError("--timeout must be positive")
+    if objective == "duel" and rs.equal_turns:
+        # the bots, the exact evaluation and the simulator know no seats and no last turn
+        raise BotError(f"{rs.name} plays equal turns: evaluate does not play equal_turns duels; "
+                       "use --objective race")
+    report = run_evaluation(rs, bot_spec, opp_spec, objective, games, seed, exact, budget, worst, timeout,
+                            tables_dir, overrides, blunder_games=blunder_games)
+    _emit(report["json"], as_json, report["text"])
+
+
+# --------------------------------------------------------------------------- play
+
+
+@main.command()
+@rules_argument
+@click.argument("names", nargs=-1, metavar="[A B ...]")
+@click.option("--players", "players", multiple=True, metavar="NAME",
+              help="The players in the order of play: --players A B C, or --players A,B,C.")
+@set_option
+@click.option("--seed", type=int, default=None, help="Seed for the dice the program throws (`roll` alone).")
+@click.option("--resume", "resume", type=click.Path(dir_okay=False), default=None,
+              help="Resume a game saved with `save FILE`.")
+@click.option("--advice", type=click.Choice(("auto", "duel", "race")), default="auto", show_default=True,
+              help="What `?` uses: duel (exact for two players; solved on first use), race "
+                   "(the solitaire policy), auto (duel when its table exists or solves in seconds, "
+                   "and with 3+ players the race policy too).")
+@tables_option
+def play(rules: str, names: tuple[str, ...], players: tuple[str, ...], overrides: tuple[str, ...],
+         seed: int | None, resume: str | None, advice: str, tables_dir: str | None) -> None:
+    """Keep the score sheet of a real game: thousand play RULES --players A B [C ...].
+
+    Reads commands line by line from stdin (type `help`): enter the rolls or let the
+    program roll, set dice aside, roll on or stop; every rule of RULES is applied to
+    the sheet. `?` shows advice; `undo`, `save FILE` and --resume FILE keep the game safe.
+    """
+    from .play import Advisors, open_game, run_session
+    # `--players A B C` gives A to the option and B, C as arguments: one list in order
+    plist = [p for n in (*players, *names) for p in n.split(",") if p]
+    g, said = open_game(rules, overrides, plist, seed, resume)
+    if said:
+        click.echo(said)
+    run_session(g, Advisors(g.rs, advice, tables_dir), sys.stdin, click.echo)
+
+
+# --------------------------------------------------------------------------- chart
+
+
+@main.command()
+@rules_argument
+@set_option
+@click.option("--objective", type=click.Choice(("race", "duel")), default="race", show_default=True,
+              help="race: fewest expected turns alone; duel: two-player win probability.")
+@click.option("--kind", type=click.Choice(CHART_KINDS), default="stop", show_default=True,
+              help="stop: when to stop (race: per score and dice; duel: over both scores); "
+                   "win: duel win probability over both scores; rules: race hold-at totals of "
+                   "RULES and the --compare rulesets on one plot.")
+@click.option("--compare", multiple=True, metavar="RULES",
+              help="With --kind rules: rulesets to compare with (default: classic-nobarrel, plain); "
+                   "the --set overrides apply to them too.")
+@click.option("--out", "out", type=click.Path(dir_okay=False), default=None, help="The picture (PNG).")
+@click.option("--data", "data", type=click.Path(dir_okay=False), default=None,
+              help="Write the numbers behind the chart as CSV (works without matplotlib).")
+@click.option("--json", "as_json", is_flag=True, help="Print the numbers behind the chart as JSON.")
+@tables_option
+def chart(rules: str, overrides: tuple[str, ...], objective: str, kind: str, compare: tuple[str, ...],
+          out: str | None, data: str | None, as_json: bool, tables_dir: str | None) -> None:
+    """Charts to learn from: when to stop, and who is winning (from the solved tables)."""
+    from .chart import make_chart
+    from .errors import StateError
+    if not (out or data or as_json):
+        raise StateError("say where the chart goes: --out FILE.png, --data FILE.csv or --json")
+    rs = _ruleset(rules, overrides)
+    rows = make_chart(rs, rules, objective, kind, compare, overrides, tables_dir, out, data)
+    if as_json:
+        click.echo(json.dumps({"ruleset": rs.name, "ruleset_hash": rs.hash, "objective": objective,
+                               "kind": kind, "rows": rows}))
+    else:
+        click.echo(f"{rs.name} {objective} {kind}: {len(rows)} rows"
+                   + (f", data {data}" if data else "") + (f", chart {out}" if out else ""))
 
 
 if __name__ == "__main__":  # pragma: no cover

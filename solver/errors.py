@@ -13,6 +13,11 @@ class StateError(ThousandError, ValueError):
     """A game state the rules cannot produce, or a roll that cannot be."""
 
 
+class Refused(StateError):
+    """A move the rules do not allow now (stop before opening, a set-aside that does not
+    score, ...); the message is the reason."""
+
+
 class TableError(ThousandError):
     """A stored table that is missing, corrupt or made for other rules."""
 

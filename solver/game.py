@@ -292,9 +292,9 @@ class Moves:
         return (y != WIN and self.rs.barrel.kind != "none" and not self.rs.on_barrel(x.score)
                 and self.rs.on_barrel(y.score))
 
-    def affect_opponent(self, o: PlayerState, before: int, after: int, climbed: bool) -> PlayerState:
-        """An opponent after the mover's score went from ``before`` to ``after``
-        (push-off, then overtaking; RULES.md section 3, steps 4-5)."""
+    def push_off(self, o: PlayerState, climbed: bool) -> PlayerState:
+        """Another player after the mover climbed onto the barrel (``climbed``): knocked
+        off it if on it (RULES.md section 3, step 4)."""
         rs = self.rs
         if climbed and rs.on_barrel(o.score):
             p = rs.barrel.push_off
@@ -304,6 +304,16 @@ class Moves:
                 o = self._set_score(o, o.score - rs.barrel.push_off_penalty)
             elif p == "open_min":
                 o = self._set_score(o._replace(barrel_tries=0, barrel_entry=0), rs.open_min)
-        if rs.overtake and before < o.score < after:
-            o = self._set_score(o, o.score - rs.overtake)
         return o
+
+    def overtaken(self, o: PlayerState, before: int, after: int) -> PlayerState:
+        """Another player after the mover's score went from ``before`` to ``after``:
+        overtaking costs ``overtake`` points when ``before < o < after`` (step 5)."""
+        if self.rs.overtake and before < o.score < after:
+            o = self._set_score(o, o.score - self.rs.overtake)
+        return o
+
+    def affect_opponent(self, o: PlayerState, before: int, after: int, climbed: bool) -> PlayerState:
+        """An opponent after the mover's score went from ``before`` to ``after``
+        (push-off, then overtaking; RULES.md section 3, steps 4-5)."""
+        return self.overtaken(self.push_off(o, climbed), before, after)

@@ -1,8 +1,9 @@
 """The scorekeeper: ``thousand play RULES --players A B [C ...]``.
 
-A real game at a table, kept on a score sheet. Every rule comes from
-:class:`thousand.game.Moves` (banks, zero turns, mid-turn ends, what a bank does
-to the other players), so the sheet follows exactly the rules the solvers use.
+A real game at a table, kept on a score sheet. Every rule comes from the turn
+engine, :class:`thousand.engine.TurnRules` (rolls, set-asides, hot dice, stops,
+forced ends) and :func:`thousand.engine.finish_turn` (what a finished turn does to
+every player), so the sheet follows exactly the rules the solvers use.
 
 The game is its log: a list of entries ``roll F,F,...`` (the faces thrown, also
 when the program rolled them), ``keep F,F,...`` (a set-aside, when the rules
@@ -20,16 +21,13 @@ from __future__ import annotations
 
 import json
 import random
-import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
-import click
-
-from .errors import StateError, ThousandError
-from .game import WIN, Moves, PlayerState
+from .engine import TurnEnd, TurnRules, TurnState, finish_turn
+from .errors import Refused, StateError, ThousandError
+from .game import PlayerState
 from .rules import Ruleset, load_ruleset
-from .scoring import RollScorer, parse_roll
+from .scoring import parse_roll
 
 SAVE_FORMAT = 1
 SMALL_DUEL = 300  # player states up to which a missing duel table is solved on request (seconds)
@@ -38,25 +36,44 @@ SMALL_DUEL = 300  # player states up to which a missing duel table is solved on 
 SMALL_DUEL_EQUAL_TURNS = 100
 
 
-class Refused(ThousandError):
-    """An entry the rules do not allow; the message is the reason."""
-
-
 def _faces(dice) -> str:
     return ",".join(map(str, dice))
 
 
-@dataclass
 class Turn:
-    """The turn in progress."""
+    """The turn in progress: its :class:`thousand.engine.TurnState` and what happened so
+    far (``steps``, for the sheet)."""
 
-    total: int = 0
-    dice: int = 0                       # dice to roll next
-    roll: tuple[int, ...] | None = None  # a roll waiting for a set-aside (keep = any)
-    options: list = field(default_factory=list)
-    compulsory: bool = False            # hot dice: the next roll is compulsory
-    confirming: bool = False            # hot dice, confirm: the next roll confirms
-    steps: list = field(default_factory=list)  # what happened, for the sheet
+    def __init__(self, engine: TurnRules, state: TurnState):
+        self.engine, self.state, self.steps = engine, state, []
+
+    @property
+    def total(self) -> int:
+        return self.state.total
+
+    @property
+    def dice(self) -> int:
+        """Dice to roll next (or showing, when a roll waits for a set-aside)."""
+        return self.state.dice
+
+    @property
+    def roll(self) -> tuple[int, ...] | None:
+        """A roll waiting for a set-aside."""
+        return self.state.roll
+
+    @property
+    def options(self) -> list[tuple[int, tuple[int, ...]]]:
+        return self.engine.set_asides(self.state.roll) if self.state.roll else []
+
+    @property
+    def compulsory(self) -> bool:
+        """Hot dice: the next roll is compulsory."""
+        return self.state.roll is None and self.engine.compulsory(self.state)
+
+    @property
+    def confirming(self) -> bool:
+        """Hot dice, confirm: the next roll (or the one showing) confirms the turn."""
+        return self.engine.confirming(self.state)
 
 
 class Game:
@@ -69,8 +86,8 @@ class Game:
         if len(set(names)) != len(names):
             raise StateError("player names must differ")
         self.rs, self.names, self.spec, self.overrides, self.seed = rs, list(names), spec, tuple(overrides), seed
-        self.moves = Moves(rs)
-        self.scorer = RollScorer(rs)
+        self.engine = TurnRules(rs)  # the rules of a turn in play
+        self.moves = self.engine.moves
         self.log: list[str] = []
         self._reset()
 
@@ -89,7 +106,7 @@ class Game:
         self._new_turn()
 
     def _new_turn(self) -> None:
-        self.turn = Turn(dice=self.rs.dice)
+        self.turn = Turn(self.engine, self.engine.start(self.player))
 
     @property
     def over(self) -> bool:
@@ -159,25 +176,23 @@ class Game:
             raise Refused(f"{name} rolls {tr.dice} {'die' if tr.dice == 1 else 'dice'}, "
                           f"not {len(faces)}")
         faces = tuple(sorted(faces))
-        tr.compulsory = False
-        confirming, tr.confirming = tr.confirming, False
-        if self.scorer.is_instant_win(faces):
+        nxt = self.engine.after_roll(tr.state, faces)
+        if isinstance(nxt, TurnEnd) and nxt.kind == "win":
             tr.steps.append(f"{_faces(faces)} instant win")
             self._say(f"{name} rolls {_faces(faces)}: an instant win!")
             self._finish_game([self.current], f"{name} wins at once ({_faces(faces)})")
             return
-        opts = self.scorer.set_asides(faces)
-        if not opts:
+        if isinstance(nxt, TurnEnd):
             tr.steps.append(f"{_faces(faces)} bust")
             self._say(f"{name} rolls {_faces(faces)}: nothing scores — bust, the turn total "
                       f"{tr.total} is lost")
-            self._zero(overshoot=False, what="bust")
+            self._finish(nxt)
             return
+        tr.state = nxt
+        opts = tr.options
         if len(opts) == 1:
-            self._keep(faces, *opts[0], confirming)
+            self._keep(opts[0][1])
             return
-        tr.roll, tr.options = faces, opts
-        tr.confirming = confirming
         self._say(f"{name} rolls {_faces(faces)}: set aside one of "
                   + "; ".join(f"keep {_faces(d)} (+{p})" for p, d in opts))
 
@@ -185,135 +200,91 @@ class Game:
         tr = self.turn
         if tr.roll is None:
             raise Refused("there is no roll to set dice aside from (roll first)")
-        if dice is None:
-            pts, kept = tr.options[0]
-        else:
-            dice = tuple(sorted(dice))
-            match = [o for o in tr.options if o[1] == dice]
-            if not match:
-                raise Refused(f"cannot set aside {_faces(dice)} from {_faces(tr.roll)}: legal are "
-                              + "; ".join(_faces(d) for _, d in tr.options))
-            pts, kept = match[0]
-        roll, confirming = tr.roll, tr.confirming
-        tr.roll, tr.options, tr.confirming = None, [], False
-        self._keep(roll, pts, kept, confirming)
+        self._keep(tr.options[0][1] if dice is None else dice)
 
-    def _keep(self, roll, pts: int, kept: tuple[int, ...], confirming: bool) -> None:
+    def _keep(self, kept: tuple[int, ...]) -> None:
         tr, x, name = self.turn, self.player, self.names[self.current]
+        roll = tr.roll
+        nxt = self.engine.keep(tr.state, kept)   # refused (and nothing changed) if not legal
+        kept = tuple(sorted(kept))
+        pts = next(p for p, d in tr.options if d == kept)
         t1 = tr.total + pts
-        left = tr.dice - len(kept)
         tr.steps.append(f"{_faces(roll)} +{pts}" if len(kept) == len(roll)
                         else f"{_faces(roll)} keep {_faces(kept)} +{pts}")
         self._say(f"{name} rolls {_faces(roll)}: sets aside {_faces(kept)} for {pts}; turn total {t1}")
-        tr.total = t1
-        ev = self.moves.mid_turn(x, t1)
-        if ev == "dump":
-            self._say(f"{x.score} + {t1} = {x.score + t1}: samosval — the turn ends and the score becomes 0")
-            self._bank(t1, self.moves.mid_turn_end(x, t1, ev))
+        if isinstance(nxt, TurnEnd):
+            if nxt.event == "dump":
+                self._say(f"{x.score} + {t1} = {x.score + t1}: samosval — the turn ends and the score becomes 0")
+            elif nxt.event == "overshoot":
+                self._say(f"{x.score} + {t1} = {x.score + t1} is over {self.rs.goal}: overshoot — the turn ends")
+            else:
+                self._say("the confirming roll scored: the turn is banked at once")
+            self._finish(nxt)
             return
-        if ev == "overshoot":
-            self._say(f"{x.score} + {t1} = {x.score + t1} is over {self.rs.goal}: overshoot — the turn ends")
-            self._zero(overshoot=True, what="overshoot")
-            return
-        if confirming and self.moves.can_bank(x, t1):
-            self._say("the confirming roll scored: the turn is banked at once")
-            self._bank(t1, self.moves.bank(x, t1))
-            return
-        if left == 0:
-            left = self.rs.dice
+        tr.state = nxt
+        if len(kept) == len(roll):  # every die set aside: hot dice
             hot = self.rs.hot_dice
-            tr.compulsory = hot in ("must_roll", "confirm")
-            tr.confirming = hot == "confirm"
-            if not (hot == "free" and left == 1):
-                self._say({"must_roll": f"hot dice: all {left} dice again, and rolling them is compulsory",
-                           "confirm": f"hot dice: roll all {left} dice to confirm the turn",
-                           "free": f"hot dice: all {left} dice again; roll or stop"}[hot])
-        tr.dice = left
+            if not (hot == "free" and nxt.dice == 1):
+                self._say({"must_roll": f"hot dice: all {nxt.dice} dice again, and rolling them is compulsory",
+                           "confirm": f"hot dice: roll all {nxt.dice} dice to confirm the turn",
+                           "free": f"hot dice: all {nxt.dice} dice again; roll or stop"}[hot])
 
     def _stop(self) -> None:
-        tr, x = self.turn, self.player
-        if tr.roll is not None:
-            raise Refused(f"set dice aside from {_faces(tr.roll)} first")
-        if tr.total <= 0:
-            raise Refused("nothing to bank yet: a turn starts with a roll")
-        if tr.compulsory:
-            raise Refused(f"hot dice: rolling all {tr.dice} dice again is compulsory")
-        why = self.bank_refusal(x, tr.total)
-        if why:
-            raise Refused(why)
+        tr = self.turn
+        end = self.engine.stop(tr.state)   # Refused, with the reason, where stopping is not allowed
         tr.steps.append("stop")
-        self._bank(tr.total, self.moves.bank(x, tr.total))
+        self._finish(end)
 
     def bank_refusal(self, x: PlayerState, t: int) -> str | None:
-        """Why ``t`` cannot be banked from ``x`` (None if it can)."""
-        if self.moves.can_bank(x, t):
-            return None
-        rs = self.rs
-        if not x.opened and t < rs.open_min:
-            return f"not opened yet: the first bank needs at least {rs.open_min} in one turn (have {t})"
-        pit = rs.pit_of(x.score)
-        if pit and x.score + t < pit.exit:
-            return (f"in the pit [{pit.low}, {pit.exit}): the bank must reach {pit.exit} "
-                    f"({x.score} + {t} = {x.score + t})")
-        if rs.barrel.kind == "exact" and x.score + t > rs.goal:
-            return f"over {rs.goal}: the open barrel needs exactly {rs.goal}"
-        if rs.on_barrel(x.score):
-            return (f"on the barrel: only a bank that reaches {rs.goal} is allowed "
-                    f"({x.score} + {t} = {x.score + t})")
-        return f"banking {t} is not allowed from {x.describe(rs)}"  # pragma: no cover
+        """Why ``t`` cannot be banked from ``x`` before a roll (None if it can)."""
+        return self.engine.stop_refusal(TurnState(x, t, 1))
 
     # ------------------------------------------------------------ ends of turns
 
-    def _bank(self, t: int, y) -> None:
-        """The mover banks ``t`` (``y``: their state after it, or WIN); then the others."""
+    def _finish(self, end: TurnEnd) -> None:
+        """The turn ended: :func:`thousand.engine.finish_turn` applies it to every player;
+        the sheet and the messages say what it did."""
         i, x, rs = self.current, self.player, self.rs
         name = self.names[i]
-        before, after = x.score, self.moves.raised_to(x, t)
-        climbed = self.moves.climbed(x, y)
-        for j, o in enumerate(self.states):
-            if j == i or j in self.finished:
-                continue
-            o2 = self.moves.affect_opponent(o, before, after, climbed)
-            if o2 != o:
-                what = []
-                if climbed and rs.on_barrel(o.score):
-                    what.append("pushed off the barrel")
-                if rs.overtake and before < o.score < after:
-                    what.append(f"overtaken (−{rs.overtake})")
-                note = f"{' and '.join(what) or 'affected'} by {name}: {o.score} → {o2.score}"
-                self.history[j].append(note)
-                self._say(f"{self.names[j]} is {note}")
-                self.states[j] = o2
-        if y == WIN:
+        res = finish_turn(self.moves, self.states, i, end, finished=tuple(self.finished))
+        y = res.players[i]
+        if end.kind == "bust" or end.event == "overshoot":
+            what = end.event or "bust"
+            self.history[i].append(what + (f" → {y.score}" if y.score != x.score else "")
+                                   + self._changes(x, y, banked=False))
+            self._say(f"{name}: zero turn ({what})" + self._changes(x, y, banked=False)
+                      + (f"; score {x.score} → {y.score}" if y.score != x.score else ""))
+            self.states[i] = y
+            self._end_turn()
+            return
+        t = end.total
+        for j, what in res.affected:
+            o, o2 = self.states[j], res.players[j]
+            words = ["pushed off the barrel" if w == "pushed off" else f"overtaken (−{rs.overtake})" for w in what]
+            note = f"{' and '.join(words)} by {name}: {o.score} → {o2.score}"
+            self.history[j].append(note)
+            self._say(f"{self.names[j]} is {note}")
+            self.states[j] = o2
+        if res.won:
             if rs.equal_turns:
-                self.finished[i] = x.score + t
-                self.history[i].append(f"+{t} → {x.score + t} (reached {rs.goal})")
-                self._say(f"{name} banks {t}: {x.score + t}, over the goal; the round is completed")
+                self.finished[i] = res.final_total
+                self.history[i].append(f"+{t} → {res.final_total} (reached {rs.goal})")
+                self._say(f"{name} banks {t}: {res.final_total}, over the goal; the round is completed")
                 self._end_turn()
                 return
-            self.history[i].append(f"+{t} → {x.score + t} WIN")
-            self._say(f"{name} banks {t}: {x.score + t}")
-            self._finish_game([i], f"{name} wins with {x.score + t}")
+            self.history[i].append(f"+{t} → {res.final_total} WIN")
+            self._say(f"{name} banks {t}: {res.final_total}")
+            self._finish_game([i], f"{name} wins with {res.final_total}")
             return
         line = f"+{t} → {y.score}"
         if rs.barrel.kind == "points" and x.score + t > y.score and y.score == rs.barrel.threshold:
             line += " (barrel cap)"
         elif y.score == 0 and x.score + t in rs.dump:
             line += " (samosval)"
-        if climbed:
+        if self.moves.climbed(x, y):
             line += ", on the barrel"
         self.history[i].append(line)
         self._say(f"{name} banks {t}: {x.score} → {y.score}" + self._changes(x, y, banked=True))
-        self.states[i] = y
-        self._end_turn()
-
-    def _zero(self, overshoot: bool, what: str) -> None:
-        i, x = self.current, self.player
-        y = self.moves.zero(x, overshoot=overshoot)
-        self.history[i].append(what + (f" → {y.score}" if y.score != x.score else "")
-                               + self._changes(x, y, banked=False))
-        self._say(f"{self.names[i]}: zero turn ({what})" + self._changes(x, y, banked=False)
-                  + (f"; score {x.score} → {y.score}" if y.score != x.score else ""))
         self.states[i] = y
         self._end_turn()
 
@@ -651,68 +622,48 @@ def run_command(g: Game, line: str, advisors: Advisors) -> tuple[str, bool]:
     return text, False
 
 
-@click.command()
-@click.argument("rules", metavar="RULES")
-@click.argument("names", nargs=-1, metavar="[A B ...]")
-@click.option("--players", "players_flag", is_flag=True,
-              help="The player names follow (at least two), in the order of play.")
-@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
-              help="Override a ruleset key (dotted keys, TOML values); repeatable.")
-@click.option("--seed", type=int, default=None, help="Seed for the dice the program throws (`roll` alone).")
-@click.option("--resume", "resume", type=click.Path(dir_okay=False), default=None,
-              help="Resume a game saved with `save FILE`.")
-@click.option("--advice", type=click.Choice(("auto", "duel", "race")), default="auto", show_default=True,
-              help="What `?` uses: duel (exact for two players; solved on first use), race "
-                   "(the solitaire policy), auto (duel when its table exists or solves in seconds, "
-                   "and with 3+ players the race policy too).")
-@click.option("--tables", "tables_dir", type=click.Path(file_okay=False), envvar="THOUSAND_TABLES",
-              help="Tables directory.")
-def play(rules: str, names: tuple[str, ...], players_flag: bool, overrides: tuple[str, ...],
-         seed: int | None, resume: str | None, advice: str, tables_dir: str | None) -> None:
-    """Keep the score sheet of a real game: thousand play RULES --players A B [C ...].
-
-    Reads commands line by line from stdin (type `help`): enter the rolls or let the
-    program roll, set dice aside, roll on or stop; every rule of RULES is applied to
-    the sheet. `?` shows advice; `undo`, `save FILE` and --resume FILE keep the game safe.
-    """
+def open_game(rules: str, overrides: tuple[str, ...], names: list[str], seed: int | None,
+              resume: str | None) -> tuple[Game, str]:
+    """A new game, or the one saved in ``resume``; and a line saying which."""
     rs = load_ruleset(rules, overrides)
-    plist = [p for n in names for p in n.split(",") if p]
-    if resume:
-        try:
-            data = json.loads(Path(resume).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise StateError(f"cannot read the saved game {resume}: {exc}") from None
-        if not isinstance(data, dict):
-            raise StateError(f"{resume} is not a saved game")
-        g = Game.from_json(data)
-        if g.rs.hash != rs.hash:
-            raise StateError(f"{resume} was saved with other rules ({data.get('rules')!r} "
-                             f"{' '.join(data.get('overrides', []))}), not {rules!r}")
-        if plist and plist != g.names:
-            raise StateError(f"{resume} is a game of {', '.join(g.names)}, not of {', '.join(plist)}")
-        if seed is not None:
-            g.seed = seed
-        click.echo(f"resumed {resume}: {len(g.log)} entries")
-    else:
-        g = Game(rs, plist, rules, overrides, seed)
-    advisors = Advisors(g.rs, advice, tables_dir)
-    stdin = sys.stdin
+    if not resume:
+        return Game(rs, names, rules, overrides, seed), ""
+    try:
+        data = json.loads(Path(resume).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise StateError(f"cannot read the saved game {resume}: {exc}") from None
+    if not isinstance(data, dict):
+        raise StateError(f"{resume} is not a saved game")
+    g = Game.from_json(data)
+    if g.rs.hash != rs.hash:
+        raise StateError(f"{resume} was saved with other rules ({data.get('rules')!r} "
+                         f"{' '.join(data.get('overrides', []))}), not {rules!r}")
+    if names and names != g.names:
+        raise StateError(f"{resume} is a game of {', '.join(g.names)}, not of {', '.join(names)}")
+    if seed is not None:
+        g.seed = seed
+    return g, f"resumed {resume}: {len(g.log)} entries"
+
+
+def run_session(g: Game, advisors: Advisors, stdin, echo) -> None:
+    """Read commands line by line from ``stdin`` until it ends or the player quits;
+    ``echo(text, nl=True)`` shows the answers (and, when input is piped, the input)."""
     echo_input = not stdin.isatty()
-    click.echo(f"thousand play {rs.name}: {', '.join(g.names)} (type help for the commands)")
-    click.echo(g.sheet())
+    echo(f"thousand play {g.rs.name}: {', '.join(g.names)} (type help for the commands)")
+    echo(g.sheet())
     while True:
-        click.echo(g.prompt(), nl=False)
+        echo(g.prompt(), nl=False)
         line = stdin.readline()
         if not line:
-            click.echo("")
+            echo("")
             break
         if echo_input:
-            click.echo(line.rstrip("\n"))
+            echo(line.rstrip("\n"))
         try:
             text, quit_ = run_command(g, line, advisors)
         except ThousandError as exc:
             text, quit_ = f"refused: {exc}", False
         if text:
-            click.echo(text)
+            echo(text)
         if quit_:
             break

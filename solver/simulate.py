@@ -5,7 +5,7 @@ Public API (used by ``thousand evaluate`` when both players are built-in)::
     simulate_duel(rs, first, second, games, seed, tables_dir=None, threads=1) -> SimResult
     simulate_race(rs, bot, games, seed, tables_dir=None) -> SimResult
 
-Bots (``parse_bot``):
+Bots (``parse_builtin``):
 
 * ``optimal`` -- the duel-optimal player of the solved duel table (in a race:
   the race-optimal player, the only optimum of a lone player);
@@ -57,20 +57,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import kernel
-from .errors import ThousandError
+from .engine import MAX_TURNS  # per game; longer games are counted as unfinished
+from .errors import BotError, ThousandError
 from .game import Moves
 from .rules import Ruleset
 from .states import StateSpace, build_state_space, decode
 
 MEMORY_BUDGET_MB = float(os.environ.get("THOUSAND_SIM_MEMORY_MB", "1024"))
-MAX_TURNS = 100_000  # per game; longer games are counted as unfinished
 MAX_LUT = 1 << 22    # faces**dice above this: rolls cannot be looked up directly
 
 OPTIMAL, HOLD, RANDOM = 0, 1, 2
-
-
-class BotError(ThousandError, ValueError):
-    """An unknown or malformed bot specification."""
 
 
 class SimulationUnsupported(ThousandError):
@@ -110,27 +106,29 @@ class SimResult:
 # --------------------------------------------------------------------------- bots
 
 @dataclass(frozen=True)
-class Bot:
+class BuiltinBot:
+    """A built-in bot as the compiled loop plays it: its kind, parameter and table."""
+
     spec: str
     kind: int
     param: int = 0
     table: str = ""  # "duel" or "race" for value bots
 
 
-def parse_bot(spec: str) -> Bot:
+def parse_builtin(spec: str) -> BuiltinBot:
     """A built-in bot from its spec: ``optimal``, ``race``, ``hold:N``, ``cautious``, ``random``."""
     s = str(spec).strip().lower()
     if s == "optimal":
-        return Bot(s, OPTIMAL, 0, "duel")
+        return BuiltinBot(s, OPTIMAL, 0, "duel")
     if s == "race":
-        return Bot(s, OPTIMAL, 0, "race")
+        return BuiltinBot(s, OPTIMAL, 0, "race")
     if s == "cautious":
-        return Bot(s, HOLD, 0)
+        return BuiltinBot(s, HOLD, 0)
     if s == "random":
-        return Bot(s, RANDOM, 0)
+        return BuiltinBot(s, RANDOM, 0)
     m = re.fullmatch(r"hold:(\d+)", s)
     if m:
-        return Bot(s, HOLD, int(m.group(1)))
+        return BuiltinBot(s, HOLD, int(m.group(1)))
     raise BotError(f"unknown bot {spec!r}: built-in bots are optimal, race, hold:N, cautious, random")
 
 
@@ -377,7 +375,7 @@ def _race_J(rs: Ruleset, plans: _Plans, tables_dir) -> np.ndarray:
     return -np.asarray(turns, dtype=np.float64)
 
 
-def _bot_policy(rs: Ruleset, bot: Bot, plans: _Plans, tables_dir, duel: bool):
+def _bot_policy(rs: Ruleset, bot: BuiltinBot, plans: _Plans, tables_dir, duel: bool):
     """``(dec, doff, val, voff, blind)`` for a bot on ``plans``; empty tables for table-free bots."""
     if bot.kind != OPTIMAL:
         z = np.zeros(len(plans.ptr) - 1, np.int64)
@@ -429,7 +427,7 @@ def simulate_duel(rs: Ruleset, first: str, second: str, games: int, seed: int, t
     """Play ``games`` duels of ``first`` (who moves first in every game) against
     ``second`` from the initial state; ``threads`` = 0 uses every core."""
     _check_games(games)
-    bots = (parse_bot(first), parse_bot(second))
+    bots = (parse_builtin(first), parse_builtin(second))
     t0 = time.perf_counter()
     roll_lookup(rs)
     plans = _duel_plans(rs)
@@ -444,9 +442,9 @@ def simulate_race(rs: Ruleset, bot: str, games: int, seed: int, tables_dir=None,
     """Play ``games`` solitaire games of ``bot`` (``optimal`` = ``race`` here)
     and count the turns to win."""
     _check_games(games)
-    b = parse_bot(bot)
+    b = parse_builtin(bot)
     if b.kind == OPTIMAL:
-        b = Bot(b.spec, OPTIMAL, 0, "race")
+        b = BuiltinBot(b.spec, OPTIMAL, 0, "race")
     t0 = time.perf_counter()
     roll_lookup(rs)
     plans = _race_plans(rs)

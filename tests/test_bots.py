@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from thousand.bots import Action, BotState, ProcessBot, Rules, coerce_action, fallback, load_bot
+from thousand.bots import Action, BotState, ProcessBot, coerce_action, fallback, load_bot
+from thousand.engine import TurnRules, TurnState
 from thousand.errors import BotError, ThousandError
-from thousand.evaluate import Engine, exact_duel, run_evaluation
+from thousand.evaluate import run_evaluation
+from thousand.exact import exact_duel
 from thousand.rules import load_ruleset
 
 HERE = Path(__file__).parent / "bots"
@@ -20,9 +22,9 @@ PIG = load_ruleset("pig", ("goal=30",))
 
 
 def state(rs, roll, t=0, me=None, opp=None):
-    rules = Rules(rs)
-    x = me or rules.moves.initial()
-    return BotState(rs, x, opp or x, t, roll, rules.legal_actions(x, t, roll), rules.hot_roll(t, len(roll)))
+    turns = TurnRules(rs)
+    x = me or turns.moves.initial()
+    return BotState.at(turns, TurnState(x, t, len(roll), roll), opp or x)
 
 
 def test_legal_actions_pig_and_plain():
@@ -67,7 +69,7 @@ def test_load_errors_are_one_line(spec, msg):
 
 
 def test_python_bots_and_counted_faults():
-    eng = Engine(PIG)
+    eng = TurnRules(PIG)
     for name, kind in (("Raises", "raised"), ("Garbage", "malformed"), ("Illegal", "illegal")):
         bot = load_bot(f"{HERE}/pybots.py:{name}", PIG)
         st = state(PIG, (4,), t=5)

@@ -78,7 +78,9 @@ def test_chart_refusals(tmp_path, monkeypatch):
     monkeypatch.setattr(chart_mod, "_mpl", lambda: None)
     r = run(["chart", "pig", "--out", str(tmp_path / "x.png")])
     assert r.exit_code == 2
-    assert r.output.strip() == "thousand chart needs matplotlib: pip install 'thousand[chart]'"
+    # one line like every other error, naming an install that works in a clone too
+    assert r.output.strip() == ("thousand: error: thousand chart needs matplotlib: pip install matplotlib "
+                                "(in a clone of the repository: pip install '.[chart]')")
 
 
 def test_chart_png(tmp_path):

@@ -7,7 +7,11 @@ from click.testing import CliRunner
 
 from thousand.bots import load_bot
 from thousand.cli import main
-from thousand.evaluate import Engine, Oracle, exact_duel, mc_duel, run_evaluation, wilson
+from thousand.engine import TurnRules
+from thousand.evaluate import run_evaluation
+from thousand.exact import exact_duel
+from thousand.montecarlo import mc_duel, wilson
+from thousand.oracle import Oracle
 from thousand.rules import load_ruleset
 
 PIG30 = load_ruleset("pig", ("goal=30",))
@@ -28,7 +32,7 @@ def test_optimal_against_the_tables_optimum_is_the_table():
     # the bot path (asked per decision) against the optimal opponent's turn distributions
     o = Oracle(PIG30, "duel", progress=False)
     bot = load_bot("optimal", PIG30, "duel", oracles={"duel": o})
-    ex = exact_duel(Engine(PIG30), bot, None, o)
+    ex = exact_duel(TurnRules(PIG30), bot, None, o)
     assert ex.value_first == pytest.approx(o.solution.start_value(), abs=1e-10)
 
 
@@ -115,7 +119,7 @@ def test_optimal_exact_is_the_table_with_hot_dice_beyond_saturation():
     bot = load_bot("optimal", rs, "duel", oracles={"duel": o})
     v = o.solution.start_value()
     for opp in (None, bot):
-        ex = exact_duel(Engine(rs), bot, opp, o)
+        ex = exact_duel(TurnRules(rs), bot, opp, o)
         assert ex.value_first == pytest.approx(v, abs=1e-10)
         assert ex.value_second == pytest.approx(1 - v, abs=1e-10)
 

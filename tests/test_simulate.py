@@ -16,7 +16,7 @@ from thousand.game import Moves, PlayerState
 from thousand.rules import from_mapping, load_ruleset
 from thousand.scoring import RollScorer
 from tiny import PAIR_SCORING, TINY_DUELS
-from thousand.simulate import SimulationUnsupported, parse_bot, simulate_duel, simulate_race
+from thousand.simulate import SimulationUnsupported, parse_builtin, simulate_duel, simulate_race
 from thousand.solve import solve_objective
 
 TINY = {
@@ -73,13 +73,13 @@ def test_roll_lookup_gives_every_ordered_roll_its_class(preset):
 
 
 def test_bot_specs():
-    assert parse_bot("hold:20").param == 20
-    assert parse_bot("cautious").param == 0
-    assert parse_bot(" Optimal ").table == "duel"
-    assert parse_bot("race").table == "race"
+    assert parse_builtin("hold:20").param == 20
+    assert parse_builtin("cautious").param == 0
+    assert parse_builtin(" Optimal ").table == "duel"
+    assert parse_builtin("race").table == "race"
     for bad in ("hold", "hold:-5", "hold:x", "greedy", ""):
         with pytest.raises(ThousandError):
-            parse_bot(bad)
+            parse_builtin(bad)
     with pytest.raises(ThousandError):
         simulate_duel(tiny("pig-10"), "optimal", "nobody", 10, 1)
 
@@ -133,7 +133,7 @@ def test_optimal_bot_decides_as_the_advisor(name, tmp_path):
     rs = tiny(name)
     sol = solve_objective(rs, "duel", tmp_path, progress=False)
     plans = simulate._duel_plans(rs)
-    dec, doff, _, _ = simulate._bot_policy(rs, parse_bot("optimal"), plans, tmp_path, duel=True)[:4]
+    dec, doff, _, _ = simulate._bot_policy(rs, parse_builtin("optimal"), plans, tmp_path, duel=True)[:4]
     states = plans.space.states
     checked = 0
     for x in range(len(states)):

@@ -1,0 +1,267 @@
+"""Exact evaluation of bots: every turn enumerated, every game solved as a linear system.
+
+The turn of a player state (against an opponent state) under a fixed policy is
+enumerated forward through :class:`thousand.engine.TurnRules` over the roll
+outcomes with their exact probabilities (:class:`PolicyTurns`); the bot, which
+must be deterministic, is asked once per decision state. With ``E(s)`` those end
+distributions, the game is the absorbing Markov chain
+
+    race:  N(x)       = 1 + sum_e p_x(e) N(x_e)                   (expected turns)
+    duel:  W(a, b, 0) = sum_e p_a(e) [win_e + W(a_e, b_e, 1)]      (the bot moves)
+           W(a, b, 1) = sum_e p_b(e) W(a_e, b_e, 0)                (the opponent moves)
+
+over the states reached from the start, solved with a sparse LU solve.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .bots import Bot, BotState
+from .engine import TurnEnd, TurnRules, TurnState, finish_turn
+from .errors import ThousandError
+from .game import PlayerState
+
+EXACT_BUDGET = 1_500_000     # decision states the exact evaluation may ask a bot about
+
+
+class BudgetExceeded(Exception):
+    pass
+
+
+class PolicyTurns:
+    """Turn-end distributions of a fixed policy, enumerated forward over roll outcomes;
+    the bot is asked once per decision state (answers cached). ``bot`` None is the
+    optimal policy of ``oracle``, whose distribution comes from the kernel."""
+
+    def __init__(self, turns: TurnRules, bot: Bot | None, oracle=None, budget: int = EXACT_BUDGET,
+                 decisions: list | None = None):
+        self.turns, self.bot, self.oracle = turns, bot, oracle
+        self.budget = budget
+        self.answers: dict = {}
+        self.decisions = decisions        # collects (state, action) of every decision state
+        self.truncated = 0.0
+        self._tails: dict = {}
+
+    def ends(self, x: PlayerState, y: PlayerState | None) -> dict:
+        """{(kind, t points): probability} of the turn of ``x`` against ``y``."""
+        if self.bot is None:
+            return self.oracle.end_distribution(x, y)
+        turns, rs = self.turns, self.turns.rs
+        # Beyond the saturation total every bank ends alike, so a bot is not asked there: it
+        # banks as soon as allowed (compulsory rolls go on), as every sensible player does.
+        cap = turns.moves.saturation(x)
+        out: dict = {}
+
+        def add(k, q):
+            out[k] = out.get(k, 0.0) + q
+
+        mass = {(0, rs.dice): 1.0}
+        heap = [(0, rs.dice)]
+        while heap:
+            t, n = heapq.heappop(heap)
+            m = mass.pop((t, n))
+            if t > cap:
+                for k, p in self.tail(x, n).items():
+                    add(k, m * p)
+                continue
+            s = TurnState(x, t, n)
+            for roll, p in turns.outcomes(s):
+                q = m * p
+                r = turns.after_roll(s, roll)
+                if isinstance(r, TurnEnd):
+                    add((r.kind, 0), q)
+                    continue
+                legal = turns.legal(r)
+                if len(legal) == 1:
+                    a = legal[0]
+                else:
+                    key = (x, y, t, r.roll)
+                    a = self.answers.get(key)
+                    if a is None:
+                        if len(self.answers) >= self.budget:
+                            raise BudgetExceeded
+                        st = BotState.at(turns, r, y)
+                        a = self.answers[key] = self.bot.choose(st)
+                        if self.decisions is not None:
+                            self.decisions.append((st, a))
+                nxt = turns.apply(r, a)
+                if isinstance(nxt, TurnEnd):
+                    add((nxt.kind, nxt.total), q)
+                    continue
+                k = (nxt.total, nxt.dice)
+                if k not in mass:
+                    mass[k] = 0.0
+                    heapq.heappush(heap, k)
+                mass[k] += q
+        return out
+
+    def tail(self, x: PlayerState, n: int) -> dict:
+        """How a turn ends from beyond the saturation total with ``n`` dice to roll, where
+        the player banks as soon as allowed: a small linear system over the dice counts
+        (compulsory rolls of hot dice chain), solved once per player state."""
+        r = self._tails.get(x)
+        if r is None:
+            turns, rs = self.turns, self.turns.rs
+            t = turns.moves.saturation(x) + rs.unit
+            D = rs.dice
+            M = np.zeros((D, D))
+            keys: dict = {}
+            B = []
+            for n1 in range(1, D + 1):
+                row: dict = {}
+                s = TurnState(x, t, n1)
+                for roll, p in turns.outcomes(s):
+                    e = turns.after_roll(s, roll)
+                    if isinstance(e, TurnEnd):
+                        k = (e.kind, 0)
+                    else:
+                        nxt = turns.apply(e, self.tail_action(turns.legal(e)))
+                        if not isinstance(nxt, TurnEnd):
+                            M[n1 - 1, nxt.dice - 1] += p
+                            continue
+                        k = (nxt.kind, t)
+                    row[k] = row.get(k, 0.0) + p
+                    keys.setdefault(k, len(keys))
+                B.append(row)
+            Bm = np.zeros((D, len(keys)))
+            for i, row in enumerate(B):
+                for k, p in row.items():
+                    Bm[i, keys[k]] = p
+            X = np.linalg.solve(np.eye(D) - M, Bm)
+            r = self._tails[x] = [{k: float(X[i, j]) for k, j in keys.items() if X[i, j] > 0} for i in range(D)]
+        return r[n - 1]
+
+    @staticmethod
+    def tail_action(legal):
+        """Beyond saturation: end the turn where any set-aside allows it (a smaller set-aside
+        can bank where the biggest one would force a roll of hot dice), else the set-aside
+        with the most points."""
+        return next((a for a in legal if not a.roll), legal[0])
+
+
+@dataclass
+class ExactResult:
+    objective: str
+    value_first: float | None = None     # duel: P(bot wins) moving first; race: expected turns
+    value_second: float | None = None
+    optimum: float | None = None         # the table's value (optimal vs optimal / optimal race)
+    states: int = 0
+    decisions: int = 0
+    seconds: float = 0.0
+    truncated: float = 0.0
+    skipped: str = ""
+    blunders: list = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        d = {k: getattr(self, k) for k in ("value_first", "value_second", "optimum", "states", "decisions",
+                                            "truncated", "skipped")}
+        d["seconds"] = round(self.seconds, 3)
+        return d
+
+
+def _solve(rows, cols, vals, rhs, n) -> np.ndarray:
+    from scipy import sparse
+    from scipy.sparse import linalg as spla
+    A = sparse.identity(n, format="csr") - sparse.csr_matrix((vals, (rows, cols)), shape=(n, n))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            v = spla.spsolve(A.tocsc(), rhs)
+        except RuntimeError:
+            v = np.full(n, np.nan)
+    v = np.atleast_1d(v)
+    if not np.all(np.isfinite(v)) or np.max(np.abs(A @ v - rhs)) > 1e-8:
+        raise ThousandError("the exact evaluation's linear system is singular: some game never ends "
+                            "under these bots (a bot that never banks?)")
+    return v
+
+
+def exact_race(turns: TurnRules, bot: Bot, budget: int = EXACT_BUDGET, decisions: list | None = None) -> ExactResult:
+    """The bot's expected number of turns to win alone."""
+    t0 = time.perf_counter()
+    pt = PolicyTurns(turns, bot, budget=budget, decisions=decisions)
+    moves = turns.moves
+    x0 = moves.initial()
+    index = {x0: 0}
+    todo = [x0]
+    rows, cols, vals, rhs = [], [], [], [1.0]
+    while todo:
+        x = todo.pop()
+        i = index[x]
+        for (kind, t), p in pt.ends(x, None).items():
+            res = finish_turn(moves, (x,), 0, _turn_end(turns, x, kind, t))
+            if res.won:
+                continue
+            x2 = res.players[0]
+            j = index.get(x2)
+            if j is None:
+                j = index[x2] = len(index)
+                rhs.append(1.0)
+                todo.append(x2)
+            rows.append(i)
+            cols.append(j)
+            vals.append(p)
+    v = _solve(rows, cols, vals, np.array(rhs), len(index))
+    return ExactResult("race", float(v[0]), None, None, len(index), len(pt.answers),
+                       time.perf_counter() - t0, pt.truncated)
+
+
+def _turn_end(turns: TurnRules, x: PlayerState, kind: str, t: int) -> TurnEnd:
+    """The :class:`TurnEnd` of an end-distribution key (a forced end names its event)."""
+    return TurnEnd(kind, t, turns.moves.mid_turn(x, t) if kind == "forced" else None)
+
+
+def exact_duel(turns: TurnRules, bot: Bot, opp: Bot | None, oracle=None,
+               budget: int = EXACT_BUDGET, decisions: list | None = None) -> ExactResult:
+    """P(bot wins) moving first and second; ``opp`` None = the optimal opponent (``oracle``)."""
+    t0 = time.perf_counter()
+    bt = PolicyTurns(turns, bot, budget=budget, decisions=decisions)
+    ot = PolicyTurns(turns, opp, oracle=oracle, budget=budget) if opp is not bot else bt
+    moves = turns.moves
+    x0 = moves.initial()
+    # state (a, b, w): bot in a, opponent in b, w = 0 the bot moves, 1 the opponent moves
+    index: dict = {}
+    todo = []
+
+    def idx(s) -> int:
+        j = index.get(s)
+        if j is None:
+            j = index[s] = len(index)
+            todo.append(s)
+        return j
+
+    first, second = idx((x0, x0, 0)), idx((x0, x0, 1))
+    rows, cols, vals = [], [], []
+    rhs: dict = {}
+    while todo:
+        a, b, w = s = todo.pop()
+        i = index[s]
+        mover, other = (a, b) if w == 0 else (b, a)
+        dist = (bt if w == 0 else ot).ends(mover, other)
+        for (kind, t), p in dist.items():
+            res = finish_turn(moves, (mover, other), 0, _turn_end(turns, mover, kind, t))
+            if res.won:
+                if w == 0:
+                    rhs[i] = rhs.get(i, 0.0) + p
+                continue
+            m2, o2 = res.players
+            j = idx((m2, o2, 1) if w == 0 else (o2, m2, 0))
+            rows.append(i)
+            cols.append(j)
+            vals.append(p)
+        if len(index) > 4 * budget:
+            raise BudgetExceeded
+    n = len(index)
+    r = np.zeros(n)
+    for i, p in rhs.items():
+        r[i] = p
+    v = _solve(rows, cols, vals, r, n)
+    return ExactResult("duel", float(v[first]), float(v[second]), None, n,
+                       len(bt.answers) + (len(ot.answers) if ot is not bt else 0),
+                       time.perf_counter() - t0, bt.truncated + (ot.truncated if ot is not bt else 0.0))

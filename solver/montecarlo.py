@@ -1,0 +1,229 @@
+"""Monte Carlo games of any bots, played through the rules of a turn in play
+(:class:`thousand.engine.TurnRules`, :func:`thousand.engine.finish_turn`), or by the
+compiled simulator (:mod:`thousand.simulate`) when both players are built in.
+
+Dice: the Python loop draws each die with ``random.Random(seed).randint``; a duel
+plays the bot first in even-numbered games and second in odd ones. A game that
+lasts :data:`thousand.engine.MAX_TURNS` turns is abandoned and counted as half a win.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .blunders import Blunders
+from .bots import Bot, BotState, is_builtin
+from .engine import MAX_TURNS, TurnEnd, TurnRules, finish_turn
+from .errors import ThousandError
+from .game import PlayerState
+from .rules import Ruleset
+
+
+def play_turn(turns: TurnRules, rng: random.Random, bot: Bot, x: PlayerState, y: PlayerState | None,
+              on_decision=None) -> TurnEnd:
+    """One turn of ``bot`` from ``x`` (against ``y``), the dice thrown by ``rng``; the bot
+    is asked only where the rules leave a choice, and ``on_decision(state, action)``
+    sees each answer."""
+    faces = turns.rs.faces
+    s = turns.start(x)
+    while True:
+        r = turns.after_roll(s, sorted(rng.randint(1, faces) for _ in range(s.dice)))
+        if isinstance(r, TurnEnd):
+            return r
+        legal = turns.legal(r)
+        if len(legal) == 1:
+            a = legal[0]
+        else:
+            st = BotState.at(turns, r, y)
+            a = bot.choose(st)
+            if on_decision is not None:
+                on_decision(st, a)
+        s = turns.apply(r, a)
+        if isinstance(s, TurnEnd):
+            return s
+
+
+def wilson(k: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion k/n."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, c - h), min(1.0, c + h))
+
+
+@dataclass
+class MCResult:
+    games: int = 0
+    first_games: int = 0
+    first_wins: float = 0.0
+    second_games: int = 0
+    second_wins: float = 0.0
+    unfinished: int = 0
+    turns: list = field(default_factory=list)
+    seconds: float = 0.0
+    engine: str = "python"
+
+    @property
+    def wins(self) -> float:
+        return self.first_wins + self.second_wins
+
+    def to_json(self, race: bool) -> dict:
+        if race:
+            m, lo, hi = mean_ci(self.turns)
+            return {"games": self.games, "mean_turns": m, "ci95": [lo, hi], "unfinished": self.unfinished,
+                    "seconds": round(self.seconds, 3), "engine": self.engine}
+        out = {"games": self.games, "win_rate": self.wins / max(self.games, 1),
+               "ci95": list(wilson(self.wins, self.games)), "unfinished": self.unfinished,
+               "seconds": round(self.seconds, 3), "engine": self.engine}
+        for seat, k, n in (("first", self.first_wins, self.first_games), ("second", self.second_wins,
+                                                                          self.second_games)):
+            if n:
+                out[f"as_{seat}"] = {"games": n, "win_rate": k / n, "ci95": list(wilson(k, n))}
+        return out
+
+
+def mean_ci(xs) -> tuple[float, float, float]:
+    n = len(xs)
+    if n == 0:
+        return (float("nan"),) * 3
+    a = np.asarray(xs, dtype=float)
+    m = float(a.mean())
+    s = float(a.std(ddof=1)) if n > 1 else 0.0
+    h = 1.959963984540054 * s / math.sqrt(n)
+    return m, m - h, m + h
+
+
+def _games(res: MCResult, games: int, blunders: Blunders | None, blunder_games: int | None, progress: bool):
+    """Yield ``(game number, blunder recorder or None)`` for each game, keeping the books
+    around it: blunders valued in the first ``blunder_games`` games only, the game count,
+    progress on stderr and the time."""
+    t0 = last = time.perf_counter()
+    rec = blunders.record if blunders is not None else None
+    for g in range(games):
+        if blunder_games is not None and g == blunder_games:
+            rec, blunders = None, None
+        yield g, rec
+        if blunders is not None:
+            blunders.end_game()
+        res.games += 1
+        if progress and time.perf_counter() - last > 1.0:
+            last = time.perf_counter()
+            sys.stderr.write(f"\rMonte Carlo: {g + 1}/{games} games   ")
+            sys.stderr.flush()
+    if progress and time.perf_counter() - t0 > 1.0:
+        sys.stderr.write("\n")
+    res.seconds = time.perf_counter() - t0
+
+
+def mc_duel(turns: TurnRules, bot: Bot, opp: Bot, games: int, seed: int, blunders: Blunders | None = None,
+            progress: bool = False, blunder_games: int | None = None) -> MCResult:
+    """``games`` games, the bot first in even-numbered ones and second in odd ones."""
+    rng = random.Random(seed)
+    res = MCResult()
+    moves = turns.moves
+    x0 = moves.initial()
+    for g, rec in _games(res, games, blunders, blunder_games, progress):
+        bot_first = g % 2 == 0
+        bot.new_game()
+        if opp is not bot:
+            opp.new_game()
+        players = [bot, opp] if bot_first else [opp, bot]
+        states = [x0, x0]
+        mover = 0
+        winner = None
+        for _ in range(MAX_TURNS):
+            p = players[mover]
+            end = play_turn(turns, rng, p, states[mover], states[1 - mover], rec if p is bot else None)
+            after = finish_turn(moves, states, mover, end)
+            if after.won:
+                winner = mover
+                break
+            states = list(after.players)
+            mover = 1 - mover
+        bot_seat = 0 if bot_first else 1
+        won = 1.0 if winner == bot_seat else (0.5 if winner is None else 0.0)
+        if winner is None:
+            res.unfinished += 1
+        if bot_first:
+            res.first_games += 1
+            res.first_wins += won
+        else:
+            res.second_games += 1
+            res.second_wins += won
+    return res
+
+
+def mc_race(turns: TurnRules, bot: Bot, games: int, seed: int, blunders: Blunders | None = None,
+            progress: bool = False, blunder_games: int | None = None) -> MCResult:
+    """``games`` games of the bot alone: the turns it needs to win."""
+    rng = random.Random(seed)
+    res = MCResult()
+    moves = turns.moves
+    x0 = moves.initial()
+    for _g, rec in _games(res, games, blunders, blunder_games, progress):
+        bot.new_game()
+        x = x0
+        for k in range(1, MAX_TURNS + 1):
+            after = finish_turn(moves, (x,), 0, play_turn(turns, rng, bot, x, None, rec))
+            if after.won:
+                res.turns.append(k)
+                break
+            x = after.players[0]
+        else:
+            res.unfinished += 1
+    return res
+
+
+def fast_mc(rs: Ruleset, objective: str, bot: str, opp: str, games: int, seed: int,
+            tables_dir: str | None) -> MCResult | None:
+    """Monte Carlo by the compiled simulator (``thousand.simulate``), when it is there and
+    takes these bots and rules; else None."""
+    if not (is_builtin(bot) and (objective == "race" or is_builtin(opp))):
+        return None
+    try:
+        from . import simulate  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    try:
+        if objective == "race":
+            r = simulate.simulate_race(rs, bot, games, seed, tables_dir=tables_dir)
+            res = MCResult(games=r.games, seconds=r.seconds, engine="compiled")
+            res.turns = _Moments(r.games, r.mean_turns, r.std_turns)
+            return res
+        half = games // 2
+        a = simulate.simulate_duel(rs, bot, opp, games - half, seed, tables_dir=tables_dir)
+        b = simulate.simulate_duel(rs, opp, bot, half, seed + 1, tables_dir=tables_dir)
+        # unfinished games (cut by the simulator's turn limit) count one half, as in the Python loop
+        return MCResult(games=a.games + b.games, first_games=a.games,
+                        first_wins=a.first_wins + 0.5 * a.unfinished,
+                        second_games=b.games, second_wins=b.second_wins + 0.5 * b.unfinished,
+                        unfinished=a.unfinished + b.unfinished,
+                        seconds=a.seconds + b.seconds, engine="compiled")
+    except ThousandError:
+        return None
+    except Exception:  # an unfinished simulator must never break the evaluation
+        return None
+
+
+class _Moments(list):
+    """Mean and standard deviation of many samples, standing in for the list of samples."""
+
+    def __init__(self, n: int, mean: float, std: float):
+        super().__init__()
+        self.n, self.mean, self.std = n, mean, std
+
+
+def _mean_ci_any(turns) -> tuple[float, float, float]:
+    if isinstance(turns, _Moments):
+        h = 1.959963984540054 * turns.std / math.sqrt(max(turns.n, 1))
+        return turns.mean, turns.mean - h, turns.mean + h
+    return mean_ci(turns)

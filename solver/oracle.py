@@ -1,0 +1,92 @@
+"""The value of every legal action of a decision, by a solved table.
+
+An :class:`Oracle` answers for the duel table (against the opponent's state) or
+the race table (the player alone): it solves the mover's turn once per state
+pair with the table's end values (:class:`thousand.advisor.SolvedTurn`) and
+values each action by where :class:`thousand.engine.TurnRules` says it leads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import kernel
+from .engine import Action, TurnState
+from .game import PlayerState
+from .rules import Ruleset
+
+
+class Oracle:
+    """Values of actions by a solved table (objective ``duel`` or ``race``)."""
+
+    def __init__(self, rs: Ruleset, objective: str, tables_dir: str | None = None, progress: bool = True):
+        from .solve import solve_objective
+        self.rs, self.objective = rs, objective
+        self.solution = solve_objective(rs, objective, tables_dir, progress=progress)
+        self.higher = objective == "duel"
+        self._adv: dict = {}
+        self._turn: dict = {}
+        self._vals: dict = {}
+        self._table = kernel.roll_table(rs)
+
+    def advisor(self, y: PlayerState | None):
+        from .advisor import duel_advisor, race_advisor
+        key = y if self.objective == "duel" else None
+        a = self._adv.get(key)
+        if a is None:
+            a = self._adv[key] = duel_advisor(self.solution, y) if self.objective == "duel" \
+                else race_advisor(self.solution)
+        return a
+
+    def turn(self, x: PlayerState, y: PlayerState | None):
+        """The solved turn of ``x`` against ``y`` (cached): ``(advisor, SolvedTurn)``."""
+        key = (x, y if self.objective == "duel" else None)
+        r = self._turn.get(key)
+        if r is None:
+            adv = self.advisor(y)
+            r = self._turn[key] = (adv, adv.solve_turn(x))
+        return r
+
+    def values(self, state) -> list[float]:
+        """The value of each of ``state.legal`` (a :class:`thousand.bots.BotState`), in the
+        objective's terms: P(win) or expected turns."""
+        key = state.key()
+        v = self._vals.get(key)
+        if v is None:
+            adv, sol = self.turn(state.me, state.opponent)
+            s = TurnState(state.me, state.turn_total, state.dice, state.roll)
+            v = self._vals[key] = [adv.show(sol.value(adv.turns, adv.turns.apply(s, a))) for a in state.legal]
+        return v
+
+    def best_index(self, vals: list[float]) -> int:
+        return int(np.argmax(vals)) if self.higher else int(np.argmin(vals))
+
+    def best(self, state) -> Action:
+        return state.legal[self.best_index(self.values(state))]
+
+    def loss(self, state, action: Action) -> tuple[float, float, Action]:
+        """(value given up >= 0, value of the bot's action, the best action)."""
+        vals = self.values(state)
+        b = self.best_index(vals)
+        i = state.legal.index(action)
+        lost = vals[b] - vals[i] if self.higher else vals[i] - vals[b]
+        return max(lost, 0.0), vals[i], state.legal[b]
+
+    def end_distribution(self, x: PlayerState, y: PlayerState | None) -> dict:
+        """How the optimal turn of ``x`` (against ``y``) ends, by the kernel:
+        {(kind, t points): p} with kind 'stop'/'forced' at total t, ('bust', 0), ('win', 0)."""
+        _, sol = self.turn(x, y)
+        e = sol.ends
+        sp, fp, bp, wp = kernel.end_distribution(self._table, e.stop_ok, sol.stop_v, e.forced_ok, sol.forced_v,
+                                                 sol.tv)
+        u = self.rs.unit
+        out = {}
+        for t in np.flatnonzero(sp[:, 0] > 0):
+            out[("stop", int(t) * u)] = float(sp[t, 0])
+        for t in np.flatnonzero(fp[:, 0] > 0):
+            out[("forced", int(t) * u)] = float(fp[t, 0])
+        if bp[0] > 0:
+            out[("bust", 0)] = float(bp[0])
+        if wp[0] > 0:
+            out[("win", 0)] = float(wp[0])
+        return out
