@@ -25,6 +25,7 @@ from . import kernel
 from .errors import StateError
 from .game import WIN, Moves, PlayerState
 from .engine import TurnEnd, TurnRules
+from .lastturn import first_seat_T, last_turn_end_values, last_turn_ends, last_turn_values
 from .rules import Ruleset
 from .turn import TurnEnds
 
@@ -217,9 +218,8 @@ def duel_end_values(solution, ends: TurnEnds, opponents: list[PlayerState], seat
 
     With equal_turns, ``seat`` is the mover's (0 first, 1 second), ``P`` the
     other seat's table, and a first-seat win with final total ``F`` is worth
-    ``1 - L(y, min(F, horizon))`` (:func:`thousand.duel.last_turn_values`; the
+    ``1 - L(y, min(F, horizon))`` (:func:`thousand.lastturn.last_turn_values`; the
     table's horizon), a second-seat win 1."""
-    from .duel import last_turn_values
     moves = Moves(solution.rs)
     x = ends.x
     rs = solution.rs
@@ -273,9 +273,8 @@ def duel_advisor(solution, opponent: PlayerState, seat: int | None = None) -> Tu
             raise StateError(f"{solution.rs.name} plays equal turns: the duel needs the mover's seat "
                              "(first or second)")
         if seat == 0:
-            from .duel import _first_seat_T
             moves, top = Moves(solution.rs), int(solution.meta["last_turn_horizon"])
-            horizon = lambda x: _first_seat_T(solution.rs, moves, x, top) * solution.rs.unit  # noqa: E731
+            horizon = lambda x: first_seat_T(solution.rs, moves, x, top) * solution.rs.unit  # noqa: E731
 
     def values_of(ends: TurnEnds):
         vals, bust = duel_end_values(solution, ends, [opponent], seat)
@@ -287,8 +286,7 @@ def duel_advisor(solution, opponent: PlayerState, seat: int | None = None) -> Tu
 def last_turn_advisor(rs: Ruleset, to_beat: int) -> TurnAdvisor:
     """Advice for the second seat's last turn of an equal_turns game, the first seat
     having finished with ``to_beat`` points: values are the probability of winning
-    it (a tie counted 1/2; :func:`thousand.duel.last_turn_values`). No table needed."""
-    from .duel import _last_turn_ends, last_turn_end_values
+    it (a tie counted 1/2; :func:`thousand.lastturn.last_turn_values`). No table needed."""
     if not rs.equal_turns:
         raise StateError(f"{rs.name} does not play equal turns: there is no last turn to beat a total in")
     u = rs.unit
@@ -303,4 +301,4 @@ def last_turn_advisor(rs: Ruleset, to_beat: int) -> TurnAdvisor:
         return last_turn_end_values(rs, ends, [to_beat])
 
     return TurnAdvisor(rs, "duel", values_of, float, True, "win_probability",
-                       horizon=lambda x: _last_turn_ends(moves, x, to_beat).T * u)
+                       horizon=lambda x: last_turn_ends(moves, x, to_beat).T * u)

@@ -18,7 +18,8 @@ import tiny
 from tiny import TINY_DUELS, TINY_EQUAL_TURNS
 from thousand import kernel
 from thousand.cli import main
-from thousand.duel import DuelModel, last_turn_horizon, last_turn_table, last_turn_values, solve_duel
+from thousand.duel import DuelModel, solve_duel
+from thousand.lastturn import last_turn_horizon, last_turn_table, last_turn_values
 from thousand.errors import ThousandError
 from thousand.game import Moves, PlayerState
 from thousand.rules import from_mapping, load_ruleset

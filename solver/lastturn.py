@@ -1,0 +1,141 @@
+"""The last turn of an equal_turns game (docs/rules.md section 7): the second seat's
+chance of beating the first seat's final total, and how far final totals must be told
+apart.
+
+``L(y, F)`` is the probability that a second-seat player in state ``y``, in the last
+turn of the round after the first seat finished with ``F`` points, banks with its win
+condition met and a total above ``F`` (a tie, equal to ``F``, counted 1/2) under the
+play that maximises it: one turn DP (:func:`thousand.kernel.turn_dp`) whose end values
+are
+
+    stop[t] = 1, 1/2, 0  as  s + t >, =, < F  where the bank meets the win condition,
+    stop[t] = 0          for any other bank, forced ends 0, a bust 0, an instant win 1,
+
+with one column per target ``F``. The duel (:mod:`thousand.duel`) feeds these to the
+first seat's winning banks; the advisor uses them for the last turn's advice.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import kernel
+from .errors import ThousandError
+from .game import WIN, Moves, PlayerState
+from .rules import Ruleset
+from .turn import TurnEnds
+
+LAST_TURN_TOL = 1e-16  # the horizon's bound on the error of every value (see last_turn_horizon)
+
+
+def first_seat_T(rs: Ruleset, moves: Moves, x: PlayerState, horizon: int) -> int:
+    """The turn horizon (units) of a first-seat mover: up to the final total ``horizon``
+    where a bank can win with a total above the goal (the total raises F), else the
+    usual saturation (an exact barrel's win is always exactly the goal)."""
+    sat = moves.saturation(x)
+    if rs.barrel.kind != "exact" and moves.wins(x, rs.goal - x.score):
+        sat = max(sat, horizon - x.score)
+    return sat // rs.unit
+
+
+def last_turn_end_values(rs: Ruleset, ends: TurnEnds, targets):
+    """The end values of the second seat's last turn from ``ends.x`` against each
+    final total ``F`` in ``targets`` (points), as :func:`thousand.kernel.turn_dp`
+    takes them: ``(stop, forced, bust, win)`` with stop values 1, 1/2, 0 as
+    ``s + t`` is >, =, < F where the bank meets the win condition (0 for any other
+    bank), forced ends 0 (a mid-turn dump or an overshoot loses), a bust 0 and an
+    instant win 1. Totals above ``ends.T`` are valued as at ``ends.T``.
+
+    Nothing after the bank changes these: the game ends with this turn, and the
+    first seat's total is final (push-off and overtaking by this bank act on a
+    player who has finished)."""
+    u = rs.unit
+    F = np.asarray(targets, dtype=np.int64)
+    final = ends.x.score + np.arange(ends.T + 1, dtype=np.int64) * u
+    wins = np.array([y == WIN for y in ends.stop_next], dtype=bool) & (ends.stop_ok != 0)
+    stop = np.where(wins[:, None], 0.5 * (np.sign(final[:, None] - F[None, :]) + 1.0), 0.0)
+    return stop, np.zeros_like(stop), np.zeros(len(F)), np.ones(len(F))
+
+
+def _last_turn_dp(rs: Ruleset, table, ends: TurnEnds, targets, pure=None) -> np.ndarray:
+    """L(ends.x, F) for every F in ``targets``: the turn DP of :func:`last_turn_end_values`."""
+    stop, forced, bust, win = last_turn_end_values(rs, ends, targets)
+    return kernel.turn_dp(table, ends.stop_ok, stop, ends.forced_ok, forced, bust, win, pure=pure).start
+
+
+def last_turn_ends(moves: Moves, y: PlayerState, top: int) -> TurnEnds:
+    """The ends of a last turn from ``y`` that tells apart final totals up to ``top``
+    (points): it runs to ``top + unit`` where a bank can win, from which every winning
+    bank beats every target."""
+    rs = moves.rs
+    T = moves.saturation(y)
+    if moves.wins(y, rs.goal - y.score):
+        T = max(T, top + rs.unit - y.score)
+    return TurnEnds.of(moves, y, T=T // rs.unit)
+
+
+def last_turn_values(rs: Ruleset, table, y: PlayerState, targets, pure=None) -> np.ndarray:
+    """``L(y, F)`` for every ``F`` in ``targets`` (points, each >= the goal): the
+    probability that a second-seat player in state ``y``, in the last turn after the
+    first seat finished with ``F``, banks with its win condition met and a total
+    above ``F`` (equal to ``F``: a tie, counted 1/2), under the play that
+    maximises it. Exact (see :func:`_last_turn_ends`)."""
+    ends = last_turn_ends(Moves(rs), y, int(np.max(targets)))
+    return _last_turn_dp(rs, table, ends, targets, pure)
+
+
+def last_turn_table(rs: Ruleset, table, states, targets, pure=None, top: int | None = None) -> np.ndarray:
+    """``L`` (len(states), len(targets)) as :func:`last_turn_values`, one turn DP per
+    distinct last turn (states that differ only in counters the turn does not see
+    share one). ``top`` (default: the largest target) is the largest total told apart."""
+    moves = Moves(rs)
+    top = int(np.max(targets)) if top is None else top
+    out = np.zeros((len(states), len(targets)))
+    seen: dict = {}
+    for i, y in enumerate(states):
+        e = last_turn_ends(moves, y, top)
+        key = (y.score, e.stop_ok.tobytes(), e.forced_ok.tobytes(),
+               bytes(int(s == WIN) for s in e.stop_next))
+        if key not in seen:
+            seen[key] = _last_turn_dp(rs, table, e, targets, pure)
+        out[i] = seen[key]
+    return out
+
+
+def last_turn_horizon(rs: Ruleset, table, states, pure=None, tol: float = LAST_TURN_TOL) -> int:
+    """The largest final total ``F_max`` (points) the equal_turns duel tells apart.
+
+    A first-seat player may roll on after reaching the goal to raise its final
+    total ``F``; the solver values every ``F > F_max`` as ``F_max``. ``L(y, F)``
+    does not increase with ``F`` and is at least ``L(y, inf)`` (the chance of an
+    instant win, the only way to beat every total), so that error is at most
+    ``max_y L(y, F_max) - L(y, inf)`` on every value a winning bank feeds, and a
+    game has at most one first-seat win: every duel value is off by at most that
+    much. Starting from one roll's best points above the goal, the extension is
+    doubled until the bound is below ``tol``, then bisected down to the smallest
+    extension (in units) that keeps it there. An exact barrel's win is always
+    exactly the goal: ``F_max`` = goal.
+    """
+    if rs.barrel.kind == "exact":
+        return rs.goal
+    moves = Moves(rs)
+    u = rs.unit
+    live = [y for y in states if moves.wins(y, rs.goal - y.score)]
+    if not live:
+        return rs.goal
+    # a target no bank reaches: only instant wins beat it
+    inf = last_turn_table(rs, table, live, [np.iinfo(np.int64).max], pure, top=rs.goal)[:, 0]
+
+    def bound(ext: int) -> float:
+        return float(np.max(last_turn_table(rs, table, live, [rs.goal + ext * u], pure)[:, 0] - inf))
+
+    lo, hi = 0, max(table.max_points, 1)  # extensions in units: bound(lo) >= tol > bound(hi) once found
+    while bound(hi) >= tol:
+        if hi * u > 1000 * rs.goal:
+            raise ThousandError(f"{rs.name}: a last turn beats a final total of {rs.goal + hi * u} with "
+                                f"probability {bound(hi):.1e}: no horizon for the equal_turns duel")
+        lo, hi = hi, 2 * hi
+    while hi - lo > 1:  # the smallest such extension: every first-seat turn runs to it
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if bound(mid) < tol else (mid, hi)
+    return rs.goal + hi * u
