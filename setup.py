@@ -89,7 +89,7 @@ class BuildExt(build_ext):
         for ext in self.extensions:
             if any(src.endswith(".pyx") for src in ext.sources):
                 (done,) = cythonize([ext], compiler_directives={"language_level": 3},
-                                    quiet=True, force=self.force)
+                                    include_path=["ext"], quiet=True, force=self.force)
                 ext.sources = list(done.sources)
             if numpy.get_include() not in ext.include_dirs:
                 ext.include_dirs.append(numpy.get_include())
@@ -104,6 +104,10 @@ def _extensions() -> list[Extension]:
         exts.append(Extension(
             f"thousand.{pyx.stem}",
             sources=[pyx.relative_to(HERE).as_posix()],
+            # the C helpers (ext/*.h) and the declarations both modules share (ext/thk.pxd)
+            include_dirs=["ext"],
+            depends=sorted(p.relative_to(HERE).as_posix() for p in (HERE / "ext").glob("*.[hp]x[d]")
+                           ) + sorted(p.relative_to(HERE).as_posix() for p in (HERE / "ext").glob("*.h")),
             define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         ))
     return exts

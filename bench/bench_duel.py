@@ -23,17 +23,14 @@ import sys
 CHILD = r"""
 import json, resource, sys, time
 from thousand import kernel
-from thousand.duel import DuelModel, solve_duel, solve_duel_textbook
+from thousand.duel import DuelModel, solve_duel
 from thousand.game import Moves
 from thousand.rules import load_ruleset
 rs = load_ruleset(sys.argv[1])
 t0 = time.perf_counter()
 model = DuelModel(rs)
 t1 = time.perf_counter()
-if sys.argv[2] == "textbook":
-    sol = solve_duel_textbook(rs, model=model)
-else:
-    sol = solve_duel(rs, model=model, policy_iteration=sys.argv[2] == "levels")
+sol = solve_duel(rs, model=model, method={"levels": "policy"}.get(sys.argv[2], sys.argv[2]))
 t2 = time.perf_counter()
 i = model.space.index[Moves(rs).initial()]
 print(json.dumps({"preset": rs.name, "method": sys.argv[2], "pairs": model.n ** 2, "build_s": t1 - t0,

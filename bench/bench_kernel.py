@@ -12,7 +12,7 @@ duel_level: the ``plain`` duel model, every mover against every opponent (the
 residual pass, gradient on) and every mover against one opponent (K = 1, as in
 most levels of a solve), with a random Q: pair evaluations per second of the
 compiled ``duel_level`` (one thread, and OpenMP's default) and of the Python loop
-over the compiled ``turn_dp`` (``thousand.kernel._duel_level_loop``) it replaces.
+over the compiled ``turn_dp`` it replaces.
 """
 
 from __future__ import annotations
@@ -78,12 +78,12 @@ def main(argv=None) -> int:
 
     rs = load_ruleset("plain")
     try:
-        kernel.implementation(pure=False)
+        kernel.backend("compiled")
         impls = [("compiled", False), ("pure", True)]
     except ImportError:
         print("compiled kernel not built: timing the pure twin only", file=sys.stderr)
         impls = [("pure", True)]
-    tables = {name: kernel.roll_table(rs, pure=pure) for name, pure in impls}
+    tables = {name: kernel.backend(name).roll_table(rs) for name, _ in impls}
     print(f"turn_dp, preset plain ({rs.dice} dice, unit {rs.unit}), T = {args.T} units, "
           f"grad = {args.grad}, full = False")
     print(f"{'K':>6}  " + "  ".join(f"{name:>12}" for name, _ in impls)
@@ -94,8 +94,8 @@ def main(argv=None) -> int:
         for name, pure in impls:
             tab = tables[name]
 
-            def call(tab=tab, pure=pure):
-                return kernel.turn_dp(tab, *inputs, grad=args.grad, pure=pure)
+            def call(tab=tab):
+                return kernel.turn_dp(tab, *inputs, grad=args.grad)
 
             starts.append(call().start)
             times.append(_time_call(call, args.budget, args.repeat))
@@ -117,8 +117,9 @@ def bench_duel(rs, tab, repeat: int) -> None:
     """Pair evaluations per second of duel_level: compiled vs the Python loop."""
     from thousand.duel import DuelModel
 
-    impl = kernel.implementation(pure=False)
-    model = DuelModel(rs)
+    from thousand import _pure
+    impl = kernel.backend("compiled").impl
+    model = DuelModel(rs, table=tab)
     p = model.plans
     n = model.n
     Q = np.random.default_rng(0).random((n, n))
@@ -131,13 +132,19 @@ def bench_duel(rs, tab, repeat: int) -> None:
         pairs = int((hi - lo).sum())
         ptr = np.zeros(n + 1, np.int64)
         np.cumsum(hi - lo, out=ptr[1:])
-        fixed = (tab.cls_ptr, tab.cls_prob, tab.cls_instant, tab.opt_ptr, tab.opt_points,
-                 tab.opt_used, tab.dice, tab.hot_mode, p.ptr, p.stop_ok, p.forced_ok, p.next,
-                 p.after, p.climbed, p.bust, p.score, p.overtaken, p.pushed, p.on_barrel, Q,
-                 movers, lo, hi)
+        fixed = (tab.rolls, p.native(tab.backend), Q, movers, lo, hi)
+        pure_plans = p.native(kernel.backend("pure"))
+
+        def loop(rolls, _plans, Q, movers, lo, hi, v, d, ptr, grad, threads):
+            """duel_level as a Python loop over the movers, each one compiled turn_dp call"""
+            for j in range(len(movers)):
+                stop_ok, forced_ok, _, _, ends, bust = _pure._mover_ends(pure_plans, Q, movers[j], lo[j], hi[j])
+                r = impl.turn_dp(rolls, stop_ok, ends, forced_ok, ends, bust, np.ones(hi[j] - lo[j]), grad, False)
+                v[ptr[j]:ptr[j + 1]], d[ptr[j]:ptr[j + 1]] = r[0], r[1]
+
         runs = [("compiled, 1 thread", impl.duel_level, 1),
                 ("compiled, OpenMP default", impl.duel_level, 0),
-                ("Python loop over turn_dp", kernel._duel_level_loop(impl), 0)]
+                ("Python loop over turn_dp", loop, 0)]
         print(f"{title} ({pairs} pairs)")
         print(f"  {'':26}  {'per call':>12}  {'pairs/s':>12}")
         ref = None

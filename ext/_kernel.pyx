@@ -30,114 +30,10 @@ from libc.math cimport fabs
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from cython.parallel cimport parallel, prange
 
-cdef extern from *:
-    """
-    /* OpenMP's thread count when the build has it, else 1 (prange then runs serially) */
-    #ifdef _OPENMP
-    #include <omp.h>
-    static int thk_max_threads(void) { return omp_get_max_threads(); }
-    #else
-    static int thk_max_threads(void) { return 1; }
-    #endif
-    """
+from thk cimport HOT_CONFIRM, HOT_FREE, HOT_MUST_ROLL, PlanView, plan_view
+
+cdef extern from "thk_kernel.h":
     int thk_max_threads() noexcept nogil
-
-cdef extern from *:
-    """
-    /* The innermost loops of the turn DP: over the contiguous columns of a block.
-       On x86-64 Linux with GCC they are compiled twice, for AVX2 and for the
-       baseline, and the loader picks one (target_clones). Neither uses FMA, so
-       both give the same numbers. */
-    #include <string.h>
-    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) \
-        && __GNUC__ >= 8
-    #define THK_CLONES __attribute__((target_clones("avx2", "default")))
-    #else
-    #define THK_CLONES
-    #endif
-    #if defined(_MSC_VER)
-    #define THK_R __restrict
-    #else
-    #define THK_R restrict
-    #endif
-
-    /* out += p * src */
-    THK_CLONES static void thk_axpy(double *THK_R out, double p, const double *THK_R src,
-                                    Py_ssize_t n) {
-        for (Py_ssize_t k = 0; k < n; k++) out[k] += p * src[k];
-    }
-
-    /* out += p0 s0 + p1 s1 + p2 s2 + p3 s3, added one after the other: the same
-       rounding as four axpy passes with a quarter of the loads and stores of out */
-    THK_CLONES static void thk_acc4(double *THK_R out, const double *s0, const double *s1,
-                                    const double *s2, const double *s3, double p0, double p1,
-                                    double p2, double p3, Py_ssize_t n) {
-        for (Py_ssize_t k = 0; k < n; k++) {
-            double o = out[k];
-            o += p0 * s0[k];
-            o += p1 * s1[k];
-            o += p2 * s2[k];
-            o += p3 * s3[k];
-            out[k] = o;
-        }
-    }
-
-    /* tmp = max(tmp, src) */
-    THK_CLONES static void thk_vmax(double *THK_R tmp, const double *THK_R src, Py_ssize_t n) {
-        for (Py_ssize_t k = 0; k < n; k++) {
-            double v = src[k], b = tmp[k];
-            tmp[k] = v > b ? v : b;
-        }
-    }
-
-    /* tmp = max(tmp, src) and dtmp follows the first maximum (replaced only where
-       src > tmp); gcc does not if-convert the two selects, hence vector extensions */
-    #if defined(__GNUC__) || defined(__clang__)
-    typedef double thk_v4d __attribute__((vector_size(32)));
-    typedef long long thk_v4l __attribute__((vector_size(32)));
-    #endif
-    THK_CLONES static void thk_max2(double *THK_R tmp, double *THK_R dtmp,
-                                    const double *THK_R src, const double *THK_R dsrc,
-                                    Py_ssize_t n) {
-        Py_ssize_t k = 0;
-    #if defined(__GNUC__) || defined(__clang__)
-        for (; k + 4 <= n; k += 4) {
-            thk_v4d v, b, dv, db;
-            thk_v4l m, r, q;
-            memcpy(&v, src + k, sizeof v);
-            memcpy(&b, tmp + k, sizeof b);
-            memcpy(&dv, dsrc + k, sizeof dv);
-            memcpy(&db, dtmp + k, sizeof db);
-            m = (thk_v4l)(v > b);
-            r = ((thk_v4l)v & m) | ((thk_v4l)b & ~m);
-            q = ((thk_v4l)dv & m) | ((thk_v4l)db & ~m);
-            memcpy(tmp + k, &r, sizeof r);
-            memcpy(dtmp + k, &q, sizeof q);
-        }
-    #endif
-        for (; k < n; k++) {
-            double v = src[k];
-            if (v > tmp[k]) { tmp[k] = v; dtmp[k] = dsrc[k]; }
-        }
-    }
-
-    /* v = s where s >= r (banking wins ties), else r; dv = 0 there, else dr */
-    THK_CLONES static void thk_settle(double *THK_R v, const double *THK_R r,
-                                      const double *THK_R s, Py_ssize_t n) {
-        for (Py_ssize_t k = 0; k < n; k++) {
-            double a = s[k], b = r[k];
-            v[k] = a >= b ? a : b;
-        }
-    }
-    THK_CLONES static void thk_settle_d(double *THK_R dv, const double *THK_R dr,
-                                        const double *THK_R s, const double *THK_R r,
-                                        Py_ssize_t n) {
-        for (Py_ssize_t k = 0; k < n; k++) {
-            double d = dr[k];
-            dv[k] = s[k] >= r[k] ? 0.0 : d;
-        }
-    }
-    """
     void thk_axpy(double* out, double p, const double* src, Py_ssize_t n) noexcept nogil
     void thk_acc4(double* out, const double* s0, const double* s1, const double* s2,
                   const double* s3, double p0, double p1, double p2, double p3,
@@ -155,19 +51,92 @@ MUST_ROLL, FREE, CONFIRM = 0, 1, 2
 
 
 
-def __getattr__(name):
-    """A function of the kernel API that is not compiled yet comes from the pure twin
-    (PEP 562), so that the API can grow in ``thousand._pure`` first."""
-    if not name.startswith("_"):
-        from thousand import _pure
-        if callable(getattr(_pure, name, None)):
-            return getattr(_pure, name)
-    raise AttributeError(f"module 'thousand._kernel' has no attribute {name!r}")
+cdef class Rolls:
+    """The roll classes of every dice count 1..``dice``, flattened (see
+    :class:`thousand._pure.Rolls`): built once per ruleset by
+    :class:`thousand.kernel.Backend` and owning its arrays."""
+    cdef readonly object cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used
+    cdef readonly Py_ssize_t dice
+    cdef readonly int hot_mode
+
+    def __cinit__(self, cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode):
+        if dice < 1 or hot_mode not in (MUST_ROLL, FREE, CONFIRM):
+            raise ValueError("dice must be >= 1 and hot_mode 0, 1 or 2")
+        self.cls_ptr = np.ascontiguousarray(cls_ptr, dtype=np.int64)
+        self.cls_prob = np.ascontiguousarray(cls_prob, dtype=np.float64)
+        self.cls_instant = np.ascontiguousarray(cls_instant, dtype=np.uint8)
+        self.opt_ptr = np.ascontiguousarray(opt_ptr, dtype=np.int64)
+        self.opt_points = np.ascontiguousarray(opt_points, dtype=np.int64)
+        self.opt_used = np.ascontiguousarray(opt_used, dtype=np.int64)
+        self.dice, self.hot_mode = dice, hot_mode
+
+    def arrays(self):
+        return (self.cls_ptr, self.cls_prob, self.cls_instant, self.opt_ptr, self.opt_points, self.opt_used,
+                self.dice, self.hot_mode)
+
+
+cdef class Plans:
+    """Every mover's turn ends in a duel, flattened (see :class:`thousand.kernel.DuelPlans`
+    and :class:`thousand._pure.Plans`), owning contiguous copies of the arrays."""
+    cdef readonly object ptr, stop_ok, forced_ok, next, after, climbed, bust, score, overtaken, pushed
+    cdef readonly object on_barrel, win_col, win_L
+    cdef readonly Py_ssize_t n      # player states (solver states)
+
+    def __cinit__(self, ptr, stop_ok, forced_ok, next, after, climbed, bust, score, overtaken, pushed,
+                  on_barrel, win_col=None, win_L=None):
+        i64, u8 = np.int64, np.uint8
+        self.ptr = np.ascontiguousarray(ptr, dtype=i64)
+        self.stop_ok = np.ascontiguousarray(stop_ok, dtype=u8)
+        self.forced_ok = np.ascontiguousarray(forced_ok, dtype=u8)
+        self.next = np.ascontiguousarray(next, dtype=i64)
+        self.after = np.ascontiguousarray(after, dtype=i64)
+        self.climbed = np.ascontiguousarray(climbed, dtype=u8)
+        self.bust = np.ascontiguousarray(bust, dtype=i64)
+        self.score = np.ascontiguousarray(score, dtype=i64)
+        self.overtaken = np.ascontiguousarray(overtaken, dtype=i64)
+        self.pushed = np.ascontiguousarray(pushed, dtype=i64)
+        self.on_barrel = np.ascontiguousarray(on_barrel, dtype=u8)
+        self.win_col = None if win_col is None else np.ascontiguousarray(win_col, dtype=i64)
+        self.win_L = None if win_L is None else np.ascontiguousarray(win_L, dtype=np.float64)
+        self._check()
+
+    def _check(self):
+        """Every index the duel loops follow stays inside the arrays (checked once, here:
+        the loops run in C without bounds checks)."""
+        if self.ptr.ndim != 1 or self.ptr.shape[0] < 1:
+            raise ValueError("plan_ptr must have one entry per state plus one")
+        n = self.n = self.ptr.shape[0] - 1
+        for arr_, name in ((self.bust, "bust_idx"), (self.score, "score"), (self.overtaken, "overtaken"),
+                           (self.pushed, "pushed"), (self.on_barrel, "on_barrel")):
+            if arr_.shape != (n,):
+                raise ValueError(f"{name} must have one entry per state ({n})")
+        for arr_ in (self.bust, self.overtaken, self.pushed):
+            if n and (arr_.min() < 0 or arr_.max() >= n):
+                raise ValueError("bust_idx/overtaken/pushed must be state indices")
+        rows = int(self.ptr[-1])
+        if self.ptr[0] < 0 or np.any(np.diff(self.ptr) < 1):
+            raise ValueError("plan_ptr must start at 0 or more and give every state a row")
+        for arr_ in (self.stop_ok, self.forced_ok, self.next, self.after, self.climbed):
+            if arr_.shape[0] < rows:
+                raise ValueError("plan arrays are shorter than plan_ptr says")
+        if rows and self.next[:rows].max() >= n:
+            raise ValueError("plan_next must be a state index, -1 (a win) or negative (unused)")
+        if (self.win_col is None) != (self.win_L is None):
+            raise ValueError("win_col and win_L go together")
+        if self.win_col is not None:
+            if self.win_L.ndim != 2 or self.win_L.shape[0] != n or self.win_L.shape[1] < 1:
+                raise ValueError("win_L must have one row per state and at least one column")
+            if self.win_col.ndim != 1 or self.win_col.shape[0] < rows:
+                raise ValueError("win_col is shorter than plan_ptr says")
+            if rows and self.win_col[:rows].max() >= self.win_L.shape[1]:
+                raise ValueError("win_col must be a column of win_L or negative")
+
+    def arrays(self):
+        return (self.ptr, self.stop_ok, self.forced_ok, self.next, self.after, self.climbed, self.bust,
+                self.score, self.overtaken, self.pushed, self.on_barrel, self.win_col, self.win_L)
+
 
 cdef enum:
-    _MUST = 0
-    _FREE = 1
-    _CONFIRM = 2
     _NEWTON = 200          # Newton steps of the tail solve (as the pure twin)
 
 # Columns per block: a block keeps (storage rows) x (dice + 1) x BLOCK doubles (twice
@@ -721,11 +690,11 @@ cdef inline void _zero_rows(double* dst, Py_ssize_t rows, Py_ssize_t stride,
 cdef inline void _hot(const _Tab* tb, _Blk* bk, double* dst, double* ddst, bint grad) noexcept nogil:
     """The value of hot dice from the current row: V(t, N), R(t, N) or RC(t)."""
     cdef Py_ssize_t kb = bk.kb, nk = tb.N * tb.KB
-    if tb.hot == _FREE:
+    if tb.hot == HOT_FREE:
         _copy(dst, bk.Vt + nk, kb)
         if grad:
             _copy(ddst, bk.dVt + nk, kb)
-    elif tb.hot == _MUST:
+    elif tb.hot == HOT_MUST_ROLL:
         _copy(dst, bk.Rt + nk, kb)
         if grad:
             _copy(ddst, bk.dRt + nk, kb)
@@ -740,7 +709,7 @@ cdef void _arrive(const _Tab* tb, _Blk* bk, double* Ar, double* dAr, double* ACr
                   bint grad) noexcept nogil:
     """Fill one row of A (dA; AC, dAC in confirm mode) from the current row's values."""
     cdef Py_ssize_t N = tb.N, KB = tb.KB, kb = bk.kb
-    cdef bint conf = tb.hot == _CONFIRM
+    cdef bint conf = tb.hot == HOT_CONFIRM
     if fok:
         _fill_rows(Ar, frow, N + 1, KB, kb)
         if grad:
@@ -811,10 +780,10 @@ cdef void _tail_eval(const _Tab* tb, _Blk* bk, bint sok, const double* srow) noe
         else:
             _copy(an, r, kb)
             _copy(dan, dr, kb)
-    if tb.hot == _FREE:
+    if tb.hot == HOT_FREE:
         _copy(bk.fh, a + N * KB, kb)
         _copy(bk.slope, da + N * KB, kb)
-    elif tb.hot == _MUST:
+    elif tb.hot == HOT_MUST_ROLL:
         _copy(bk.fh, r, kb)
         _copy(bk.slope, dr, kb)
     else:
@@ -835,7 +804,7 @@ cdef void _tail_fill(const _Tab* tb, _Blk* bk, bint sok, const double* srow,
     cdef double* dAr = bk.tdA
     cdef double* ACr = bk.tAC
     cdef double* dACr = bk.tdAC
-    cdef bint conf = tb.hot == _CONFIRM
+    cdef bint conf = tb.hot == HOT_CONFIRM
     _copy(Ar, bk.h, kb)
     if grad:
         if dh == NULL:
@@ -866,7 +835,7 @@ cdef void _store_row(const _Tab* tb, _Blk* bk, Py_ssize_t t) noexcept nogil:
     for m in range(1, N + 1):
         _copy(tb.oV + base + m * K, bk.Vt + m * KB, kb)
         _copy(tb.oR + base + m * K, bk.Rt + m * KB, kb)
-    if tb.hot == _CONFIRM:
+    if tb.hot == HOT_CONFIRM:
         _copy(tb.oRC + t * K + bk.c0, bk.RCt, kb)
 
 
@@ -876,7 +845,7 @@ cdef inline void _mirror(const _Tab* tb, _Blk* bk, Py_ssize_t slot) noexcept nog
     memcpy(bk.A + d, bk.A + s, RS * sizeof(double))
     if tb.grad:
         memcpy(bk.dA + d, bk.dA + s, RS * sizeof(double))
-    if tb.hot == _CONFIRM:
+    if tb.hot == HOT_CONFIRM:
         memcpy(bk.AC + d, bk.AC + s, RS * sizeof(double))
         if tb.grad:
             memcpy(bk.dAC + d, bk.dAC + s, RS * sizeof(double))
@@ -904,7 +873,7 @@ cdef void _solve_block(const _Tab* tb, _Blk* bk) noexcept nogil:
     cdef Py_ssize_t T = tb.T, N = tb.N, K = tb.K, KB = tb.KB, RS = tb.RS, P = tb.P
     cdef Py_ssize_t kb = bk.kb, c0 = bk.c0, n, k, t, r0, it, base, o, tail
     cdef const Py_ssize_t* offs
-    cdef bint grad = tb.grad, conf = tb.hot == _CONFIRM, sok, fok, conv
+    cdef bint grad = tb.grad, conf = tb.hot == HOT_CONFIRM, sok, fok, conv
     cdef const double* srow
     cdef const double* frow
     cdef double x, y, m, sl
@@ -1096,7 +1065,7 @@ cdef void _pol_route(const _Tab* tb, _Blk* bk, _Pol* pol, bint sok, bint fok,
     pol.cm), as the solved turn decides: banking where it is allowed and V == stop
     (banking wins ties), hot dice by the hot-dice mode."""
     cdef Py_ssize_t kb = bk.kb, KB = tb.KB, N = tb.N, m, n, k
-    cdef bint conf = tb.hot == _CONFIRM
+    cdef bint conf = tb.hot == HOT_CONFIRM
     cdef double* row
     cdef double d
     if fok:
@@ -1110,9 +1079,9 @@ cdef void _pol_route(const _Tab* tb, _Blk* bk, _Pol* pol, bint sok, bint fok,
         _pol_confirmed(tb, bk, sok, Mr, MCr, et, False)
     for k in range(kb):
         d = Mr[k]
-        if tb.hot == _FREE:
+        if tb.hot == HOT_FREE:
             Mr[N * KB + k] += d
-        elif tb.hot == _MUST:
+        elif tb.hot == HOT_MUST_ROLL:
             rm[N * KB + k] += d
         else:
             pol.cm[k] += d
@@ -1141,7 +1110,7 @@ cdef void _pol_push(const _Tab* tb, _Blk* bk, _Pol* pol, Py_ssize_t t) noexcept 
     for n in range(1, tb.N + 1):
         if tb.nmid[n] < tb.nlo[n + 1] and _pol_any(rm + n * KB, kb):
             _pol_throw(tb, bk, pol, t, n, rm + n * KB, bk.A, bk.tA, pol.M, pol.tm, False, True)
-    if tb.hot == _CONFIRM and _pol_any(pol.cm, kb):
+    if tb.hot == HOT_CONFIRM and _pol_any(pol.cm, kb):
         _pol_throw(tb, bk, pol, t, tb.N, pol.cm, bk.AC, bk.tAC, pol.MC, pol.tm + 2 * RS, False, False)
         _zero(pol.cm, kb)
 
@@ -1182,7 +1151,7 @@ cdef void _pol_block(const _Tab* tb, _Blk* bk, _Pol* pol) noexcept nogil:
     with one option send past T. Needs the block storage with one row per total."""
     cdef Py_ssize_t T = tb.T, N = tb.N, K = tb.K, KB = tb.KB, RS = tb.RS
     cdef Py_ssize_t kb = bk.kb, c0 = bk.c0, t, k, n, m, j, t0
-    cdef bint conf = tb.hot == _CONFIRM
+    cdef bint conf = tb.hot == HOT_CONFIRM
     cdef double* M = pol.M
     cdef double* MC = pol.MC
     cdef double* RM = pol.RM
@@ -1233,7 +1202,7 @@ cdef void _pol_tail_sweep(const _Tab* tb, _Blk* bk, _Pol* pol, bint sok, const d
     cdef Py_ssize_t kb = bk.kb, KB = tb.KB, N = tb.N, n, k
     cdef double* rm = pol.rm
     cdef double d
-    if tb.hot == _CONFIRM:
+    if tb.hot == HOT_CONFIRM:
         _pol_confirmed(tb, bk, sok, tm, tmc, et, True)
     for k in range(kb):
         hot[k] = tm[k]
@@ -1273,7 +1242,7 @@ cdef void _pol_tail(const _Tab* tb, _Blk* bk, _Pol* pol, double* tm, double* tmc
         for m in range(N + 1):
             for k in range(kb):
                 et[k] += tm[m * KB + k]
-                if tb.hot == _CONFIRM:
+                if tb.hot == HOT_CONFIRM:
                     et[k] += tmc[m * KB + k]
         return
     _pol_tail_sweep(tb, bk, pol, sok, srow, tm, tmc, et, H)
@@ -1287,10 +1256,10 @@ cdef void _pol_tail(const _Tab* tb, _Blk* bk, _Pol* pol, double* tm, double* tmc
     memset(tmc, 0, RS * sizeof(double))
     for k in range(kb):
         pol.rm[k] = 1.0
-    if tb.hot == _FREE:
+    if tb.hot == HOT_FREE:
         for k in range(kb):
             tm[N * KB + k] = 1.0
-    elif tb.hot == _MUST:
+    elif tb.hot == HOT_MUST_ROLL:
         _pol_throw(tb, bk, pol, T, N, pol.rm, bk.A, bk.tA, tm, tm, True, False)
     else:
         _pol_throw(tb, bk, pol, T, N, pol.rm, bk.AC, bk.tAC, tmc, tmc, True, False)
@@ -1306,7 +1275,7 @@ cdef void _pol_tail(const _Tab* tb, _Blk* bk, _Pol* pol, double* tm, double* tmc
 cdef inline Py_ssize_t _ws_need(const _Tab* tb) noexcept nogil:
     """Doubles of workspace that :func:`_run_in` needs for ``tb``."""
     cdef Py_ssize_t RS = tb.RS
-    cdef bint grad = tb.grad, conf = tb.hot == _CONFIRM
+    cdef bint grad = tb.grad, conf = tb.hot == HOT_CONFIRM
     cdef Py_ssize_t nstore = (1 + grad) * (1 + conf)
     # A dA AC dAC and their tail rows; current row, tail solve scratch
     return nstore * (tb.NR * RS + RS) + 8 * RS + 10 * tb.KB
@@ -1330,7 +1299,7 @@ cdef void _run_in(_Tab* tb, double* ws, Py_ssize_t* offs) noexcept nogil:
     """Solve every column block in the workspace ``ws`` (:func:`_ws_need` doubles) with
     ``offs`` (n_opt + 1 indices) as option offset scratch."""
     cdef Py_ssize_t KB = tb.KB, RS = tb.RS, K = tb.K
-    cdef bint grad = tb.grad, conf = tb.hot == _CONFIRM
+    cdef bint grad = tb.grad, conf = tb.hot == HOT_CONFIRM
     cdef Py_ssize_t store = tb.NR * RS
     cdef _Blk bk
     # narrow blocks copy the tail row into the rows above T (maxpts rows of RS doubles);
@@ -1554,7 +1523,7 @@ def _check_rules(Py_ssize_t N, int hot, Py_ssize_t T):
     """The argument checks every entry point shares: dice, hot-dice mode, a total row."""
     if N < 1:
         raise ValueError(f"dice must be at least 1, got {N}")
-    if hot != _MUST and hot != _FREE and hot != _CONFIRM:
+    if hot != HOT_MUST_ROLL and hot != HOT_FREE and hot != HOT_CONFIRM:
         raise ValueError(f"hot_mode must be 0, 1 or 2, got {hot}")
     if T < 0:
         raise ValueError("stop_ok is empty")
@@ -1567,14 +1536,14 @@ def _check_ends(Py_ssize_t T, Py_ssize_t K, Py_ssize_t s0, Py_ssize_t s1, Py_ssi
         raise ValueError("shapes: stop_ok/forced_ok (T+1,), stop_val/forced_val (T+1, K)")
 
 
-def turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
-            stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad, full):
+def turn_dp(Rolls rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad, full):
     """Solve one turn (see :func:`thousand.kernel.turn_dp` and :func:`thousand._pure.turn_dp`).
 
     Returns ``(start, dstart, V, R, RC)``: ``start`` = R(0, N) per column;
     ``dstart`` its derivative with respect to the bust value (None unless
     ``grad``); the tables V, R (T+2, N+1, K) and RC (T+2, K) (None unless ``full``).
     """
+    cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode = rolls.arrays()
     cdef const int64_t[::1] cptr = _i64_1(cls_ptr)
     cdef const double[::1] cprob = _f64_1(cls_prob)
     cdef const uint8_t[::1] cinst = _u8_1(cls_instant)
@@ -1720,9 +1689,9 @@ cdef void _ed_column(const _Tab* tb, const Py_ssize_t* left, Py_ssize_t c, Py_ss
             continue
         for m in range(1, N1):
             A[t * N1 + m] = V[(t * N1 + m) * K + c]
-        if hot == _FREE:
+        if hot == HOT_FREE:
             hv = V[(t * N1 + N) * K + c]
-        elif hot == _MUST:
+        elif hot == HOT_MUST_ROLL:
             hv = R[(t * N1 + N) * K + c]
         else:
             hv = RC[t * K + c]
@@ -1758,9 +1727,9 @@ cdef void _ed_column(const _Tab* tb, const Py_ssize_t* left, Py_ssize_t c, Py_ss
                     continue
                 for m in range(1, N1):
                     dec[m] += a[m]
-                if hot == _FREE:
+                if hot == HOT_FREE:
                     dec[N] += a[0]
-                elif hot == _MUST:
+                elif hot == HOT_MUST_ROLL:
                     rol[N] += a[0]
                 else:
                     con += a[0]
@@ -1801,14 +1770,14 @@ cdef void _ed_column(const _Tab* tb, const Py_ssize_t* left, Py_ssize_t c, Py_ss
     win_p[c] = bw[1]
 
 
-def end_distribution(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice,
-                     hot_mode, stop_ok, stop_val, forced_ok, forced_val, V, R, RC):
+def end_distribution(Rolls rolls, stop_ok, stop_val, forced_ok, forced_val, V, R, RC):
     """How a solved turn ends (see :func:`thousand.kernel.end_distribution` and
     :func:`thousand._pure.end_distribution`): ``(stop_p, forced_p, bust_p, win_p)``.
 
     A forward pass of probability mass, one column at a time without the GIL; the
     tail row's hot-dice cycle is iterated until its mass is below 1e-17 (as the twin).
     """
+    cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode = rolls.arrays()
     cdef const int64_t[::1] cptr = _i64_1(cls_ptr)
     cdef const double[::1] cprob = _f64_1(cls_prob)
     cdef const uint8_t[::1] cinst = _u8_1(cls_instant)
@@ -1827,7 +1796,7 @@ def end_distribution(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_us
     if V_a.ndim != 3 or V_a.shape[0] != T + 2 or V_a.shape[1] != N + 1 or R_a.shape != V_a.shape:
         raise ValueError("V and R must have shape (T+2, dice+1, K)")
     cdef Py_ssize_t K = V_a.shape[2]
-    RC_a = (np.zeros((T + 2, K)) if RC is None and hot != _CONFIRM
+    RC_a = (np.zeros((T + 2, K)) if RC is None and hot != HOT_CONFIRM
             else np.ascontiguousarray(RC, dtype=np.float64))
     if RC_a.shape != (T + 2, K):
         raise ValueError("RC must have shape (T+2, K)")
@@ -1867,17 +1836,7 @@ def end_distribution(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_us
 
 
 ctypedef struct _Duel:
-    const int64_t* plan_ptr
-    const uint8_t* s_ok
-    const uint8_t* f_ok
-    const int64_t* nxt
-    const int64_t* after
-    const uint8_t* climbed
-    const int64_t* bust
-    const int64_t* score
-    const int64_t* overtaken
-    const int64_t* pushed
-    const uint8_t* on_barrel
+    PlanView plan               # every mover's turn ends (thk.pxd)
     const double* Q
     Py_ssize_t nQ
     const int64_t* win_col      # equal_turns: column of win_L per row (-1: the win is final), or NULL
@@ -1897,7 +1856,7 @@ cdef inline void _duel_tab(const _Tab* tmpl, const _Duel* d, Py_ssize_t j, _Tab*
     """The sizes of mover j's turn DP (layout, storage) in ``tb``, a copy of ``tmpl``;
     ``flat`` keeps one storage row per total (no ring), as the policy's forward pass needs."""
     cdef Py_ssize_t i = d.movers[j], K = d.hi[j] - d.lo[j], maxpts = tmpl.maxpts
-    cdef Py_ssize_t T = d.plan_ptr[i + 1] - d.plan_ptr[i] - 1
+    cdef Py_ssize_t T = d.plan.ptr[i + 1] - d.plan.ptr[i] - 1
     tb[0] = tmpl[0]
     tb.T = T
     tb.K = K
@@ -1925,11 +1884,11 @@ cdef inline Py_ssize_t _opp_after(const _Duel* d, Py_ssize_t r, int64_t si,
     """The opponent y after the mover's end at plan row r: pushed off the barrel
     (if the mover climbed it), then overtaken (if passed on the way up from si)."""
     cdef int64_t sc
-    if d.climbed[r] != 0 and d.on_barrel[y]:
-        y = d.pushed[y]
-    sc = d.score[y]
-    if si < sc and sc < d.after[r]:
-        y = d.overtaken[y]
+    if d.plan.climbed[r] != 0 and d.plan.on_barrel[y]:
+        y = d.plan.pushed[y]
+    sc = d.plan.score[y]
+    if si < sc and sc < d.plan.after[r]:
+        y = d.plan.overtaken[y]
     return y
 
 
@@ -1938,20 +1897,20 @@ cdef void _duel_ends(const _Duel* d, Py_ssize_t j, Py_ssize_t T, double* ends,
     """Mover j's end values against its opponents lo..hi-1: ``ends`` (T+1) x K (banking
     or a mid-turn end at each total; 0 where the turn cannot end) and the bust values Z."""
     cdef Py_ssize_t i = d.movers[j], lo = d.lo[j], K = d.hi[j] - d.lo[j]
-    cdef Py_ssize_t a = d.plan_ptr[i], t, k, r, nx
-    cdef int64_t si = d.score[i]
-    cdef const double* qrow = d.Q + d.bust[i] * d.nQ + lo
+    cdef Py_ssize_t a = d.plan.ptr[i], t, k, r, nx
+    cdef int64_t si = d.plan.score[i]
+    cdef const double* qrow = d.Q + d.plan.bust[i] * d.nQ + lo
     cdef double* row
     for k in range(K):
         Z[k] = 1.0 - qrow[k]
     for t in range(T + 1):
         r = a + t
         row = ends + t * K
-        if not (d.s_ok[r] or d.f_ok[r]):
+        if not (d.plan.stop_ok[r] or d.plan.forced_ok[r]):
             for k in range(K):
                 row[k] = 0.0
             continue
-        nx = d.nxt[r]
+        nx = d.plan.next[r]
         if nx == -1:
             if d.win_col != NULL and d.win_col[r] >= 0:
                 _last_turn_row(row, d, lo, K, d.win_col[r])
@@ -1971,9 +1930,9 @@ cdef void _pol_rows(const _Duel* d, Py_ssize_t j, const _Tab* tb, const double* 
     """Mover j's policy as sparse rows, one per opponent (pair p): the turn's value is
     c_p - sum_e vals_e Q[cols_e] (cols_e = successor pair, flat in Q), where c_p
     gathers every end that does not read Q (wins, and the 1 of each 1 - Q)."""
-    cdef Py_ssize_t i = d.movers[j], lo = d.lo[j], K = tb.K, T = tb.T, a = d.plan_ptr[i]
+    cdef Py_ssize_t i = d.movers[j], lo = d.lo[j], K = tb.K, T = tb.T, a = d.plan.ptr[i]
     cdef Py_ssize_t k, t, p, base, cnt, r, nx
-    cdef int64_t si = d.score[i], col
+    cdef int64_t si = d.plan.score[i], col
     cdef double c, m
     for k in range(K):
         p = d.out_ptr[j] + k
@@ -1985,7 +1944,7 @@ cdef void _pol_rows(const _Duel* d, Py_ssize_t j, const _Tab* tb, const double* 
             if m == 0.0:
                 continue
             r = a + t
-            nx = d.nxt[r]
+            nx = d.plan.next[r]
             if nx == -1:
                 c += m * ends[t * K + k]
                 continue
@@ -2002,7 +1961,7 @@ cdef void _pol_rows(const _Duel* d, Py_ssize_t j, const _Tab* tb, const double* 
         m = pol.bw[k]
         if m != 0.0:
             c += m
-            pol.cols[base + cnt] = d.bust[i] * d.nQ + lo + k
+            pol.cols[base + cnt] = d.plan.bust[i] * d.nQ + lo + k
             pol.vals[base + cnt] = m
             cnt += 1
         pol.out_c[p] = c + pol.bw[K + k]
@@ -2015,15 +1974,15 @@ cdef void _duel_one(const _Tab* tmpl, const Py_ssize_t* left, const _Duel* d, Py
     """Mover j's turn against its opponents: the end values, then the turn DP (and,
     with ``pol``, the greedy policy's sparse rows)."""
     cdef Py_ssize_t i = d.movers[j], K = d.hi[j] - d.lo[j], n_opt = tmpl.n_opt
-    cdef Py_ssize_t a = d.plan_ptr[i]
+    cdef Py_ssize_t a = d.plan.ptr[i]
     cdef _Tab tb
     if K <= 0:
         return
     _duel_tab(tmpl, d, j, &tb, pol != NULL)
     _duel_ends(d, j, tb.T, ends, Z)
     _layout(&tb, left, tb.KB, lay, lay + n_opt, lay + 2 * n_opt)
-    tb.s_ok = d.s_ok + a
-    tb.f_ok = d.f_ok + a
+    tb.s_ok = d.plan.stop_ok + a
+    tb.f_ok = d.plan.forced_ok + a
     tb.S = ends
     tb.F = ends
     tb.Z = Z
@@ -2036,14 +1995,11 @@ cdef void _duel_one(const _Tab* tmpl, const Py_ssize_t* left, const _Duel* d, Py
         _pol_rows(d, j, &tb, ends, pol)
 
 
-def duel_level(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
-               plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
-               bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
-               out_v, out_d, out_ptr, grad, threads, win_col=None, win_L=None):
+def duel_level(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_d, out_ptr, grad, threads):
     """Solve the turns of many movers against ranges of opponents (see
-    :func:`thousand.kernel.duel_level`; the reference is ``thousand.kernel._duel_level_loop``).
+    :func:`thousand.kernel.duel_level`; the reference is :func:`thousand._pure.duel_level`).
 
-    With ``win_col``/``win_L`` (equal_turns), a win row ``r`` with ``win_col[r] >= 0``
+    With ``plans.win_col``/``win_L`` (equal_turns), a win row ``r`` with ``win_col[r] >= 0``
     is worth ``1 - win_L[y, win_col[r]]`` against opponent ``y`` instead of 1.
 
     Writes R(0, N) of mover j against opponent ``opp_lo[j] + k`` to
@@ -2052,20 +2008,14 @@ def duel_level(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, di
     the GIL, movers spread over ``threads`` OpenMP threads (0: OpenMP's default) with
     per-thread scratch.
     """
-    _duel_call(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
-               plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
-               bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
-               out_v, out_d, out_ptr, grad, threads, None, win_col, win_L)
+    _duel_call(rolls, plans, Q, movers, opp_lo, opp_hi, out_v, out_d, out_ptr, grad, threads, None)
 
 
-def duel_policy(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
-                plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
-                bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
-                out_v, out_ptr, out_c, cap_ptr, out_cols, out_vals, out_cnt, threads, win_col=None,
-                win_L=None):
+def duel_policy(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_ptr, out_c, cap_ptr, out_cols,
+                out_vals, out_cnt, threads):
     """:func:`duel_level` without the gradient, plus the greedy policy of every pair as a
     sparse row (see :func:`thousand.kernel.duel_policy`; the reference is
-    ``thousand.kernel._duel_policy_loop``): pair p = out_ptr[j] + k gets ``out_c[p]`` and
+    :func:`thousand._pure.duel_policy`): pair p = out_ptr[j] + k gets ``out_c[p]`` and
     ``out_cnt[p]`` entries ``out_cols/out_vals[cap_ptr[p]:]`` (capacity: the mover's T + 1).
     A win row's value (1, or ``1 - win_L`` as in duel_level) goes to ``out_c``.
     """
@@ -2078,18 +2028,16 @@ def duel_policy(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, d
             raise ValueError(f"{name} is shorter than out_ptr says")
     if out_cols.shape[0] < cap_a[-1] or out_vals.shape[0] < cap_a[-1]:
         raise ValueError("out_cols/out_vals are shorter than cap_ptr says")
-    _duel_call(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
-               plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
-               bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
-               out_v, np.empty(0), out_ptr, False, threads,
-               (out_c, cap_a, out_cols, out_vals, out_cnt), win_col, win_L)
+    _duel_call(rolls, plans, Q, movers, opp_lo, opp_hi, out_v, np.empty(0), out_ptr, False, threads,
+               (out_c, cap_a, out_cols, out_vals, out_cnt))
 
 
-cdef _duel_call(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
-                plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
-                bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
-                out_v, out_d, out_ptr, grad, threads, policy, win_col, win_L):
+cdef _duel_call(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_d, out_ptr, grad, threads,
+                policy):
     """The body of duel_level and duel_policy: checks, then every mover on OpenMP threads."""
+    cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode = rolls.arrays()
+    (plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed, bust_idx, score, overtaken,
+     pushed, on_barrel, win_col, win_L) = plans.arrays()
     cdef const int64_t[::1] cptr = _i64_1(cls_ptr)
     cdef const double[::1] cprob = _f64_1(cls_prob)
     cdef const uint8_t[::1] cinst = _u8_1(cls_instant)
@@ -2120,23 +2068,9 @@ cdef _duel_call(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, d
     if Q_a.ndim != 2 or Q_a.shape[0] != Q_a.shape[1]:
         raise ValueError("Q must be a square matrix")
     cdef Py_ssize_t nQ = Q_a.shape[0], M = mv_a.shape[0], rows
-    if pp_a.ndim != 1 or pp_a.shape[0] != nQ + 1:
-        raise ValueError("plan_ptr must have one entry per state plus one")
-    for arr_, name in ((bu_a, "bust_idx"), (sc_a, "score"), (ov_a, "overtaken"),
-                       (pu_a, "pushed"), (ob_a, "on_barrel")):
-        if arr_.shape != (nQ,):
-            raise ValueError(f"{name} must have one entry per state ({nQ})")
-    for arr_ in (bu_a, ov_a, pu_a):
-        if nQ and (arr_.min() < 0 or arr_.max() >= nQ):
-            raise ValueError("bust_idx/overtaken/pushed must be state indices")
+    if plans.n != nQ:   # the plans themselves were checked when they were built
+        raise ValueError(f"Q must be {plans.n} x {plans.n}, one row and column per state of the plans")
     rows = int(pp_a[-1])
-    if pp_a[0] < 0 or np.any(np.diff(pp_a) < 1):
-        raise ValueError("plan_ptr must start at 0 or more and give every state a row")
-    for arr_ in (ps_a, pf_a, pn_a, pa_a, pc_a):
-        if arr_.shape[0] < rows:
-            raise ValueError("plan arrays are shorter than plan_ptr says")
-    if rows and pn_a[:rows].max() >= nQ:
-        raise ValueError("plan_next must be a state index, -1 (a win) or negative (unused)")
     if lo_a.shape[0] != M or hi_a.shape[0] != M or op_a.shape[0] != M + 1:
         raise ValueError("opp_lo/opp_hi need one entry per mover, out_ptr one more")
     if M:
@@ -2152,17 +2086,8 @@ cdef _duel_call(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, d
         raise ValueError("out_v is shorter than out_ptr says")
     if want_grad and M and od.shape[0] < op_a[M]:
         raise ValueError("out_d is shorter than out_ptr says")
-    if (win_col is None) != (win_L is None):
-        raise ValueError("win_col and win_L go together")
     wc_a = np.ascontiguousarray(win_col if win_col is not None else np.zeros(1), dtype=np.int64)
     wl_a = np.ascontiguousarray(win_L if win_L is not None else np.zeros((1, 1)), dtype=np.float64)
-    if win_col is not None:
-        if wl_a.ndim != 2 or wl_a.shape[0] != nQ or wl_a.shape[1] < 1:
-            raise ValueError("win_L must have one row per state and at least one column")
-        if wc_a.ndim != 1 or wc_a.shape[0] < rows:
-            raise ValueError("win_col is shorter than plan_ptr says")
-        if rows and wc_a[:rows].max() >= wl_a.shape[1]:
-            raise ValueError("win_col must be a column of win_L or negative")
     if M == 0 or op_a[M] == op_a[0]:
         return
 
@@ -2177,17 +2102,7 @@ cdef _duel_call(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, d
     cdef const double[:, ::1] wl = wl_a
     cdef double dummy = 0.0
     cdef _Duel d
-    d.plan_ptr = &pp[0]
-    d.s_ok = &ps[0] if rows else NULL
-    d.f_ok = &pf[0] if rows else NULL
-    d.nxt = &pn[0] if rows else NULL
-    d.after = &pa[0] if rows else NULL
-    d.climbed = &pc[0] if rows else NULL
-    d.bust = &bu[0]
-    d.score = &sc[0]
-    d.overtaken = &ovt[0]
-    d.pushed = &pu[0]
-    d.on_barrel = &ob[0]
+    plan_view(&d.plan, plans)
     d.Q = &Qm[0, 0]
     d.nQ = nQ
     d.win_col = &wc[0] if win_col is not None else NULL
@@ -2250,7 +2165,7 @@ cdef _duel_call(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, d
     ptmpl.sg_x = &sgx_v[0]
     ptmpl.sg_p = &sgp_v[0]
     if want_pol:
-        pol_need = ends_max + 2 * kmax + (2 + (hot == _CONFIRM)) * store_max + 6 * RSB + 6 * BLOCK
+        pol_need = ends_max + 2 * kmax + (2 + (hot == HOT_CONFIRM)) * store_max + 6 * RSB + 6 * BLOCK
         pc_v, pcap_v, pcols_v, pvals_v, pcnt_v = policy
         if M and op_a[M] > op_a[0]:
             ptmpl.out_c = &pc_v[0]
@@ -2296,7 +2211,7 @@ cdef _duel_call(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, d
             polp.M = pb + ends_max + 2 * kmax
             polp.RM = polp.M + store_max
             polp.MC = polp.RM + store_max
-            polp.tm = polp.MC + (store_max if hot == _CONFIRM else 0)
+            polp.tm = polp.MC + (store_max if hot == HOT_CONFIRM else 0)
             polp.rm = polp.tm + 4 * RSB
             polp.cm = polp.rm + RSB
             polp.hv = polp.cm + BLOCK

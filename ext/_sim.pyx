@@ -15,44 +15,11 @@ cimport numpy as cnp
 from cython.parallel cimport prange
 from libc.stdint cimport int64_t, uint64_t, int32_t, uint8_t
 
+from thk cimport HOT_CONFIRM, HOT_FREE, HOT_MUST_ROLL, PlanView, plan_view
+
 IMPLEMENTATION = "compiled"
 
-cdef extern from *:
-    """
-    #include <stdint.h>
-    typedef struct { uint64_t s0, s1, s2, s3; } sim_rng;
-
-    static inline uint64_t sim_rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-    static inline void sim_seed(sim_rng *r, uint64_t seed, uint64_t game) {
-        uint64_t x = seed + game * 0xD1B54A32D192ED03ULL;
-        uint64_t out[4];
-        for (int i = 0; i < 4; i++) {
-            x += 0x9E3779B97F4A7C15ULL;
-            uint64_t z = x;
-            z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-            z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-            out[i] = z ^ (z >> 31);
-        }
-        r->s0 = out[0]; r->s1 = out[1]; r->s2 = out[2]; r->s3 = out[3];
-    }
-
-    static inline uint64_t sim_next(sim_rng *r) {
-        uint64_t res = sim_rotl(r->s1 * 5, 7) * 9;
-        uint64_t t = r->s1 << 17;
-        r->s2 ^= r->s0;
-        r->s3 ^= r->s1;
-        r->s1 ^= r->s2;
-        r->s0 ^= r->s3;
-        r->s2 ^= t;
-        r->s3 = sim_rotl(r->s3, 45);
-        return res;
-    }
-
-    static inline uint64_t sim_below(sim_rng *r, uint64_t m) {
-        return (uint64_t)(((__uint128_t)sim_next(r) * m) >> 64);
-    }
-    """
+cdef extern from "thk_rng.h":
     ctypedef struct sim_rng:
         uint64_t s0
     void sim_seed(sim_rng *r, uint64_t seed, uint64_t game) nogil
@@ -62,9 +29,6 @@ cdef extern from *:
 
 
 cdef enum:
-    MUST_ROLL = 0
-    FREE = 1
-    CONFIRM = 2
     OPTIMAL = 0
     HOLD = 1
     RANDOM = 2
@@ -84,17 +48,7 @@ ctypedef struct Ctx:
     int64_t N
     int64_t hot
     int64_t unit
-    const int64_t *ptr
-    const uint8_t *sok
-    const uint8_t *fok
-    const int64_t *nxt
-    const int64_t *after
-    const uint8_t *climbed
-    const int64_t *bust
-    const int64_t *score
-    const int64_t *overtaken
-    const int64_t *pushed
-    const uint8_t *on_barrel
+    PlanView plan               # every state's turn ends (thk.pxd)
     int64_t kind[2]
     int64_t param[2]
     const uint8_t *dec[2]
@@ -113,17 +67,17 @@ cdef inline int64_t random_stops(const Ctx *c, int64_t o, int64_t t, int64_t n, 
                                 bint confirming) noexcept nogil:
     """1 if setting option o aside leaves the choice to bank (a second legal action), else 0."""
     cdef int64_t k1 = imin(t + c.optpts[o], T)
-    if c.fok[prow + k1] or (confirming and c.sok[prow + k1]):
+    if c.plan.forced_ok[prow + k1] or (confirming and c.plan.stop_ok[prow + k1]):
         return 0
-    if n == c.optused[o] and c.hot != FREE:
+    if n == c.optused[o] and c.hot != HOT_FREE:
         return 0
-    return c.sok[prow + k1]
+    return c.plan.stop_ok[prow + k1]
 
 
 cdef int64_t play_turn(const Ctx *c, int b, int64_t x, int64_t y, sim_rng *rng, int64_t *row_out) noexcept nogil:
     """One turn of bot b in state x against y: BUST, WIN or END (row_out = the plan row)."""
-    cdef int64_t prow = c.ptr[x]
-    cdef int64_t T = c.ptr[x + 1] - prow - 1
+    cdef int64_t prow = c.plan.ptr[x]
+    cdef int64_t T = c.plan.ptr[x + 1] - prow - 1
     cdef int64_t kind = c.kind[b]
     cdef const uint8_t *dec = c.dec[b]
     cdef const float *val = c.val[b]
@@ -145,11 +99,11 @@ cdef int64_t play_turn(const Ctx *c, int b, int64_t x, int64_t y, sim_rng *rng, 
     while True:
         if decide:
             k = imin(t, T)
-            if c.sok[prow + k]:
+            if c.plan.stop_ok[prow + k]:
                 if kind == OPTIMAL:
                     stop = (dec[imin(t, T + 1)] >> n) & 1
                 elif kind == HOLD:
-                    stop = t * c.unit >= c.param[b] or c.nxt[prow + k] == -1
+                    stop = t * c.unit >= c.param[b] or c.plan.next[prow + k] == -1
                 else:
                     stop = want_stop
                 if stop:
@@ -184,7 +138,7 @@ cdef int64_t play_turn(const Ctx *c, int b, int64_t x, int64_t y, sim_rng *rng, 
                     t1 = t + c.optpts[o]
                     k1 = imin(t1, T)
                     r = val + imin(t1, T + 1) * W
-                    if confirming and c.sok[prow + k1]:
+                    if confirming and c.plan.stop_ok[prow + k1]:
                         a = r[0]
                     else:
                         left = n - c.optused[o]
@@ -204,14 +158,14 @@ cdef int64_t play_turn(const Ctx *c, int b, int64_t x, int64_t y, sim_rng *rng, 
         t += c.optpts[j]
         left = n - c.optused[j]
         k = imin(t, T)
-        if c.fok[prow + k] or (confirming and c.sok[prow + k]):
+        if c.plan.forced_ok[prow + k] or (confirming and c.plan.stop_ok[prow + k]):
             row_out[0] = prow + k
             return END
         confirming = False
         if left == 0:
             n = N
-            decide = hot == FREE
-            confirming = hot == CONFIRM
+            decide = hot == HOT_FREE
+            confirming = hot == HOT_CONFIRM
         else:
             n = left
             decide = True
@@ -234,16 +188,16 @@ cdef int64_t play_game(const Ctx *c, int64_t start0, int64_t start1, bint race, 
         if what == WIN:
             return turns * 4 + mover + 1
         if what == BUST:
-            x = c.bust[x]
+            x = c.plan.bust[x]
         else:
-            x2 = c.nxt[row]
+            x2 = c.plan.next[row]
             if x2 == -1:
                 return turns * 4 + mover + 1
             if not race:
-                if c.climbed[row] and c.on_barrel[y]:
-                    y = c.pushed[y]
-                if c.score[x] < c.score[y] and c.score[y] < c.after[row]:
-                    y = c.overtaken[y]
+                if c.plan.climbed[row] and c.plan.on_barrel[y]:
+                    y = c.plan.pushed[y]
+                if c.plan.score[x] < c.plan.score[y] and c.plan.score[y] < c.plan.after[row]:
+                    y = c.plan.overtaken[y]
             x = x2
         if race:
             p[0] = x
@@ -254,18 +208,26 @@ cdef int64_t play_game(const Ctx *c, int64_t start0, int64_t start1, bint race, 
     return turns * 4
 
 
-def run(const int32_t[::1] lut, const int64_t[::1] lut_off, const uint64_t[::1] lut_size,
-        const uint8_t[::1] cls_instant, const int64_t[::1] opt_ptr, const int64_t[::1] opt_points,
-        const int64_t[::1] opt_used, int64_t dice, int64_t hot_mode, int64_t unit,
-        const int64_t[::1] ptr, const uint8_t[::1] stop_ok, const uint8_t[::1] forced_ok,
-        const int64_t[::1] nxt, const int64_t[::1] after, const uint8_t[::1] climbed,
-        const int64_t[::1] bust, const int64_t[::1] score, const int64_t[::1] overtaken,
-        const int64_t[::1] pushed, const uint8_t[::1] on_barrel,
-        int64_t start0, int64_t start1, const int64_t[::1] kinds, const int64_t[::1] params,
-        const uint8_t[::1] dec0, const int64_t[::1] doff0, const float[::1] val0, const int64_t[::1] voff0,
-        int64_t blind0, const uint8_t[::1] dec1, const int64_t[::1] doff1, const float[::1] val1,
-        const int64_t[::1] voff1, int64_t blind1, int64_t race, int64_t games, uint64_t seed, int64_t game0, int64_t max_turns, int threads):
+def run(rolls, lookup, plans, int64_t unit, int64_t start0, int64_t start1, bots, int64_t race, int64_t games,
+        uint64_t seed, int64_t game0, int64_t max_turns, int threads):
     """See :func:`thousand._sim_pure.run`."""
+    cdef const int32_t[::1] lut = lookup[0]
+    cdef const int64_t[::1] lut_off = lookup[1]
+    cdef const uint64_t[::1] lut_size = lookup[2]
+    cdef const uint8_t[::1] cls_instant = rolls.cls_instant
+    cdef const int64_t[::1] opt_ptr = rolls.opt_ptr
+    cdef const int64_t[::1] opt_points = rolls.opt_points
+    cdef const int64_t[::1] opt_used = rolls.opt_used
+    cdef int64_t dice = rolls.dice, hot_mode = rolls.hot_mode
+    b0, b1 = bots
+    cdef const uint8_t[::1] dec0 = b0.dec
+    cdef const uint8_t[::1] dec1 = b1.dec
+    cdef const int64_t[::1] doff0 = b0.doff
+    cdef const int64_t[::1] doff1 = b1.doff
+    cdef const float[::1] val0 = b0.val
+    cdef const float[::1] val1 = b1.val
+    cdef const int64_t[::1] voff0 = b0.voff
+    cdef const int64_t[::1] voff1 = b1.voff
     cdef Ctx c
     c.lut = &lut[0]
     c.lut_off = &lut_off[0]
@@ -277,21 +239,11 @@ def run(const int32_t[::1] lut, const int64_t[::1] lut_off, const uint64_t[::1] 
     c.N = dice
     c.hot = hot_mode
     c.unit = unit
-    c.ptr = &ptr[0]
-    c.sok = &stop_ok[0]
-    c.fok = &forced_ok[0]
-    c.nxt = &nxt[0]
-    c.after = &after[0]
-    c.climbed = &climbed[0]
-    c.bust = &bust[0]
-    c.score = &score[0]
-    c.overtaken = &overtaken[0]
-    c.pushed = &pushed[0]
-    c.on_barrel = &on_barrel[0]
-    c.kind[0] = kinds[0]
-    c.kind[1] = kinds[1]
-    c.param[0] = params[0]
-    c.param[1] = params[1]
+    plan_view(&c.plan, plans)
+    c.kind[0] = b0.kind
+    c.kind[1] = b1.kind
+    c.param[0] = b0.param
+    c.param[1] = b1.param
     c.dec[0] = &dec0[0]
     c.dec[1] = &dec1[0]
     c.doff[0] = &doff0[0]
@@ -300,8 +252,8 @@ def run(const int32_t[::1] lut, const int64_t[::1] lut_off, const uint64_t[::1] 
     c.val[1] = &val1[0]
     c.voff[0] = &voff0[0]
     c.voff[1] = &voff1[0]
-    c.blind[0] = blind0
-    c.blind[1] = blind1
+    c.blind[0] = b0.blind
+    c.blind[1] = b1.blind
     c.W = dice + 2
     cdef int64_t g, w, tr = 0, res
     cdef int64_t wins0 = 0, wins1 = 0, unf = 0, s1 = 0, s2 = 0

@@ -1,8 +1,10 @@
 """Pure-Python/numpy twin of the compiled kernel (``ext/_kernel.pyx``).
 
-Same functions, same arguments, same results; used when the extension is
-missing or ``THOUSAND_PURE=1``. See :mod:`thousand.kernel` for the meaning of
-every argument.
+Same objects, same functions, same arguments, same results; used when the
+extension is missing or ``THOUSAND_PURE=1``. See :mod:`thousand.kernel` for the
+meaning of every argument. :class:`Rolls` (the flattened roll classes of a
+ruleset) and :class:`Plans` (every mover's turn ends in a duel) are built once
+and passed to the turn DP, the end distribution and the duel loops.
 """
 
 from __future__ import annotations
@@ -10,6 +12,45 @@ from __future__ import annotations
 import numpy as np
 
 IMPLEMENTATION = "pure"
+MUST_ROLL, FREE, CONFIRM = 0, 1, 2
+
+
+class Rolls:
+    """The roll classes of every dice count 1..``dice``, flattened: classes of n dice
+    are ``cls_ptr[n]:cls_ptr[n+1]`` with probabilities ``cls_prob`` and instant-win
+    flags ``cls_instant``; class k offers the set-asides ``opt_ptr[k]:opt_ptr[k+1]``
+    (``opt_points`` units, ``opt_used`` dice); ``hot_mode`` is MUST_ROLL, FREE or CONFIRM."""
+
+    def __init__(self, cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode):
+        if dice < 1 or hot_mode not in (MUST_ROLL, FREE, CONFIRM):
+            raise ValueError("dice must be >= 1 and hot_mode 0, 1 or 2")
+        self.cls_ptr = np.ascontiguousarray(cls_ptr, dtype=np.int64)
+        self.cls_prob = np.ascontiguousarray(cls_prob, dtype=np.float64)
+        self.cls_instant = np.ascontiguousarray(cls_instant, dtype=np.uint8)
+        self.opt_ptr = np.ascontiguousarray(opt_ptr, dtype=np.int64)
+        self.opt_points = np.ascontiguousarray(opt_points, dtype=np.int64)
+        self.opt_used = np.ascontiguousarray(opt_used, dtype=np.int64)
+        self.dice, self.hot_mode = int(dice), int(hot_mode)
+
+    def arrays(self) -> tuple:
+        return (self.cls_ptr, self.cls_prob, self.cls_instant, self.opt_ptr, self.opt_points, self.opt_used,
+                self.dice, self.hot_mode)
+
+
+class Plans:
+    """Every mover's turn ends in a duel, flattened (see :class:`thousand.kernel.DuelPlans`)."""
+
+    _INT = ("ptr", "next", "after", "bust", "score", "overtaken", "pushed")
+    _BYTE = ("stop_ok", "forced_ok", "climbed", "on_barrel")
+
+    def __init__(self, ptr, stop_ok, forced_ok, next, after, climbed, bust, score, overtaken, pushed,
+                 on_barrel, win_col=None, win_L=None):
+        args = dict(ptr=ptr, stop_ok=stop_ok, forced_ok=forced_ok, next=next, after=after, climbed=climbed,
+                    bust=bust, score=score, overtaken=overtaken, pushed=pushed, on_barrel=on_barrel)
+        for k, v in args.items():
+            setattr(self, k, np.ascontiguousarray(v, dtype=np.int64 if k in self._INT else np.uint8))
+        self.win_col = None if win_col is None else np.ascontiguousarray(win_col, dtype=np.int64)
+        self.win_L = None if win_L is None else np.ascontiguousarray(win_L, dtype=np.float64)
 
 
 # --------------------------------------------------------------------------- rolls
@@ -110,8 +151,6 @@ def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit):
 
 # --------------------------------------------------------------------------- turn DP
 
-MUST_ROLL, FREE, CONFIRM = 0, 1, 2
-
 
 def _segment_argmax(vals, seg_start, nseg):
     """Index (into ``vals``) of the first maximum of each segment, per column."""
@@ -143,7 +182,12 @@ def _options_by_dice(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_us
     return per_n
 
 
-def turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
+def turn_dp(rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad, full):
+    """See :func:`thousand.kernel.turn_dp`: ``(start, dstart, V, R, RC)``."""
+    return _turn_dp(*rolls.arrays(), stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad, full)
+
+
+def _turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
             stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad, full):
     """See :func:`thousand.kernel.turn_dp`."""
     T = stop_ok.shape[0] - 1
@@ -344,9 +388,13 @@ def _tail_fill(h, t, dice, hot_mode, settle, roll, A, AC, dA, dAC, R, RC, V, dR,
             dAC[t] = dA[t]
 
 
-def end_distribution(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
-                     stop_ok, stop_val, forced_ok, forced_val, V, R, RC):
-    """See :func:`thousand.kernel.end_distribution`."""
+def end_distribution(rolls, stop_ok, stop_val, forced_ok, forced_val, V, R, RC):
+    """See :func:`thousand.kernel.end_distribution`: ``(stop_p, forced_p, bust_p, win_p)``."""
+    return _end_distribution(*rolls.arrays(), stop_ok, stop_val, forced_ok, forced_val, V, R, RC)
+
+
+def _end_distribution(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
+                      stop_ok, stop_val, forced_ok, forced_val, V, R, RC):
     T = stop_ok.shape[0] - 1
     L = T + 2
     K = V.shape[2]
@@ -464,3 +512,80 @@ def rows_split(cap_ptr, cnt, cols, vals, local):
     np.cumsum(np.bincount(row[out], minlength=m), out=indptr[1:])
     return (indptr, c[out].astype(np.int32), v[out], row[inside].astype(np.int64),
             local[c[inside]].astype(np.int64) if local is not None else np.zeros(0, np.int64), v[inside])
+
+
+# --------------------------------------------------------------------------- duel loops
+
+
+def _mover_ends(plans, Q, i, lo, hi):
+    """Mover i's turn ends against opponents lo..hi-1, as the compiled kernel builds them:
+    ``(stop_ok, forced_ok, nxt, opp, ends, bust)`` with ``opp[t, k]`` the opponent after
+    the end at total t (pushed off, overtaken) and ``ends`` its value 1 - Q[nxt, opp]
+    (a win: 1, or with ``win_col``/``win_L`` (equal_turns) 1 - win_L[y, win_col[t]])."""
+    p = plans
+    Y = np.arange(lo, hi)
+    a, b = p.ptr[i], p.ptr[i + 1]
+    stop_ok, forced_ok = p.stop_ok[a:b], p.forced_ok[a:b]
+    nxt, after, climbed = p.next[a:b], p.after[a:b], p.climbed[a:b].astype(bool)
+    y1 = np.where(climbed[:, None] & p.on_barrel[Y].astype(bool)[None, :], p.pushed[Y][None, :], Y[None, :])
+    s = p.score[y1]
+    opp = np.where((p.score[i] < s) & (s < after[:, None]), p.overtaken[y1], y1)
+    ends = 1.0 - Q[np.maximum(nxt, 0)[:, None], opp]
+    ends[nxt == -1] = 1.0
+    if p.win_col is not None:  # equal_turns: the opponent's last turn
+        col = p.win_col[a:b]
+        last = (nxt == -1) & (col >= 0)
+        ends[last] = 1.0 - p.win_L[lo:hi][:, col[last]].T
+    ends[(stop_ok | forced_ok) == 0] = 0.0
+    bust = np.ascontiguousarray(1.0 - Q[p.bust[i], lo:hi])
+    return stop_ok, forced_ok, nxt, opp, np.ascontiguousarray(ends), bust
+
+
+def duel_level(rolls, plans, Q, movers, opp_lo, opp_hi, out_v, out_d, out_ptr, grad, threads):
+    """See :func:`thousand.kernel.duel_level`: mover ``movers[j]`` against opponents
+    ``opp_lo[j]:opp_hi[j]``, one :func:`turn_dp` per mover with one column per opponent;
+    R(0, N) to ``out_v[out_ptr[j]:out_ptr[j+1]]`` (the bust derivative to ``out_d``)."""
+    for j in range(len(movers)):
+        i, lo, hi = movers[j], opp_lo[j], opp_hi[j]
+        stop_ok, forced_ok, _, _, ends, bust = _mover_ends(plans, Q, i, lo, hi)
+        start, dstart, *_ = turn_dp(rolls, stop_ok, ends, forced_ok, ends, bust, np.ones(hi - lo), grad, False)
+        out_v[out_ptr[j]:out_ptr[j + 1]] = start
+        if grad:
+            out_d[out_ptr[j]:out_ptr[j + 1]] = dstart
+
+
+def duel_policy(rolls, plans, Q, movers, opp_lo, opp_hi, out_v, out_ptr, out_c, cap_ptr, out_cols, out_vals,
+                out_cnt, threads):
+    """See :func:`thousand.kernel.duel_policy`: :func:`duel_level` without the gradient,
+    and each pair's greedy policy as a sparse row from :func:`end_distribution`."""
+    n = Q.shape[0]
+    for j in range(len(movers)):
+        i, lo, hi = movers[j], opp_lo[j], opp_hi[j]
+        if hi <= lo:
+            continue
+        stop_ok, forced_ok, nxt, opp, ends, bust = _mover_ends(plans, Q, i, lo, hi)
+        start, _, V, R, RC = turn_dp(rolls, stop_ok, ends, forced_ok, ends, bust, np.ones(hi - lo), False, True)
+        stop_p, forced_p, bust_p, win_p = end_distribution(rolls, stop_ok, ends, forced_ok, ends, V, R, RC)
+        e = stop_p + forced_p
+        for k in range(hi - lo):
+            p = out_ptr[j] + k
+            at, c = cap_ptr[p], 0.0
+            for t in np.flatnonzero(e[1:, k]) + 1:
+                m = e[t, k]
+                if nxt[t] == -1:
+                    c += m * ends[t, k]
+                    continue
+                c += m
+                col = nxt[t] * n + opp[t, k]
+                if at > cap_ptr[p] and out_cols[at - 1] == col:
+                    out_vals[at - 1] += m  # the same pair as the total before: one entry
+                    continue
+                out_cols[at], out_vals[at] = col, m
+                at += 1
+            if bust_p[k] != 0.0:
+                c += bust_p[k]
+                out_cols[at], out_vals[at] = plans.bust[i] * n + lo + k, bust_p[k]
+                at += 1
+            out_c[p] = c + win_p[k]
+            out_cnt[p] = at - cap_ptr[p]
+        out_v[out_ptr[j]:out_ptr[j + 1]] = start

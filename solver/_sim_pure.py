@@ -58,13 +58,23 @@ class Rng:
         return (self.next() * m) >> 64
 
 
-def run(lut, lut_off, lut_size, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode, unit,
-        ptr, stop_ok, forced_ok, nxt, after, climbed, bust, score, overtaken, pushed, on_barrel,
-        start0, start1, kinds, params, dec0, doff0, val0, voff0, blind0,
-        dec1, doff1, val1, voff1, blind1, race, games, seed, game0, max_turns, threads):
-    """Play ``games`` games (numbered ``game0``...); returns
-    ``(wins0, wins1, unfinished, sum_turns, sum_sq_turns)`` where the turns are
-    counted over finished games (both players' turns in a duel)."""
+def run(rolls, lookup, plans, unit, start0, start1, bots, race, games, seed, game0, max_turns, threads):
+    """Play ``games`` games (numbered ``game0``...) of the two ``bots`` (each with ``kind``,
+    ``param``, ``dec``, ``doff``, ``val``, ``voff``, ``blind``: see
+    :func:`thousand.simulate._bot_policy`) on the roll classes ``rolls`` (a kernel
+    ``Rolls``), the roll lookup ``lookup = (lut, lut_off, lut_size)`` and the turn ends
+    ``plans`` (a kernel ``Plans``); returns ``(wins0, wins1, unfinished, sum_turns,
+    sum_sq_turns)`` where the turns are counted over finished games (both players'
+    turns in a duel)."""
+    lut, lut_off, lut_size = lookup
+    cls_instant, opt_ptr, opt_points, opt_used = rolls.cls_instant, rolls.opt_ptr, rolls.opt_points, rolls.opt_used
+    dice, hot_mode = rolls.dice, rolls.hot_mode
+    ptr, stop_ok, forced_ok, nxt, after = plans.ptr, plans.stop_ok, plans.forced_ok, plans.next, plans.after
+    climbed, bust, score = plans.climbed, plans.bust, plans.score
+    overtaken, pushed, on_barrel = plans.overtaken, plans.pushed, plans.on_barrel
+    kinds, params = [b.kind for b in bots], [b.param for b in bots]
+    (dec0, doff0, val0, voff0, blind0), (dec1, doff1, val1, voff1, blind1) = (
+        (b.dec, b.doff, b.val, b.voff, b.blind) for b in bots)
     lut = lut.tolist()
     lut_off, lut_size = lut_off.tolist(), lut_size.tolist()
     inst = cls_instant.tolist()

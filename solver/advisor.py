@@ -86,7 +86,8 @@ class Advice:
             lines.append(self.note)
         width = max(len(o.label()) for o in self.options)
         fmt = "{:.6f}" if self.value_name == "win_probability" else "{:.4f}"
-        name = "P(win)" if self.value_name == "win_probability" else "expected turns"
+        name = {"win_probability": "P(win)", "expected_turns": "expected turns",
+                "expected_points": "expected points"}[self.value_name]
         for k, o in enumerate(self.options):
             mark = "best" if k == 0 else ("    " if k else "")
             lines.append(f"  {mark:4}  {o.label():<{width}}  {name} {fmt.format(o.value)}")
@@ -111,8 +112,8 @@ class TurnAdvisor:
     def __init__(self, rs: Ruleset, objective: str, values_of, show, higher_is_better: bool,
                  value_name: str, horizon=None):
         self.rs, self.objective = rs, objective
-        self.turns = TurnRules(rs)
-        self.moves = self.turns.moves
+        self.engine = TurnRules(rs)
+        self.moves = self.engine.moves
         self.horizon = horizon or self.moves.saturation
         self.values_of, self.show = values_of, show
         self.higher, self.value_name = higher_is_better, value_name
@@ -128,26 +129,26 @@ class TurnAdvisor:
 
     def advise(self, x: PlayerState, turn_total: int = 0, dice: int | None = None,
                roll: tuple[int, ...] | None = None, state_label: str | None = None) -> Advice:
-        s = self.turns.state(x, turn_total, dice, roll)
+        s = self.engine.state(x, turn_total, dice, roll)
         sol = self.solve_turn(x, s.total)
         note = ""
         opts: list[Option] = []
         if s.roll is None:
-            if self.turns.compulsory(s):
+            if self.engine.compulsory(s):
                 note = "hot dice: rolling all dice again is compulsory"
-            opts.append(Option("roll", self.show(sol.value(self.turns, s)), then=f"roll {s.dice}"))
-            if self.turns.can_stop(s):
-                opts.append(Option("stop", self.show(sol.value(self.turns, self.turns.stop(s))), then="stop"))
+            opts.append(Option("roll", self.show(sol.value(self.engine, s)), then=f"roll {s.dice}"))
+            if self.engine.can_stop(s):
+                opts.append(Option("stop", self.show(sol.value(self.engine, self.engine.stop(s))), then="stop"))
         else:
-            after = self.turns.after_roll(s._replace(roll=None), s.roll)
+            after = self.engine.after_roll(s._replace(roll=None), s.roll)
             if isinstance(after, TurnEnd):
                 kind = "win" if after.kind == "win" else "bust"
-                opts.append(Option(kind, self.show(sol.value(self.turns, after)),
+                opts.append(Option(kind, self.show(sol.value(self.engine, after)),
                                    then="instant win" if kind == "win" else "bust: the turn is lost"))
             else:
-                for a in self.turns.legal(after):
-                    nxt = self.turns.apply(after, a)
-                    opts.append(Option("keep", self.show(sol.value(self.turns, nxt)), dice=a.keep, points=a.points,
+                for a in self.engine.legal(after):
+                    nxt = self.engine.apply(after, a)
+                    opts.append(Option("keep", self.show(sol.value(self.engine, nxt)), dice=a.keep, points=a.points,
                                        then=self.then_label(a, nxt)))
         opts.sort(key=lambda o: -o.value if self.higher else o.value)
         label = state_label or x.describe(self.rs)
@@ -159,9 +160,9 @@ class TurnAdvisor:
             return "banked at once (confirmed)"
         if isinstance(nxt, TurnEnd):
             return "stop" if nxt.kind == "stop" else f"the turn ends ({nxt.event})"
-        if self.turns.confirming(nxt):
+        if self.engine.confirming(nxt):
             return f"roll {nxt.dice} (hot dice, to confirm)"
-        if self.turns.compulsory(nxt):
+        if self.engine.compulsory(nxt):
             return f"roll {nxt.dice} (hot dice, compulsory)"
         return f"roll {nxt.dice}"
 
@@ -178,11 +179,11 @@ class SolvedTurn:
     win_v: np.ndarray
     tv: kernel.TurnValues
 
-    def value(self, turns: TurnRules, node, col: int = 0) -> float:
+    def value(self, engine: TurnRules, node, col: int = 0) -> float:
         """The DP value (column ``col``) of a turn end or of a state before a roll:
         ``stop[t]``, ``forced[t]``, ``Z``, ``W``; or ``RC(t)`` before a confirming
         roll, else ``R(t, n)``."""
-        T, u = self.ends.T, turns.rs.unit
+        T, u = self.ends.T, engine.rs.unit
         if isinstance(node, TurnEnd):
             if node.kind == "stop":
                 return float(self.stop_v[min(node.total // u, T), col])
@@ -190,9 +191,25 @@ class SolvedTurn:
                 return float(self.forced_v[min(node.total // u, T), col])
             return float((self.win_v if node.kind == "win" else self.bust_v)[col])
         row = self.tv.row(node.total // u)
-        if turns.confirming(node):
+        if engine.confirming(node):
             return float(self.tv.RC[row, col])
         return float(self.tv.R[row, node.dice, col])
+
+
+def turn_advisor(rs: Ruleset) -> TurnAdvisor:
+    """Advice for the objective ``turn``: values are the expected points this turn banks
+    (a bank is worth its turn total, a bust, a dump or an overshoot 0, an instant win the
+    points still missing to the goal). No table needed."""
+    def values_of(ends: TurnEnds):
+        u = rs.unit
+        stop = (np.arange(ends.T + 1) * float(u))[:, None] * (ends.stop_ok[:, None] != 0)
+        return stop, np.zeros((ends.T + 1, 1)), np.zeros(1), np.array([float(max(rs.goal - ends.x.score, 0))])
+
+    from .turn import expected_turn_points
+
+    # totals are unbounded: the DP runs to the horizon the objective's own solve converged at
+    return TurnAdvisor(rs, "turn", values_of, float, True, "expected_points",
+                       horizon=lambda x: expected_turn_points(rs, x).T * rs.unit)
 
 
 def race_advisor(solution) -> TurnAdvisor:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import BotError, ThousandError
+from .errors import BotError
 from .engine import Action, TurnRules, TurnState
 from .game import Moves, PlayerState
 from .rules import Ruleset
@@ -56,9 +56,9 @@ class BotState:
     hot: bool = False        # this roll is a roll of hot dice (all dice again)
 
     @classmethod
-    def at(cls, turns: TurnRules, s: TurnState, opponent: PlayerState | None) -> "BotState":
-        """The decision at the rolled turn state ``s`` (its legal actions by ``turns``)."""
-        return cls(turns.rs, s.player, opponent, s.total, s.roll, turns.legal(s), turns.compulsory(s))
+    def at(cls, engine: TurnRules, s: TurnState, opponent: PlayerState | None) -> "BotState":
+        """The decision at the rolled turn state ``s`` (its legal actions by ``engine``)."""
+        return cls(engine.rs, s.player, opponent, s.total, s.roll, engine.legal(s), engine.compulsory(s))
 
     @property
     def dice(self) -> int:

@@ -14,13 +14,12 @@ import time
 
 import click
 
-from . import __version__, kernel
-from .errors import ThousandError
+from . import __version__
 from .chart import KINDS as CHART_KINDS
+from .errors import ThousandError
 from .exact import EXACT_BUDGET
 from .rules import Ruleset, load_ruleset, preset_names
-
-OBJECTIVES = ("turn", "race", "duel")
+from .solve import OBJECTIVES
 
 
 # click >= 8.2 raises this for a group called without a command; older clicks print the help
@@ -128,27 +127,19 @@ def rules_show(rules: str, overrides: tuple[str, ...]) -> None:
               help="turn: expected points of one turn (instant); race: fewest expected turns alone "
                    "(seconds); duel: two-player win probability (seconds for Pig, Farkle and plain, "
                    "minutes for the 1000 presets).")
+@click.option("--method", type=click.Choice(("dp", "policy", "passes", "textbook")), default=None,
+              help="How to solve (default: the objective's fastest; duel: policy, passes or textbook, "
+                   "all reaching the same values; a stored table is used unless --force).")
 @tables_option
 @click.option("--force", is_flag=True, help="Solve again and replace the stored table (atomically).")
 @json_option
-def solve(rules: str, overrides: tuple[str, ...], objective: str, tables_dir: str | None,
+def solve(rules: str, overrides: tuple[str, ...], objective: str, method: str | None, tables_dir: str | None,
           force: bool, as_json: bool) -> None:
     """Solve a ruleset for an objective and print the value of the initial state."""
+    from .solve import solve as solve_rules
     rs = _ruleset(rules, overrides)
     t0 = time.perf_counter()
-    if objective == "turn":
-        from .turn import expected_turn_points
-        value, _, T = expected_turn_points(rs)
-        secs = time.perf_counter() - t0
-        data = {"ruleset": rs.name, "ruleset_hash": rs.hash, "objective": "turn",
-                "start_value": value, "unit": rs.unit, "horizon_units": T,
-                "kernel": kernel.IMPLEMENTATION, "seconds": round(secs, 6)}
-        _emit(data, as_json,
-              f"{rs.name}: the best expected score of one turn from the start is "
-              f"{value:.6f} points ({kernel.IMPLEMENTATION} kernel, {secs:.3f} s)")
-        return
-    from .solve import solve_objective
-    res = solve_objective(rs, objective, tables_dir, progress=True, force=force)
+    res = solve_rules(rs, objective, method=method, tables=tables_dir, force=force, progress=True)
     data = {"ruleset": rs.name, "ruleset_hash": rs.hash, "objective": objective}
     data.update(res.summary())
     data["seconds"] = round(time.perf_counter() - t0, 6)

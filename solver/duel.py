@@ -35,7 +35,7 @@ residual and the greedy policy of every pair -- and solves that policy's
 system exactly (level-ordered Gauss-Seidel sweeps, Anderson-accelerated),
 until the pass finds the residual at most ``tol``.
 
-With ``equal_turns`` (RULES.md section 7) the seat of the mover enters the
+With ``equal_turns`` (docs/rules.md section 7) the seat of the mover enters the
 state: ``P_A(x, y)`` for a first-seat mover against a second-seat opponent and
 ``P_B(x, y)`` the other way round, with the same equation except
 
@@ -89,7 +89,7 @@ class DuelModel:
     ``plans.win_col``/``plans.win_L``); the second seat's wins are final.
     """
 
-    def __init__(self, rs: Ruleset, space: StateSpace | None = None, pure: bool | None = None):
+    def __init__(self, rs: Ruleset, space: StateSpace | None = None, table: kernel.RollTable | None = None):
         self.rs = rs
         self.moves = Moves(rs)
         self.space = space or build_state_space(rs, opponents=True)
@@ -110,8 +110,9 @@ class DuelModel:
         idx = self.space.index
         mv = self.moves
         u = rs.unit
-        table = kernel.roll_table(rs, pure)
-        self.horizon = last_turn_horizon(rs, table, st, pure) if self.equal_turns else None
+        # the roll table, and with it the kernel backend, every solve of this model runs on
+        table = self.table = table or kernel.roll_table(rs)
+        self.horizon = last_turn_horizon(rs, table, st) if self.equal_turns else None
         # blocks of solver states: (offset, the turn ends of each state, whether its wins leave a last turn)
         blocks = [(0, list(self.space.ends), False)]
         if self.equal_turns:
@@ -134,7 +135,7 @@ class DuelModel:
                         continue
                     if y == WIN:
                         nxt[a + t] = WIN_INDEX
-                        # A first-seat win is settled at the win check (RULES.md section 3, step 1):
+                        # A first-seat win is settled at the win check (docs/rules.md section 3, step 1):
                         # the total F = s + t is final (uncapped, beyond the horizon valued as at
                         # it), and the opponent plays its last turn from where it stands. Push-off
                         # and overtaking cannot change that turn's outcome: this bank does not move
@@ -154,7 +155,7 @@ class DuelModel:
         if self.equal_turns:
             targets = np.arange(rs.goal, self.horizon + 1, u)
             win_L = np.zeros((n, len(targets)))
-            win_L[m:] = last_turn_table(rs, table, st, targets, pure)
+            win_L[m:] = last_turn_table(rs, table, st, targets)
             extra = dict(win_col=win_col, win_L=win_L)
             self.last_turn = win_L[m:]
             self.targets = targets
@@ -318,11 +319,19 @@ def _fixed_mmap_threshold() -> None:
         pass
 
 
-def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, pure: bool | None = None,
-               model: DuelModel | None = None, threads: int = 0,
-               progress: Callable[[int, float], None] | None = None,
-               policy_iteration: bool = True) -> DuelSolution:
+METHODS = ("policy", "passes", "textbook")
+
+
+def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: DuelModel | None = None,
+               threads: int = 0, progress: Callable[[int, float], None] | None = None,
+               method: str = "policy") -> DuelSolution:
     """Solve the duel for every pair of states (see the module docstring).
+
+    ``method``: ``"policy"`` (the default: passes, then policy iteration where
+    penalties make levels cycle), ``"passes"`` (Gauss-Seidel passes alone) or
+    ``"textbook"`` (the baseline: in-place Gauss-Seidel sweeps over all pairs, one
+    scalar turn DP per pair, until no value moves by more than ``tol``; for
+    benchmarks and as a check, it reaches the same fixed point).
 
     Rulesets whose penalties lower the level take Gauss-Seidel passes until the
     largest change is below :data:`POLICY_START` (at most :data:`POLICY_PASSES`
@@ -330,16 +339,21 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, pure: bo
     (:func:`_policy_iteration`): each round is one turn-DP pass that also records the
     greedy policy of every pair as a sparse row, and an exact evaluation of that
     policy (:func:`_evaluate_policy`); it ends when the pass finds the Bellman
-    residual at most ``tol``. ``policy_iteration=False`` keeps to passes.
+    residual at most ``tol``.
 
     Raises :class:`DuelDiverges` when the passes stop converging (no tenfold
     gain in :data:`STALL_PASSES` passes) or the final Bellman residual is not
     small: rules under which a zero turn costs nothing (no bolts) and banking
     can hurt (barrel falls) let both players prefer never to bank, and then
     the win probabilities have no unique value."""
-    t0 = time.perf_counter()
+    if method not in METHODS:
+        raise ThousandError(f"unknown duel method {method!r}: one of {', '.join(METHODS)}")
     model = model or DuelModel(rs)
-    table = kernel.roll_table(rs, pure)
+    if method == "textbook":
+        return _solve_textbook(model, tol, progress)
+    policy_iteration = method == "policy"
+    t0 = time.perf_counter()
+    table = model.table
     n = model.n
     Q = np.full((n, n), 0.5)  # Q[y, x] = P(x, y): a mover's ends gather rows of Q
     levels = _levels(model)
@@ -352,7 +366,7 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, pure: bo
     while passes < max_passes:
         if use_policy and history and (history[-1] < POLICY_START or len(history) >= POLICY_PASSES):
             residual, r_rounds, r_sweeps, fallback = _policy_iteration(model, table, Q, levels, tol, threads,
-                                                                       pure, progress, passes)
+                                                                       progress, passes)
             passes += r_rounds
             rounds += r_rounds
             sweeps += r_sweeps
@@ -362,7 +376,7 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, pure: bo
             accel = _Anderson(depth=6)
         passes += 1
         before = Q.copy() if repeat else None
-        change = _pass(model, table, Q, levels, repeat, threads, pure)
+        change = _pass(model, table, Q, levels, repeat, threads)
         if progress:
             progress(passes, change)
         if change <= tol or not repeat:
@@ -375,14 +389,13 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, pure: bo
     del accel
     P = np.ascontiguousarray(Q.T)
     if residual is None:
-        residual = bellman_residual(model, table, P, pure)
+        residual = bellman_residual(model, table, P)
     if residual > 1e-10:
         raise DuelDiverges(_diverges(rs, passes, residual))
     return DuelSolution(model, P, passes, residual, time.perf_counter() - t0, rounds, sweeps, fallback)
 
 
-def _pass(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], repeat: bool, threads: int,
-          pure: bool | None) -> float:
+def _pass(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], repeat: bool, threads: int) -> float:
     """One Gauss-Seidel pass over the levels, top down, each level's bust cycles solved
     exactly; returns the largest change."""
     change = 0.0
@@ -392,7 +405,7 @@ def _pass(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], repeat: 
         # pass is enough (the final residual certifies the fixed point)
         for _ in range(1 if repeat else 100):
             v, d, _ptr = kernel.duel_level(table, model.plans, Q, lv.movers, lv.lo, lv.hi, grad=True,
-                                           threads=threads, pure=pure)
+                                           threads=threads)
             new = v
             if len(lv.d_rows):
                 # P_k = v_k + d_k ((1 - P_succ(k)) - Z_k): exact while no decision changes
@@ -428,7 +441,7 @@ class _LevelSystem:
 
 
 def _policy_round(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], threads: int,
-                  pure: bool | None, budget: int) -> tuple[list[_LevelSystem], float]:
+                  budget: int) -> tuple[list[_LevelSystem], float]:
     """One Jacobi turn-DP pass at Q: the Bellman residual max |TurnDP(P) - P| and the
     greedy policy of every pair, level by level, as linear systems (raises
     :class:`_OverBudget` once they pass ``budget`` bytes)."""
@@ -441,7 +454,7 @@ def _policy_round(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], 
         rows = lv.py * n + lv.px
         m = len(rows)
         pos[rows] = np.arange(m)
-        r = kernel.duel_policy(table, model.plans, Q, lv.movers, lv.lo, lv.hi, threads=threads, pure=pure,
+        r = kernel.duel_policy(table, model.plans, Q, lv.movers, lv.lo, lv.hi, threads=threads,
                                local=pos)
         pos[rows] = -1
         residual = max(residual, float(np.max(np.abs(r.v - q[rows]))))
@@ -460,7 +473,7 @@ def _policy_round(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], 
     return systems, residual
 
 
-def _evaluate_policy(systems: list[_LevelSystem], q: np.ndarray, threads: int = 0, pure: bool | None = None,
+def _evaluate_policy(systems: list[_LevelSystem], q: np.ndarray, backend: kernel.Backend, threads: int = 0,
                      max_sweeps: int = MAX_SWEEPS) -> int:
     """Solve the policy's linear system for q in place: Gauss-Seidel sweeps over the
     levels, top down (each level's in-level part solved exactly), Anderson-accelerated
@@ -471,7 +484,7 @@ def _evaluate_policy(systems: list[_LevelSystem], q: np.ndarray, threads: int = 
     for sweep in range(1, max_sweeps + 1):
         before = q.copy()
         for sy in systems:
-            rhs = kernel.rows_minus(sy.indptr, sy.cols, sy.vals, q, sy.c, threads, pure)
+            rhs = backend.rows_minus(sy.indptr, sy.cols, sy.vals, q, sy.c, threads)
             q[sy.rows] = sy.lu.solve(rhs) if sy.lu is not None else rhs
         change = float(np.max(np.abs(q - before)))
         if change <= 1e-15:
@@ -487,7 +500,7 @@ def _evaluate_policy(systems: list[_LevelSystem], q: np.ndarray, threads: int = 
 
 
 def _policy_iteration(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], tol: float, threads: int,
-                      pure: bool | None, progress, passes: int):
+                      progress, passes: int):
     """Policy rounds from Q until a round's pass finds the Bellman residual at most ``tol``.
 
     Returns ``(residual, rounds, sweeps, reason)``; residual None when the rounds did
@@ -504,7 +517,7 @@ def _policy_iteration(model: DuelModel, table, Q: np.ndarray, levels: list[_Leve
     while rounds < MAX_ROUNDS:
         rounds += 1
         try:
-            systems, residual = _policy_round(model, table, Q, levels, threads, pure, budget)
+            systems, residual = _policy_round(model, table, Q, levels, threads, budget)
         except _OverBudget:
             # Q is untouched by the round: the passes go on from it
             reason = (f"a policy's linear systems exceed the memory budget of {budget / 2**20:,.0f} MB "
@@ -524,7 +537,7 @@ def _policy_iteration(model: DuelModel, table, Q: np.ndarray, levels: list[_Leve
             if gainless >= 2:
                 reason = "two policy rounds without a smaller residual"
                 break
-        sweeps += _evaluate_policy(systems, Q.ravel(), threads, pure)
+        sweeps += _evaluate_policy(systems, Q.ravel(), table.backend, threads)
         del systems
     if best_Q is not None:
         Q[:] = best_Q
@@ -538,15 +551,11 @@ def _diverges(rs: Ruleset, passes: int, change: float) -> str:
     return f"{rs.name}: the duel does not converge; after {passes} passes values still move by {change:.1e}{hint}"
 
 
-def solve_duel_textbook(rs: Ruleset, tol: float = 1e-12, max_sweeps: int = 100000, pure: bool | None = None,
-                        model: DuelModel | None = None,
-                        progress: Callable[[int, float], None] | None = None) -> DuelSolution:
-    """The baseline: in-place Gauss-Seidel sweeps over all pairs, one scalar turn
-    DP per pair, until no value moves by more than ``tol``. For benchmarks and
-    as a check of :func:`solve_duel`; it reaches the same fixed point."""
+def _solve_textbook(model: DuelModel, tol: float, progress, max_sweeps: int = 100000) -> DuelSolution:
+    """``solve_duel(method="textbook")``: in-place Gauss-Seidel sweeps over all pairs,
+    one scalar turn DP per pair."""
     t0 = time.perf_counter()
-    model = model or DuelModel(rs)
-    table = kernel.roll_table(rs, pure)
+    table = model.table
     n = model.n
     Q = np.full((n, n), 0.5)
     one = np.ones(1, dtype=np.int64)
@@ -557,7 +566,7 @@ def solve_duel_textbook(rs: Ruleset, tol: float = 1e-12, max_sweeps: int = 10000
         for x in range(n):
             for y in range(n):
                 v, _, _ = kernel.duel_level(table, model.plans, Q, one * x, one * y, one * (y + 1), grad=False,
-                                            threads=1, pure=pure)
+                                            threads=1)
                 change = max(change, abs(v[0] - Q[y, x]))
                 Q[y, x] = v[0]
         if progress:
@@ -565,7 +574,7 @@ def solve_duel_textbook(rs: Ruleset, tol: float = 1e-12, max_sweeps: int = 10000
         if change <= tol:
             break
     P = np.ascontiguousarray(Q.T)
-    return DuelSolution(model, P, sweeps, bellman_residual(model, table, P, pure), time.perf_counter() - t0)
+    return DuelSolution(model, P, sweeps, bellman_residual(model, table, P), time.perf_counter() - t0)
 
 
 class _Anderson:
@@ -621,10 +630,10 @@ class _Anderson:
         return np.clip(out, 0.0, 1.0, out=out).reshape(x.shape)
 
 
-def bellman_residual(model: DuelModel, table, P: np.ndarray, pure: bool | None = None) -> float:
+def bellman_residual(model: DuelModel, table, P: np.ndarray) -> float:
     """The largest |P - TurnDP(P)| over every solved pair (one Jacobi pass over every mover)."""
     Q = np.ascontiguousarray(P.T)
     movers, lo, hi = model.opponents()
-    v, _, _ = kernel.duel_level(table, model.plans, Q, movers, lo, hi, grad=False, pure=pure)
+    v, _, _ = kernel.duel_level(table, model.plans, Q, movers, lo, hi, grad=False)
     m = hi[0] - lo[0]  # every mover faces one block of m opponents
     return float(np.max(np.abs(v.reshape(len(movers), m) - P[movers[:, None], lo[:, None] + np.arange(m)])))

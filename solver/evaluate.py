@@ -34,7 +34,7 @@ def run_evaluation(rs: Ruleset, bot_spec: str, opp_spec: str = "optimal", object
     oracles: dict = {}
     oracle = Oracle(rs, objective, tables_dir, progress=progress)
     oracles[objective] = oracle
-    turns = TurnRules(rs)
+    engine = TurnRules(rs)
     bots: list[Bot] = []
     try:
         bot = load_bot(bot_spec, rs, objective, tables_dir, seed, timeout, oracles)
@@ -55,7 +55,7 @@ def run_evaluation(rs: Ruleset, bot_spec: str, opp_spec: str = "optimal", object
         ex = None
         sweep_blunders = Blunders(oracle, keep=worst)
         if exact:
-            ex, why = _exact(turns, bot, opp, opp_spec, oracle, race, budget, sweep_blunders, progress)
+            ex, why = _exact(engine, bot, opp, opp_spec, oracle, race, budget, sweep_blunders, progress)
             if ex is None:
                 lines.append(f"exact: skipped ({why}); Monte Carlo only")
                 out["exact"] = {"skipped": why}
@@ -90,13 +90,13 @@ def run_evaluation(rs: Ruleset, bot_spec: str, opp_spec: str = "optimal", object
                 # blunders from a smaller run of the Python game loop
                 g2 = min(games, blunder_games)
                 if race:
-                    mc_race(turns, bot, g2, seed, blunders)
+                    mc_race(engine, bot, g2, seed, blunders)
                 else:
-                    mc_duel(turns, bot, opp, g2, seed, blunders)
+                    mc_duel(engine, bot, opp, g2, seed, blunders)
             elif race:
-                mc = mc_race(turns, bot, games, seed, blunders, progress, blunder_games)
+                mc = mc_race(engine, bot, games, seed, blunders, progress, blunder_games)
             else:
-                mc = mc_duel(turns, bot, opp, games, seed, blunders, progress, blunder_games)
+                mc = mc_duel(engine, bot, opp, games, seed, blunders, progress, blunder_games)
             out["monte_carlo"] = mc.to_json(race) if not isinstance(mc.turns, _Moments) else \
                 {"games": mc.games, "mean_turns": mc.turns.mean,
                  "ci95": list(_mean_ci_any(mc.turns)[1:]), "seconds": round(mc.seconds, 3), "engine": mc.engine}
@@ -170,7 +170,7 @@ def _blunder_json(b: Blunders, rs, objective, overrides, race, per_game: bool) -
     return d
 
 
-def _exact(turns, bot, opp, opp_spec, oracle, race, budget, sweep_blunders, progress):
+def _exact(engine, bot, opp, opp_spec, oracle, race, budget, sweep_blunders, progress):
     """(ExactResult, "") or (None, why skipped)."""
     if not bot.deterministic:
         return None, f"bot {bot.name} is not deterministic"
@@ -187,10 +187,10 @@ def _exact(turns, bot, opp, opp_spec, oracle, race, budget, sweep_blunders, prog
     decisions: list = []
     try:
         if race:
-            ex = exact_race(turns, bot, budget, decisions)
+            ex = exact_race(engine, bot, budget, decisions)
         else:
             optimal_opp = opp_spec.strip() == "optimal" and opp is not bot
-            ex = exact_duel(turns, bot, None if optimal_opp else opp, oracle, budget, decisions)
+            ex = exact_duel(engine, bot, None if optimal_opp else opp, oracle, budget, decisions)
     except BudgetExceeded:
         return None, f"more than {budget:,} decision states"
     if len(decisions) <= BLUNDER_SWEEP_BUDGET and not race:

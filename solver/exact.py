@@ -39,9 +39,9 @@ class PolicyTurns:
     the bot is asked once per decision state (answers cached). ``bot`` None is the
     optimal policy of ``oracle``, whose distribution comes from the kernel."""
 
-    def __init__(self, turns: TurnRules, bot: Bot | None, oracle=None, budget: int = EXACT_BUDGET,
+    def __init__(self, engine: TurnRules, bot: Bot | None, oracle=None, budget: int = EXACT_BUDGET,
                  decisions: list | None = None):
-        self.turns, self.bot, self.oracle = turns, bot, oracle
+        self.engine, self.bot, self.oracle = engine, bot, oracle
         self.budget = budget
         self.answers: dict = {}
         self.decisions = decisions        # collects (state, action) of every decision state
@@ -52,10 +52,10 @@ class PolicyTurns:
         """{(kind, t points): probability} of the turn of ``x`` against ``y``."""
         if self.bot is None:
             return self.oracle.end_distribution(x, y)
-        turns, rs = self.turns, self.turns.rs
+        engine, rs = self.engine, self.engine.rs
         # Beyond the saturation total every bank ends alike, so a bot is not asked there: it
         # banks as soon as allowed (compulsory rolls go on), as every sensible player does.
-        cap = turns.moves.saturation(x)
+        cap = engine.moves.saturation(x)
         out: dict = {}
 
         def add(k, q):
@@ -71,13 +71,13 @@ class PolicyTurns:
                     add(k, m * p)
                 continue
             s = TurnState(x, t, n)
-            for roll, p in turns.outcomes(s):
+            for roll, p in engine.outcomes(s):
                 q = m * p
-                r = turns.after_roll(s, roll)
+                r = engine.after_roll(s, roll)
                 if isinstance(r, TurnEnd):
                     add((r.kind, 0), q)
                     continue
-                legal = turns.legal(r)
+                legal = engine.legal(r)
                 if len(legal) == 1:
                     a = legal[0]
                 else:
@@ -86,11 +86,11 @@ class PolicyTurns:
                     if a is None:
                         if len(self.answers) >= self.budget:
                             raise BudgetExceeded
-                        st = BotState.at(turns, r, y)
+                        st = BotState.at(engine, r, y)
                         a = self.answers[key] = self.bot.choose(st)
                         if self.decisions is not None:
                             self.decisions.append((st, a))
-                nxt = turns.apply(r, a)
+                nxt = engine.apply(r, a)
                 if isinstance(nxt, TurnEnd):
                     add((nxt.kind, nxt.total), q)
                     continue
@@ -107,8 +107,8 @@ class PolicyTurns:
         (compulsory rolls of hot dice chain), solved once per player state."""
         r = self._tails.get(x)
         if r is None:
-            turns, rs = self.turns, self.turns.rs
-            t = turns.moves.saturation(x) + rs.unit
+            engine, rs = self.engine, self.engine.rs
+            t = engine.moves.saturation(x) + rs.unit
             D = rs.dice
             M = np.zeros((D, D))
             keys: dict = {}
@@ -116,12 +116,12 @@ class PolicyTurns:
             for n1 in range(1, D + 1):
                 row: dict = {}
                 s = TurnState(x, t, n1)
-                for roll, p in turns.outcomes(s):
-                    e = turns.after_roll(s, roll)
+                for roll, p in engine.outcomes(s):
+                    e = engine.after_roll(s, roll)
                     if isinstance(e, TurnEnd):
                         k = (e.kind, 0)
                     else:
-                        nxt = turns.apply(e, self.tail_action(turns.legal(e)))
+                        nxt = engine.apply(e, self.tail_action(engine.legal(e)))
                         if not isinstance(nxt, TurnEnd):
                             M[n1 - 1, nxt.dice - 1] += p
                             continue
@@ -182,11 +182,11 @@ def _solve(rows, cols, vals, rhs, n) -> np.ndarray:
     return v
 
 
-def exact_race(turns: TurnRules, bot: Bot, budget: int = EXACT_BUDGET, decisions: list | None = None) -> ExactResult:
+def exact_race(engine: TurnRules, bot: Bot, budget: int = EXACT_BUDGET, decisions: list | None = None) -> ExactResult:
     """The bot's expected number of turns to win alone."""
     t0 = time.perf_counter()
-    pt = PolicyTurns(turns, bot, budget=budget, decisions=decisions)
-    moves = turns.moves
+    pt = PolicyTurns(engine, bot, budget=budget, decisions=decisions)
+    moves = engine.moves
     x0 = moves.initial()
     index = {x0: 0}
     todo = [x0]
@@ -195,7 +195,7 @@ def exact_race(turns: TurnRules, bot: Bot, budget: int = EXACT_BUDGET, decisions
         x = todo.pop()
         i = index[x]
         for (kind, t), p in pt.ends(x, None).items():
-            res = finish_turn(moves, (x,), 0, _turn_end(turns, x, kind, t))
+            res = finish_turn(moves, (x,), 0, _turn_end(engine, x, kind, t))
             if res.won:
                 continue
             x2 = res.players[0]
@@ -212,18 +212,18 @@ def exact_race(turns: TurnRules, bot: Bot, budget: int = EXACT_BUDGET, decisions
                        time.perf_counter() - t0, pt.truncated)
 
 
-def _turn_end(turns: TurnRules, x: PlayerState, kind: str, t: int) -> TurnEnd:
+def _turn_end(engine: TurnRules, x: PlayerState, kind: str, t: int) -> TurnEnd:
     """The :class:`TurnEnd` of an end-distribution key (a forced end names its event)."""
-    return TurnEnd(kind, t, turns.moves.mid_turn(x, t) if kind == "forced" else None)
+    return TurnEnd(kind, t, engine.moves.mid_turn(x, t) if kind == "forced" else None)
 
 
-def exact_duel(turns: TurnRules, bot: Bot, opp: Bot | None, oracle=None,
+def exact_duel(engine: TurnRules, bot: Bot, opp: Bot | None, oracle=None,
                budget: int = EXACT_BUDGET, decisions: list | None = None) -> ExactResult:
     """P(bot wins) moving first and second; ``opp`` None = the optimal opponent (``oracle``)."""
     t0 = time.perf_counter()
-    bt = PolicyTurns(turns, bot, budget=budget, decisions=decisions)
-    ot = PolicyTurns(turns, opp, oracle=oracle, budget=budget) if opp is not bot else bt
-    moves = turns.moves
+    bt = PolicyTurns(engine, bot, budget=budget, decisions=decisions)
+    ot = PolicyTurns(engine, opp, oracle=oracle, budget=budget) if opp is not bot else bt
+    moves = engine.moves
     x0 = moves.initial()
     # state (a, b, w): bot in a, opponent in b, w = 0 the bot moves, 1 the opponent moves
     index: dict = {}
@@ -245,7 +245,7 @@ def exact_duel(turns: TurnRules, bot: Bot, opp: Bot | None, oracle=None,
         mover, other = (a, b) if w == 0 else (b, a)
         dist = (bt if w == 0 else ot).ends(mover, other)
         for (kind, t), p in dist.items():
-            res = finish_turn(moves, (mover, other), 0, _turn_end(turns, mover, kind, t))
+            res = finish_turn(moves, (mover, other), 0, _turn_end(engine, mover, kind, t))
             if res.won:
                 if w == 0:
                     rhs[i] = rhs.get(i, 0.0) + p

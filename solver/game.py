@@ -1,4 +1,4 @@
-"""A player's game state and what a turn does to it (RULES.md sections 2-6).
+"""A player's game state and what a turn does to it (docs/rules.md sections 2-6).
 
 A :class:`PlayerState` holds the score and only the counters that matter where
 they matter: ``opened`` only at scores <= 0 (a positive score has opened),
@@ -226,7 +226,7 @@ class Moves:
                                           barrel_entry=0, overshoots=0), s)
 
     def bank(self, x: PlayerState, t: int) -> PlayerState | str:
-        """The mover's state after banking ``t`` (steps 1-3 of RULES.md section 3), or WIN."""
+        """The mover's state after banking ``t`` (steps 1-3 of docs/rules.md section 3), or WIN."""
         rs = self.rs
         if self.wins(x, t):
             return WIN
@@ -294,7 +294,7 @@ class Moves:
 
     def push_off(self, o: PlayerState, climbed: bool) -> PlayerState:
         """Another player after the mover climbed onto the barrel (``climbed``): knocked
-        off it if on it (RULES.md section 3, step 4)."""
+        off it if on it (docs/rules.md section 3, step 4)."""
         rs = self.rs
         if climbed and rs.on_barrel(o.score):
             p = rs.barrel.push_off
@@ -315,5 +315,5 @@ class Moves:
 
     def affect_opponent(self, o: PlayerState, before: int, after: int, climbed: bool) -> PlayerState:
         """An opponent after the mover's score went from ``before`` to ``after``
-        (push-off, then overtaking; RULES.md section 3, steps 4-5)."""
+        (push-off, then overtaking; docs/rules.md section 3, steps 4-5)."""
         return self.overtaken(self.push_off(o, climbed), before, after)

@@ -1,8 +1,13 @@
 """The dice kernel: every roll, grouped into classes, and the single-turn DP.
 
-Two implementations share this API: the compiled extension ``thousand._kernel``
-(built from ``ext/_kernel.pyx``) and its pure-Python twin ``thousand._pure``.
-The compiled one is used when it imports, unless ``THOUSAND_PURE=1``.
+Two backends share one API: the compiled extension ``thousand._kernel`` (built
+from ``ext/_kernel.pyx``) and its pure-Python twin ``thousand._pure``. The
+backend is chosen once, at import: the compiled one when it imports, unless
+``THOUSAND_PURE=1`` (:data:`BACKEND`). A :class:`RollTable` is built once per
+ruleset by a :class:`Backend` and owns that backend's flattened copy of the
+classes; every function below runs on the backend of the table it is given, so
+solvers never name a backend (tests hold the twins together by building a table
+with :func:`backend` ``("pure")`` and ``("compiled")``).
 
 Turn DP
 -------
@@ -41,7 +46,7 @@ class (in the class's order) over later ones.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -53,35 +58,99 @@ MUST_ROLL, FREE, CONFIRM = 0, 1, 2
 HOT_MODE = {"must_roll": MUST_ROLL, "free": FREE, "confirm": CONFIRM}
 
 
-# OpenMP threads that spin while waiting for the next parallel region slow the
-# duel down several times on a busy machine; sleeping waiters cost almost nothing.
-os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+class Backend:
+    """One implementation of the kernel API (``impl``: :mod:`thousand._kernel` or
+    :mod:`thousand._pure`), and the roll tables it has built (one per ruleset)."""
+
+    def __init__(self, name: str):
+        if name == "compiled":
+            # OpenMP threads that spin while waiting for the next parallel region slow the
+            # duel down several times on a busy machine; sleeping waiters cost almost nothing.
+            os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+            from . import _kernel as impl  # type: ignore[attr-defined]
+        elif name == "pure":
+            from . import _pure as impl
+        else:
+            raise ValueError(f"unknown kernel backend {name!r}: compiled or pure")
+        self.name, self.impl = name, impl
+        self._tables = lru_cache(maxsize=64)(self._build_table)
+
+    def __repr__(self) -> str:
+        return f"Backend({self.name!r})"
+
+    def roll_classes(self, rs: Ruleset, n: int) -> "RollClasses":
+        """The roll classes of ``n`` dice under ``rs``."""
+        g = scoring_groups(rs)
+        out = self.impl.roll_classes(g.counts, g.points, g.instant, n, rs.faces, rs.keep == "any", rs.unit)
+        return RollClasses(n, rs.faces, *out)
+
+    def roll_table(self, rs: Ruleset) -> "RollTable":
+        """All roll classes of a ruleset, built once (cached per ruleset)."""
+        return self._tables(rs)
+
+    def _build_table(self, rs: Ruleset) -> "RollTable":
+        classes = tuple(self.roll_classes(rs, n) for n in range(1, rs.dice + 1))
+        cls_ptr = np.zeros(rs.dice + 2, dtype=np.int64)
+        for n, rc in enumerate(classes, start=1):
+            cls_ptr[n + 1] = cls_ptr[n] + len(rc)
+        probs, inst, ptrs, pts, used = [], [], [np.zeros(1, np.int64)], [], []
+        base = 0
+        for rc in classes:
+            probs.append(rc.prob)
+            inst.append(rc.instant)
+            ptrs.append(rc.opt_ptr[1:] + base)
+            base += int(rc.opt_ptr[-1])
+            pts.append(rc.opt_points)
+            used.append(rc.opt_used)
+        arrays = (cls_ptr, np.concatenate(probs), np.concatenate(inst).astype(np.uint8), np.concatenate(ptrs),
+                  np.concatenate(pts).astype(np.int64), np.concatenate(used).astype(np.int64))
+        hot = HOT_MODE[rs.hot_dice]
+        return RollTable(rs.dice, hot, classes, *arrays, backend=self,
+                         rolls=self.impl.Rolls(*arrays, rs.dice, hot))
+
+    def rows_minus(self, indptr: np.ndarray, cols: np.ndarray, vals: np.ndarray, x: np.ndarray, c: np.ndarray,
+                   threads: int = 0) -> np.ndarray:
+        """``c - A @ x`` for the sparse rows A = (indptr, cols, vals) (CSR; cols int32): the
+        product of a policy evaluation's sweep, on ``threads`` threads (0: all)."""
+        out = np.empty(len(indptr) - 1)
+        self.impl.rows_minus(indptr, cols, vals, x, c, out, int(threads))
+        return out
 
 
-def _select():
-    if os.environ.get("THOUSAND_PURE", "") not in ("", "0"):
-        from . import _pure as impl
-        return impl
-    try:
-        from . import _kernel as impl  # type: ignore[attr-defined]
-    except ImportError:
-        from . import _pure as impl
-    return impl
+_BACKENDS: dict[str, Backend] = {}
 
 
-_impl = _select()
-IMPLEMENTATION: str = _impl.IMPLEMENTATION
+def backend(name: str | None = None) -> Backend:
+    """The kernel backend ``name`` (``"compiled"`` or ``"pure"``), or the selected one: the
+    compiled one when it imports, unless ``THOUSAND_PURE=1``. ImportError when the
+    compiled one is asked for and not built."""
+    if name is None:
+        if os.environ.get("THOUSAND_PURE", "") not in ("", "0"):
+            return backend("pure")
+        try:
+            return backend("compiled")
+        except ImportError:
+            return backend("pure")
+    if name not in _BACKENDS:
+        _BACKENDS[name] = Backend(name)
+    return _BACKENDS[name]
 
 
-def implementation(pure: bool | None = None):
-    """The kernel module: the selected one, or explicitly the pure twin / the compiled one."""
-    if pure is None:
-        return _impl
-    if pure:
-        from . import _pure
-        return _pure
-    from . import _kernel  # type: ignore[attr-defined]
-    return _kernel
+BACKEND: Backend = backend()
+IMPLEMENTATION: str = BACKEND.name
+
+
+def roll_classes(rs: Ruleset, n: int) -> "RollClasses":
+    """The roll classes of ``n`` dice under ``rs`` (the selected backend)."""
+    return BACKEND.roll_classes(rs, n)
+
+
+def roll_table(rs: Ruleset) -> "RollTable":
+    """All roll classes of a ruleset, by the selected backend (cached per ruleset)."""
+    return BACKEND.roll_table(rs)
+
+
+rows_minus = BACKEND.rows_minus
 
 
 @dataclass(frozen=True)
@@ -124,7 +193,9 @@ class RollClasses:
 
 @dataclass(frozen=True)
 class RollTable:
-    """Roll classes for every dice count 1..dice, flattened for the turn DP."""
+    """Roll classes for every dice count 1..dice, flattened for the turn DP, with the
+    backend that built them and its own flattened copy (``rolls``), which the turn DP,
+    the end distribution and the duel loops take."""
 
     dice: int
     hot_mode: int
@@ -135,45 +206,13 @@ class RollTable:
     opt_ptr: np.ndarray
     opt_points: np.ndarray
     opt_used: np.ndarray
+    backend: Backend = field(compare=False, repr=False, default=None)
+    rolls: object = field(compare=False, repr=False, default=None)  # the backend's Rolls: the same arrays
 
     @property
     def max_points(self) -> int:
         """The most units one roll can add."""
         return int(self.opt_points.max()) if len(self.opt_points) else 0
-
-
-def roll_classes(rs: Ruleset, n: int, pure: bool | None = None) -> RollClasses:
-    """The roll classes of ``n`` dice under ``rs``."""
-    g = scoring_groups(rs)
-    out = implementation(pure).roll_classes(g.counts, g.points, g.instant, n, rs.faces,
-                                            rs.keep == "any", rs.unit)
-    return RollClasses(n, rs.faces, *out)
-
-
-@lru_cache(maxsize=64)
-def _roll_table_cached(rs: Ruleset, pure: bool | None) -> RollTable:
-    classes = tuple(roll_classes(rs, n, pure) for n in range(1, rs.dice + 1))
-    cls_ptr = np.zeros(rs.dice + 2, dtype=np.int64)
-    for n, rc in enumerate(classes, start=1):
-        cls_ptr[n + 1] = cls_ptr[n] + len(rc)
-    probs, inst, ptrs, pts, used = [], [], [np.zeros(1, np.int64)], [], []
-    base = 0
-    for rc in classes:
-        probs.append(rc.prob)
-        inst.append(rc.instant)
-        ptrs.append(rc.opt_ptr[1:] + base)
-        base += int(rc.opt_ptr[-1])
-        pts.append(rc.opt_points)
-        used.append(rc.opt_used)
-    return RollTable(rs.dice, HOT_MODE[rs.hot_dice], classes, cls_ptr,
-                     np.concatenate(probs), np.concatenate(inst).astype(np.uint8),
-                     np.concatenate(ptrs), np.concatenate(pts).astype(np.int64),
-                     np.concatenate(used).astype(np.int64))
-
-
-def roll_table(rs: Ruleset, pure: bool | None = None) -> RollTable:
-    """All roll classes of a ruleset (cached per ruleset)."""
-    return _roll_table_cached(rs, pure)
 
 
 @dataclass
@@ -195,7 +234,7 @@ class TurnValues:
 
 
 def turn_dp(table: RollTable, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val,
-            grad: bool = False, full: bool = False, pure: bool | None = None) -> TurnValues:
+            grad: bool = False, full: bool = False) -> TurnValues:
     """Solve one turn (see the module docstring for the equations).
 
     ``stop_ok``/``forced_ok``: uint8 (T+1,); ``stop_val``/``forced_val``:
@@ -203,22 +242,20 @@ def turn_dp(table: RollTable, stop_ok, stop_val, forced_ok, forced_val, bust_val
     take the values at T.
     """
     K = len(bust_val)
-    args = (
+    T1 = len(stop_ok)
+    out = table.backend.impl.turn_dp(
+        table.rolls,
         np.ascontiguousarray(stop_ok, dtype=np.uint8),
-        np.ascontiguousarray(np.broadcast_to(stop_val, (len(stop_ok), K)), dtype=np.float64),
+        np.ascontiguousarray(np.broadcast_to(stop_val, (T1, K)), dtype=np.float64),
         np.ascontiguousarray(forced_ok, dtype=np.uint8),
         np.ascontiguousarray(np.broadcast_to(forced_val, (len(forced_ok), K)), dtype=np.float64),
         np.ascontiguousarray(bust_val, dtype=np.float64),
         np.ascontiguousarray(np.broadcast_to(win_val, (K,)), dtype=np.float64),
-    )
-    out = implementation(pure).turn_dp(table.cls_ptr, table.cls_prob, table.cls_instant, table.opt_ptr,
-                                       table.opt_points, table.opt_used, table.dice, table.hot_mode,
-                                       *args, bool(grad), bool(full))
+        bool(grad), bool(full))
     return TurnValues(*out)
 
 
-def end_distribution(table: RollTable, stop_ok, stop_val, forced_ok, forced_val, tv: TurnValues,
-                     pure: bool | None = None):
+def end_distribution(table: RollTable, stop_ok, stop_val, forced_ok, forced_val, tv: TurnValues):
     """How a turn ends under the optimal decisions of a solved turn ``tv``.
 
     Returns ``(stop_p, forced_p, bust_p, win_p)``: the probability, per column,
@@ -230,9 +267,8 @@ def end_distribution(table: RollTable, stop_ok, stop_val, forced_ok, forced_val,
     """
     K = tv.V.shape[2]
     T1 = len(stop_ok)
-    return implementation(pure).end_distribution(
-        table.cls_ptr, table.cls_prob, table.cls_instant, table.opt_ptr, table.opt_points,
-        table.opt_used, table.dice, table.hot_mode,
+    return table.backend.impl.end_distribution(
+        table.rolls,
         np.ascontiguousarray(stop_ok, dtype=np.uint8),
         np.ascontiguousarray(np.broadcast_to(stop_val, (T1, K)), dtype=np.float64),
         np.ascontiguousarray(forced_ok, dtype=np.uint8),
@@ -265,10 +301,20 @@ class DuelPlans:
     on_barrel: np.ndarray
     win_col: np.ndarray | None = None
     win_L: np.ndarray | None = None
+    _native: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def native(self, backend: Backend):
+        """The backend's own ``Plans`` of these arrays, built once per backend."""
+        obj = self._native.get(backend.name)
+        if obj is None:
+            obj = self._native[backend.name] = backend.impl.Plans(
+                self.ptr, self.stop_ok, self.forced_ok, self.next, self.after, self.climbed, self.bust,
+                self.score, self.overtaken, self.pushed, self.on_barrel, self.win_col, self.win_L)
+        return obj
 
 
 def duel_level(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.ndarray, opp_lo: np.ndarray,
-               opp_hi: np.ndarray, grad: bool = True, threads: int = 0, pure: bool | None = None):
+               opp_hi: np.ndarray, grad: bool = True, threads: int = 0):
     """Solve the turns of many movers, each against a range of opponents.
 
     For mover ``movers[j]`` against every opponent ``y`` in
@@ -292,20 +338,11 @@ def duel_level(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.nda
     np.cumsum(K, out=out_ptr[1:])
     v = np.empty(int(out_ptr[-1]))
     d = np.empty(int(out_ptr[-1])) if grad else np.empty(0)
-    impl = implementation(pure)
-    (getattr(impl, "duel_level", None) or _duel_level_loop(impl))(
-        table.cls_ptr, table.cls_prob, table.cls_instant, table.opt_ptr, table.opt_points,
-        table.opt_used, table.dice, table.hot_mode, plans.ptr, plans.stop_ok, plans.forced_ok,
-        plans.next, plans.after, plans.climbed, plans.bust, plans.score, plans.overtaken, plans.pushed,
-        plans.on_barrel, Q, np.ascontiguousarray(movers, dtype=np.int64),
-        np.ascontiguousarray(opp_lo, dtype=np.int64), np.ascontiguousarray(opp_hi, dtype=np.int64),
-        v, d, out_ptr, bool(grad), int(threads), **_win_args(plans))
+    b = table.backend
+    b.impl.duel_level(table.rolls, plans.native(b), Q, np.ascontiguousarray(movers, dtype=np.int64),
+                      np.ascontiguousarray(opp_lo, dtype=np.int64), np.ascontiguousarray(opp_hi, dtype=np.int64),
+                      v, d, out_ptr, bool(grad), int(threads))
     return v, (d if grad else None), out_ptr
-
-
-def _win_args(plans: DuelPlans) -> dict:
-    """The equal_turns win values of ``plans`` as keyword arguments (none otherwise)."""
-    return {} if plans.win_col is None else {"win_col": plans.win_col, "win_L": plans.win_L}
 
 
 @dataclass
@@ -338,8 +375,7 @@ class PolicyRows:
 
 
 def duel_policy(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.ndarray, opp_lo: np.ndarray,
-                opp_hi: np.ndarray, threads: int = 0, pure: bool | None = None,
-                local: np.ndarray | None = None) -> PolicyRows:
+                opp_hi: np.ndarray, threads: int = 0, local: np.ndarray | None = None) -> PolicyRows:
     """:func:`duel_level` (without the gradient) and the greedy policy of every pair
     as a sparse row: a forward pass of probability mass through each solved turn
     gives how it ends (see :func:`end_distribution`), and each end names the pair
@@ -360,118 +396,9 @@ def duel_policy(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.nd
     cnt = np.zeros(pairs, dtype=np.int64)
     cols = np.empty(int(cap[-1]), dtype=np.int64)
     vals = np.empty(int(cap[-1]))
-    impl = implementation(pure)
-    (getattr(impl, "duel_policy", None) or _duel_policy_loop(impl))(
-        table.cls_ptr, table.cls_prob, table.cls_instant, table.opt_ptr, table.opt_points,
-        table.opt_used, table.dice, table.hot_mode, plans.ptr, plans.stop_ok, plans.forced_ok,
-        plans.next, plans.after, plans.climbed, plans.bust, plans.score, plans.overtaken, plans.pushed,
-        plans.on_barrel, Q, movers, lo, hi, v, ptr, c, cap, cols, vals, cnt, int(threads),
-        **_win_args(plans))
-    indptr, out_cols, out_vals, in_rows, in_locs, in_vals = impl.rows_split(cap, cnt, cols, vals, local)
+    b = table.backend
+    b.impl.duel_policy(table.rolls, plans.native(b), Q, movers, lo, hi, v, ptr, c, cap, cols, vals, cnt,
+                       int(threads))
+    indptr, out_cols, out_vals, in_rows, in_locs, in_vals = b.impl.rows_split(cap, cnt, cols, vals, local)
     inner = (in_rows, in_locs, in_vals) if local is not None else None
     return PolicyRows(v, c, indptr, out_cols, out_vals, ptr, inner)
-
-
-def rows_minus(indptr: np.ndarray, cols: np.ndarray, vals: np.ndarray, x: np.ndarray, c: np.ndarray,
-               threads: int = 0, pure: bool | None = None) -> np.ndarray:
-    """``c - A @ x`` for the sparse rows A = (indptr, cols, vals) (CSR; cols int32): the
-    product of a policy evaluation's sweep, on ``threads`` threads (0: all)."""
-    out = np.empty(len(indptr) - 1)
-    implementation(pure).rows_minus(indptr, cols, vals, x, c, out, int(threads))
-    return out
-
-
-def _mover_ends(plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed, bust_idx, score,
-                overtaken, pushed, on_barrel, Q, i, lo, hi, win_col=None, win_L=None):
-    """Mover i's turn ends against opponents lo..hi-1, as the compiled kernel builds them:
-    ``(stop_ok, forced_ok, nxt, opp, ends, bust)`` with ``opp[t, k]`` the opponent after
-    the end at total t (pushed off, overtaken) and ``ends`` its value 1 - Q[nxt, opp]
-    (a win: 1, or with ``win_col``/``win_L`` (equal_turns) 1 - win_L[y, win_col[t]])."""
-    Y = np.arange(lo, hi)
-    a, b = plan_ptr[i], plan_ptr[i + 1]
-    stop_ok, forced_ok = plan_stop_ok[a:b], plan_forced_ok[a:b]
-    nxt, after, climbed = plan_next[a:b], plan_after[a:b], plan_climbed[a:b].astype(bool)
-    y1 = np.where(climbed[:, None] & on_barrel[Y].astype(bool)[None, :], pushed[Y][None, :], Y[None, :])
-    s = score[y1]
-    opp = np.where((score[i] < s) & (s < after[:, None]), overtaken[y1], y1)
-    ends = 1.0 - Q[np.maximum(nxt, 0)[:, None], opp]
-    ends[nxt == -1] = 1.0
-    if win_col is not None:  # equal_turns: the opponent's last turn
-        col = win_col[a:b]
-        last = (nxt == -1) & (col >= 0)
-        ends[last] = 1.0 - win_L[lo:hi][:, col[last]].T
-    ends[(stop_ok | forced_ok) == 0] = 0.0
-    bust = np.ascontiguousarray(1.0 - Q[bust_idx[i], lo:hi])
-    return stop_ok, forced_ok, nxt, opp, np.ascontiguousarray(ends), bust
-
-
-def _duel_level_loop(impl):
-    """``duel_level`` as a Python loop over the movers, each solved by ``impl.turn_dp``
-    (the pure twin's version, and the compiled kernel's until it has its own)."""
-
-    def duel_level(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
-                   plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
-                   bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
-                   out_v, out_d, out_ptr, grad, threads, win_col=None, win_L=None):
-        for j in range(len(movers)):
-            i, lo, hi = movers[j], opp_lo[j], opp_hi[j]
-            stop_ok, forced_ok, _, _, ends, bust = _mover_ends(
-                plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed, bust_idx, score,
-                overtaken, pushed, on_barrel, Q, i, lo, hi, win_col, win_L)
-            start, dstart, *_ = impl.turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used,
-                                             dice, hot_mode, stop_ok, ends, forced_ok, ends, bust,
-                                             np.ones(hi - lo), grad, False)
-            out_v[out_ptr[j]:out_ptr[j + 1]] = start
-            if grad:
-                out_d[out_ptr[j]:out_ptr[j + 1]] = dstart
-
-    return duel_level
-
-
-def _duel_policy_loop(impl):
-    """``duel_policy`` as a Python loop over the movers: ``impl.turn_dp`` with the full
-    tables, then ``impl.end_distribution`` (the pure twin's version)."""
-
-    def duel_policy(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
-                    plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed,
-                    bust_idx, score, overtaken, pushed, on_barrel, Q, movers, opp_lo, opp_hi,
-                    out_v, out_ptr, out_c, cap_ptr, out_cols, out_vals, out_cnt, threads, win_col=None,
-                    win_L=None):
-        n = Q.shape[0]
-        rules = (cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode)
-        for j in range(len(movers)):
-            i, lo, hi = movers[j], opp_lo[j], opp_hi[j]
-            if hi <= lo:
-                continue
-            stop_ok, forced_ok, nxt, opp, ends, bust = _mover_ends(
-                plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed, bust_idx, score,
-                overtaken, pushed, on_barrel, Q, i, lo, hi, win_col, win_L)
-            start, _, V, R, RC = impl.turn_dp(*rules, stop_ok, ends, forced_ok, ends, bust, np.ones(hi - lo),
-                                              False, True)
-            stop_p, forced_p, bust_p, win_p = impl.end_distribution(*rules, stop_ok, ends, forced_ok, ends,
-                                                                    V, R, RC)
-            e = stop_p + forced_p
-            for k in range(hi - lo):
-                p = out_ptr[j] + k
-                at, c = cap_ptr[p], 0.0
-                for t in np.flatnonzero(e[1:, k]) + 1:
-                    m = e[t, k]
-                    if nxt[t] == -1:
-                        c += m * ends[t, k]
-                        continue
-                    c += m
-                    col = nxt[t] * n + opp[t, k]
-                    if at > cap_ptr[p] and out_cols[at - 1] == col:
-                        out_vals[at - 1] += m  # the same pair as the total before: one entry
-                        continue
-                    out_cols[at], out_vals[at] = col, m
-                    at += 1
-                if bust_p[k] != 0.0:
-                    c += bust_p[k]
-                    out_cols[at], out_vals[at] = bust_idx[i] * n + lo + k, bust_p[k]
-                    at += 1
-                out_c[p] = c + win_p[k]
-                out_cnt[p] = at - cap_ptr[p]
-            out_v[out_ptr[j]:out_ptr[j + 1]] = start
-
-    return duel_policy

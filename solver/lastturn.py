@@ -57,10 +57,10 @@ def last_turn_end_values(rs: Ruleset, ends: TurnEnds, targets):
     return stop, np.zeros_like(stop), np.zeros(len(F)), np.ones(len(F))
 
 
-def _last_turn_dp(rs: Ruleset, table, ends: TurnEnds, targets, pure=None) -> np.ndarray:
+def _last_turn_dp(rs: Ruleset, table, ends: TurnEnds, targets) -> np.ndarray:
     """L(ends.x, F) for every F in ``targets``: the turn DP of :func:`last_turn_end_values`."""
     stop, forced, bust, win = last_turn_end_values(rs, ends, targets)
-    return kernel.turn_dp(table, ends.stop_ok, stop, ends.forced_ok, forced, bust, win, pure=pure).start
+    return kernel.turn_dp(table, ends.stop_ok, stop, ends.forced_ok, forced, bust, win).start
 
 
 def last_turn_ends(moves: Moves, y: PlayerState, top: int) -> TurnEnds:
@@ -74,17 +74,17 @@ def last_turn_ends(moves: Moves, y: PlayerState, top: int) -> TurnEnds:
     return TurnEnds.of(moves, y, T=T // rs.unit)
 
 
-def last_turn_values(rs: Ruleset, table, y: PlayerState, targets, pure=None) -> np.ndarray:
+def last_turn_values(rs: Ruleset, table, y: PlayerState, targets) -> np.ndarray:
     """``L(y, F)`` for every ``F`` in ``targets`` (points, each >= the goal): the
     probability that a second-seat player in state ``y``, in the last turn after the
     first seat finished with ``F``, banks with its win condition met and a total
     above ``F`` (equal to ``F``: a tie, counted 1/2), under the play that
     maximises it. Exact (see :func:`_last_turn_ends`)."""
     ends = last_turn_ends(Moves(rs), y, int(np.max(targets)))
-    return _last_turn_dp(rs, table, ends, targets, pure)
+    return _last_turn_dp(rs, table, ends, targets)
 
 
-def last_turn_table(rs: Ruleset, table, states, targets, pure=None, top: int | None = None) -> np.ndarray:
+def last_turn_table(rs: Ruleset, table, states, targets, top: int | None = None) -> np.ndarray:
     """``L`` (len(states), len(targets)) as :func:`last_turn_values`, one turn DP per
     distinct last turn (states that differ only in counters the turn does not see
     share one). ``top`` (default: the largest target) is the largest total told apart."""
@@ -97,12 +97,12 @@ def last_turn_table(rs: Ruleset, table, states, targets, pure=None, top: int | N
         key = (y.score, e.stop_ok.tobytes(), e.forced_ok.tobytes(),
                bytes(int(s == WIN) for s in e.stop_next))
         if key not in seen:
-            seen[key] = _last_turn_dp(rs, table, e, targets, pure)
+            seen[key] = _last_turn_dp(rs, table, e, targets)
         out[i] = seen[key]
     return out
 
 
-def last_turn_horizon(rs: Ruleset, table, states, pure=None, tol: float = LAST_TURN_TOL) -> int:
+def last_turn_horizon(rs: Ruleset, table, states, tol: float = LAST_TURN_TOL) -> int:
     """The largest final total ``F_max`` (points) the equal_turns duel tells apart.
 
     A first-seat player may roll on after reaching the goal to raise its final
@@ -124,10 +124,10 @@ def last_turn_horizon(rs: Ruleset, table, states, pure=None, tol: float = LAST_T
     if not live:
         return rs.goal
     # a target no bank reaches: only instant wins beat it
-    inf = last_turn_table(rs, table, live, [np.iinfo(np.int64).max], pure, top=rs.goal)[:, 0]
+    inf = last_turn_table(rs, table, live, [np.iinfo(np.int64).max], top=rs.goal)[:, 0]
 
     def bound(ext: int) -> float:
-        return float(np.max(last_turn_table(rs, table, live, [rs.goal + ext * u], pure)[:, 0] - inf))
+        return float(np.max(last_turn_table(rs, table, live, [rs.goal + ext * u])[:, 0] - inf))
 
     lo, hi = 0, max(table.max_points, 1)  # extensions in units: bound(lo) >= tol > bound(hi) once found
     while bound(hi) >= tol:

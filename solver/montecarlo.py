@@ -25,26 +25,26 @@ from .game import PlayerState
 from .rules import Ruleset
 
 
-def play_turn(turns: TurnRules, rng: random.Random, bot: Bot, x: PlayerState, y: PlayerState | None,
+def play_turn(engine: TurnRules, rng: random.Random, bot: Bot, x: PlayerState, y: PlayerState | None,
               on_decision=None) -> TurnEnd:
     """One turn of ``bot`` from ``x`` (against ``y``), the dice thrown by ``rng``; the bot
     is asked only where the rules leave a choice, and ``on_decision(state, action)``
     sees each answer."""
-    faces = turns.rs.faces
-    s = turns.start(x)
+    faces = engine.rs.faces
+    s = engine.start(x)
     while True:
-        r = turns.after_roll(s, sorted(rng.randint(1, faces) for _ in range(s.dice)))
+        r = engine.after_roll(s, sorted(rng.randint(1, faces) for _ in range(s.dice)))
         if isinstance(r, TurnEnd):
             return r
-        legal = turns.legal(r)
+        legal = engine.legal(r)
         if len(legal) == 1:
             a = legal[0]
         else:
-            st = BotState.at(turns, r, y)
+            st = BotState.at(engine, r, y)
             a = bot.choose(st)
             if on_decision is not None:
                 on_decision(st, a)
-        s = turns.apply(r, a)
+        s = engine.apply(r, a)
         if isinstance(s, TurnEnd):
             return s
 
@@ -78,7 +78,7 @@ class MCResult:
 
     def to_json(self, race: bool) -> dict:
         if race:
-            m, lo, hi = mean_ci(self.turns)
+            m, lo, hi = mean_ci(self.engine)
             return {"games": self.games, "mean_turns": m, "ci95": [lo, hi], "unfinished": self.unfinished,
                     "seconds": round(self.seconds, 3), "engine": self.engine}
         out = {"games": self.games, "win_rate": self.wins / max(self.games, 1),
@@ -124,12 +124,12 @@ def _games(res: MCResult, games: int, blunders: Blunders | None, blunder_games: 
     res.seconds = time.perf_counter() - t0
 
 
-def mc_duel(turns: TurnRules, bot: Bot, opp: Bot, games: int, seed: int, blunders: Blunders | None = None,
+def mc_duel(engine: TurnRules, bot: Bot, opp: Bot, games: int, seed: int, blunders: Blunders | None = None,
             progress: bool = False, blunder_games: int | None = None) -> MCResult:
     """``games`` games, the bot first in even-numbered ones and second in odd ones."""
     rng = random.Random(seed)
     res = MCResult()
-    moves = turns.moves
+    moves = engine.moves
     x0 = moves.initial()
     for g, rec in _games(res, games, blunders, blunder_games, progress):
         bot_first = g % 2 == 0
@@ -142,7 +142,7 @@ def mc_duel(turns: TurnRules, bot: Bot, opp: Bot, games: int, seed: int, blunder
         winner = None
         for _ in range(MAX_TURNS):
             p = players[mover]
-            end = play_turn(turns, rng, p, states[mover], states[1 - mover], rec if p is bot else None)
+            end = play_turn(engine, rng, p, states[mover], states[1 - mover], rec if p is bot else None)
             after = finish_turn(moves, states, mover, end)
             if after.won:
                 winner = mover
@@ -162,18 +162,18 @@ def mc_duel(turns: TurnRules, bot: Bot, opp: Bot, games: int, seed: int, blunder
     return res
 
 
-def mc_race(turns: TurnRules, bot: Bot, games: int, seed: int, blunders: Blunders | None = None,
+def mc_race(engine: TurnRules, bot: Bot, games: int, seed: int, blunders: Blunders | None = None,
             progress: bool = False, blunder_games: int | None = None) -> MCResult:
     """``games`` games of the bot alone: the turns it needs to win."""
     rng = random.Random(seed)
     res = MCResult()
-    moves = turns.moves
+    moves = engine.moves
     x0 = moves.initial()
     for _g, rec in _games(res, games, blunders, blunder_games, progress):
         bot.new_game()
         x = x0
         for k in range(1, MAX_TURNS + 1):
-            after = finish_turn(moves, (x,), 0, play_turn(turns, rng, bot, x, None, rec))
+            after = finish_turn(moves, (x,), 0, play_turn(engine, rng, bot, x, None, rec))
             if after.won:
                 res.turns.append(k)
                 break

@@ -55,7 +55,7 @@ class Oracle:
         if v is None:
             adv, sol = self.turn(state.me, state.opponent)
             s = TurnState(state.me, state.turn_total, state.dice, state.roll)
-            v = self._vals[key] = [adv.show(sol.value(adv.turns, adv.turns.apply(s, a))) for a in state.legal]
+            v = self._vals[key] = [adv.show(sol.value(adv.engine, adv.engine.apply(s, a))) for a in state.legal]
         return v
 
     def best_index(self, vals: list[float]) -> int:

@@ -1,6 +1,6 @@
 """Rulesets of the 1000 dice family: one frozen object per set of rules.
 
-A :class:`Ruleset` holds every parameter of ``RULES.md``. It is built from a
+A :class:`Ruleset` holds every parameter of docs/rules.md. It is built from a
 mapping (a TOML preset or file, plus ``key=value`` overrides), validated, and
 written back to canonical TOML that loads to the same :attr:`Ruleset.hash`.
 
@@ -80,7 +80,7 @@ class Bolts:
 
 @dataclass(frozen=True)
 class Barrel:
-    """The barrel (бочка); see RULES.md section 5."""
+    """The barrel (бочка); see docs/rules.md section 5."""
 
     kind: str = "none"
     threshold: int = 0
@@ -220,7 +220,7 @@ class Ruleset:
 
 
 def preset_names() -> list[str]:
-    """Names of the shipped presets, in the order of RULES.md section 8."""
+    """Names of the shipped presets, in the order of docs/rules.md section 8."""
     order = ["classic", "classic-nobarrel", "classic-open", "street", "kubiki", "admission",
              "six-dice", "plain", "pig", "farkle", "farkle-cardgames"]
     found = {p.name[:-5] for p in resources.files("thousand.presets").iterdir()

@@ -6,7 +6,7 @@ vector ``g`` and its points. The best composition of ``c`` solves
 
     best(c) = max( (0, 0),  max_{g <= c} (points(g), |g|) + best(c - g) )
 
-in lexicographic order (most points, then most dice), as RULES.md section 1 asks.
+in lexicographic order (most points, then most dice), as docs/rules.md section 1 asks.
 This module is the readable reference; the kernels (compiled and pure) take the
 groups from :func:`scoring_groups` and produce roll classes from them.
 """

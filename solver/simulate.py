@@ -53,6 +53,7 @@ import os
 import re
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -134,17 +135,28 @@ def parse_builtin(spec: str) -> BuiltinBot:
 
 # --------------------------------------------------------------------------- engine
 
-def _engine(pure: bool | None = None):
-    if pure is None:
-        pure = os.environ.get("THOUSAND_PURE", "") not in ("", "0")
-    if not pure:
-        try:
-            from . import _sim  # type: ignore[attr-defined]
-            return _sim
-        except ImportError:
-            pass
+def _loop(table: kernel.RollTable):
+    """The game loop of the table's kernel backend: compiled with the compiled kernel,
+    the pure twin with the pure one (THOUSAND_PURE chooses both at once)."""
+    if table.backend.name == "compiled":
+        from . import _sim  # type: ignore[attr-defined]
+        return _sim
     from . import _sim_pure
     return _sim_pure
+
+
+class BotPolicy(NamedTuple):
+    """A bot as the game loop plays it: ``kind`` and ``param`` (:class:`BuiltinBot`), and
+    for a value bot its stop bits ``dec`` at ``doff``, value rows ``val`` at ``voff``,
+    and ``blind`` (1: the same rows against every opponent)."""
+
+    kind: int
+    param: int
+    dec: np.ndarray
+    doff: np.ndarray
+    val: np.ndarray
+    voff: np.ndarray
+    blind: int
 
 
 _CACHE: dict = {}
@@ -187,14 +199,14 @@ def roll_lookup(rs: Ruleset):
 
 
 @dataclass(frozen=True)
-class _Plans(kernel.DuelPlans):
+class GamePlans(kernel.DuelPlans):
     """Turn ends per state (:class:`thousand.kernel.DuelPlans`), with the states and the start."""
 
     space: StateSpace | None = None
     start: int = 0
 
 
-def _duel_plans(rs: Ruleset) -> _Plans:
+def _duel_plans(rs: Ruleset) -> GamePlans:
     def make():
         from .duel import DuelModel
         if rs.equal_turns:
@@ -203,11 +215,12 @@ def _duel_plans(rs: Ruleset) -> _Plans:
             model = DuelModel(rs)
         except ThousandError as exc:
             raise SimulationUnsupported(str(exc)) from None
-        return _Plans(**vars(model.plans), space=model.space, start=model.space.index[Moves(rs).initial()])
+        arrays = {k: v for k, v in vars(model.plans).items() if k != "_native"}
+        return GamePlans(**arrays, space=model.space, start=model.space.index[Moves(rs).initial()])
     return _cached(("duel-plans", rs), make)
 
 
-def _race_plans(rs: Ruleset) -> _Plans:
+def _race_plans(rs: Ruleset) -> GamePlans:
     def make():
         sp = build_state_space(rs)
         n = len(sp)
@@ -218,7 +231,7 @@ def _race_plans(rs: Ruleset) -> _Plans:
         nxt = np.where(stop_ok == 1, np.concatenate(sp.stop_idx), np.concatenate(sp.forced_idx)).astype(np.int64)
         z8 = np.zeros(len(nxt), np.uint8)
         ar = np.arange(n, dtype=np.int64)
-        return _Plans(ptr=ptr, stop_ok=stop_ok, forced_ok=forced_ok, next=nxt, after=np.zeros(len(nxt), np.int64),
+        return GamePlans(ptr=ptr, stop_ok=stop_ok, forced_ok=forced_ok, next=nxt, after=np.zeros(len(nxt), np.int64),
                       climbed=z8, bust=sp.bust_idx.astype(np.int64),
                       score=np.array([x.score for x in sp.states], np.int64), overtaken=ar, pushed=ar,
                       on_barrel=np.zeros(n, np.uint8), space=sp, start=sp.index[Moves(rs).initial()])
@@ -234,7 +247,7 @@ def _multi(rs: Ruleset) -> bool:
     return bool(np.any(np.diff(kernel.roll_table(rs).opt_ptr) > 1))
 
 
-def policy_bytes(rs: Ruleset, plans: _Plans, per_opponent: bool) -> int:
+def policy_bytes(rs: Ruleset, plans: GamePlans, per_opponent: bool) -> int:
     """Bytes of a value bot's policy tables on ``plans``."""
     n = len(plans.ptr) - 1
     rows = int(np.sum(np.diff(plans.ptr) + 1)) * (n if per_opponent else 1)
@@ -285,7 +298,7 @@ def _big_array(n: int, dtype) -> np.ndarray:
     return np.frombuffer(buf, dtype=dtype, count=n)
 
 
-def _layout(plans: _Plans, K: int, W: int, multi: bool):
+def _layout(plans: GamePlans, K: int, W: int, multi: bool):
     rows = (np.diff(plans.ptr) + 1) * K
     doff = np.zeros(len(rows), np.int64)
     doff[1:] = np.cumsum(rows)[:-1]
@@ -295,14 +308,13 @@ def _layout(plans: _Plans, K: int, W: int, multi: bool):
     return dec, doff, val, voff
 
 
-def duel_policy(rs: Ruleset, P: np.ndarray, plans: _Plans):
+def duel_player_tables(rs: Ruleset, table: kernel.RollTable, P: np.ndarray, plans: GamePlans):
     """``(dec, doff, val, voff)`` of the duel-optimal player: the stop bits of
     mover x against opponent y at total t are ``dec[doff[x] + y * (T_x + 2) + t]``,
     its value rows start at ``voff[x] + (y * (T_x + 2) + t) * W`` (kept only
     when some roll offers a choice). ``P[x, y]`` is the duel table in the state
     order of ``plans``."""
     _check_budget(rs, policy_bytes(rs, plans, True), "duel")
-    table = kernel.roll_table(rs)
     n = len(plans.ptr) - 1
     W, multi = _width(rs), _multi(rs)
     dec, doff, val, voff = _layout(plans, n, W, multi)
@@ -313,7 +325,7 @@ def duel_policy(rs: Ruleset, P: np.ndarray, plans: _Plans):
         T = b - a - 1
         stop_ok, forced_ok = plans.stop_ok[a:b], plans.forced_ok[a:b]
         nxt, after, climbed = plans.next[a:b], plans.after[a:b], plans.climbed[a:b].astype(bool)
-        # as kernel._duel_level_loop, with Q[y, x] = P[x, y]
+        # as thousand._pure.duel_level, with Q[y, x] = P[x, y]
         y1 = np.where(climbed[:, None] & on_b[None, :], plans.pushed[None, :], Y[None, :])
         s = plans.score[y1]
         opp = np.where((plans.score[x] < s) & (s < after[:, None]), plans.overtaken[y1], y1)
@@ -329,10 +341,9 @@ def duel_policy(rs: Ruleset, P: np.ndarray, plans: _Plans):
     return dec, doff, val, voff
 
 
-def race_policy(rs: Ruleset, J: np.ndarray, plans: _Plans):
-    """``(dec, doff, val, voff)`` of the race player (as :func:`duel_policy`,
+def race_player_tables(rs: Ruleset, table: kernel.RollTable, J: np.ndarray, plans: GamePlans):
+    """``(dec, doff, val, voff)`` of the race player (as :func:`duel_player_tables`,
     one column). ``J[x]`` = minus the expected turns to win from state x."""
-    table = kernel.roll_table(rs)
     W, multi = _width(rs), _multi(rs)
     dec, doff, val, voff = _layout(plans, 1, W, multi)
     Jw = np.append(J, 0.0)  # index -1: the win
@@ -365,18 +376,19 @@ def _table_values(rs: Ruleset, objective: str, space: StateSpace, tables_dir):
     return v[np.ix_(perm, perm)] if v.ndim == 2 else v[perm]
 
 
-def _race_J(rs: Ruleset, plans: _Plans, tables_dir) -> np.ndarray:
+def _race_J(rs: Ruleset, table: kernel.RollTable, plans: GamePlans, tables_dir) -> np.ndarray:
     turns = _table_values(rs, "race", plans.space, tables_dir)
     if turns is None:
         # the duel's space has states a lone player never reaches (overtaken, pushed
         # off): solve the race on it instead
         from .race import solve_race
-        turns = solve_race(rs, space=plans.space).turns
+        turns = solve_race(rs, table=table, space=plans.space).turns
     return -np.asarray(turns, dtype=np.float64)
 
 
-def _bot_policy(rs: Ruleset, bot: BuiltinBot, plans: _Plans, tables_dir, duel: bool):
-    """``(dec, doff, val, voff, blind)`` for a bot on ``plans``; empty tables for table-free bots."""
+def _bot_policy(rs: Ruleset, table: kernel.RollTable, bot: BuiltinBot, plans: GamePlans, tables_dir, duel: bool):
+    """``(dec, doff, val, voff, blind)`` for a bot on ``plans`` (its turns solved with
+    ``table``); empty tables for table-free bots."""
     if bot.kind != OPTIMAL:
         z = np.zeros(len(plans.ptr) - 1, np.int64)
         return np.zeros(1, np.uint8), z, np.zeros(1, np.float32), z, 1
@@ -386,26 +398,20 @@ def _bot_policy(rs: Ruleset, bot: BuiltinBot, plans: _Plans, tables_dir, duel: b
             P = _table_values(rs, "duel", plans.space, tables_dir)
             if P is None:
                 raise SimulationUnsupported(f"{rs.name}: the duel table does not match the duel's states")
-            return duel_policy(rs, P, plans)
-        return (*_cached(("duel-policy", rs, str(tables_dir)), make, size=2), 0)
-    key = ("race-policy", rs, str(tables_dir), "duel" if duel else "race")
-    return (*_cached(key, lambda: race_policy(rs, _race_J(rs, plans, tables_dir), plans)), 1)
+            return duel_player_tables(rs, table, P, plans)
+        return (*_cached(("duel-policy", rs, table.backend.name, str(tables_dir)), make, size=2), 0)
+    key = ("race-policy", rs, table.backend.name, str(tables_dir), "duel" if duel else "race")
+    return (*_cached(key, lambda: race_player_tables(rs, table, _race_J(rs, table, plans, tables_dir), plans)), 1)
 
 
-def _run(rs: Ruleset, plans: _Plans, bots, pols, race: bool, games: int, seed: int, threads: int,
-         pure: bool | None, max_turns: int = MAX_TURNS):
-    eng = _engine(pure)
-    table = kernel.roll_table(rs)
-    lut, lut_off, lut_size = roll_lookup(rs)
+def _run(rs: Ruleset, table: kernel.RollTable, plans: GamePlans, bots, pols, race: bool, games: int, seed: int,
+         threads: int, max_turns: int = MAX_TURNS):
+    loop = _loop(table)
+    policies = [BotPolicy(b.kind, b.param, *p) for b, p in zip(bots, pols)]
     t0 = time.perf_counter()
-    out = eng.run(lut, lut_off, lut_size, table.cls_instant, table.opt_ptr, table.opt_points, table.opt_used,
-                  rs.dice, kernel.HOT_MODE[rs.hot_dice], rs.unit,
-                  plans.ptr, plans.stop_ok, plans.forced_ok, plans.next, plans.after, plans.climbed,
-                  plans.bust, plans.score, plans.overtaken, plans.pushed, plans.on_barrel,
-                  plans.start, plans.start, np.array([b.kind for b in bots], np.int64),
-                  np.array([b.param for b in bots], np.int64), *pols[0], *pols[1], int(race), int(games), int(seed) & ((1 << 64) - 1), 0, int(max_turns),
-                  int(threads))
-    return out, time.perf_counter() - t0, eng.IMPLEMENTATION
+    out = loop.run(table.rolls, roll_lookup(rs), plans.native(table.backend), rs.unit, plans.start, plans.start,
+                   policies, int(race), int(games), int(seed) & ((1 << 64) - 1), 0, int(max_turns), int(threads))
+    return out, time.perf_counter() - t0, loop.IMPLEMENTATION
 
 
 def _result(games, out, seconds, policy_seconds, threads, impl) -> SimResult:
@@ -423,32 +429,35 @@ def _check_games(games: int) -> None:
 
 
 def simulate_duel(rs: Ruleset, first: str, second: str, games: int, seed: int, tables_dir=None,
-                  threads: int = 1, pure: bool | None = None) -> SimResult:
+                  threads: int = 1, table: kernel.RollTable | None = None) -> SimResult:
     """Play ``games`` duels of ``first`` (who moves first in every game) against
-    ``second`` from the initial state; ``threads`` = 0 uses every core."""
+    ``second`` from the initial state; ``threads`` = 0 uses every core. ``table``
+    (default: the selected kernel's) chooses the kernel and the game loop."""
     _check_games(games)
     bots = (parse_builtin(first), parse_builtin(second))
+    table = table or kernel.roll_table(rs)
     t0 = time.perf_counter()
     roll_lookup(rs)
     plans = _duel_plans(rs)
-    pols = [_bot_policy(rs, b, plans, tables_dir, duel=True) for b in bots]
+    pols = [_bot_policy(rs, table, b, plans, tables_dir, duel=True) for b in bots]
     ps = time.perf_counter() - t0
-    out, sec, impl = _run(rs, plans, bots, pols, False, games, seed, threads, pure)
+    out, sec, impl = _run(rs, table, plans, bots, pols, False, games, seed, threads)
     return _result(games, out, sec, ps, threads, impl)
 
 
 def simulate_race(rs: Ruleset, bot: str, games: int, seed: int, tables_dir=None,
-                  threads: int = 1, pure: bool | None = None) -> SimResult:
+                  threads: int = 1, table: kernel.RollTable | None = None) -> SimResult:
     """Play ``games`` solitaire games of ``bot`` (``optimal`` = ``race`` here)
     and count the turns to win."""
     _check_games(games)
     b = parse_builtin(bot)
     if b.kind == OPTIMAL:
         b = BuiltinBot(b.spec, OPTIMAL, 0, "race")
+    table = table or kernel.roll_table(rs)
     t0 = time.perf_counter()
     roll_lookup(rs)
     plans = _race_plans(rs)
-    pol = _bot_policy(rs, b, plans, tables_dir, duel=False)
+    pol = _bot_policy(rs, table, b, plans, tables_dir, duel=False)
     ps = time.perf_counter() - t0
-    out, sec, impl = _run(rs, plans, (b, b), (pol, pol), True, games, seed, threads, pure)
+    out, sec, impl = _run(rs, table, plans, (b, b), (pol, pol), True, games, seed, threads)
     return _result(games, out, sec, ps, threads, impl)

@@ -1,12 +1,26 @@
-"""Solve an objective for a ruleset, or load its table: the one entry point
-that the CLI, the advisor and the evaluator use."""
+"""Solve an objective for a ruleset, or load its table: the one entry point that the
+Python API, the CLI, the advisor and the evaluator use (:func:`solve`), and the one
+result type of every objective (:class:`Solution`).
+
+Objectives (docs/solver.md has the Bellman equations):
+
+* ``turn`` -- the most points one turn banks on average, ``max E[t at the bank]``
+  (a bust, a mid-turn dump and an overshoot bank nothing); no table.
+* ``race`` -- the fewest expected turns to win alone, ``N(x) = 1 + E[N(x')]``;
+  a table of ``N`` per player state.
+* ``duel`` -- the probability that the player to move wins, both playing
+  optimally, ``P(x, y)`` per pair of player states (with ``equal_turns``, per seat).
+"""
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from . import kernel
 from .errors import StateError, TableError
@@ -44,22 +58,88 @@ def peak_memory_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1)
 
 
+OBJECTIVES = ("turn", "race", "duel")
+# the methods of each objective, the default first (docs/solver.md)
+METHODS = {"turn": ("dp",), "race": ("policy",), "duel": ("policy", "passes", "textbook")}
+
+
 @dataclass
 class Solution:
-    """A solved objective: values per state, with the states and how it was obtained."""
+    """A solved objective for a ruleset ``rs``: the same fields for every objective.
+
+    Attributes
+    ----------
+    objective : str
+        ``"turn"``, ``"race"`` or ``"duel"``.
+    values : numpy.ndarray
+        ``turn``: the expected points of one turn from the initial state, shape (1,);
+        ``race``: expected turns per player state; ``duel``: P(mover wins) per
+        (mover state, opponent state), with ``equal_turns`` per (seat, mover, opponent).
+    iterations : int
+        Sweeps (race), turn-DP passes over all pairs (duel), horizon doublings (turn).
+    residual : float
+        The final Bellman residual (turn: the change at the last doubling).
+    seconds : float
+        Time the solve took (when it was solved, not when it was loaded).
+    method : str
+        How it was solved (:data:`METHODS`).
+    info : dict
+        The extras: ``rounds`` and ``sweeps`` of policy iteration, ``fallback``, the
+        equal_turns ``horizon``, the ``kernel``, ``states``, ``player_states``,
+        ``peak_memory_mb``, ``table`` (its folder) -- those that apply.
+    solved_now : bool
+        Whether it was solved by this call rather than loaded.
+    """
 
     rs: Ruleset
     objective: str
-    table: Table
+    table: Table | None
     solved_now: bool
+    turn: tuple | None = None        # objective turn: (value, T, iterations, change, seconds)
     index: dict = field(init=False)
 
     def __post_init__(self):
-        self.index = {decode(row): i for i, row in enumerate(self.table.states)}
+        self.index = {} if self.table is None else {decode(row): i for i, row in enumerate(self.table.states)}
+
+    # ---- the common fields
 
     @property
     def meta(self) -> dict:
-        return self.table.meta
+        return self.table.meta if self.table is not None else {}
+
+    @property
+    def values(self) -> np.ndarray:
+        return np.array([self.turn[0]]) if self.table is None else self.table.values
+
+    @property
+    def iterations(self) -> int:
+        return int(self.turn[2] if self.table is None else self.meta["iterations"])
+
+    @property
+    def residual(self) -> float:
+        return float(self.turn[3] if self.table is None else self.meta["residual"])
+
+    @property
+    def seconds(self) -> float:
+        return float(self.turn[4] if self.table is None else self.meta["solve_seconds"])
+
+    @property
+    def method(self) -> str:
+        return self.meta.get("method", METHODS[self.objective][0])
+
+    @property
+    def info(self) -> dict:
+        if self.table is None:
+            return {"horizon_units": self.turn[1], "kernel": kernel.IMPLEMENTATION}
+        m = self.meta
+        names = {"policy_rounds": "rounds", "linear_sweeps": "sweeps", "policy_fallback": "fallback",
+                 "last_turn_horizon": "horizon", "kernel": "kernel", "states": "states",
+                 "player_states": "player_states", "peak_memory_mb": "peak_memory_mb"}
+        out = {new: m[old] for old, new in names.items() if m.get(old) is not None}
+        out["table"] = str(self.table.path)
+        return out
+
+    # ---- values of states
 
     def state_index(self, x: PlayerState) -> int:
         try:
@@ -71,26 +151,65 @@ class Solution:
     def seated(self) -> bool:
         """Whether the values depend on the mover's seat (an equal_turns duel:
         ``values[seat, mover, opponent]``, seat 0 first, 1 second)."""
-        return self.table.values.ndim == 3
+        return self.table is not None and self.table.values.ndim == 3
 
     def value(self, x: PlayerState, y: PlayerState | None = None, seat: int | None = None) -> float:
-        """The stored value of state ``x`` (race), or of mover ``x`` against ``y`` (duel;
-        with equal_turns, mover ``x`` in ``seat``, 0 first or 1 second)."""
+        """The value of state ``x``: expected points of its turn (turn), expected turns
+        (race), or P(win) of mover ``x`` against ``y`` (duel; with equal_turns, mover
+        ``x`` in ``seat``, 0 first or 1 second)."""
+        if self.table is None:
+            from .turn import expected_turn_points
+            Moves(self.rs).check(x)
+            return expected_turn_points(self.rs, x).value
         v = self.table.values
         if v.ndim >= 2 and y is None:
-            raise TypeError("a duel value needs the opponent's state")
+            raise StateError("a duel value needs the opponent's state")
         if v.ndim == 3:
             if seat not in (0, 1):
-                raise TypeError("an equal_turns duel value needs the mover's seat (0 or 1)")
+                raise StateError("an equal_turns duel value needs the mover's seat (0 or 1)")
             return float(v[seat, self.state_index(x), self.state_index(y)])
         if v.ndim == 2:
             return float(v[self.state_index(x), self.state_index(y)])
         return float(v[self.state_index(x)])
 
     def start_value(self) -> float:
-        """The value of the initial state: P(first player wins) for the duel."""
+        """The value of the initial state: the expected points of the first turn (turn),
+        the expected turns to win alone (race), P(first player wins) (duel)."""
+        if self.table is None:
+            return float(self.turn[0])
         x0 = Moves(self.rs).initial()
         return self.value(x0, x0 if self.table.values.ndim >= 2 else None, 0 if self.seated else None)
+
+    def advise(self, me: PlayerState, opponent: PlayerState | None = None, *, turn: int = 0,
+               dice: int | None = None, roll=None, seat: int | None = None):
+        """The value of every option of a decision (:class:`thousand.advisor.Advice`).
+
+        Parameters
+        ----------
+        me, opponent : PlayerState
+            The player to move (at the start of the turn) and, for a duel, the opponent.
+        turn : int
+            Points of this turn so far.
+        dice : int, optional
+            Dice about to be rolled (default: all); or give ``roll``.
+        roll : sequence of int, optional
+            The faces thrown, to choose the dice to set aside.
+        seat : int, optional
+            equal_turns duels: 0 if ``me`` moves first in each round, 1 if second.
+        """
+        from .advisor import duel_advisor, race_advisor, turn_advisor
+        rs = self.rs
+        me = Moves(rs).check(me)
+        roll = tuple(roll) if roll is not None else None
+        if self.objective == "duel":
+            if opponent is None:
+                raise StateError("duel advice needs the opponent's state")
+            adv = duel_advisor(self, Moves(rs).check(opponent), seat)
+        elif self.objective == "race":
+            adv = race_advisor(self)
+        else:
+            adv = turn_advisor(rs)
+        return adv.advise(me, turn, dice, roll)
 
     def fair_compensation(self) -> tuple[int, float] | None:
         """The extra starting points for the second player that bring the duel
@@ -100,7 +219,7 @@ class Solution:
         P(first wins) = P(x0, y_c) with x0 the initial state (first to move) and
         y_c the opened state with score c; scores that are not plain states of
         the table (dump scores, pits with roll-back) are skipped."""
-        if self.table.values.ndim < 2:
+        if self.table is None or self.table.values.ndim < 2:
             return None
         moves = Moves(self.rs)
         x0 = moves.initial()
@@ -117,9 +236,13 @@ class Solution:
         return best
 
     def summary(self) -> dict:
+        if self.table is None:
+            return {"start_value": self.start_value(), "unit": self.rs.unit, "horizon_units": self.turn[1],
+                    "iterations": self.iterations, "residual": self.residual, "method": self.method,
+                    "kernel": kernel.IMPLEMENTATION, "solve_seconds": round(self.seconds, 6)}
         m = self.meta
         out = {"start_value": self.start_value(), "states": m["states"], "iterations": m["iterations"],
-               "residual": m["residual"], "solve_seconds": m["solve_seconds"],
+               "residual": m["residual"], "solve_seconds": m["solve_seconds"], "method": self.method,
                "kernel": m.get("kernel"), "table": str(self.table.path), "solved_now": self.solved_now}
         if "peak_memory_mb" in m:
             out["peak_memory_mb"] = m["peak_memory_mb"]
@@ -133,6 +256,9 @@ class Solution:
         return out
 
     def describe(self, rs: Ruleset) -> str:
+        if self.table is None:
+            return (f"{rs.name}: the best expected score of one turn from the start is "
+                    f"{self.start_value():.6f} points ({kernel.IMPLEMENTATION} kernel, {self.seconds:.3f} s)")
         m = self.meta
         what = {"race": "expected turns to win alone from the start",
                 "duel": "P(first player wins) with optimal play"}.get(self.objective, self.objective)
@@ -145,10 +271,51 @@ class Solution:
                 f"{m['solve_seconds']:.2f} s ({how})\n{fair_line}  table: {self.table.path}")
 
 
+def solve(rules: Ruleset | str, objective: str, *, method: str | None = None,
+          tables: str | os.PathLike | None = None, force: bool = False, progress: bool = False) -> Solution:
+    """Solve ``objective`` for a ruleset, or load its stored table.
+
+    Parameters
+    ----------
+    rules : Ruleset or str
+        A ruleset, a preset name or a path to a TOML file (see :func:`thousand.load_ruleset`).
+    objective : {"turn", "race", "duel"}
+        What to optimise (see the module docstring).
+    method : str, optional
+        How to solve (:data:`METHODS`; default: the first). A stored table is used
+        whatever the method unless ``force``: every method reaches the same values.
+    tables : path, optional
+        Where tables are looked up first and written (default: ``THOUSAND_TABLES``,
+        the shipped tables, then the user cache).
+    force : bool
+        Solve again and replace the stored table (atomically).
+    progress : bool
+        A progress line on stderr while solving.
+
+    Returns
+    -------
+    Solution
+    """
+    from .rules import load_ruleset
+    rs = load_ruleset(rules) if isinstance(rules, str) else rules
+    if objective not in OBJECTIVES:
+        raise TableError(f"unknown objective {objective!r}: one of {', '.join(OBJECTIVES)}")
+    method = method or METHODS[objective][0]
+    if method not in METHODS[objective]:
+        raise StateError(f"the {objective} objective is solved by {', '.join(METHODS[objective])}, "
+                         f"not {method!r}")
+    if objective == "turn":
+        from .turn import expected_turn_points
+        t0 = time.perf_counter()
+        r = expected_turn_points(rs)
+        return Solution(rs, "turn", None, True, (r.value, r.T, r.doublings, r.change, time.perf_counter() - t0))
+    return solve_objective(rs, objective, tables, progress=progress, force=force, method=method)
+
+
 def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
-                    progress: bool = True, force: bool = False) -> Solution:
-    """The table of ``objective`` for ``rs``: found on the search path, or solved
-    now (progress on stderr) and written atomically."""
+                    progress: bool = True, force: bool = False, method: str | None = None) -> Solution:
+    """The table of ``objective`` (race or duel) for ``rs``: found on the search path,
+    or solved now (progress on stderr) and written atomically."""
     if not force:
         table = find_table(rs, objective, tables_dir)
         if table is not None:
@@ -162,14 +329,14 @@ def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
             bar.close()
         values, states = sol.turns, sol.space.encode()
         extra = {"states": len(sol.space), "iterations": sol.iterations, "residual": sol.residual,
-                 "solve_seconds": sol.seconds, "kernel": kernel.IMPLEMENTATION,
+                 "solve_seconds": sol.seconds, "kernel": kernel.IMPLEMENTATION, "method": "policy",
                  "peak_memory_mb": peak_memory_mb(), "player_states": len(sol.space),
                  "value_meaning": "expected turns to win alone"}
     elif objective == "duel":
         from .duel import solve_duel
         bar = Progress(f"solving {rs.name} duel", progress)
         try:
-            sol = solve_duel(rs, progress=bar)
+            sol = solve_duel(rs, progress=bar, method=method or "policy")
         finally:
             bar.close()
         model = sol.model
@@ -177,7 +344,7 @@ def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
         extra = {"states": model.pairs, "player_states": model.players, "iterations": sol.passes,
                  "policy_rounds": sol.rounds, "linear_sweeps": sol.sweeps, "policy_fallback": sol.fallback,
                  "residual": sol.residual, "solve_seconds": sol.seconds, "kernel": kernel.IMPLEMENTATION,
-                 "peak_memory_mb": peak_memory_mb(),
+                 "method": method or "policy", "peak_memory_mb": peak_memory_mb(),
                  "value_meaning": "P(mover wins) for mover state (row) against opponent state (column)"}
         if model.equal_turns:
             extra["value_meaning"] = ("P(mover wins, a tie counted 1/2) for [seat of the mover (0 first, "

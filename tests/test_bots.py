@@ -22,9 +22,9 @@ PIG = load_ruleset("pig", ("goal=30",))
 
 
 def state(rs, roll, t=0, me=None, opp=None):
-    turns = TurnRules(rs)
-    x = me or turns.moves.initial()
-    return BotState.at(turns, TurnState(x, t, len(roll), roll), opp or x)
+    engine = TurnRules(rs)
+    x = me or engine.moves.initial()
+    return BotState.at(engine, TurnState(x, t, len(roll), roll), opp or x)
 
 
 def test_legal_actions_pig_and_plain():

@@ -18,7 +18,7 @@ from thousand import kernel, simulate
 from thousand._sim_pure import Rng
 from thousand.advisor import SolvedTurn
 from thousand.bots import BotState, HoldBot, RandomBot
-from thousand.engine import MAX_TURNS, TurnEnd, TurnRules, TurnState, finish_turn, roll_outcomes
+from thousand.engine import MAX_TURNS, TurnEnd, TurnRules, TurnState, finish_turn
 from thousand.game import WIN
 from thousand.rules import load_ruleset, preset_names
 from thousand.states import seeds
@@ -71,10 +71,10 @@ def _some_states(rs, k=12, seed=0):
     """Player states of ``rs`` to start turns from: the initial state and a spread of seeds
     (fewer with six dice, whose turns are long to walk in Python)."""
     k = k if rs.dice < 6 else 2
-    turns = TurnRules(rs)
-    xs = seeds(turns.moves)
+    engine = TurnRules(rs)
+    xs = seeds(engine.moves)
     rng = random.Random(seed)
-    return [turns.moves.initial()] + rng.sample(xs, min(k, len(xs)))
+    return [engine.moves.initial()] + rng.sample(xs, min(k, len(xs)))
 
 
 # --------------------------------------------------------------------------- the state machine
@@ -83,9 +83,9 @@ def _some_states(rs, k=12, seed=0):
 @pytest.mark.parametrize("name", PRESETS)
 def test_outcomes_are_distributions(name):
     rs = load_ruleset(name)
-    turns = TurnRules(rs)
+    engine = TurnRules(rs)
     for n in range(1, rs.dice + 1):
-        outs = turns.outcomes(TurnState(turns.moves.initial(), 0, n))
+        outs = engine.outcomes(TurnState(engine.moves.initial(), 0, n))
         exact = sum(Fraction(round(p * rs.faces ** n), rs.faces ** n) for _, p in outs)
         assert exact == 1 and abs(sum(p for _, p in outs) - 1) < 1e-12
         assert all(len(r) == n and list(r) == sorted(r) for r, _ in outs)
@@ -94,42 +94,42 @@ def test_outcomes_are_distributions(name):
 def _check_every_action_applies(rs, seed, walks=30):
     """Random walks through turns: every legal action applies, to a state of the
     same player or to an end that finish_turn accepts."""
-    turns = TurnRules(rs)
+    engine = TurnRules(rs)
     rng = random.Random(seed)
     for x in _some_states(rs, seed=seed):
         for _ in range(walks):
-            s = turns.start(x)
+            s = engine.start(x)
             for _step in range(200):
                 roll = tuple(sorted(rng.randint(1, rs.faces) for _ in range(s.dice)))
-                r = turns.after_roll(s, roll)
+                r = engine.after_roll(s, roll)
                 if isinstance(r, TurnEnd):
                     end = r
                     break
-                legal = turns.legal(r)
+                legal = engine.legal(r)
                 assert legal, "a roll that does not bust has a set-aside"
                 assert len({(a.keep, a.roll) for a in legal}) == len(legal)
                 for a in legal:
-                    nxt = turns.apply(r, a)
+                    nxt = engine.apply(r, a)
                     if isinstance(nxt, TurnEnd):
                         assert nxt.total == s.total + a.points and (a.forced or not a.roll)
                     else:
                         assert nxt.player == x and nxt.roll is None and nxt.total == s.total + a.points
-                        assert turns.compulsory(nxt) == (a.then == "roll (compulsory)")
+                        assert engine.compulsory(nxt) == (a.then == "roll (compulsory)")
                         assert 1 <= nxt.dice <= rs.dice
                 a = legal[rng.randrange(len(legal))]
-                nxt = turns.apply(r, a)
+                nxt = engine.apply(r, a)
                 if isinstance(nxt, TurnEnd):
                     end = nxt
                     break
                 s = nxt
             else:
                 continue
-            res = finish_turn(turns.moves, (x, x), 0, end)
+            res = finish_turn(engine.moves, (x, x), 0, end)
             if res.won:
                 assert res.players[0] == WIN
             else:
-                assert turns.moves.check(res.players[0]) == res.players[0]
-                assert turns.moves.check(res.players[1]) == res.players[1]
+                assert engine.moves.check(res.players[0]) == res.players[0]
+                assert engine.moves.check(res.players[1]) == res.players[1]
 
 
 @pytest.mark.parametrize("name", PRESETS)
@@ -145,21 +145,21 @@ def test_every_legal_action_applies_random_rules(rs, seed):
 
 def _random_game(rs, players, seed):
     """A game of ``players`` bots through the engine; returns (winner seat or None, turns)."""
-    turns = TurnRules(rs)
+    engine = TurnRules(rs)
     rng = random.Random(seed)
-    states = [turns.moves.initial()] * len(players)
+    states = [engine.moves.initial()] * len(players)
     mover = 0
     for k in range(1, MAX_TURNS + 1):
-        s = turns.start(states[mover])
+        s = engine.start(states[mover])
         while True:
-            r = turns.after_roll(s, [rng.randint(1, rs.faces) for _ in range(s.dice)])
+            r = engine.after_roll(s, [rng.randint(1, rs.faces) for _ in range(s.dice)])
             if isinstance(r, TurnEnd):
                 break
-            a = players[mover].choose(BotState.at(turns, r, states[1 - mover]))
-            s = r = turns.apply(r, a)
+            a = players[mover].choose(BotState.at(engine, r, states[1 - mover]))
+            s = r = engine.apply(r, a)
             if isinstance(r, TurnEnd):
                 break
-        res = finish_turn(turns.moves, states, mover, r)
+        res = finish_turn(engine.moves, states, mover, r)
         if res.won:
             return mover, k
         states = list(res.players)
@@ -187,29 +187,29 @@ def _random_end_values(ends: TurnEnds, rng: np.random.Generator):
     return stop, forced, rng.uniform(0.0, 0.3, 1), np.ones(1)
 
 
-def _optimal_action(turns, sol, r):
+def _optimal_action(engine, sol, r):
     """The action of largest value at the rolled state ``r`` (a tie banks; then the first)."""
     best, bv = None, None
-    for a in turns.legal(r):
-        v = sol.value(turns, turns.apply(r, a))
+    for a in engine.legal(r):
+        v = sol.value(engine, engine.apply(r, a))
         if bv is None or v > bv or (v == bv and not a.roll and best.roll):
             best, bv = a, v
     return best
 
 
-def engine_end_distribution(turns: TurnRules, sol: SolvedTurn, x) -> dict:
+def engine_end_distribution(engine: TurnRules, sol: SolvedTurn, x) -> dict:
     """How the optimal turn of ``x`` ends, enumerated through the engine: {(kind, t units): p}
     with totals above T counted at T (as the kernel does). Totals up to T are walked forward
     in increasing order; beyond T every total behaves alike, so the tail is a linear system
     over the dice count (hot dice chain)."""
-    rs, u, T, D = turns.rs, turns.rs.unit, sol.ends.T, turns.rs.dice
+    u, T, D = engine.rs.unit, sol.ends.T, engine.rs.dice
 
     def throw(s, m, push, sink):
         """The roll at the state ``s`` (mass ``m``): ends into ``sink``, states to ``push``."""
-        for roll, p in turns.outcomes(s):
-            r = turns.after_roll(s, roll)
+        for roll, p in engine.outcomes(s):
+            r = engine.after_roll(s, roll)
             if not isinstance(r, TurnEnd):
-                r = turns.apply(r, _optimal_action(turns, sol, r))
+                r = engine.apply(r, _optimal_action(engine, sol, r))
             if isinstance(r, TurnEnd):
                 k = (r.kind, min(r.total // u, T))
                 sink[k] = sink.get(k, 0.0) + m * p
@@ -250,11 +250,11 @@ def engine_end_distribution(turns: TurnRules, sol: SolvedTurn, x) -> dict:
 
 
 def _check_end_distribution(rs, seed):
-    turns = TurnRules(rs)
+    engine = TurnRules(rs)
     table = kernel.roll_table(rs)
     rng = np.random.default_rng(seed)
     for x in _some_states(rs, k=6, seed=seed):
-        ends = TurnEnds.of(turns.moves, x)
+        ends = TurnEnds.of(engine.moves, x)
         stop, forced, bust, win = _random_end_values(ends, rng)
         tv = kernel.turn_dp(table, ends.stop_ok, stop, ends.forced_ok, forced, bust, win, full=True)
         sol = SolvedTurn(ends, stop, forced, bust, win, tv)
@@ -262,7 +262,7 @@ def _check_end_distribution(rs, seed):
         want = {("stop", t): sp[t, 0] for t in np.flatnonzero(sp[:, 0])}
         want.update({("forced", t): fp[t, 0] for t in np.flatnonzero(fp[:, 0])})
         want.update({k: v for k, v in (((("bust", 0), bp[0]), (("win", 0), wp[0]))) if v})
-        got = engine_end_distribution(turns, sol, x)
+        got = engine_end_distribution(engine, sol, x)
         keys = set(want) | set(got)
         err = max(abs(want.get(k, 0.0) - got.get(k, 0.0)) for k in keys)
         assert err <= 1e-12, (rs.name, x, err)
@@ -287,23 +287,23 @@ def _engine_game(rs, bots, seed):
     """One game of ``bots`` (one bot: a race alone) through the engine with the simulator's
     dice: game 0 of ``seed`` draws each roll of n dice as one number below faces**n (the
     ordered roll, die i its digit i). Returns (winner seat, turns played)."""
-    turns = TurnRules(rs)
+    engine = TurnRules(rs)
     rng = Rng(seed, 0)
     F = rs.faces
-    states = [turns.moves.initial()] * len(bots)
+    states = [engine.moves.initial()] * len(bots)
     mover = 0
     for k in range(1, MAX_TURNS + 1):
-        s = turns.start(states[mover])
+        s = engine.start(states[mover])
         opp = states[1 - mover] if len(bots) == 2 else None
         while True:
             r = rng.below(F ** s.dice)
-            s = turns.after_roll(s, [(r // F ** i) % F + 1 for i in range(s.dice)])
+            s = engine.after_roll(s, [(r // F ** i) % F + 1 for i in range(s.dice)])
             if isinstance(s, TurnEnd):
                 break
-            s = turns.apply(s, bots[mover].choose(BotState.at(turns, s, opp)))
+            s = engine.apply(s, bots[mover].choose(BotState.at(engine, s, opp)))
             if isinstance(s, TurnEnd):
                 break
-        res = finish_turn(turns.moves, states, mover, s)
+        res = finish_turn(engine.moves, states, mover, s)
         if res.won:
             return mover, k
         states = list(res.players)

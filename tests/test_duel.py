@@ -51,7 +51,7 @@ def test_policy_iteration_reaches_the_passes_fixed_point(name, monkeypatch):
     alone find the same values; so does policy iteration refused for memory (it then goes
     on with passes)."""
     rs, sol = solved(name)
-    by_passes = solve_duel(rs, policy_iteration=False)
+    by_passes = solve_duel(rs, method="passes")
     assert np.max(np.abs(sol.P - by_passes.P)) <= 1e-12
     assert by_passes.rounds == 0
     if DuelModel(rs).lowers_levels():
@@ -108,12 +108,12 @@ def test_without_interaction_the_duel_tracks_the_race():
 def test_kernels_agree_on_a_small_duel():
     from thousand import kernel
     rs = from_mapping(TINY["overtaking-bolts"])
-    a = solve_duel(rs, pure=True)
+    a = solve_duel(rs, model=DuelModel(rs, table=kernel.backend("pure").roll_table(rs)))
     try:
-        kernel.implementation(pure=False)
+        compiled = kernel.backend("compiled")
     except ImportError:
         pytest.skip("compiled kernel not built")
-    b = solve_duel(rs, pure=False)
+    b = solve_duel(rs, model=DuelModel(rs, table=compiled.roll_table(rs)))
     assert np.max(np.abs(a.P - b.P)) <= 1e-12
 
 
@@ -142,9 +142,8 @@ def test_duel_cli_and_advice(tmp_path):
 
 
 def test_textbook_baseline_reaches_the_same_fixed_point():
-    from thousand.duel import solve_duel_textbook
     rs, sol = solved("barrel-push-off")
-    base = solve_duel_textbook(rs, tol=1e-14)
+    base = solve_duel(rs, tol=1e-14, method="textbook")
     assert np.max(np.abs(base.P - sol.P)) <= 1e-12
 
 

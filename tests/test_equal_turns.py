@@ -1,4 +1,4 @@
-"""The equal_turns duel (RULES.md section 7): the second seat's last turn, ties worth 1/2.
+"""The equal_turns duel (docs/rules.md section 7): the second seat's last turn, ties worth 1/2.
 
 Exact fractions from tests/reference.py (independent of the kernel), a last turn
 derived by hand, invariants, tables, advice and the refusal of the full six-dice game.

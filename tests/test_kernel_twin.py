@@ -19,6 +19,22 @@ from thousand.rules import from_mapping, load_ruleset  # noqa: E402
 from thousand.scoring import scoring_groups  # noqa: E402
 
 TOL = 1e-12
+PURE, COMPILED = kernel.backend("pure"), kernel.backend("compiled")
+
+
+def rolls(impl, tab, hot=None):
+    """The backend ``impl``'s Rolls of the table ``tab`` (with another hot-dice mode)."""
+    return impl.Rolls(tab.cls_ptr, tab.cls_prob, tab.cls_instant, tab.opt_ptr, tab.opt_points, tab.opt_used,
+                      tab.dice, tab.hot_mode if hot is None else hot)
+
+
+def plans(impl, p, **change):
+    """The backend ``impl``'s Plans of the DuelPlans ``p`` (with some arrays changed)."""
+    a = dict(ptr=p.ptr, stop_ok=p.stop_ok, forced_ok=p.forced_ok, next=p.next, after=p.after, climbed=p.climbed,
+             bust=p.bust, score=p.score, overtaken=p.overtaken, pushed=p.pushed, on_barrel=p.on_barrel,
+             win_col=p.win_col, win_L=p.win_L)
+    a.update(change)
+    return impl.Plans(**a)
 
 def _fast(n: int):
     return settings(max_examples=n, deadline=None,
@@ -99,10 +115,10 @@ def test_roll_classes_presets(name):
 
 def test_roll_classes_plain_counts():
     # RULES/DESIGN: 5 dice have 252 sorted rolls; classes are far fewer.
-    rc = kernel.roll_classes(load_ruleset("plain"), 5, pure=False)
+    rc = COMPILED.roll_classes(load_ruleset("plain"), 5)
     assert rc.rolls.shape == (252, 6)
     assert int(rc.weight.sum()) == 6 ** 5
-    assert len(rc) == len(kernel.roll_classes(load_ruleset("plain"), 5, pure=True))
+    assert len(rc) == len(PURE.roll_classes(load_ruleset("plain"), 5))
 
 
 # --------------------------------------------------------------------------- turn DP
@@ -133,10 +149,8 @@ def _inputs(rng, T, K, p_stop, p_forced, tail_stop, tail_forced):
 
 
 def _compare(tab, hot, inputs, grad=True, full=True):
-    args = (tab.cls_ptr, tab.cls_prob, tab.cls_instant, tab.opt_ptr, tab.opt_points,
-            tab.opt_used, tab.dice, hot, *inputs, grad, full)
-    a = _pure.turn_dp(*args)
-    b = _kernel.turn_dp(*args)
+    a = _pure.turn_dp(rolls(_pure, tab, hot), *inputs, grad, full)
+    b = _kernel.turn_dp(rolls(_kernel, tab, hot), *inputs, grad, full)
     assert len(a) == len(b) == 5
     for name, x, y in zip(("start", "dstart", "V", "R", "RC"), a, b):
         if x is None:
@@ -168,7 +182,7 @@ def _case(case):
     """(roll table, hot mode, DP inputs) of a drawn case; cases where some dice count
     cannot bust are discarded (their hot-dice cycle need not end)."""
     rs, T, K, hot, p_stop, p_forced, tail_stop, tail_forced, seed = case
-    tab = kernel.roll_table(rs, pure=False)
+    tab = COMPILED.roll_table(rs)
     assume(_bust_everywhere(tab))
     rng = np.random.default_rng(seed)
     return tab, hot, _inputs(rng, T, K, p_stop, p_forced, tail_stop, tail_forced)
@@ -189,12 +203,11 @@ def test_turn_dp_agrees(case):
        st.integers(0, 80), st.booleans(), st.booleans())
 def test_turn_dp_long_turns_pig(seed, hot, K, T, tail_stop, tail_forced):
     """Pig adds at most 6 per roll, so long turns use the ring storage."""
-    tab = kernel.roll_table(load_ruleset("pig"), pure=False)
+    tab = COMPILED.roll_table(load_ruleset("pig"))
     rng = np.random.default_rng(seed)
     inputs = _inputs(rng, T, K, 0.6, 0.1, tail_stop, tail_forced)
     a, b = _compare(tab, hot, inputs, grad=True, full=False)
-    full = _kernel.turn_dp(tab.cls_ptr, tab.cls_prob, tab.cls_instant, tab.opt_ptr,
-                           tab.opt_points, tab.opt_used, tab.dice, hot, *inputs, True, True)
+    full = _kernel.turn_dp(rolls(_kernel, tab, hot), *inputs, True, True)
     # ring storage and full tables give the very same numbers
     np.testing.assert_array_equal(full[0], b[0])
     np.testing.assert_array_equal(full[1], b[1])
@@ -204,7 +217,7 @@ def test_turn_dp_long_turns_pig(seed, hot, K, T, tail_stop, tail_forced):
 @pytest.mark.parametrize("hot", [0, 1, 2])
 def test_turn_dp_long_turns_wide(hot, K):
     """Long turns with many columns: ring storage and wide blocks."""
-    tab = kernel.roll_table(load_ruleset("pig"), pure=False)
+    tab = COMPILED.roll_table(load_ruleset("pig"))
     rng = np.random.default_rng(K + hot)
     for tail_forced in (False, True):
         _compare(tab, hot, _inputs(rng, 90, K, 0.6, 0.1, True, tail_forced), grad=True,
@@ -229,9 +242,9 @@ def test_turn_dp_plain(hot, K):
     bust_val = rng.normal(size=K)
     win_val = np.full(K, 200.0)
     res = []
-    for pure in (True, False):
-        res.append(kernel.turn_dp(kernel.roll_table(rs, pure=pure), stop_ok, stop_val, forced_ok,
-                                  forced_val, bust_val, win_val, grad=True, full=True, pure=pure))
+    for b in (PURE, COMPILED):
+        res.append(kernel.turn_dp(b.roll_table(rs), stop_ok, stop_val, forced_ok,
+                                  forced_val, bust_val, win_val, grad=True, full=True))
     for name in ("start", "dstart", "V", "R", "RC"):
         x, y = getattr(res[0], name), getattr(res[1], name)
         np.testing.assert_allclose(y, x, rtol=0, atol=TOL * max(1.0, np.abs(x).max()), err_msg=name)
@@ -239,28 +252,25 @@ def test_turn_dp_plain(hot, K):
 
 def test_turn_dp_columns_independent():
     """A column's result does not depend on the other columns or on the block it falls in."""
-    tab = kernel.roll_table(load_ruleset("plain"), pure=False)
+    tab = COMPILED.roll_table(load_ruleset("plain"))
     T, K = 40, 150
     rng = np.random.default_rng(7)
     inputs = _inputs(rng, T, K, 0.7, 0.1, True, False)
-    args = (tab.cls_ptr, tab.cls_prob, tab.cls_instant, tab.opt_ptr, tab.opt_points,
-            tab.opt_used, tab.dice, tab.hot_mode)
-    whole = _kernel.turn_dp(*args, *inputs, True, False)
+    r = tab.rolls
+    whole = _kernel.turn_dp(r, *inputs, True, False)
     stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val = inputs
     for k in (0, 63, 64, 149):
-        one = _kernel.turn_dp(*args, stop_ok, stop_val[:, k:k + 1], forced_ok, forced_val[:, k:k + 1],
+        one = _kernel.turn_dp(r, stop_ok, stop_val[:, k:k + 1], forced_ok, forced_val[:, k:k + 1],
                               bust_val[k:k + 1], win_val[k:k + 1], True, False)
         np.testing.assert_allclose(one[0], whole[0][k:k + 1], rtol=0, atol=1e-13)
         np.testing.assert_allclose(one[1], whole[1][k:k + 1], rtol=0, atol=1e-13)
 
 
 def test_turn_dp_rejects_bad_shapes():
-    tab = kernel.roll_table(load_ruleset("pig"), pure=False)
-    args = (tab.cls_ptr, tab.cls_prob, tab.cls_instant, tab.opt_ptr, tab.opt_points,
-            tab.opt_used, tab.dice, tab.hot_mode)
+    tab = COMPILED.roll_table(load_ruleset("pig"))
     ok = np.ones(5, np.uint8)
     with pytest.raises(ValueError):
-        _kernel.turn_dp(*args, ok, np.zeros((5, 2)), ok, np.zeros((5, 2)), np.zeros(3),
+        _kernel.turn_dp(tab.rolls, ok, np.zeros((5, 2)), ok, np.zeros((5, 2)), np.zeros(3),
                         np.zeros(3), False, False)
 
 
@@ -269,11 +279,9 @@ def test_turn_dp_rejects_bad_shapes():
 
 def _compare_end(tab, hot, inputs):
     stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val = inputs
-    args = (tab.cls_ptr, tab.cls_prob, tab.cls_instant, tab.opt_ptr, tab.opt_points,
-            tab.opt_used, tab.dice, hot)
-    _, _, V, R, RC = _kernel.turn_dp(*args, *inputs, False, True)
-    a = _pure.end_distribution(*args, stop_ok, stop_val, forced_ok, forced_val, V, R, RC)
-    b = _kernel.end_distribution(*args, stop_ok, stop_val, forced_ok, forced_val, V, R, RC)
+    _, _, V, R, RC = _kernel.turn_dp(rolls(_kernel, tab, hot), *inputs, False, True)
+    a = _pure.end_distribution(rolls(_pure, tab, hot), stop_ok, stop_val, forced_ok, forced_val, V, R, RC)
+    b = _kernel.end_distribution(rolls(_kernel, tab, hot), stop_ok, stop_val, forced_ok, forced_val, V, R, RC)
     assert len(a) == len(b) == 4
     for name, x, y in zip(("stop_p", "forced_p", "bust_p", "win_p"), a, b):
         assert x.shape == y.shape, name
@@ -295,7 +303,7 @@ def test_end_distribution_agrees(case):
 @pytest.mark.parametrize("hot", [0, 1, 2])
 def test_end_distribution_ties(hot):
     """Integer-valued ends make many exact ties (banking vs rolling, option vs option)."""
-    tab = kernel.roll_table(load_ruleset("pig"), pure=False)
+    tab = COMPILED.roll_table(load_ruleset("pig"))
     T, K = 25, 3
     stop_ok = np.ones(T + 1, np.uint8)
     stop_ok[:3] = 0
@@ -309,7 +317,7 @@ def test_end_distribution_ties(hot):
 @pytest.mark.parametrize("hot", ["must_roll", "free", "confirm"])
 def test_end_distribution_plain(hot):
     rs = load_ruleset("plain", [f"hot_dice={hot}"])
-    tab = kernel.roll_table(rs, pure=False)
+    tab = COMPILED.roll_table(rs)
     T, K = 60, 5
     rng = np.random.default_rng(3)
     stop_ok = np.ones(T + 1, np.uint8)
@@ -319,8 +327,8 @@ def test_end_distribution_plain(hot):
               rng.normal(size=K), np.full(K, 200.0))
     b = _compare_end(tab, tab.hot_mode, inputs)
     # through the public wrapper too
-    tv = kernel.turn_dp(tab, *inputs, full=True, pure=False)
-    c = kernel.end_distribution(tab, *inputs[:4], tv, pure=False)
+    tv = kernel.turn_dp(tab, *inputs, full=True)
+    c = kernel.end_distribution(tab, *inputs[:4], tv)
     for x, y in zip(b, c):
         np.testing.assert_array_equal(x, y)
 
@@ -351,7 +359,7 @@ _MODELS: dict = {}
 def _model(name):
     if name not in _MODELS:
         rs = from_mapping(DUEL_RULES[name])
-        _MODELS[name] = (DuelModel(rs), kernel.roll_table(rs, pure=False))
+        _MODELS[name] = (DuelModel(rs), COMPILED.roll_table(rs))
     return _MODELS[name]
 
 
@@ -372,14 +380,10 @@ def _duel_both(model, tab, Q, movers, lo, hi, grad, threads=0):
     ptr = np.zeros(len(K) + 1, np.int64)
     np.cumsum(K, out=ptr[1:])
     outs = []
-    for fn in (kernel._duel_level_loop(_pure), _kernel.duel_level):
+    for impl in (_pure, _kernel):
         v = np.full(int(ptr[-1]), np.nan)
         d = np.full(int(ptr[-1]), np.nan) if grad else np.empty(0)
-        last = {} if p.win_col is None else {"win_col": p.win_col, "win_L": p.win_L}
-        fn(tab.cls_ptr, tab.cls_prob, tab.cls_instant, tab.opt_ptr, tab.opt_points, tab.opt_used,
-           tab.dice, tab.hot_mode, p.ptr, p.stop_ok, p.forced_ok, p.next, p.after, p.climbed,
-           p.bust, p.score, p.overtaken, p.pushed, p.on_barrel, Q, movers, lo, hi, v, d, ptr,
-           grad, threads, **last)
+        impl.duel_level(rolls(impl, tab), plans(impl, p), Q, movers, lo, hi, v, d, ptr, grad, threads)
         outs.append((v, d))
     (v0, d0), (v1, d1) = outs
     np.testing.assert_allclose(v1, v0, rtol=0, atol=TOL)
@@ -407,14 +411,14 @@ def test_duel_level_all_pairs(name):
     movers = np.arange(n, dtype=np.int64)
     lo, hi = np.zeros(n, np.int64), np.full(n, n, np.int64)
     v, d = _duel_both(model, tab, Q, movers, lo, hi, True)
-    w, e, ptr = kernel.duel_level(tab, model.plans, Q, movers, lo, hi, grad=True, pure=False)
+    w, e, ptr = kernel.duel_level(tab, model.plans, Q, movers, lo, hi, grad=True)
     np.testing.assert_array_equal(w, v)
     np.testing.assert_array_equal(e, d)
     assert ptr[-1] == n * n
     # the thread count does not change a number
     for threads in (1, 2):
         w1, e1, _ = kernel.duel_level(tab, model.plans, Q, movers, lo, hi, grad=True,
-                                      threads=threads, pure=False)
+                                      threads=threads)
         np.testing.assert_array_equal(w1, w)
         np.testing.assert_array_equal(e1, e)
 
@@ -423,9 +427,7 @@ def test_duel_level_rejects_bad_inputs():
     model, tab = _model("overtaking-bolts")
     p = model.plans
     n = model.n
-    args = (tab.cls_ptr, tab.cls_prob, tab.cls_instant, tab.opt_ptr, tab.opt_points,
-            tab.opt_used, tab.dice, tab.hot_mode, p.ptr, p.stop_ok, p.forced_ok, p.next,
-            p.after, p.climbed, p.bust, p.score, p.overtaken, p.pushed, p.on_barrel)
+    args = (tab.rolls, plans(_kernel, p))
     movers = np.array([0], np.int64)
     ptr = np.array([0, n], np.int64)
     with pytest.raises(ValueError):  # Q not square
@@ -435,12 +437,12 @@ def test_duel_level_rejects_bad_inputs():
         _kernel.duel_level(*args, np.zeros((n, n)), movers, np.array([0]), np.array([n + 1]),
                            np.zeros(n + 1), np.zeros(n + 1), np.array([0, n + 1]), True, 0)
     with pytest.raises(ValueError):  # a win column past win_L
-        _kernel.duel_level(*args, np.zeros((n, n)), movers, np.array([0]), np.array([n]),
-                           np.zeros(n), np.zeros(n), ptr, True, 0, win_col=np.full(len(p.next), 1),
-                           win_L=np.zeros((n, 1)))
+        _kernel.duel_level(tab.rolls, plans(_kernel, p, win_col=np.full(len(p.next), 1), win_L=np.zeros((n, 1))),
+                           np.zeros((n, n)), movers, np.array([0]), np.array([n]),
+                           np.zeros(n), np.zeros(n), ptr, True, 0)
     with pytest.raises(ValueError):  # win_L without win_col
-        _kernel.duel_level(*args, np.zeros((n, n)), movers, np.array([0]), np.array([n]),
-                           np.zeros(n), np.zeros(n), ptr, True, 0, win_L=np.zeros((n, 1)))
+        _kernel.duel_level(tab.rolls, plans(_kernel, p, win_L=np.zeros((n, 1))), np.zeros((n, n)), movers,
+                           np.array([0]), np.array([n]), np.zeros(n), np.zeros(n), ptr, True, 0)
     with pytest.raises(ValueError):  # out_v too short
         _kernel.duel_level(*args, np.zeros((n, n)), movers, np.array([0]), np.array([n]),
                            np.zeros(n - 1), np.zeros(n), ptr, True, 0)
@@ -454,8 +456,8 @@ def _policy_both(model, tab, Q, movers, lo, hi, threads=0):
     from scipy import sparse
     n = model.n
     out = []
-    for pure in (True, False):
-        r = kernel.duel_policy(tab, model.plans, Q, movers, lo, hi, threads=threads, pure=pure)
+    for b in (PURE, COMPILED):
+        r = kernel.duel_policy(b.roll_table(model.rs), model.plans, Q, movers, lo, hi, threads=threads)
         assert r.cols.dtype == np.int32 and r.vals.dtype == np.float64
         assert np.all((r.cols >= 0) & (r.cols < n * n))
         M = sparse.csr_matrix((r.vals, r.cols, r.indptr), shape=(len(r.v), n * n))
@@ -484,7 +486,7 @@ def test_duel_policy_agrees(name, seed, threads):
         np.testing.assert_allclose(r.c, 1.0, rtol=0, atol=TOL)
     else:
         assert np.all((r.c >= -TOL) & (r.c <= 1.0 + TOL))
-    v, _, _ = kernel.duel_level(tab, model.plans, Q, movers, lo, hi, grad=False, pure=False)
+    v, _, _ = kernel.duel_level(tab, model.plans, Q, movers, lo, hi, grad=False)
     np.testing.assert_allclose(r.v, v, rtol=0, atol=TOL)
 
 
@@ -498,11 +500,9 @@ def test_duel_policy_rows_are_the_end_distribution(name):
     movers = np.arange(n, dtype=np.int64)
     r, M = _policy_both(model, tab, Q, movers, np.zeros(n, np.int64), np.full(n, n, np.int64))
     for i in range(n):
-        stop_ok, forced_ok, nxt, opp, ends, bust = kernel._mover_ends(
-            p.ptr, p.stop_ok, p.forced_ok, p.next, p.after, p.climbed, p.bust, p.score, p.overtaken,
-            p.pushed, p.on_barrel, Q, i, 0, n, p.win_col, p.win_L)
-        tv = kernel.turn_dp(tab, stop_ok, ends, forced_ok, ends, bust, 1.0, full=True, pure=False)
-        sp, fp, bp, wp = kernel.end_distribution(tab, stop_ok, ends, forced_ok, ends, tv, pure=False)
+        stop_ok, forced_ok, nxt, opp, ends, bust = _pure._mover_ends(plans(_pure, p), Q, i, 0, n)
+        tv = kernel.turn_dp(tab, stop_ok, ends, forced_ok, ends, bust, 1.0, full=True)
+        sp, fp, bp, wp = kernel.end_distribution(tab, stop_ok, ends, forced_ok, ends, tv)
         for k in range(n):
             want = np.zeros(n * n)
             for t in range(1, len(stop_ok)):
@@ -549,8 +549,8 @@ def test_rows_minus_agrees(seed, rows, width, threads):
     x, c = rng.random(width), rng.random(rows)
     dense = np.zeros((rows, width))
     np.add.at(dense, (np.repeat(np.arange(rows), counts), cols), vals)
-    a = kernel.rows_minus(indptr, cols, vals, x, c, threads, pure=True)
-    b = kernel.rows_minus(indptr, cols, vals, x, c, threads, pure=False)
+    a = PURE.rows_minus(indptr, cols, vals, x, c, threads)
+    b = COMPILED.rows_minus(indptr, cols, vals, x, c, threads)
     np.testing.assert_allclose(a, c - dense @ x, rtol=0, atol=TOL)
     np.testing.assert_allclose(b, a, rtol=0, atol=TOL)
 

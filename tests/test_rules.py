@@ -1,4 +1,4 @@
-"""Rulesets: the eleven presets of RULES.md section 8, the TOML round trip, the
+"""Rulesets: the eleven presets of docs/rules.md section 8, the TOML round trip, the
 hash, overrides, validation, and the game-level examples of the sources played
 through :class:`thousand.game.Moves` on each preset."""
 
@@ -533,7 +533,7 @@ def test_six_dice_bolts_in_a_row():
 
 
 def test_six_dice_barrier_entered_from_above_by_a_penalty():
-    # RULES.md section 6: pushed into the barrier by a penalty, the player drops to just below it
+    # docs/rules.md section 6: pushed into the barrier by a penalty, the player drops to just below it
     m = Moves(rs_("six-dice"))
     x = PlayerState(620)
     for _ in range(3):

@@ -1,4 +1,4 @@
-"""Scoring of single rolls: the worked examples of RULES.md section 1 and of the
+"""Scoring of single rolls: the worked examples of docs/rules.md section 1 and of the
 Russian sources (seeds 000-002), Farkle's tables, and the roll classes of the
 kernel checked against the reference scorer and against exact bust counts."""
 
@@ -31,7 +31,7 @@ def options(sc: RollScorer, roll: str) -> set[tuple[int, tuple[int, ...]]]:
 
 # --------------------------------------------------------------------------- classic table
 
-CLASSIC_TABLE = {  # face: (three, four, five), RULES.md section 1 and every seed
+CLASSIC_TABLE = {  # face: (three, four, five), docs/rules.md section 1 and every seed
     1: (100, 200, 1000), 2: (20, 40, 200), 3: (30, 60, 300),
     4: (40, 80, 400), 5: (50, 100, 500), 6: (60, 120, 600),
 }
@@ -58,7 +58,7 @@ def test_singles(name):
 
 
 @pytest.mark.parametrize("roll, points, used", [
-    ("1,5,3,3,4", 15, (1, 5)),        # RULES.md / seed 000 «ВАРИАНТ №2», seed 002
+    ("1,5,3,3,4", 15, (1, 5)),        # docs/rules.md / seed 000 «ВАРИАНТ №2», seed 002
     ("5,5,2", 10, (5, 5)),            # the second roll of the same example
     ("1,1,1,1,5", 205, (1, 1, 1, 1, 5)),
     ("1,2,3,4,5", 125, (1, 2, 3, 4, 5)),
@@ -310,12 +310,12 @@ def test_six_dice_six_dice_classes_match_reference_scorer():
 def test_pure_and_compiled_kernels_agree():
     from thousand import kernel
     try:
-        kernel.implementation(pure=False)
+        compiled = kernel.backend("compiled")
     except ImportError:
         pytest.skip("the compiled kernel is not built")
     for name in ("classic", "six-dice", "farkle-cardgames"):
         rs = load_ruleset(name)
         for n in range(1, rs.dice + 1):
-            a, b = roll_classes(rs, n, pure=True), roll_classes(rs, n, pure=False)
+            a, b = kernel.backend("pure").roll_classes(rs, n), compiled.roll_classes(rs, n)
             for x, y in zip(a.__dict__.values(), b.__dict__.values()):
                 assert (x == y) if isinstance(x, int) else (x.tolist() == y.tolist())

@@ -102,25 +102,27 @@ def test_unsupported_rulesets_are_refused_in_one_line(monkeypatch, tmp_path):
 @pytest.mark.parametrize("name", sorted(TINY))
 def test_compiled_loop_plays_the_same_games_as_its_twin(name, tmp_path):
     rs = tiny(name)
+    compiled, pure = kernel.backend("compiled").roll_table(rs), kernel.backend("pure").roll_table(rs)
     for first, second in BOT_PAIRS:
-        a = simulate_duel(rs, first, second, 400, seed=11, tables_dir=tmp_path, pure=False)
-        b = simulate_duel(rs, first, second, 400, seed=11, tables_dir=tmp_path, pure=True)
+        a = simulate_duel(rs, first, second, 400, seed=11, tables_dir=tmp_path, table=compiled)
+        b = simulate_duel(rs, first, second, 400, seed=11, tables_dir=tmp_path, table=pure)
         assert (a.first_wins, a.second_wins, a.unfinished, a.mean_turns) == \
                (b.first_wins, b.second_wins, b.unfinished, b.mean_turns), (first, second)
         assert a.first_wins + a.second_wins + a.unfinished == 400
     for bot in ("optimal", "hold:15", "random"):
-        a = simulate_race(rs, bot, 300, seed=5, tables_dir=tmp_path, pure=False)
-        b = simulate_race(rs, bot, 300, seed=5, tables_dir=tmp_path, pure=True)
+        a = simulate_race(rs, bot, 300, seed=5, tables_dir=tmp_path, table=compiled)
+        b = simulate_race(rs, bot, 300, seed=5, tables_dir=tmp_path, table=pure)
         assert (a.first_wins, a.mean_turns, a.std_turns) == (b.first_wins, b.mean_turns, b.std_turns), bot
 
 
 @needs_compiled
 def test_results_do_not_depend_on_threads_and_seeds_matter(tmp_path):
     rs = tiny("barrel-push-off")
-    one = simulate_duel(rs, "optimal", "random", 5000, seed=3, tables_dir=tmp_path, threads=1, pure=False)
-    two = simulate_duel(rs, "optimal", "random", 5000, seed=3, tables_dir=tmp_path, threads=2, pure=False)
+    compiled = kernel.backend("compiled").roll_table(rs)
+    one = simulate_duel(rs, "optimal", "random", 5000, seed=3, tables_dir=tmp_path, threads=1, table=compiled)
+    two = simulate_duel(rs, "optimal", "random", 5000, seed=3, tables_dir=tmp_path, threads=2, table=compiled)
     assert (one.first_wins, one.mean_turns) == (two.first_wins, two.mean_turns)
-    other = simulate_duel(rs, "optimal", "random", 5000, seed=4, tables_dir=tmp_path, pure=False)
+    other = simulate_duel(rs, "optimal", "random", 5000, seed=4, tables_dir=tmp_path, table=compiled)
     assert (other.first_wins, other.mean_turns) != (one.first_wins, one.mean_turns)
 
 
@@ -133,7 +135,8 @@ def test_optimal_bot_decides_as_the_advisor(name, tmp_path):
     rs = tiny(name)
     sol = solve_objective(rs, "duel", tmp_path, progress=False)
     plans = simulate._duel_plans(rs)
-    dec, doff, _, _ = simulate._bot_policy(rs, parse_builtin("optimal"), plans, tmp_path, duel=True)[:4]
+    dec, doff, _, _ = simulate._bot_policy(rs, kernel.roll_table(rs), parse_builtin("optimal"), plans, tmp_path,
+                                           duel=True)[:4]
     states = plans.space.states
     checked = 0
     for x in range(len(states)):
@@ -190,7 +193,7 @@ def test_pig_hold_20_against_itself_0_5347():
 @pytest.mark.parametrize("name", ["pig-10", "confirm-any", "exact-barrel"])
 def test_race_bot_takes_the_race_tables_expected_turns(name, tmp_path):
     rs = tiny(name)
-    games = 20_000 if compiled_available() and not simulate._engine().IMPLEMENTATION == "pure" else 3000
+    games = 20_000 if kernel.IMPLEMENTATION == "compiled" else 3000  # the game loop follows the kernel
     r = simulate_race(rs, "race", games, seed=9, tables_dir=tmp_path)
     sol = solve_objective(rs, "race", tmp_path, progress=False)
     want = sol.start_value()

@@ -18,7 +18,7 @@ TINY_DUELS = {
                                        "push_off_penalty": 5}},
 }
 
-# equal_turns (RULES.md section 7): the second seat gets a last turn after a first-seat win.
+# equal_turns (docs/rules.md section 7): the second seat gets a last turn after a first-seat win.
 # Scores above the goal count (a points barrel's winning bank is not capped), ties are 1/2.
 TINY_EQUAL_TURNS = {
     # one die, no barrel: a final total can run far past the goal, and ties are common
