@@ -131,14 +131,15 @@ class TurnAdvisor:
                roll: tuple[int, ...] | None = None, state_label: str | None = None) -> Advice:
         s = self.engine.state(x, turn_total, dice, roll)
         sol = self.solve_turn(x, s.total)
-        note = ""
+        notes: list[str] = []
         opts: list[Option] = []
         if s.roll is None:
-            if self.engine.compulsory(s):
-                note = "hot dice: rolling all dice again is compulsory"
             opts.append(Option("roll", self.show(sol.value(self.engine, s)), then=f"roll {s.dice}"))
             if self.engine.can_stop(s):
                 opts.append(Option("stop", self.show(sol.value(self.engine, self.engine.stop(s))), then="stop"))
+                notes.append(self.bank_warning(x, s.total))
+            elif s.total > 0:
+                notes.append(f"cannot stop: {self.engine.stop_refusal(s)}")
         else:
             after = self.engine.after_roll(s._replace(roll=None), s.roll)
             if isinstance(after, TurnEnd):
@@ -146,13 +147,30 @@ class TurnAdvisor:
                 opts.append(Option(kind, self.show(sol.value(self.engine, after)),
                                    then="instant win" if kind == "win" else "bust: the turn is lost"))
             else:
-                for a in self.engine.legal(after):
+                legal = self.engine.legal(after)
+                for a in legal:
                     nxt = self.engine.apply(after, a)
                     opts.append(Option("keep", self.show(sol.value(self.engine, nxt)), dice=a.keep, points=a.points,
                                        then=self.then_label(a, nxt)))
+                if not any(a.then in ("stop", "banked (confirmed)") for a in legal):
+                    # why no set-aside can be banked: the reason at the largest one's total
+                    nxt = self.engine.apply(after, legal[0])
+                    if not isinstance(nxt, TurnEnd):
+                        notes.append(f"no stop after this roll: {self.engine.stop_refusal(nxt)}")
         opts.sort(key=lambda o: -o.value if self.higher else o.value)
         label = state_label or x.describe(self.rs)
-        return Advice(self.objective, self.value_name, self.higher, label, s.total, s.dice, s.roll, opts, note)
+        return Advice(self.objective, self.value_name, self.higher, label, s.total, s.dice, s.roll, opts,
+                      "; ".join(n for n in notes if n))
+
+    def bank_warning(self, x: PlayerState, t: int) -> str:
+        """What banking ``t`` would do that a player may not expect (samosval, the barrel cap)."""
+        rs = self.rs
+        s1 = x.score + t
+        if rs.barrel.kind == "points" and not rs.on_barrel(x.score) and s1 > rs.barrel.threshold:
+            return f"banking {t} stops at the barrel: {rs.barrel.threshold}, not {s1}"
+        if s1 in rs.dump:
+            return f"banking {t} makes {s1}: samosval, the score becomes 0"
+        return ""
 
     def then_label(self, a, nxt) -> str:
         """What follows the set-aside of action ``a`` (leading to ``nxt``), in words."""

@@ -24,6 +24,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -293,16 +294,46 @@ class TableBot(Bot):
         return self.oracle.best(state)
 
 
-class PythonBot(Bot):
-    """A user's object with ``decide(state)``."""
+class _Late(BaseException):
+    """Raised into a Python bot's ``decide`` when its time is up (BaseException, so that a
+    bot's own ``except Exception`` does not swallow it)."""
 
-    def __init__(self, obj: Any, name: str):
+
+class PythonBot(Bot):
+    """A user's object with ``decide(state)``, given ``timeout`` seconds a decision: a
+    real-time timer interrupts a bot that loops or sleeps (a counted ``late`` fault;
+    ``max_late`` in a row stop the evaluation). The timer needs the main thread of a
+    Unix process; elsewhere decisions are not timed."""
+
+    def __init__(self, obj: Any, name: str, timeout: float = 2.0, max_late: int = 3):
         super().__init__(max_faults=100)
         self.obj, self.name = obj, name
         self.deterministic = bool(getattr(obj, "deterministic", True))
+        self.timeout, self.max_late, self.late_in_row = timeout, max_late, 0
+        self._timed = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
     def decide(self, state: BotState) -> Any:
-        return self.obj.decide(state)
+        if not self._timed:
+            return self.obj.decide(state)
+
+        def late(signum, frame):
+            raise _Late
+
+        old = signal.signal(signal.SIGALRM, late)
+        signal.setitimer(signal.ITIMER_REAL, self.timeout)
+        try:
+            answer = self.obj.decide(state)
+        except _Late:
+            self.late_in_row += 1
+            if self.late_in_row >= self.max_late:
+                raise BotError(f"bot {self.name!r} did not answer within {self.timeout:g} s "
+                               f"{self.late_in_row} times in a row; giving up") from None
+            raise _fault("late", f"no answer within {self.timeout:g} s") from None
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+        self.late_in_row = 0
+        return answer
 
     def new_game(self) -> None:
         f = getattr(self.obj, "new_game", None)
@@ -417,7 +448,8 @@ class ProcessBot(Bot):
         except subprocess.TimeoutExpired:
             code = None
         tail = self.stderr_tail()
-        return BotError(f"bot {self.name!r} exited (code {code}) after {self.decisions} decisions"
+        return BotError(f"bot {self.name!r} exited (code {code}) after {self.decisions} "
+                        f"decision{'' if self.decisions == 1 else 's'}"
                         + (f"; its stderr ends: {tail}" if tail else ""))
 
     def stderr_tail(self) -> str:
@@ -573,6 +605,8 @@ def load_bot(spec: str, rs: Ruleset, objective: str = "duel", tables_dir: str | 
             n = int(spec[5:])
         except ValueError:
             raise BotError(f"bot {spec!r}: hold:N needs a whole number N") from None
+        if n < 0:
+            raise BotError(f"bot {spec!r}: hold:N needs N >= 0 points")
         return HoldBot(n)
     if spec == "cautious":
         return CautiousBot()
@@ -587,7 +621,7 @@ def load_bot(spec: str, rs: Ruleset, objective: str = "duel", tables_dir: str | 
     if spec.startswith("exec:"):
         return ProcessBot(spec[5:].strip(), rs, objective, timeout=timeout)
     if ":" in spec:
-        return PythonBot(load_python_object(spec), spec)
+        return PythonBot(load_python_object(spec), spec, timeout=timeout)
     raise BotError(f"unknown bot {spec!r}: use one of {', '.join(BUILTINS)}, exec:COMMAND, "
                    "module:attr or path/to/file.py:attr")
 

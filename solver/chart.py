@@ -338,6 +338,8 @@ def make_chart(rs: Ruleset, rules: str, objective: str, kind: str, compare: tupl
         compare = tuple(c for c in DEFAULT_COMPARE if c != rules)
     plt = None
     if out:
+        if not str(out).lower().endswith(".png"):
+            raise StateError(f"--out {out}: charts are PNG pictures, name the file .png")
         plt = _mpl()
         if plt is None:
             raise StateError(NEEDS_MPL)
@@ -345,7 +347,10 @@ def make_chart(rs: Ruleset, rules: str, objective: str, kind: str, compare: tupl
     if not rows:
         raise StateError("nothing to chart")
     if data:
-        write_csv(rows, data)
+        try:
+            write_csv(rows, data)
+        except OSError as exc:
+            raise StateError(f"cannot write {data}: {exc.strerror or exc}") from None
     if out:
         title = {("stop", "race"): f"{rs.name}: when to stop (race: fewest expected turns to win alone)",
                  ("stop", "duel"): f"{rs.name}: when to stop in a duel (turn total to hold at)",
@@ -356,6 +361,10 @@ def make_chart(rs: Ruleset, rules: str, objective: str, kind: str, compare: tupl
         draw = {"stop": draw_race_stop if objective == "race" else draw_duel_stop,
                 "win": draw_win, "rules": draw_rules}[kind]
         fig = draw(plt, rows, rs, title)
-        fig.savefig(out, dpi=80)
-        plt.close(fig)
+        try:
+            fig.savefig(out, dpi=80)
+        except OSError as exc:
+            raise StateError(f"cannot write {out}: {exc.strerror or exc}") from None
+        finally:
+            plt.close(fig)
     return rows

@@ -110,11 +110,76 @@ def rules_list(as_json: bool) -> None:
 @rules.command("show")
 @rules_argument
 @set_option
-def rules_show(rules: str, overrides: tuple[str, ...]) -> None:
+@json_option
+def rules_show(rules: str, overrides: tuple[str, ...], as_json: bool) -> None:
     """The fully resolved ruleset as TOML (it loads back to the same hash)."""
     rs = _ruleset(rules, overrides)
+    if as_json:
+        click.echo(json.dumps({"name": rs.name, "hash": rs.hash, "unit": rs.unit, "ruleset": rs.to_mapping()}))
+        return
     click.echo(f"# ruleset hash {rs.hash}, unit {rs.unit} points")
     click.echo(rs.to_toml(), nl=False)
+
+
+@rules.command("check")
+@rules_argument
+@set_option
+@json_option
+def rules_check(rules: str, overrides: tuple[str, ...], as_json: bool) -> None:
+    """Check a ruleset (a TOML file or a preset with overrides): one line, its hash."""
+    rs = _ruleset(rules, overrides)
+    _emit({"ok": True, "name": rs.name, "hash": rs.hash, "unit": rs.unit}, as_json,
+          f"{rules}: a valid ruleset ({rs.name}, hash {rs.hash}, unit {rs.unit} points)")
+
+
+# --------------------------------------------------------------------------- tables
+
+
+@main.group(cls=_Group)
+def tables() -> None:
+    """List, verify and clean stored tables."""
+
+
+@tables.command("list")
+@tables_option
+@json_option
+def tables_list(tables_dir: str | None, as_json: bool) -> None:
+    """Every stored table on the search path, with its ruleset, objective, size and state."""
+    from .tables import stored_tables
+    found = stored_tables(tables_dir)
+    lines = [f"{t.where:8} {t.ruleset:18} {t.objective:5} {t.bytes / 2**20:8.1f} MB  "
+             f"{'ok' if not t.problem else 'BAD: ' + t.problem}  {t.path}" for t in found]
+    _emit({"tables": [t.to_json() for t in found]}, as_json, "\n".join(lines) or "no stored tables")
+
+
+@tables.command("verify")
+@tables_option
+@json_option
+def tables_verify(tables_dir: str | None, as_json: bool) -> None:
+    """Check every stored table (checksums, ruleset, format, ranges); exit 2 if one fails."""
+    from .tables import stored_tables
+    found = stored_tables(tables_dir)
+    bad = [t for t in found if t.problem]
+    _emit({"checked": len(found), "bad": [t.to_json() for t in bad]}, as_json,
+          "\n".join([f"BAD {t.path}: {t.problem}" for t in bad] + [f"{len(found)} tables checked, {len(bad)} bad"]))
+    if bad:
+        sys.exit(2)
+
+
+@tables.command("clean")
+@tables_option
+@click.option("--all", "everything", is_flag=True, help="Remove every cached table, not only the bad ones.")
+@json_option
+def tables_clean(tables_dir: str | None, everything: bool, as_json: bool) -> None:
+    """Remove bad tables (or, with --all, every table) from the user cache or --tables.
+    Shipped tables are never touched."""
+    import shutil
+    from .tables import stored_tables
+    gone = [t for t in stored_tables(tables_dir) if t.where != "shipped" and (everything or t.problem)]
+    for t in gone:
+        shutil.rmtree(t.path, ignore_errors=True)
+    _emit({"removed": [str(t.path) for t in gone]}, as_json,
+          "\n".join([f"removed {t.path}" for t in gone] + [f"{len(gone)} tables removed"]))
 
 
 # --------------------------------------------------------------------------- solve
@@ -124,9 +189,11 @@ def rules_show(rules: str, overrides: tuple[str, ...]) -> None:
 @rules_argument
 @set_option
 @click.option("--objective", type=click.Choice(OBJECTIVES), required=True,
-              help="turn: expected points of one turn (instant); race: fewest expected turns alone "
-                   "(seconds); duel: two-player win probability (seconds for Pig, Farkle and plain, "
-                   "minutes for the 1000 presets).")
+              help="turn: the most points one turn banks on average (instant; a bank counts its raw "
+                   "total, with no barrel cap and no samosval; a bust, a mid-turn dump and an overshoot "
+                   "count 0; an instant win counts the points missing to the goal); race: fewest "
+                   "expected turns alone (seconds); duel: two-player win probability (seconds for Pig, "
+                   "Farkle and plain, minutes for the 1000 presets).")
 @click.option("--method", type=click.Choice(("dp", "policy", "passes", "textbook")), default=None,
               help="How to solve (default: the objective's fastest; duel: policy, passes or textbook, "
                    "all reaching the same values; a stored table is used unless --force).")
@@ -149,24 +216,25 @@ def solve(rules: str, overrides: tuple[str, ...], objective: str, method: str | 
 # --------------------------------------------------------------------------- advise
 
 
-def _counter_options(prefix: str, who: str):
-    """Click options for one player's score and counters (``--me``/``--opp``)."""
+def _counter_options(prefix: str, who_has: str, whose: str):
+    """Click options for one player's score and counters (``--me``/``--opp``): ``who_has``
+    ("You have"), ``whose`` ("Your") word the help."""
     p = f"--{prefix}-" if prefix else "--"
     dest = f"{prefix}_" if prefix else ""
     opts = [
-        click.option(f"{p}unopened", f"{dest}unopened", is_flag=True, help=f"{who} has not opened yet."),
-        click.option(f"{p}bolts", f"{dest}bolts", type=int, default=0, show_default=True, help=f"{who}'s bolts."),
-        click.option(f"{p}falls", f"{dest}falls", type=int, default=0, help=f"{who}'s barrel falls so far."),
+        click.option(f"{p}unopened", f"{dest}unopened", is_flag=True, help=f"{who_has} not opened yet."),
+        click.option(f"{p}bolts", f"{dest}bolts", type=int, default=0, show_default=True, help=f"{whose} bolts."),
+        click.option(f"{p}falls", f"{dest}falls", type=int, default=0, help=f"{whose} barrel falls so far."),
         click.option(f"{p}pit-tries", f"{dest}pit_tries", type=int, default=0,
-                     help=f"{who}'s failed turns in the current pit."),
+                     help=f"{whose} failed turns in the current pit."),
         click.option(f"{p}pit-entry", f"{dest}pit_entry", type=int, default=None,
-                     help=f"{who}'s score before entering the current pit."),
+                     help=f"{whose} score before entering the current pit."),
         click.option(f"{p}barrel-tries", f"{dest}barrel_tries", type=int, default=0,
-                     help=f"{who}'s failed turns on the barrel."),
+                     help=f"{whose} failed turns on the barrel."),
         click.option(f"{p}barrel-entry", f"{dest}barrel_entry", type=int, default=None,
-                     help=f"{who}'s score before climbing the barrel."),
+                     help=f"{whose} score before climbing the barrel."),
         click.option(f"{p}overshoots", f"{dest}overshoots", type=int, default=0,
-                     help=f"{who}'s overshoots of an exact barrel."),
+                     help=f"{whose} overshoots of an exact barrel."),
     ]
 
     def deco(f):
@@ -191,9 +259,9 @@ def _player(rs: Ruleset, score: int, kw: dict, prefix: str = ""):
               help="race: fewest expected turns alone; duel: win probability against --opp "
                    "(default: duel when --opp is given, else race).")
 @click.option("--me", "me", type=int, required=True, help="Your banked score.")
-@_counter_options("", "You")
+@_counter_options("", "You have", "Your")
 @click.option("--opp", "opp", type=int, default=None, help="The opponent's banked score (duel).")
-@_counter_options("opp", "The opponent")
+@_counter_options("opp", "The opponent has", "The opponent's")
 @click.option("--seat", type=click.Choice(("first", "second")), default=None,
               help="equal_turns rulesets (duel): whether you move first or second in each round; required "
                    "there, an error elsewhere.")
@@ -230,12 +298,18 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
         raise StateError("--to-beat F is the second player's last turn: it takes neither --seat first nor --opp")
     x = _player(rs, me, kw)
     y = _player(rs, opp, kw, "opp") if opp is not None else None
+    if y is not None:
+        from .game import Moves
+        Moves(rs).check_pair(x, y)
     if objective == "duel" and y is None and to_beat is None:
         raise StateError("the duel needs the opponent's score: --opp S")
     if objective == "duel" and rs.equal_turns and seat is None and to_beat is None:
         raise StateError(f"{rs.name} plays equal turns: say which seat you move in, --seat first or "
                          "--seat second")
     roll = parse_roll(roll_text, rs) if roll_text is not None else None
+    from .engine import TurnRules
+    engine = TurnRules(rs)
+    engine.check_reachable(engine.state(x, turn_total, dice, roll))
     if to_beat is not None:
         label = f"you: {x.describe(rs)}; last turn (second seat) against a finished total of {to_beat}"
         adv = last_turn_advisor(rs, to_beat).advise(x, turn_total, dice, roll, state_label=label)
@@ -255,6 +329,9 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
             x, turn_total, dice, roll, state_label=label)
     else:
         adv = race_advisor(solution).advise(x, turn_total, dice, roll)
+        if opp is None:
+            adv.note = "; ".join(n for n in ("solitaire: the fewest expected turns to win alone (give --opp S "
+                                             "for the win probability against an opponent)", adv.note) if n)
     if as_json:
         click.echo(json.dumps({"ruleset": rs.name, "ruleset_hash": rs.hash, **adv.to_json()}))
     else:
@@ -314,34 +391,41 @@ def evaluate(rules: str, overrides: tuple[str, ...], bot_spec: str, opp_spec: st
 
 
 @main.command()
-@rules_argument
+@click.argument("rules", metavar="[RULES]", required=False)
 @click.argument("names", nargs=-1, metavar="[A B ...]")
 @click.option("--players", "players", multiple=True, metavar="NAME",
               help="The players in the order of play: --players A B C, or --players A,B,C.")
 @set_option
 @click.option("--seed", type=int, default=None, help="Seed for the dice the program throws (`roll` alone).")
 @click.option("--resume", "resume", type=click.Path(dir_okay=False), default=None,
-              help="Resume a game saved with `save FILE`.")
+              help="Resume a saved game (its rules and players come with it).")
 @click.option("--advice", type=click.Choice(("auto", "duel", "race")), default="auto", show_default=True,
               help="What `?` uses: duel (exact for two players; solved on first use), race "
                    "(the solitaire policy), auto (duel when its table exists or solves in seconds, "
                    "and with 3+ players the race policy too).")
 @tables_option
-def play(rules: str, names: tuple[str, ...], players: tuple[str, ...], overrides: tuple[str, ...],
+def play(rules: str | None, names: tuple[str, ...], players: tuple[str, ...], overrides: tuple[str, ...],
          seed: int | None, resume: str | None, advice: str, tables_dir: str | None) -> None:
     """Keep the score sheet of a real game: thousand play RULES --players A B [C ...].
 
     Reads commands line by line from stdin (type `help`): enter the rolls or let the
     program roll, set dice aside, roll on or stop; every rule of RULES is applied to
-    the sheet. `?` shows advice; `undo`, `save FILE` and --resume FILE keep the game safe.
+    the sheet. `?` shows advice; `undo` takes back an entry. The game is saved as it
+    goes (under ~/.local/state/thousand/games, or back to the --resume file), so the
+    end of the input or Ctrl-C loses nothing: thousand play --resume FILE goes on.
     """
-    from .play import Advisors, open_game, run_session
+    import datetime
+    from pathlib import Path
+    from .play import Advisors, autosave_dir, open_game, run_session
     # `--players A B C` gives A to the option and B, C as arguments: one list in order
     plist = [p for n in (*players, *names) for p in n.split(",") if p]
     g, said = open_game(rules, overrides, plist, seed, resume)
     if said:
         click.echo(said)
-    run_session(g, Advisors(g.rs, advice, tables_dir), sys.stdin, click.echo)
+    path = Path(resume) if resume else autosave_dir() / (
+        datetime.datetime.now().strftime("%Y%m%d-%H%M%S-") + "".join(c if c.isalnum() else "-" for c in g.rs.name)
+        + ".json")
+    sys.exit(run_session(g, Advisors(g.rs, advice, tables_dir), sys.stdin, click.echo, autosave=path))
 
 
 # --------------------------------------------------------------------------- chart

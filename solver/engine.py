@@ -36,6 +36,8 @@ from itertools import combinations_with_replacement
 from math import factorial
 from typing import NamedTuple, Sequence
 
+import numpy as np
+
 from .errors import Refused, StateError
 from .game import WIN, Moves, PlayerState
 from .rules import Ruleset
@@ -43,6 +45,7 @@ from .scoring import RollScorer
 
 
 MAX_TURNS = 5000  # turns after which a game is abandoned (bots that never bank); every game loop
+TOTAL_CAP = 10    # a turn total above this many times the goal is refused as no turn of the game
 
 
 class TurnState(NamedTuple):
@@ -119,6 +122,8 @@ class TurnRules:
         self._instant: dict = {}
         self._legal: dict = {}
         self._outcomes: dict = {}
+        self._reach = np.zeros((0, rs.dice + 1), dtype=bool)
+        self._options = None
 
     # ------------------------------------------------------------ states
 
@@ -145,11 +150,50 @@ class TurnRules:
         if total == 0 and n != rs.dice:
             raise StateError(f"a turn starts by rolling all {rs.dice} dice: with {n} dice the turn total "
                              "must be positive")
+        if total > TOTAL_CAP * rs.goal:
+            raise StateError(f"turn total {total}: a turn of this game does not reach {TOTAL_CAP} times the goal")
         ev = self.moves.mid_turn(x, total) if total > 0 else None
         if ev:
             raise StateError(f"a turn total of {total} from score {x.score} would already have ended the turn "
                              f"({ev})")
         return TurnState(x, total, n, roll)
+
+    def check_reachable(self, s: TurnState) -> TurnState:
+        """``s`` if some turn reaches it, else a :class:`StateError` (for states a user
+        gives; the DP itself has values at every total)."""
+        if s.total > 0 and not self.reachable(s.total, s.dice):
+            raise StateError(f"a turn total of {s.total} with {s.dice} {'die' if s.dice == 1 else 'dice'} to roll "
+                             "cannot occur: no set-asides add up to it with that many dice left")
+        return s
+
+    def reachable(self, total: int, dice: int) -> bool:
+        """Whether some sequence of set-asides from the start of a turn reaches ``total``
+        points with ``dice`` dice to roll (all dice again after hot dice): a forward pass
+        over (total, dice), the options of every roll of every dice count."""
+        u = self.rs.unit
+        t = total // u
+        if t >= len(self._reach):
+            self._extend_reach(t)
+        return bool(self._reach[t, dice])
+
+    def _extend_reach(self, t: int) -> None:
+        from .kernel import roll_table
+        tab, N = roll_table(self.rs), self.rs.dice
+        if self._options is None:  # the distinct (units added, dice left) of each dice count
+            self._options = {n: sorted({(int(tab.opt_points[o]), n - int(tab.opt_used[o]) or N)
+                                        for k in range(tab.cls_ptr[n], tab.cls_ptr[n + 1])
+                                        for o in range(tab.opt_ptr[k], tab.opt_ptr[k + 1])})
+                             for n in range(1, N + 1)}
+        old = self._reach
+        reach = np.zeros((max(2 * len(old), t + 1), N + 1), dtype=bool)
+        reach[:len(old)] = old
+        reach[0, N] = True
+        for k in range(len(reach)):  # every option adds at least one unit: one pass in order
+            for n in np.flatnonzero(reach[k]):
+                for pts, m in self._options[n]:
+                    if k + pts < len(reach):
+                        reach[k + pts, m] = True
+        self._reach = reach
 
     def compulsory(self, s: TurnState) -> bool:
         """Whether the next roll is a compulsory roll of hot dice (``must_roll``, ``confirm``)."""

@@ -82,6 +82,8 @@ class Moves:
                 pit_entry = before
             else:
                 pit_tries, pit_entry = x.pit_tries, x.pit_entry
+            # a roll-back goes to min(entry, low - unit): every entry from above is one situation
+            pit_entry = min(pit_entry, pit.low - rs.unit)
         b_tries, b_entry = 0, 0
         if rs.barrel.kind == "points" and s == rs.barrel.threshold:
             if before is not None and before != s:
@@ -124,17 +126,31 @@ class Moves:
                 raise StateError("pit attempts apply only inside a pit with an attempt limit")
             if not 0 <= x.pit_tries < rs.pit_attempts:
                 raise StateError(f"pit tries must be 0 to {rs.pit_attempts - 1}")
+            if pit.low <= x.pit_entry < pit.exit:
+                raise StateError(f"the pit entry {x.pit_entry} lies inside the pit [{pit.low}, {pit.exit}): "
+                                 "it is the score before the player entered it")
+            # an entry from above rolls back to just below the pit: the same situation
+            x = x._replace(pit_entry=min(x.pit_entry, pit.low - u))
         if x.barrel_tries or x.barrel_entry:
             if not (rs.barrel.kind == "points" and x.score == rs.barrel.threshold):
                 raise StateError("barrel attempts apply only on a points barrel")
             if x.barrel_tries and not 0 <= x.barrel_tries < rs.barrel.attempts:
                 raise StateError(f"barrel tries must be 0 to {rs.barrel.attempts - 1}")
             if x.barrel_entry >= x.score:
-                raise StateError("the barrel entry score lies below the barrel")
+                raise StateError("the barrel entry score must lie below the barrel")
         y = self.normalise(x)
         if y != x._replace(opened=y.opened):
             raise StateError(f"counters that do not apply here: {x}")
         return y
+
+    def check_pair(self, x: PlayerState, y: PlayerState) -> None:
+        """A :class:`StateError` if two players cannot be in ``x`` and ``y`` at once: both
+        on a barrel whose push-off knocks the other off it (who climbed last did)."""
+        rs = self.rs
+        if (rs.barrel.kind != "none" and rs.barrel.push_off != "none" and rs.on_barrel(x.score)
+                and rs.on_barrel(y.score) and not rs.on_barrel(self.push_off(y, True).score)):
+            raise StateError(f"both players cannot be on the barrel: climbing it knocks the other off "
+                             f"({rs.barrel.push_off})")
 
     # ------------------------------------------------------------ statuses
 

@@ -20,6 +20,7 @@ the other players (push-off, overtaking) are applied as the rules say.
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 
@@ -320,7 +321,6 @@ class Game:
         while True:
             nxt = (nxt + 1) % n
             if nxt == 0:
-                self.round += 1
                 if self.finished:
                     top = max(self.finished.values())
                     win = [j for j, s in self.finished.items() if s == top]
@@ -328,6 +328,7 @@ class Game:
                     self._finish_game(win, f"{who} {'win' if len(win) > 1 else 'wins'} with {top}"
                                       + (" (shared)" if len(win) > 1 else ""))
                     return
+                self.round += 1  # a new round only if the game goes on
             if nxt not in self.finished:
                 break
         self.current = nxt
@@ -533,9 +534,9 @@ class Advisors:
                 head = f"advice (exact: duel against {g.names[j]})"
             else:
                 j = min(others, key=lambda k: sol.value(x, g.states[k]))
+                rest = "the other player" if len(others) == 2 else f"the other {len(others) - 1} players"
                 head = (f"advice (APPROXIMATION: a duel against {g.names[j]}, the strongest opponent "
-                        f"— your duel P(win) is lowest against them — ignoring the other "
-                        f"{len(others) - 1} player{'s' if len(others) > 2 else ''})")
+                        f"— your duel P(win) is lowest against them — ignoring {rest})")
             label = f"{me}: {x.describe(rs)}; {g.names[j]}: {g.states[j].describe(rs)}"
             adv = duel_advisor(sol, g.states[j]).advise(x, tr.total, dice, roll, state_label=label)
             out += [head, adv.render()]
@@ -590,7 +591,7 @@ def run_command(g: Game, line: str, advisors: Advisors) -> tuple[str, bool]:
         if not arg:
             raise Refused("save needs a file name: save FILE")
         try:
-            Path(arg).write_text(json.dumps(g.to_json(), indent=1) + "\n", encoding="utf-8")
+            save_game(g, Path(arg))
         except OSError as exc:
             raise Refused(f"cannot save to {arg}: {exc.strerror or exc}") from None
         return f"saved {len(g.log)} entries to {arg}", False
@@ -622,12 +623,29 @@ def run_command(g: Game, line: str, advisors: Advisors) -> tuple[str, bool]:
     return text, False
 
 
-def open_game(rules: str, overrides: tuple[str, ...], names: list[str], seed: int | None,
+def autosave_dir() -> Path:
+    """Where games are saved as they go: ``$XDG_STATE_HOME/thousand/games`` (default
+    ``~/.local/state/thousand/games``)."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "thousand" / "games"
+
+
+def save_game(g: Game, path: Path) -> None:
+    """Write the game to ``path`` atomically (a temporary file renamed into place)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(g.to_json(), indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def open_game(rules: str | None, overrides: tuple[str, ...], names: list[str], seed: int | None,
               resume: str | None) -> tuple[Game, str]:
-    """A new game, or the one saved in ``resume``; and a line saying which."""
-    rs = load_ruleset(rules, overrides)
+    """A new game, or the one saved in ``resume`` (its ruleset comes with it; ``rules``,
+    if given, must be the same); and a line saying which."""
     if not resume:
-        return Game(rs, names, rules, overrides, seed), ""
+        if not rules:
+            raise StateError("say which rules: thousand play RULES --players A B [C ...] (or --resume FILE)")
+        return Game(load_ruleset(rules, overrides), names, rules, overrides, seed), ""
     try:
         data = json.loads(Path(resume).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -635,9 +653,9 @@ def open_game(rules: str, overrides: tuple[str, ...], names: list[str], seed: in
     if not isinstance(data, dict):
         raise StateError(f"{resume} is not a saved game")
     g = Game.from_json(data)
-    if g.rs.hash != rs.hash:
-        raise StateError(f"{resume} was saved with other rules ({data.get('rules')!r} "
-                         f"{' '.join(data.get('overrides', []))}), not {rules!r}")
+    if rules and g.rs.hash != load_ruleset(rules, overrides).hash:
+        saved = " ".join([str(data.get("rules"))] + [f"--set {o}" for o in data.get("overrides", [])])
+        raise StateError(f"{resume} was saved with other rules ({saved}), not {rules!r}")
     if names and names != g.names:
         raise StateError(f"{resume} is a game of {', '.join(g.names)}, not of {', '.join(names)}")
     if seed is not None:
@@ -645,25 +663,48 @@ def open_game(rules: str, overrides: tuple[str, ...], names: list[str], seed: in
     return g, f"resumed {resume}: {len(g.log)} entries"
 
 
-def run_session(g: Game, advisors: Advisors, stdin, echo) -> None:
+def run_session(g: Game, advisors: Advisors, stdin, echo, autosave: Path | None = None) -> int:
     """Read commands line by line from ``stdin`` until it ends or the player quits;
-    ``echo(text, nl=True)`` shows the answers (and, when input is piped, the input)."""
+    ``echo(text, nl=True)`` shows the answers (and, when input is piped, the input).
+    Every change is saved to ``autosave`` as it happens, so that neither the end of the
+    input nor Ctrl-C loses the game. Returns the exit code (130 after Ctrl-C)."""
     echo_input = not stdin.isatty()
     echo(f"thousand play {g.rs.name}: {', '.join(g.names)} (type help for the commands)")
+    if autosave is not None:
+        echo(f"the game is saved as it goes to {autosave}")
     echo(g.sheet())
-    while True:
-        echo(g.prompt(), nl=False)
-        line = stdin.readline()
-        if not line:
-            echo("")
-            break
-        if echo_input:
-            echo(line.rstrip("\n"))
-        try:
-            text, quit_ = run_command(g, line, advisors)
-        except ThousandError as exc:
-            text, quit_ = f"refused: {exc}", False
-        if text:
-            echo(text)
-        if quit_:
-            break
+    code, saved = 0, list(g.log)
+    try:
+        while True:
+            echo(g.prompt(), nl=False)
+            line = stdin.readline()
+            if not line:
+                echo("")
+                break
+            if echo_input:
+                echo(line.rstrip("\n"))
+            try:
+                text, quit_ = run_command(g, line, advisors)
+            except ThousandError as exc:
+                text, quit_ = f"refused: {exc}", False
+            if text:
+                echo(text)
+            if autosave is not None and g.log != saved:
+                _autosave(g, autosave, echo)
+                saved = list(g.log)
+            if quit_:
+                break
+    except KeyboardInterrupt:
+        echo("")
+        code = 130
+    if autosave is not None and g.log:
+        _autosave(g, autosave, echo)
+        echo(f"saved {len(g.log)} entries; resume with: thousand play --resume {autosave}")
+    return code
+
+
+def _autosave(g: Game, path: Path, echo) -> None:
+    try:
+        save_game(g, path)
+    except OSError as exc:
+        echo(f"(cannot autosave to {path}: {exc.strerror or exc})")

@@ -28,6 +28,8 @@ FORMAT = 1  # version of the ruleset mapping layout; part of the hash
 KEEP_MODES = ("all", "any")
 HOT_DICE_MODES = ("must_roll", "free", "confirm")
 BARREL_KINDS = ("none", "points", "region", "exact")
+# a goal of more units than this makes even one turn DP too long to be a game of dice
+MAX_GOAL_UNITS = 100_000
 FALL_TO = ("penalty", "entry", "open_min")
 PUSH_OFF = ("none", "fall", "penalty", "open_min")
 EXEMPT_STATUSES = ("unopened", "pit", "barrel")
@@ -480,6 +482,9 @@ def _check_consistency(rs: Ruleset) -> None:
         raise RulesetError("bolts.limit is set but bolts.penalty is 0")
     if rs.bolts.penalty and not rs.bolts.limit:
         raise RulesetError("bolts.penalty is set but bolts.limit is 0")
+    if rs.goal // rs.unit > MAX_GOAL_UNITS:
+        raise RulesetError(f"goal {rs.goal} is {rs.goal // rs.unit:,} units of {rs.unit} points: the solver plays "
+                           f"goals of at most {MAX_GOAL_UNITS:,} units")
     prev_exit = None
     for p in rs.pits:
         if not 0 < p.low < p.exit:

@@ -3,7 +3,9 @@
 A table folder ``<hash>-<objective>/`` holds ``values.npy`` (float64, one
 value per game state), ``states.npy`` (int32, the state encoding) and
 ``meta.json`` (the ruleset in full, its hash, the objective, the encoding,
-shapes, dtypes, format and solver versions, the residual). Tables are
+shapes, dtypes, format and solver versions, the residual, and the SHA-256 of
+both array files, so that a damaged or edited table is refused instead of
+giving wrong advice; values must also lie in their objective's range). Tables are
 looked up in ``--tables``/``THOUSAND_TABLES``, then the repository's
 ``tables/``, then the user cache; loading never unpickles and checks
 everything against the ruleset; writing goes to a temporary folder that is
@@ -13,6 +15,7 @@ run would read.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -29,10 +32,11 @@ from .errors import TableError
 from .rules import Ruleset
 from .states import FIELDS
 
-TABLE_FORMAT = 1
+TABLE_FORMAT = 2   # 2: meta.json holds the SHA-256 of both arrays
 # Bump when what a ruleset means changes (solver/game.py, the turn DP, the state
 # encoding): tables of an older model would silently disagree with today's rules.
-MODEL_VERSION = 1
+MODEL_VERSION = 2  # 2: a pit entry above the pit is stored as low - unit (one state per situation)
+ARRAYS = ("values.npy", "states.npy")
 
 
 def shipped_tables() -> Path:
@@ -84,7 +88,6 @@ class Table:
 def save_table(root: Path, rs: Ruleset, objective: str, values: np.ndarray, states: np.ndarray,
                extra: dict) -> Path:
     """Write a table atomically under ``root``; returns its folder."""
-    root.mkdir(parents=True, exist_ok=True)
     final = root / folder_name(rs, objective)
     values = np.ascontiguousarray(values, dtype=np.float64)
     states = np.ascontiguousarray(states, dtype=np.int32)
@@ -103,10 +106,15 @@ def save_table(root: Path, rs: Ruleset, objective: str, values: np.ndarray, stat
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     meta.update(extra)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=root))
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=root))
+    except OSError as exc:
+        raise TableError(f"cannot write tables to {root}: {exc.strerror or exc}") from None
     try:
         np.save(tmp / "values.npy", values, allow_pickle=False)
         np.save(tmp / "states.npy", states, allow_pickle=False)
+        meta["sha256"] = {name: file_sha256(tmp / name) for name in ARRAYS}
         (tmp / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
         for f in tmp.iterdir():
             with open(f, "rb") as fh:
@@ -118,10 +126,25 @@ def save_table(root: Path, rs: Ruleset, objective: str, values: np.ndarray, stat
             shutil.rmtree(old, ignore_errors=True)
         else:
             os.rename(tmp, final)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise TableError(f"cannot write the table to {root}: {exc.strerror or exc}") from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return final
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes (read in chunks)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 22), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+VALUE_RANGE = {"duel": (0.0, 1.0), "race": (1.0, float("inf"))}  # P(win); expected turns
 
 
 def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
@@ -143,17 +166,31 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
         raise TableError(f"table {folder} holds objective {meta.get('objective')!r}, not {objective!r}")
     if meta.get("state_fields") != list(FIELDS):
         raise TableError(f"table {folder}: unknown state encoding")
+    repair = f"solve it again with `thousand solve {rs.name} --objective {objective} --force` (and the --set " \
+             "options it was solved with), or delete the folder"
+    sums = meta.get("sha256")
+    if not isinstance(sums, dict):
+        raise TableError(f"table {folder}: meta.json has no checksums; {repair}")
+    for name in ARRAYS:
+        try:
+            ok = file_sha256(folder / name) == sums.get(name)
+        except OSError as exc:
+            raise TableError(f"table {folder}: cannot read {name} ({exc.strerror or exc}); {repair}") from None
+        if not ok:
+            raise TableError(f"table {folder}: {name} is not the array that was solved (damaged or edited); "
+                             f"{repair}")
     try:
         values = np.load(folder / "values.npy", mmap_mode="r", allow_pickle=False)
         states = np.load(folder / "states.npy", allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise TableError(f"table {folder}: damaged arrays ({exc})") from None
+    except (OSError, ValueError, EOFError) as exc:  # an empty file is an EOFError
+        raise TableError(f"table {folder}: damaged arrays ({exc.__class__.__name__}); {repair}") from None
     if (list(values.shape) != meta.get("values_shape") or values.dtype != np.float64
             or list(states.shape) != meta.get("states_shape") or states.dtype != np.int32
             or states.ndim != 2 or states.shape[1] != len(FIELDS)):
         raise TableError(f"table {folder}: arrays do not match meta.json")
-    if not np.all(np.isfinite(values)):
-        raise TableError(f"table {folder}: values are not all finite")
+    lo, hi = VALUE_RANGE.get(objective, (-np.inf, np.inf))
+    if not np.all(np.isfinite(values)) or (values.size and (values.min() < lo - 1e-9 or values.max() > hi + 1e-9)):
+        raise TableError(f"table {folder}: values outside [{lo}, {hi}] or not finite; {repair}")
     if objective == "duel" and rs.equal_turns:
         # equal_turns: values[seat, mover, opponent], and the final-total horizon the values assume
         m = states.shape[0]
@@ -174,3 +211,46 @@ def find_table(rs: Ruleset, objective: str, explicit: str | os.PathLike | None) 
         if folder.is_dir():
             return load_table(folder, rs, objective)
     return None
+
+
+@dataclass
+class StoredTable:
+    """A table folder found on the search path, and what its checks say of it."""
+
+    path: Path
+    where: str                 # "explicit", "shipped" or "cache"
+    ruleset: str
+    objective: str
+    bytes: int
+    problem: str               # "" when it loads and passes every check
+
+    def to_json(self) -> dict:
+        return {"path": str(self.path), "where": self.where, "ruleset": self.ruleset, "objective": self.objective,
+                "bytes": self.bytes, "ok": not self.problem, "problem": self.problem or None}
+
+
+def stored_tables(explicit: str | os.PathLike | None = None) -> list[StoredTable]:
+    """Every table folder on the search path, each loaded and checked against the ruleset
+    its meta.json names (:func:`load_table`)."""
+    from .rules import from_mapping
+    out = []
+    roots = search_path(explicit)
+    kinds = (["explicit"] if len(roots) == 3 else []) + ["shipped", "cache"]
+    for root, where in zip(roots, kinds):
+        if not root.is_dir():
+            continue
+        for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+            size = sum(f.stat().st_size for f in folder.iterdir() if f.is_file())
+            name, objective, problem = "?", "?", ""
+            try:
+                meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+                objective = str(meta.get("objective"))
+                rs = from_mapping(meta["ruleset"])
+                name = rs.name
+                load_table(folder, rs, objective)
+            except TableError as exc:
+                problem = str(exc)
+            except Exception as exc:  # an unreadable meta.json, a ruleset this version rejects
+                problem = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            out.append(StoredTable(folder, where, name, objective, size, problem))
+    return out

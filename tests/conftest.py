@@ -19,6 +19,8 @@ def pytest_configure(config):
     # tables solved by the tests go to a cache of this session's own, so that neither the
     # user's cache nor a THOUSAND_TABLES directory changes what the tests find
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="thousand-tests-")
+    # and the scorekeeper's autosaves to a folder of their own
+    os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="thousand-tests-state-")
     os.environ.pop("THOUSAND_TABLES", None)
 
 

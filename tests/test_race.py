@@ -203,7 +203,7 @@ def test_solve_race_writes_and_reuses_a_table(tmp_path):
     assert d2["solved_now"] is False and d2["start_value"] == d1["start_value"]
     meta = json.loads((tmp_path / f"{d1['ruleset_hash']}-race" / "meta.json").read_text())
     assert meta["ruleset_hash"] == d1["ruleset_hash"] and meta["objective"] == "race"
-    assert meta["format"] == 1 and meta["values_dtype"] == "float64"
+    assert meta["format"] == 2 and meta["values_dtype"] == "float64"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 

@@ -538,7 +538,9 @@ def test_six_dice_barrier_entered_from_above_by_a_penalty():
     x = PlayerState(620)
     for _ in range(3):
         x = m.zero(x)
-    assert x.score == 570 and x.pit_entry == 620
+    # the entry from above is kept as min(620, low - unit) = 495: the roll-back's target,
+    # one state for every entry from above (docs/rules.md section 6)
+    assert x.score == 570 and x.pit_entry == 495
     for _ in range(3):
         x = m.zero(x)
     assert x.score == 495

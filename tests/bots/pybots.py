@@ -42,3 +42,12 @@ class Broken:
 
 
 not_a_bot = 3
+
+
+class Hangs:
+    """A bot that never answers (a loop without end)."""
+
+    def decide(self, state):
+        n = 0
+        while True:
+            n += 1
