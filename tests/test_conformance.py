@@ -146,27 +146,32 @@ def test_every_legal_action_applies_random_rules(rs, seed):
     _check_every_action_applies(rs, seed, walks=5)
 
 
-def _random_game(rs, players, seed):
-    """A game of ``players`` bots through the engine; returns (winner seat or None, turns)."""
+def _engine_game(rs, bots, seed):
+    """One game of ``bots`` (one bot: a race alone; three or more: any number of players)
+    through the engine with the simulator's dice: game 0 of ``seed`` draws each roll of n
+    dice as one number below faces**n (the ordered roll, die i its digit i). Returns
+    (winner seat or None, turns played)."""
     engine = TurnRules(rs)
-    rng = random.Random(seed)
-    states = [engine.moves.initial()] * len(players)
+    rng = Rng(seed, 0)
+    F = rs.faces
+    states = [engine.moves.initial()] * len(bots)
     mover = 0
     for k in range(1, MAX_TURNS + 1):
         s = engine.start(states[mover])
+        opp = states[(mover + 1) % len(bots)] if len(bots) > 1 else None
         while True:
-            r = engine.after_roll(s, [rng.randint(1, rs.faces) for _ in range(s.dice)])
-            if isinstance(r, TurnEnd):
+            r = rng.below(F ** s.dice)
+            s = engine.after_roll(s, [(r // F ** i) % F + 1 for i in range(s.dice)])
+            if isinstance(s, TurnEnd):
                 break
-            a = players[mover].choose(BotState.at(engine, r, states[1 - mover]))
-            s = r = engine.apply(r, a)
-            if isinstance(r, TurnEnd):
+            s = engine.apply(s, bots[mover].choose(BotState.at(engine, s, opp)))
+            if isinstance(s, TurnEnd):
                 break
-        res = finish_turn(engine.moves, states, mover, r)
+        res = finish_turn(engine.moves, states, mover, s)
         if res.won:
             return mover, k
         states = list(res.players)
-        mover = (mover + 1) % len(players)
+        mover = (mover + 1) % len(bots)
     return None, MAX_TURNS
 
 
@@ -174,7 +179,7 @@ def _random_game(rs, players, seed):
 def test_random_games_end(name):
     rs = load_ruleset(name)
     for seed in range(3):
-        winner, k = _random_game(rs, [HoldBot(rs.goal // 4), HoldBot(rs.goal // 8), RandomBot(seed)], seed)
+        winner, k = _engine_game(rs, [HoldBot(rs.goal // 4), HoldBot(rs.goal // 8), RandomBot(seed)], seed)
         assert winner is not None and k < MAX_TURNS
 
 
@@ -284,34 +289,6 @@ def test_optimal_turn_ends_as_the_kernel_says_random_rules(rs, seed):
 
 
 # --------------------------------------------------------------------------- the simulator's games
-
-
-def _engine_game(rs, bots, seed):
-    """One game of ``bots`` (one bot: a race alone) through the engine with the simulator's
-    dice: game 0 of ``seed`` draws each roll of n dice as one number below faces**n (the
-    ordered roll, die i its digit i). Returns (winner seat, turns played)."""
-    engine = TurnRules(rs)
-    rng = Rng(seed, 0)
-    F = rs.faces
-    states = [engine.moves.initial()] * len(bots)
-    mover = 0
-    for k in range(1, MAX_TURNS + 1):
-        s = engine.start(states[mover])
-        opp = states[1 - mover] if len(bots) == 2 else None
-        while True:
-            r = rng.below(F ** s.dice)
-            s = engine.after_roll(s, [(r // F ** i) % F + 1 for i in range(s.dice)])
-            if isinstance(s, TurnEnd):
-                break
-            s = engine.apply(s, bots[mover].choose(BotState.at(engine, s, opp)))
-            if isinstance(s, TurnEnd):
-                break
-        res = finish_turn(engine.moves, states, mover, s)
-        if res.won:
-            return mover, k
-        states = list(res.players)
-        mover = (mover + 1) % len(bots)
-    return None, MAX_TURNS
 
 
 @pytest.mark.parametrize("name", PRESETS)
