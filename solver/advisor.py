@@ -163,14 +163,14 @@ class TurnAdvisor:
                       "; ".join(n for n in notes if n))
 
     def bank_warning(self, x: PlayerState, t: int) -> str:
-        """What banking ``t`` would do that a player may not expect (samosval, the barrel cap)."""
-        rs = self.rs
-        s1 = x.score + t
-        if rs.barrel.kind == "points" and not rs.on_barrel(x.score) and s1 > rs.barrel.threshold:
-            return f"banking {t} stops at the barrel: {rs.barrel.threshold}, not {s1}"
-        if s1 in rs.dump:
+        """What banking ``t`` would do that a player may not expect: the barrel cap or
+        samosval (read off :meth:`thousand.game.Moves.bank`, where those rules live)."""
+        y, s1 = self.moves.bank(x, t), x.score + t
+        if y == WIN or y.score == s1:
+            return ""
+        if y.score == 0 and s1 in self.rs.dump:
             return f"banking {t} makes {s1}: samosval, the score becomes 0"
-        return ""
+        return f"banking {t} stops at the barrel: {y.score}, not {s1}"
 
     def then_label(self, a, nxt) -> str:
         """What follows the set-aside of action ``a`` (leading to ``nxt``), in words."""

@@ -415,6 +415,7 @@ def play(rules: str | None, names: tuple[str, ...], players: tuple[str, ...], ov
     end of the input or Ctrl-C loses nothing: thousand play --resume FILE goes on.
     """
     import datetime
+    import secrets
     from pathlib import Path
     from .play import Advisors, autosave_dir, open_game, run_session
     # `--players A B C` gives A to the option and B, C as arguments: one list in order
@@ -422,9 +423,10 @@ def play(rules: str | None, names: tuple[str, ...], players: tuple[str, ...], ov
     g, said = open_game(rules, overrides, plist, seed, resume)
     if said:
         click.echo(said)
+    # a name of its own for every game (two games started in the same second never share one)
     path = Path(resume) if resume else autosave_dir() / (
         datetime.datetime.now().strftime("%Y%m%d-%H%M%S-") + "".join(c if c.isalnum() else "-" for c in g.rs.name)
-        + ".json")
+        + f"-{secrets.token_hex(3)}.json")
     sys.exit(run_session(g, Advisors(g.rs, advice, tables_dir), sys.stdin, click.echo, autosave=path))
 
 

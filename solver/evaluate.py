@@ -170,6 +170,27 @@ def _blunder_json(b: Blunders, rs, objective, overrides, race, per_game: bool) -
     return d
 
 
+SAMPLED_TURNS = 12  # turns enumerated to estimate an exact evaluation's size before it starts
+
+
+def _decisions_estimate(engine, bot, oracle, race: bool, pairs: int) -> float:
+    """The decision states an exact evaluation would ask the bot about, roughly: the mean
+    over a few sampled turns (the start, then random states of the table) times the
+    states or pairs. It overcounts (not every pair is reached), so the caller refuses only
+    well past its budget; cheap next to the evaluation itself."""
+    import random
+    from .exact import PolicyTurns
+    states = list(oracle.solution.index)
+    rng = random.Random(0)
+    x0 = engine.moves.initial()
+    sample = [(x0, None if race else x0)] + [(rng.choice(states), None if race else rng.choice(states))
+                                             for _ in range(SAMPLED_TURNS - 1)]
+    probe = PolicyTurns(engine, bot, budget=10 ** 9)
+    for x, y in sample:
+        probe.ends(x, y)
+    return len(probe.answers) / len(sample) * pairs
+
+
 def _exact(engine, bot, opp, opp_spec, oracle, race, budget, sweep_blunders, progress):
     """(ExactResult, "") or (None, why skipped)."""
     if not bot.deterministic:
@@ -181,6 +202,9 @@ def _exact(engine, bot, opp, opp_spec, oracle, race, budget, sweep_blunders, pro
     if pairs > budget:
         return None, f"{pairs:,} {'states' if race else 'state pairs'} exceed the budget of {budget:,} " \
                      "decision states"
+    est = _decisions_estimate(engine, bot, oracle, race, pairs)
+    if est > 2 * budget:
+        return None, f"about {est:,.0f} decision states (sampled) exceed the budget of {budget:,}"
     if progress:
         sys.stderr.write(f"exact evaluation over up to {pairs:,} {'states' if race else 'state pairs'}...\n")
         sys.stderr.flush()

@@ -121,22 +121,26 @@ _BACKENDS: dict[str, Backend] = {}
 
 
 def backend(name: str | None = None) -> Backend:
-    """The kernel backend ``name`` (``"compiled"`` or ``"pure"``), or the selected one: the
-    compiled one when it imports, unless ``THOUSAND_PURE=1``. ImportError when the
-    compiled one is asked for and not built."""
+    """The kernel backend ``name`` (``"compiled"`` or ``"pure"``), or the one selected at
+    import (:data:`BACKEND`). ImportError when the compiled one is asked for and not built."""
     if name is None:
-        if os.environ.get("THOUSAND_PURE", "") not in ("", "0"):
-            return backend("pure")
-        try:
-            return backend("compiled")
-        except ImportError:
-            return backend("pure")
+        return BACKEND
     if name not in _BACKENDS:
         _BACKENDS[name] = Backend(name)
     return _BACKENDS[name]
 
 
-BACKEND: Backend = backend()
+def _select() -> Backend:
+    """The compiled backend when it imports, unless ``THOUSAND_PURE=1``: chosen once."""
+    if os.environ.get("THOUSAND_PURE", "") not in ("", "0"):
+        return backend("pure")
+    try:
+        return backend("compiled")
+    except ImportError:
+        return backend("pure")
+
+
+BACKEND: Backend = _select()
 IMPLEMENTATION: str = BACKEND.name
 
 

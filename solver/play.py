@@ -208,8 +208,8 @@ class Game:
         roll = tr.roll
         nxt = self.engine.keep(tr.state, kept)   # refused (and nothing changed) if not legal
         kept = tuple(sorted(kept))
-        pts = next(p for p, d in tr.options if d == kept)
-        t1 = tr.total + pts
+        t1 = nxt.total                           # every end of a set-aside carries its total
+        pts = t1 - tr.total
         tr.steps.append(f"{_faces(roll)} +{pts}" if len(kept) == len(roll)
                         else f"{_faces(roll)} keep {_faces(kept)} +{pts}")
         self._say(f"{name} rolls {_faces(roll)}: sets aside {_faces(kept)} for {pts}; turn total {t1}")
@@ -235,10 +235,6 @@ class Game:
         end = self.engine.stop(tr.state)   # Refused, with the reason, where stopping is not allowed
         tr.steps.append("stop")
         self._finish(end)
-
-    def bank_refusal(self, x: PlayerState, t: int) -> str | None:
-        """Why ``t`` cannot be banked from ``x`` before a roll (None if it can)."""
-        return self.engine.stop_refusal(TurnState(x, t, 1))
 
     # ------------------------------------------------------------ ends of turns
 
@@ -378,7 +374,7 @@ class Game:
         """One line: whose move it is and what they may do."""
         if self.over:
             return "the game is over"
-        tr, x, name = self.turn, self.player, self.names[self.current]
+        tr, name = self.turn, self.names[self.current]
         d = f"{tr.dice} {'die' if tr.dice == 1 else 'dice'}"
         if tr.roll is not None:
             return f"{name}: choose the dice to set aside from {_faces(tr.roll)}"
@@ -386,7 +382,7 @@ class Game:
             return f"{name} to play: roll {d}"
         if tr.compulsory:
             return f"{name}: turn total {tr.total}, roll {d} (compulsory)"
-        why = self.bank_refusal(x, tr.total)
+        why = self.engine.stop_refusal(tr.state)
         return (f"{name}: turn total {tr.total}, {d} to roll — roll or stop" if why is None
                 else f"{name}: turn total {tr.total}, {d} to roll — roll (cannot stop: {why})")
 

@@ -315,10 +315,10 @@ def solve(rules: Ruleset | str, objective: str, *, method: str | None = None,
     return solve_objective(rs, objective, tables, progress=progress, force=force, method=method)
 
 
-# measured here (docs/solver.md): classic's duel, 2.6 million pairs x 17 passes of turns of
-# ~180 totals in 329 s; classic's race, 1,611 states x 101 sweeps in 103 s
-DUEL_PAIR_ROWS_PER_S = 2.4e7
-RACE_STATE_ROWS_PER_S = 3.0e5
+# measured on this project's 2-core machine (docs/solver.md): classic's duel, 2.6 million
+# pairs x 17 passes over turns of up to 200 totals, 590 s; classic's race about 100 s
+DUEL_PAIR_ROWS_PER_S = 7e6
+RACE_STATE_ROWS_PER_S = 1.5e5
 
 
 def estimate(rs: Ruleset, objective: str) -> dict:
@@ -359,7 +359,8 @@ def _check_size(rs: Ruleset, objective: str, progress: bool) -> None:
                          f"{est['max_pairs']:,} values ({8 * est['max_pairs'] // 10**6} MB)")
     if progress and est.get("seconds", 0) > 30:
         m = est["seconds"] / 60
-        when = f"{m:,.0f} minutes" if m < 120 else f"{m / 60:,.1f} hours"
+        when = (f"{est['seconds']:,.0f} seconds" if m < 2 else f"{m:,.0f} minutes" if m < 120
+                else f"{m / 60:,.1f} hours")
         sys.stderr.write(f"solving the {objective} of {rs.name}: {est['player_states']:,}+ player states, "
                          f"roughly {when} on a 2-core machine (Ctrl-C stops it; nothing is stored until "
                          "it is done)\n")

@@ -194,9 +194,12 @@ def test_play_command_script(tmp_path):
 
 
 def test_play_command_random_rolls_with_seed():
+    import re
     out = [run(["play", "pig", "--players", "A", "B", "--seed", "3"], "roll\nroll\nroll\nsheet\n").output
            for _ in range(2)]
-    assert out[0] == out[1] and "A rolls" in out[0]
+    # the same seed plays the same game; each game autosaves to a file of its own
+    same = [re.sub(r"\S+/thousand/games/\S+\.json", "SAVE", o) for o in out]
+    assert same[0] == same[1] and "A rolls" in out[0] and out[0] != out[1]
 
 
 def test_play_needs_two_players():
