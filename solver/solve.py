@@ -31,23 +31,38 @@ from .tables import Table, find_table, save_table, write_target
 
 
 class Progress:
-    """A one-line progress report on stderr, shown only once a solve has run for a second."""
+    """A progress line on stderr, shown once a solve has run for a second: the step, the
+    largest change, the time so far and, given the solve's ``expected`` seconds
+    (:func:`estimate`), a bar and roughly the time left. On a terminal the line is
+    redrawn in place; elsewhere (a log, a pipe) a new line at most every 10 s."""
 
-    def __init__(self, label: str, enabled: bool = True):
-        self.label, self.enabled = label, enabled
-        self.t0 = time.perf_counter()
+    def __init__(self, label: str, enabled: bool = True, expected: float | None = None):
+        self.label, self.enabled, self.expected = label, enabled, expected
+        self.t0 = self.last = time.perf_counter()
         self.shown = False
+        self.tty = sys.stderr.isatty()
+
+    def line(self, step: int, change: float, now: float) -> str:
+        el = now - self.t0
+        text = f"{self.label}: sweep {step}, largest change {change:.3e}, {el:.0f} s"
+        if self.expected:
+            frac = min(el / self.expected, 0.99)
+            bar = "#" * int(20 * frac)
+            left = self.expected - el
+            text += (f" [{bar:<20}] roughly {left:.0f} s left" if left > 0 else " [longer than estimated]")
+        return text
 
     def __call__(self, step: int, change: float) -> None:
-        if not self.enabled or time.perf_counter() - self.t0 < 1.0:
+        now = time.perf_counter()
+        if not self.enabled or now - self.t0 < 1.0 or (not self.tty and self.shown and now - self.last < 10.0):
             return
-        self.shown = True
-        sys.stderr.write(f"\r{self.label}: sweep {step}, largest change {change:.3e}, "
-                         f"{time.perf_counter() - self.t0:.1f} s   ")
+        self.shown, self.last = True, now
+        sys.stderr.write(("\r" + self.line(step, change, now) + "   ") if self.tty
+                         else self.line(step, change, now) + "\n")
         sys.stderr.flush()
 
     def close(self) -> None:
-        if self.shown:
+        if self.shown and self.tty:
             sys.stderr.write("\n")
             sys.stderr.flush()
 
@@ -350,8 +365,9 @@ def _has_penalties(rs: Ruleset) -> bool:
                                                   or rs.barrel.push_off != "none")))
 
 
-def _check_size(rs: Ruleset, objective: str, progress: bool) -> None:
-    """Refuse at once what cannot fit; say what a long solve will cost before it starts."""
+def _check_size(rs: Ruleset, objective: str, progress: bool) -> float:
+    """Refuse at once what cannot fit; say what a long solve will cost before it starts.
+    Returns the estimated seconds."""
     est = estimate(rs, objective)
     if objective == "duel" and est["pairs"] > est["max_pairs"]:
         raise TableError(f"{rs.name}: at least {est['player_states']:,} player states make {est['pairs']:,} pairs, "
@@ -365,6 +381,7 @@ def _check_size(rs: Ruleset, objective: str, progress: bool) -> None:
                          f"roughly {when} on a 2-core machine (Ctrl-C stops it; nothing is stored until "
                          "it is done)\n")
         sys.stderr.flush()
+    return est.get("seconds", 0.0)
 
 
 def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
@@ -375,10 +392,10 @@ def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
         table = find_table(rs, objective, tables_dir)
         if table is not None:
             return Solution(rs, objective, table, solved_now=False)
-    _check_size(rs, objective, progress)
+    expected = _check_size(rs, objective, progress)
     if objective == "race":
         from .race import solve_race
-        bar = Progress(f"solving {rs.name} race", progress)
+        bar = Progress(f"solving {rs.name} race", progress, expected)
         try:
             sol = solve_race(rs, progress=bar)
         finally:
@@ -390,7 +407,7 @@ def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
                  "value_meaning": "expected turns to win alone"}
     elif objective == "duel":
         from .duel import solve_duel
-        bar = Progress(f"solving {rs.name} duel", progress)
+        bar = Progress(f"solving {rs.name} duel", progress, expected)
         try:
             sol = solve_duel(rs, progress=bar, method=method or "policy")
         finally:

@@ -290,3 +290,13 @@ def test_tables_list_verify_clean(pig_tables):
     assert r.exit_code == 0 and not (pig_tables / PIG_DUEL).exists()
     assert (pig_tables / "5e598d8c4a791ff3-duel").exists() and (shipped_tables() / PIG_DUEL).exists()
     assert run(["tables", "verify", "--tables", str(pig_tables)]).exit_code == 0
+
+
+def test_a_long_solve_says_what_it_costs(capsys):
+    from thousand.solve import Progress, _check_size
+    assert _check_size(load_ruleset("classic"), "duel", True) > 30
+    err = capsys.readouterr().err
+    assert "roughly" in err and "minutes" in err and "player states" in err
+    p = Progress("solving classic duel", True, expected=600.0)
+    assert "roughly 480 s left" in p.line(3, 0.1, p.t0 + 120) and "[####" in p.line(3, 0.1, p.t0 + 120)
+    assert "longer than estimated" in p.line(9, 1e-5, p.t0 + 700)
