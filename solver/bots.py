@@ -320,9 +320,12 @@ class PythonBot(Bot):
             raise _Late
 
         old = signal.signal(signal.SIGALRM, late)
-        signal.setitimer(signal.ITIMER_REAL, self.timeout)
         try:
-            answer = self.obj.decide(state)
+            try:
+                signal.setitimer(signal.ITIMER_REAL, self.timeout)
+                answer = self.obj.decide(state)
+            finally:  # a timer that fires on the way out is still caught below
+                signal.setitimer(signal.ITIMER_REAL, 0)
         except _Late:
             self.late_in_row += 1
             if self.late_in_row >= self.max_late:
@@ -330,7 +333,6 @@ class PythonBot(Bot):
                                f"{self.late_in_row} times in a row; giving up") from None
             raise _fault("late", f"no answer within {self.timeout:g} s") from None
         finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, old)
         self.late_in_row = 0
         return answer
