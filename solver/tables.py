@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -144,6 +145,7 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+TABLE_NAME = re.compile(r"[0-9a-f]{16}-[a-z]+")
 VALUE_RANGE = {"duel": (0.0, 1.0), "race": (1.0, float("inf"))}  # P(win); expected turns
 
 
@@ -239,7 +241,8 @@ def stored_tables(explicit: str | os.PathLike | None = None) -> list[StoredTable
     for root, where in zip(roots, kinds):
         if not root.is_dir():
             continue
-        for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        # table folders are named <ruleset hash>-<objective> (a package's __pycache__ is not one)
+        for folder in sorted(p for p in root.iterdir() if p.is_dir() and TABLE_NAME.fullmatch(p.name)):
             size = sum(f.stat().st_size for f in folder.iterdir() if f.is_file())
             name, objective, problem = "?", "?", ""
             try:

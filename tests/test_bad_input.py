@@ -280,7 +280,9 @@ def test_fuzz_scorekeeper_lines(lines):
 def test_tables_list_verify_clean(pig_tables):
     (pig_tables / PIG_DUEL / "values.npy").write_bytes(b"junk")
     shutil.copytree(shipped_tables() / "5e598d8c4a791ff3-duel", pig_tables / "5e598d8c4a791ff3-duel")
+    (pig_tables / "__pycache__").mkdir()   # not a table (an installed package has one beside its tables)
     listed = json.loads(run(["tables", "list", "--tables", str(pig_tables), "--json"]).output)["tables"]
+    assert not any("__pycache__" in t["path"] for t in listed)
     mine = {Path(t["path"]).name: t for t in listed if t["where"] == "explicit"}
     assert not mine[PIG_DUEL]["ok"] and mine["5e598d8c4a791ff3-duel"]["ok"]
     assert all(t["ok"] for t in listed if t["where"] == "shipped")
