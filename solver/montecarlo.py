@@ -33,7 +33,7 @@ def play_turn(engine: TurnRules, rng: random.Random, bot: Bot, x: PlayerState, y
     faces = engine.rs.faces
     s = engine.start(x)
     while True:
-        r = engine.after_roll(s, sorted(rng.randint(1, faces) for _ in range(s.dice)))
+        r = engine.after_roll(s, [rng.randint(1, faces) for _ in range(s.dice)])  # after_roll sorts
         if isinstance(r, TurnEnd):
             return r
         legal = engine.legal(r)

@@ -236,9 +236,9 @@ def stored_tables(explicit: str | os.PathLike | None = None) -> list[StoredTable
     its meta.json names (:func:`load_table`)."""
     from .rules import from_mapping
     out = []
-    roots = search_path(explicit)
-    kinds = (["explicit"] if len(roots) == 3 else []) + ["shipped", "cache"]
-    for root, where in zip(roots, kinds):
+    shipped, cache = shipped_tables(), user_cache()
+    for root in search_path(explicit):
+        where = "shipped" if root == shipped else "cache" if root == cache else "explicit"
         if not root.is_dir():
             continue
         # table folders are named <ruleset hash>-<objective> (a package's __pycache__ is not one)
