@@ -8,22 +8,45 @@ The public Python API (docs/api.md)::
     sol.start_value()                           # expected turns to win alone
     sol.advise(thousand.PlayerState(0, opened=False), roll=(1, 5, 3, 3, 4))
 
+    poker = thousand.load_ruleset("poker")      # poker dice, any number of players
+    game = thousand.solve_poker(poker, players=3)
+    game.seat_values[3]                         # each seat's chance with optimal play
+    game.advise((6, 6, 3, 2, 1), after=2)       # stop or which dice to re-roll
+
 A turn in play is one state machine (:class:`TurnRules`); solved objectives are one
 result type (:class:`Solution`) with the same fields for every objective.
+
+The names are imported on first use (PEP 562), so that a command that needs one part
+(a poker-dice answer, a ruleset check) does not wait for the others to load.
 """
 
 __version__ = "0.1.0"
 
-from .advisor import Advice, Option  # noqa: E402
-from .engine import Action, TurnEnd, TurnResult, TurnRules, TurnState, finish_turn  # noqa: E402
-from .errors import (BotError, Refused, RulesetError, StateError, TableError,  # noqa: E402
-                     ThousandError)
-from .game import PlayerState  # noqa: E402
-from .rules import Ruleset, load_ruleset, preset_names  # noqa: E402
-from .solve import METHODS, OBJECTIVES, Solution, solve  # noqa: E402
+_WHERE = {
+    "Advice": "advisor", "Option": "advisor",
+    "Action": "engine", "TurnEnd": "engine", "TurnResult": "engine", "TurnRules": "engine",
+    "TurnState": "engine", "finish_turn": "engine",
+    "BotError": "errors", "Refused": "errors", "RulesetError": "errors", "StateError": "errors",
+    "TableError": "errors", "ThousandError": "errors",
+    "PlayerState": "game",
+    "Ruleset": "rules", "load_ruleset": "rules", "preset_names": "rules",
+    "METHODS": "solve", "OBJECTIVES": "solve", "Solution": "solve", "solve": "solve",
+    "PokerRuleset": "poker.rules", "PokerSolution": "poker.game", "solve_poker": "poker.game",
+}
 
-__all__ = [
-    "Action", "Advice", "BotError", "METHODS", "OBJECTIVES", "Option", "PlayerState", "Refused", "Ruleset",
-    "RulesetError", "Solution", "StateError", "TableError", "ThousandError", "TurnEnd", "TurnResult",
-    "TurnRules", "TurnState", "__version__", "finish_turn", "load_ruleset", "preset_names", "solve",
-]
+__all__ = sorted([*_WHERE, "__version__"])
+
+
+def __getattr__(name: str):
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'thousand' has no attribute {name!r}")
+    import importlib
+    module = importlib.import_module(f".{where}", __name__)
+    value = getattr(module, "poker_solution" if name == "solve_poker" else name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return __all__

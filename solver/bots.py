@@ -68,6 +68,19 @@ class BotState:
     def key(self) -> tuple:
         return (self.me, self.opponent, self.turn_total, self.roll, self.hot)
 
+    # what the bot machinery asks of a decision (poker dice has its own, PokerBotState)
+
+    def coerce(self, answer: Any) -> Action:
+        return coerce_action(self, answer)
+
+    def fallback(self) -> Action:
+        return fallback(self)
+
+    def check_reply(self, reply: dict) -> None:
+        """A JSON-lines answer must name both the set-aside and the continuation."""
+        if "keep" not in reply or reply.get("then") not in ("roll", "stop"):
+            raise _fault("malformed", f"an answer needs \"keep\" and \"then\": {_short(reply)}")
+
     def to_json(self) -> dict:
         return {"me": player_json(self.me), "opponent": player_json(self.opponent) if self.opponent else None,
                 "turn_total": self.turn_total, "dice": self.dice, "roll": list(self.roll),
@@ -208,14 +221,14 @@ class Bot:
     def choose(self, state: BotState) -> Action:
         self.decisions += 1
         try:
-            return coerce_action(state, self.decide(state))
+            return state.coerce(self.decide(state))
         except BotError as exc:
             if not hasattr(exc, "kind"):
                 raise
             self.fault(exc.kind, str(exc))
         except Exception as exc:  # a user bot raised: a counted fault, never a traceback
             self.fault("raised", f"{type(exc).__name__}: {exc}".splitlines()[0][:200])
-        return fallback(state)
+        return state.fallback()
 
     def fault(self, kind: str, msg: str) -> None:
         self.faults.add(kind, msg)
@@ -519,20 +532,19 @@ class ProcessBot(Bot):
             raise _fault("malformed", f"not JSON: {_short(reply.text)}")
         if not isinstance(reply, dict):
             raise _fault("malformed", f"not a JSON object: {_short(reply)}")
-        if "keep" not in reply or reply.get("then") not in ("roll", "stop"):
-            raise _fault("malformed", f"an answer needs \"keep\" and \"then\": {_short(reply)}")
+        state.check_reply(reply)
         return reply
 
     def choose(self, state: BotState) -> Action:
         self.decisions += 1
         try:
-            return coerce_action(state, self.decide(state))
+            return state.coerce(self.decide(state))
         except BotError as exc:
             kind = getattr(exc, "kind", None)
             if kind is None:
                 raise  # the bot died or gave up: the evaluation cannot go on
             self.fault(kind, str(exc))
-        return fallback(state)
+        return state.fallback()
 
     def close(self) -> None:
         p = getattr(self, "proc", None)
@@ -581,6 +593,10 @@ class _Malformed:
 
 
 def ruleset_json(rs: Ruleset) -> dict:
+    if getattr(rs, "game", None) == "poker":
+        return {"name": rs.name, "hash": rs.hash, "game": "poker", "dice": rs.dice, "faces": rs.faces,
+                "rolls": rs.rolls, "lock_kept": rs.lock_kept, "three_of_a_kind": rs.three_of_a_kind,
+                "straights": rs.straights, "tie_break": rs.tie_break, "toml": rs.to_toml()}
     return {"name": rs.name, "hash": rs.hash, "dice": rs.dice, "faces": rs.faces, "goal": rs.goal,
             "unit": rs.unit, "keep": rs.keep, "hot_dice": rs.hot_dice, "open_min": rs.open_min,
             "toml": rs.to_toml()}

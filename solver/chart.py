@@ -34,7 +34,7 @@ from .rules import Ruleset, load_ruleset
 from .turn import TurnEnds
 
 NEEDS_MPL = "thousand chart needs matplotlib: pip install matplotlib (in a clone of the repository: pip install '.[chart]')"
-KINDS = ("stop", "win", "rules")
+from .choices import CHART_KINDS as KINDS  # noqa: E402
 DEFAULT_COMPARE = ("classic-nobarrel", "plain")
 
 

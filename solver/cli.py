@@ -15,11 +15,11 @@ import time
 import click
 
 from . import __version__
-from .chart import KINDS as CHART_KINDS
+from .choices import CHART_KINDS, EXACT_BUDGET, OBJECTIVES
 from .errors import ThousandError
-from .exact import EXACT_BUDGET
+from .errors import RulesetError
+from .poker.rules import PokerRuleset
 from .rules import Ruleset, load_ruleset, preset_names
-from .solve import OBJECTIVES
 
 
 # click >= 8.2 raises this for a group called without a command; older clicks print the help
@@ -45,6 +45,17 @@ class _Group(click.Group):
             click.echo("thousand: interrupted", err=True)
             sys.exit(130)
         sys.exit(rv if isinstance(rv, int) else 0)
+
+    def resolve_command(self, ctx, args):
+        # one verb, two games: `thousand advise poker ...` is the poker-dice command of the
+        # same name (its own options); the ruleset is the first argument that is not an option
+        name, cmd, rest = super().resolve_command(ctx, args)
+        twin = POKER_COMMANDS.get(name) if self is main else None
+        if twin is not None:
+            first = next((a for a in rest if not a.startswith("-")), None)
+            if first is not None and _names_poker(first):
+                return name, twin, rest
+        return name, cmd, rest
 
     def invoke(self, ctx):
         try:
@@ -73,8 +84,28 @@ tables_option = click.option("--tables", "tables_dir", type=click.Path(file_okay
                              help="Tables directory (default: the shipped tables, then the user cache).")
 
 
-def _ruleset(rules: str, overrides: tuple[str, ...]) -> Ruleset:
-    return load_ruleset(rules, overrides)
+def _ruleset(rules: str, overrides: tuple[str, ...], poker: bool = False) -> Ruleset:
+    """The ruleset of a command; a poker-dice ruleset only where the command takes one."""
+    rs = load_ruleset(rules, overrides)
+    if isinstance(rs, PokerRuleset) and not poker:
+        command = click.get_current_context().info_name
+        raise RulesetError(f"{rules} is a poker-dice ruleset: `thousand {command}` is for the 1000 family "
+                           "(poker dice has rules, solve, advise, play and evaluate)")
+    return rs
+
+
+def _names_poker(spec: str) -> bool:
+    """Whether a RULES argument names a poker-dice ruleset (a preset or a TOML file)."""
+    import tomllib
+    from pathlib import Path
+    from .rules import _preset_text
+    try:
+        text = _preset_text(spec) if "/" not in spec and not spec.endswith(".toml") else None
+        if text is None and spec.endswith(".toml") and Path(spec).is_file():
+            text = Path(spec).read_text(encoding="utf-8")
+        return text is not None and tomllib.loads(text).get("game") == "poker"
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, ValueError):
+        return False  # the command itself reports a broken file
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -101,7 +132,8 @@ def rules_list(as_json: bool) -> None:
     items = []
     for name in preset_names():
         rs = load_ruleset(name)
-        items.append({"name": name, "summary": rs.summary, "hash": rs.hash})
+        items.append({"name": name, "summary": rs.summary, "hash": rs.hash,
+                      "game": getattr(rs, "game", "1000")})
     width = max(len(i["name"]) for i in items)
     _emit({"presets": items}, as_json,
           "\n".join(f"{i['name']:<{width}}  {i['summary']}" for i in items))
@@ -113,11 +145,12 @@ def rules_list(as_json: bool) -> None:
 @json_option
 def rules_show(rules: str, overrides: tuple[str, ...], as_json: bool) -> None:
     """The fully resolved ruleset as TOML (it loads back to the same hash)."""
-    rs = _ruleset(rules, overrides)
+    rs = _ruleset(rules, overrides, poker=True)
+    unit = getattr(rs, "unit", None)
     if as_json:
-        click.echo(json.dumps({"name": rs.name, "hash": rs.hash, "unit": rs.unit, "ruleset": rs.to_mapping()}))
+        click.echo(json.dumps({"name": rs.name, "hash": rs.hash, "unit": unit, "ruleset": rs.to_mapping()}))
         return
-    click.echo(f"# ruleset hash {rs.hash}, unit {rs.unit} points")
+    click.echo(f"# ruleset hash {rs.hash}" + (f", unit {unit} points" if unit else ", poker dice"))
     click.echo(rs.to_toml(), nl=False)
 
 
@@ -127,9 +160,11 @@ def rules_show(rules: str, overrides: tuple[str, ...], as_json: bool) -> None:
 @json_option
 def rules_check(rules: str, overrides: tuple[str, ...], as_json: bool) -> None:
     """Check a ruleset (a TOML file or a preset with overrides): one line, its hash."""
-    rs = _ruleset(rules, overrides)
-    _emit({"ok": True, "name": rs.name, "hash": rs.hash, "unit": rs.unit}, as_json,
-          f"{rules}: a valid ruleset ({rs.name}, hash {rs.hash}, unit {rs.unit} points)")
+    rs = _ruleset(rules, overrides, poker=True)
+    unit = getattr(rs, "unit", None)
+    _emit({"ok": True, "name": rs.name, "hash": rs.hash, "unit": unit}, as_json,
+          f"{rules}: a valid ruleset ({rs.name}, hash {rs.hash}, "
+          + (f"unit {unit} points)" if unit else "poker dice)"))
 
 
 # --------------------------------------------------------------------------- tables
@@ -427,6 +462,10 @@ def play(rules: str | None, names: tuple[str, ...], players: tuple[str, ...], ov
     path = Path(resume) if resume else autosave_dir() / (
         datetime.datetime.now().strftime("%Y%m%d-%H%M%S-") + "".join(c if c.isalnum() else "-" for c in g.rs.name)
         + f"-{secrets.token_hex(3)}.json")
+    if isinstance(g.rs, PokerRuleset):
+        from .poker.play import PokerAdvisor, run_poker_command
+        sys.exit(run_session(g, PokerAdvisor(g.rs, tables_dir), sys.stdin, click.echo, autosave=path,
+                             command=run_poker_command))
     sys.exit(run_session(g, Advisors(g.rs, advice, tables_dir), sys.stdin, click.echo, autosave=path))
 
 
@@ -465,6 +504,151 @@ def chart(rules: str, overrides: tuple[str, ...], objective: str, kind: str, com
     else:
         click.echo(f"{rs.name} {objective} {kind}: {len(rows)} rows"
                    + (f", data {data}" if data else "") + (f", chart {out}" if out else ""))
+
+
+# --------------------------------------------------------------------------- poker dice
+# `thousand solve|advise|evaluate poker ...`: the same verbs for the poker-dice ruleset kind
+# (the group picks these when RULES is a poker-dice ruleset; `play` takes both games).
+
+players_option = click.option("--players", "players", type=int, default=2, show_default=True,
+                              help="Players in the game (2 to 8).")
+
+
+def _hand(rs: PokerRuleset, text: str, what: str):
+    from .errors import StateError
+    try:
+        return rs.parse_hand(text)
+    except StateError as exc:
+        raise StateError(f"{what}: {exc}") from None
+
+
+@click.command("solve")
+@rules_argument
+@set_option
+@players_option
+@click.option("--reach", "reach", default=None, metavar="HAND",
+              help="Solitaire: the chance of ending one turn with at least HAND (five dice, or four:6, "
+                   "full:6,2, ...), playing for it; no table.")
+@tables_option
+@click.option("--force", is_flag=True, help="Solve again and replace the stored table (atomically).")
+@json_option
+def poker_solve(rules, overrides, players, reach, tables_dir, force, as_json) -> None:
+    """Poker dice: every seat's chance of winning with optimal play (or --reach HAND)."""
+    rs = _ruleset(rules, overrides, poker=True)
+    t0 = time.perf_counter()
+    if reach is not None:
+        from .poker.advisor import reach_probability
+        h = _hand(rs, reach, "--reach")
+        p = reach_probability(rs, rs.hands.strength(h.dice))
+        desc = rs.hands.describe(rs.hands.strength(h.dice))
+        _emit({"ruleset": rs.name, "ruleset_hash": rs.hash, "objective": "reach", "hand": desc,
+               "reach_probability": p, "seconds": round(time.perf_counter() - t0, 6)}, as_json,
+              f"{rs.name}: P(one turn ends with at least {desc}, playing for it) = {p:.12f}")
+        return
+    from .errors import StateError
+    from .poker.game import MAX_PLAYERS, poker_solution
+    if not 2 <= players <= MAX_PLAYERS:
+        raise StateError(f"--players must be 2 to {MAX_PLAYERS}, not {players}")
+    sol = poker_solution(rs, players, tables_dir, force=force)
+    v = sol.seat_values[players]
+    data = {"ruleset": rs.name, "ruleset_hash": rs.hash, "objective": "win", "players": players,
+            "seat_values": [float(x) for x in v], "replay_probability": sol.replay.get(players),
+            "residual": sol.residual.get(players), "rounds": sol.rounds.get(players),
+            "solved_for": sol.players, "seconds": round(time.perf_counter() - t0, 6)}
+    lines = [f"{rs.name}, {players} players: P(win) by seat with optimal play"]
+    lines += [f"  seat {i + 1}: {x:.12f}" for i, x in enumerate(v)]
+    if sol.replay.get(players) is not None:
+        lines.append(f"  P(all {players} tie and replay) = {sol.replay[players]:.3e}; fixed point residual "
+                     f"{sol.residual[players]:.1e} after {sol.rounds[players]} rounds")
+    _emit(data, as_json, "\n".join(lines))
+
+
+@click.command("advise")
+@rules_argument
+@set_option
+@click.option("--roll", "roll_text", required=True, metavar="FACES", help="The five dice showing, e.g. 6,6,3,2,1.")
+@click.option("--roll-number", "--throw", "throw", type=int, default=1, show_default=True,
+              help="Which throw of the turn gave these dice (1 to the ruleset's rolls).")
+@click.option("--rerollable", "rerollable", default=None, metavar="FACES",
+              help="The lock rule: the dice thrown at this throw, the only ones that may be re-rolled "
+                   "(required after throw 2 or later; default at throw 1: all).")
+@click.option("--to-beat", "to_beat", default=None, metavar="HAND",
+              help="The best hand so far: five dice (6,6,6,2,2) or four:6, full:6,2, two-pairs:6,5, "
+                   "three:5, pair:4, five:3, straight:6 (omit it if you play first).")
+@click.option("--holders", type=int, default=None, help="How many players hold that hand (a tie; default 1).")
+@click.option("--after", type=int, default=None,
+              help="Players still to play after you (default 0 with --to-beat; required without it).")
+@click.option("--reach", "reach", default=None, metavar="HAND",
+              help="Solitaire instead: maximise the chance of ending with at least HAND.")
+@tables_option
+@json_option
+def poker_advise(rules, overrides, roll_text, throw, rerollable, to_beat, holders, after, reach, tables_dir,
+                 as_json) -> None:
+    """Poker dice: stop, or which dice to re-roll, with P(win) for every option."""
+    from .errors import StateError
+    from .poker.advisor import advise, advise_reach, turn_state
+    from .poker.game import poker_solution, situation_of
+    from .poker.rules import parse_dice
+    rs = _ruleset(rules, overrides, poker=True)
+    dice = parse_dice(roll_text, None)
+    free = parse_dice(rerollable, None) if rerollable else None
+    st = turn_state(rs, dice, throw, free)
+    if reach is not None:
+        if to_beat is not None or holders is not None or after is not None:
+            raise StateError("--reach is solitaire: it takes no --to-beat, --holders or --after")
+        h = _hand(rs, reach, "--reach")
+        adv = advise_reach(rs, rs.hands.strength(h.dice), st)
+    else:
+        if to_beat is None and after is None:
+            raise StateError("say how many play after you (--after N), or the hand to beat (--to-beat HAND)")
+        beat = _hand(rs, to_beat, "--to-beat") if to_beat is not None else None
+        sit = situation_of(rs, beat, holders, after or 0)
+        adv = advise(rs, poker_solution(rs, max(2, sit.players), tables_dir), sit, st)
+    if as_json:
+        click.echo(json.dumps(adv.to_json()))
+    else:
+        click.echo(adv.render())
+
+
+@click.command("evaluate")
+@rules_argument
+@set_option
+@click.option("--bot", "bot_spec", required=True, metavar="SPEC",
+              help="optimal, stop, greedy, random[:SEED], exec:COMMAND (JSON lines), module:attr or "
+                   "path/to/file.py:attr.")
+@players_option
+@click.option("--games", type=int, default=2000, show_default=True,
+              help="Monte Carlo games with the bot in each seat (0: none).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the dice (and of random bots).")
+@click.option("--exact/--no-exact", default=True, show_default=True,
+              help="Evaluate exactly (asking the bot at every turn state its play reaches).")
+@click.option("--budget", type=int, default=None, help="Most decisions the exact evaluation asks the bot.")
+@click.option("--worst", type=int, default=5, show_default=True, help="Worst decisions to list.")
+@click.option("--timeout", type=float, default=2.0, show_default=True,
+              help="Seconds a Python or exec: bot has for each decision.")
+@tables_option
+@json_option
+def poker_evaluate(rules, overrides, bot_spec, players, games, seed, exact, budget, worst, timeout, tables_dir,
+                   as_json) -> None:
+    """Poker dice: a bot's chance in each seat against optimal players, and its worst decisions."""
+    from .errors import BotError
+    from .poker.evaluate import EXACT_BUDGET, evaluate_poker
+    from .poker.game import MAX_PLAYERS, poker_solution
+    rs = _ruleset(rules, overrides, poker=True)
+    budget = EXACT_BUDGET if budget is None else budget
+    for name, v in (("--games", games), ("--budget", budget), ("--worst", worst)):
+        if v < 0:
+            raise BotError(f"{name} must be 0 or more")
+    if not timeout > 0:
+        raise BotError("--timeout must be positive")
+    if not 2 <= players <= MAX_PLAYERS:
+        raise BotError(f"--players must be 2 to {MAX_PLAYERS}, not {players}")
+    sol = poker_solution(rs, players, tables_dir)
+    report = evaluate_poker(rs, sol, bot_spec, players, games, seed, exact, budget, worst, timeout)
+    _emit(report["json"], as_json, report["text"])
+
+
+POKER_COMMANDS = {"solve": poker_solve, "advise": poker_advise, "evaluate": poker_evaluate}
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -27,7 +27,7 @@ from .engine import TurnEnd, TurnRules, TurnState, finish_turn
 from .errors import ThousandError
 from .game import PlayerState
 
-EXACT_BUDGET = 1_500_000     # decision states the exact evaluation may ask a bot about
+from .choices import EXACT_BUDGET  # noqa: E402,F401  (decision states a bot may be asked about)
 
 
 class BudgetExceeded(Exception):

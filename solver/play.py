@@ -426,8 +426,14 @@ class Game:
             if rs.hash != data["ruleset_hash"]:
                 raise StateError(f"the rules {data['rules']!r} have changed since the game was saved "
                                  f"(hash {rs.hash}, saved {data['ruleset_hash']})")
-            g = cls(rs, list(data["players"]), data["rules"], tuple(data["overrides"]), data.get("seed"))
-            log = [normalise_entry(e, rs) for e in data["log"]]
+            from .poker.rules import PokerRuleset
+            if isinstance(rs, PokerRuleset):  # the same save format for poker dice
+                from .poker.play import PokerGame, normalise_entry as poker_entry
+                g = PokerGame(rs, list(data["players"]), data["rules"], tuple(data["overrides"]), data.get("seed"))
+                log = [poker_entry(e) for e in data["log"]]
+            else:
+                g = cls(rs, list(data["players"]), data["rules"], tuple(data["overrides"]), data.get("seed"))
+                log = [normalise_entry(e, rs) for e in data["log"]]
         except (KeyError, TypeError, AttributeError) as exc:
             raise StateError(f"not a saved game: missing or bad field {exc}") from None
         try:
@@ -641,7 +647,12 @@ def open_game(rules: str | None, overrides: tuple[str, ...], names: list[str], s
     if not resume:
         if not rules:
             raise StateError("say which rules: thousand play RULES --players A B [C ...] (or --resume FILE)")
-        return Game(load_ruleset(rules, overrides), names, rules, overrides, seed), ""
+        rs = load_ruleset(rules, overrides)
+        from .poker.rules import PokerRuleset
+        if isinstance(rs, PokerRuleset):
+            from .poker.play import PokerGame
+            return PokerGame(rs, names, rules, overrides, seed), ""
+        return Game(rs, names, rules, overrides, seed), ""
     try:
         data = json.loads(Path(resume).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -659,11 +670,13 @@ def open_game(rules: str | None, overrides: tuple[str, ...], names: list[str], s
     return g, f"resumed {resume}: {len(g.log)} entries"
 
 
-def run_session(g: Game, advisors: Advisors, stdin, echo, autosave: Path | None = None) -> int:
+def run_session(g: Game, advisors: Advisors, stdin, echo, autosave: Path | None = None, command=None) -> int:
     """Read commands line by line from ``stdin`` until it ends or the player quits;
     ``echo(text, nl=True)`` shows the answers (and, when input is piped, the input).
     Every change is saved to ``autosave`` as it happens, so that neither the end of the
-    input nor Ctrl-C loses the game. Returns the exit code (130 after Ctrl-C)."""
+    input nor Ctrl-C loses the game. ``command(g, line, advisors)`` handles a line
+    (:func:`run_command`; poker dice has its own). Returns the exit code (130 after Ctrl-C)."""
+    command = command or run_command
     echo_input = not stdin.isatty()
     echo(f"thousand play {g.rs.name}: {', '.join(g.names)} (type help for the commands)")
     if autosave is not None:
@@ -680,7 +693,7 @@ def run_session(g: Game, advisors: Advisors, stdin, echo, autosave: Path | None 
             if echo_input:
                 echo(line.rstrip("\n"))
             try:
-                text, quit_ = run_command(g, line, advisors)
+                text, quit_ = command(g, line, advisors)
             except ThousandError as exc:
                 text, quit_ = f"refused: {exc}", False
             if text:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from .errors import RulesetError
+from .poker.rules import PokerRuleset, is_poker, poker_from_mapping
 
 FORMAT = 1  # version of the ruleset mapping layout; part of the hash
 
@@ -224,7 +225,7 @@ class Ruleset:
 def preset_names() -> list[str]:
     """Names of the shipped presets, in the order of docs/rules.md section 8."""
     order = ["classic", "classic-nobarrel", "classic-open", "street", "kubiki", "admission",
-             "six-dice", "plain", "pig", "farkle", "farkle-cardgames"]
+             "six-dice", "plain", "pig", "farkle", "farkle-cardgames", "poker"]
     found = {p.name[:-5] for p in resources.files("thousand.presets").iterdir()
              if p.name.endswith(".toml")}
     return [n for n in order if n in found] + sorted(found - set(order))
@@ -235,13 +236,14 @@ def _preset_text(name: str) -> str | None:
     return res.read_text(encoding="utf-8") if res.is_file() else None
 
 
-def load_ruleset(spec: str | Ruleset, overrides: Iterable[str] = ()) -> Ruleset:
+def load_ruleset(spec: str | Ruleset | PokerRuleset, overrides: Iterable[str] = ()) -> Ruleset | PokerRuleset:
     """A ruleset from a preset name or a TOML path, then ``key=value`` overrides.
 
     Overrides use dotted keys (``bolts.penalty=50``) and TOML values
     (``keep=any``, ``dump=[555]``, ``barrel.kind="none"``; a bare word is a string).
+    A mapping with ``game = "poker"`` is a poker-dice ruleset (:class:`PokerRuleset`).
     """
-    if isinstance(spec, Ruleset):
+    if isinstance(spec, (Ruleset, PokerRuleset)):
         mapping = spec.to_mapping()
     else:
         text = _preset_text(spec) if "/" not in spec and not spec.endswith(".toml") else None
@@ -260,7 +262,12 @@ def load_ruleset(spec: str | Ruleset, overrides: Iterable[str] = ()) -> Ruleset:
             raise RulesetError(f"ruleset {spec} is not valid TOML: {exc}") from None
     for item in overrides:
         _apply_override(mapping, item)
-    return from_mapping(mapping)
+    return ruleset_from_mapping(mapping)
+
+
+def ruleset_from_mapping(mapping: Mapping[str, Any]) -> Ruleset | PokerRuleset:
+    """A 1000-family :class:`Ruleset`, or a :class:`PokerRuleset` for ``game = "poker"``."""
+    return poker_from_mapping(mapping) if is_poker(mapping) else from_mapping(mapping)
 
 
 def _apply_override(mapping: dict, item: str) -> None:

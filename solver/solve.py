@@ -73,7 +73,7 @@ def peak_memory_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1)
 
 
-OBJECTIVES = ("turn", "race", "duel")
+from .choices import OBJECTIVES  # noqa: E402
 # the methods of each objective, the default first (docs/solver.md)
 METHODS = {"turn": ("dp",), "race": ("policy",), "duel": ("policy", "passes", "textbook")}
 

@@ -86,6 +86,14 @@ class Table:
     states: np.ndarray
 
 
+def state_fields(objective: str) -> tuple[str, ...]:
+    """The columns of ``states.npy`` for an objective (poker dice has its own situations)."""
+    if objective == "poker":
+        from .poker.game import POKER_FIELDS
+        return POKER_FIELDS
+    return FIELDS
+
+
 def save_table(root: Path, rs: Ruleset, objective: str, values: np.ndarray, states: np.ndarray,
                extra: dict) -> Path:
     """Write a table atomically under ``root``; returns its folder."""
@@ -99,7 +107,7 @@ def save_table(root: Path, rs: Ruleset, objective: str, values: np.ndarray, stat
         "objective": objective,
         "ruleset_hash": rs.hash,
         "ruleset": rs.to_mapping(),
-        "state_fields": list(FIELDS),
+        "state_fields": list(state_fields(objective)),
         "values_shape": list(values.shape),
         "values_dtype": "float64",
         "states_shape": list(states.shape),
@@ -146,7 +154,7 @@ def file_sha256(path: Path) -> str:
 
 
 TABLE_NAME = re.compile(r"[0-9a-f]{16}-[a-z]+")
-VALUE_RANGE = {"duel": (0.0, 1.0), "race": (1.0, float("inf"))}  # P(win); expected turns
+VALUE_RANGE = {"duel": (0.0, 1.0), "race": (1.0, float("inf")), "poker": (0.0, 1.0)}  # P(win); turns
 
 
 def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
@@ -166,9 +174,11 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
         raise TableError(f"table {folder} was made for ruleset {meta.get('ruleset_hash')!r}, not {rs.hash}")
     if meta.get("objective") != objective:
         raise TableError(f"table {folder} holds objective {meta.get('objective')!r}, not {objective!r}")
-    if meta.get("state_fields") != list(FIELDS):
+    fields = state_fields(objective)
+    if meta.get("state_fields") != list(fields):
         raise TableError(f"table {folder}: unknown state encoding")
-    repair = f"solve it again with `thousand solve {rs.name} --objective {objective} --force` (and the --set " \
+    again = f"--players {meta.get('players')}" if objective == "poker" else f"--objective {objective}"
+    repair = f"solve it again with `thousand solve {rs.name} {again} --force` (and the --set " \
              "options it was solved with), or delete the folder"
     sums = meta.get("sha256")
     if not isinstance(sums, dict):
@@ -188,7 +198,7 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
         raise TableError(f"table {folder}: damaged arrays ({exc.__class__.__name__}); {repair}") from None
     if (list(values.shape) != meta.get("values_shape") or values.dtype != np.float64
             or list(states.shape) != meta.get("states_shape") or states.dtype != np.int32
-            or states.ndim != 2 or states.shape[1] != len(FIELDS)):
+            or states.ndim != 2 or states.shape[1] != len(fields)):
         raise TableError(f"table {folder}: arrays do not match meta.json")
     lo, hi = VALUE_RANGE.get(objective, (-np.inf, np.inf))
     if not np.all(np.isfinite(values)) or (values.size and (values.min() < lo - 1e-9 or values.max() > hi + 1e-9)):
@@ -234,7 +244,7 @@ class StoredTable:
 def stored_tables(explicit: str | os.PathLike | None = None) -> list[StoredTable]:
     """Every table folder on the search path, each loaded and checked against the ruleset
     its meta.json names (:func:`load_table`)."""
-    from .rules import from_mapping
+    from .rules import ruleset_from_mapping
     out = []
     shipped, cache = shipped_tables(), user_cache()
     for root in search_path(explicit):
@@ -248,7 +258,7 @@ def stored_tables(explicit: str | os.PathLike | None = None) -> list[StoredTable
             try:
                 meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
                 objective = str(meta.get("objective"))
-                rs = from_mapping(meta["ruleset"])
+                rs = ruleset_from_mapping(meta["ruleset"])
                 name = rs.name
                 load_table(folder, rs, objective)
             except TableError as exc:

@@ -1,0 +1,7 @@
+"""The names a user chooses among (objectives, chart kinds, the exact-evaluation budget),
+kept apart from the modules that implement them so that the command line can offer them
+without importing the solvers (a poker-dice answer should not wait for the 1000 kernel)."""
+
+OBJECTIVES = ("turn", "race", "duel")
+CHART_KINDS = ("stop", "win", "rules")
+EXACT_BUDGET = 1_500_000     # decision states the exact evaluation may ask a bot about

@@ -1,0 +1,201 @@
+"""Advice for the player to move in poker dice: stop, or which dice to re-roll, with the
+chance of winning (or of reaching a hand) for every option.
+
+The situation (:class:`Situation`) is what the game solver needs: the best hand so far,
+how many hold it, how many play after the mover. The turn (:class:`PokerTurnState`) is
+the five dice showing, which throw this was, and which of them may still be thrown (the
+lock rule). The values come from one solved turn (:func:`thousand.poker.turn.solve_turn`)
+for the mover's utility (:meth:`PokerSolution.utility`), so every option is exact.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import StateError
+from .rules import PokerRuleset, check_dice
+from .turn import KEEP_ID, TurnSolution, _minus, _submultisets, solve_turn, turn_shape
+
+
+@dataclass(frozen=True)
+class Situation:
+    """``best``: the strength of the best hand so far (None for the first player);
+    ``holders``: how many earlier players hold it; ``after``: players still to play after
+    the mover."""
+
+    best: int | None = None
+    holders: int = 0
+    after: int = 0
+
+    @property
+    def remaining(self) -> int:
+        return self.after + 1
+
+    @property
+    def players(self) -> int:
+        """The fewest players a game with this situation has."""
+        return self.holders + self.after + 1
+
+    def describe(self, rs: PokerRuleset) -> str:
+        seat = f"{self.after} to play after you" if self.after else "you play last"
+        if self.best is None:
+            return f"first to play; {seat}"
+        held = "held by 1 player" if self.holders == 1 else f"held by {self.holders} players (tied)"
+        return f"to beat: {rs.hands.describe(self.best)}, {held}; {seat}"
+
+
+@dataclass(frozen=True)
+class PokerTurnState:
+    """Five dice showing after throw ``throw``; ``free`` the ones that may still be thrown."""
+
+    dice: tuple[int, ...]
+    throw: int
+    free: tuple[int, ...]
+
+    @property
+    def locked(self) -> tuple[int, ...]:
+        return _minus(self.dice, self.free)
+
+
+def turn_state(rs: PokerRuleset, dice, throw: int = 1, free=None) -> PokerTurnState:
+    """A checked turn state: ``free`` defaults to every die at throw 1 (and always with free
+    re-rolls); under the lock rule it must be given after throw 2 or later."""
+    d = check_dice(dice)
+    if not 1 <= throw <= rs.rolls:
+        raise StateError(f"throw {throw}: a turn has throws 1 to {rs.rolls}")
+    if free is None:
+        if throw > 1 and rs.lock_kept and throw < rs.rolls:
+            raise StateError(f"after throw {throw} only the dice thrown at throw {throw} may be re-rolled "
+                             "(the lock rule): say which they are (--rerollable)")
+        free = d
+    f = tuple(sorted(int(x) for x in free))
+    if Counter(f) - Counter(d):
+        raise StateError(f"re-rollable dice {','.join(map(str, f))} are not among the dice showing "
+                         f"{','.join(map(str, d))}")
+    if throw == 1 and f != d:
+        raise StateError("at throw 1 every die may be re-rolled")
+    if not rs.lock_kept and f != d:
+        raise StateError(f"{rs.name} has free re-rolls (lock_kept = false): every die may be re-rolled")
+    if not f and throw < rs.rolls:
+        raise StateError(f"after throw {throw} at least one die was just thrown")
+    return PokerTurnState(d, throw, f)
+
+
+@dataclass
+class PokerOption:
+    reroll: tuple[int, ...]      # () = stop
+    value: float
+
+    @property
+    def label(self) -> str:
+        return "stop" if not self.reroll else f"re-roll {','.join(map(str, self.reroll))}"
+
+
+@dataclass
+class PokerAdvice:
+    rs: PokerRuleset
+    objective: str               # "win" or "reach"
+    situation: str
+    state: PokerTurnState
+    hand: str
+    options: list[PokerOption]   # best first (the solver's choice), then by value
+    note: str = ""
+
+    @property
+    def value_name(self) -> str:
+        return "win_probability" if self.objective == "win" else "reach_probability"
+
+    @property
+    def best(self) -> PokerOption:
+        return self.options[0]
+
+    def to_json(self) -> dict:
+        s = self.state
+        return {"ruleset": self.rs.name, "ruleset_hash": self.rs.hash, "objective": self.objective,
+                "situation": self.situation, "dice": list(s.dice), "throw": s.throw, "rolls": self.rs.rolls,
+                "rerollable": list(s.free), "hand": self.hand, "best": self.best.label,
+                "value": self.value_name, "note": self.note or None,
+                "options": [{"action": "stop" if not o.reroll else "reroll", "reroll": list(o.reroll),
+                             "keep": list(_minus(s.dice, o.reroll)), "label": o.label, self.value_name: o.value}
+                            for o in self.options]}
+
+    def render(self, limit: int = 12) -> str:
+        s = self.state
+        name = "P(win)" if self.objective == "win" else "P(reach)"
+        lines = [f"{self.rs.name}: {self.situation}",
+                 f"throw {s.throw} of {self.rs.rolls}: {','.join(map(str, s.dice))} — {self.hand}"]
+        if self.rs.lock_kept and s.throw > 1 and s.free != s.dice and s.throw < self.rs.rolls:
+            lines.append(f"  you may re-roll only {','.join(map(str, s.free))} (the lock rule)")
+        if self.note:
+            lines.append(self.note)
+        top = max(o.value for o in self.options) or 1.0
+        width = max(len(o.label) for o in self.options[:limit])
+        for k, o in enumerate(self.options[:limit]):
+            bar = "█" * int(round(20 * o.value / top)) if top > 0 else ""
+            lines.append(f"  {'best' if k == 0 else '    '}  {o.label:<{width}}  {name} {o.value:.6f}  {bar}")
+        if len(self.options) > limit:
+            lines.append(f"  ... {len(self.options) - limit} more options (--json lists them all)")
+        if len(self.options) > 1:
+            lines.append(f"  margin to the second-best option: {self.options[0].value - self.options[1].value:.6f}")
+        return "\n".join(lines)
+
+
+def options_of(rs: PokerRuleset, sol: TurnSolution, u_roll: np.ndarray, st: PokerTurnState) -> list[PokerOption]:
+    """Every option at ``st`` with its value in the solved turn (row 0), the solver's
+    choice first, the rest by value (re-rolling fewer dice first on equal values)."""
+    from .turn import ROLL_ID, KEEPS
+    shape = sol.shape
+    stop = PokerOption((), float(u_roll[ROLL_ID[st.dice]]))
+    if st.throw >= rs.rolls:
+        return [stop]
+    opts = [stop]
+    C = sol.C[st.throw + 1][0]
+    for y in _submultisets(st.free):
+        if len(y) == len(st.free):
+            continue
+        keep = tuple(sorted(st.locked + y))
+        opts.append(PokerOption(_minus(st.free, y), float(C[KEEP_ID[keep]])))
+    act = int(sol.action[st.throw][0, shape.state_of(st.locked, st.free)])
+    chosen = () if act < 0 else _minus(st.dice, KEEPS[act])
+    opts.sort(key=lambda o: (o.reroll != chosen, -o.value, len(o.reroll), o.reroll))
+    return opts
+
+
+def advise(rs: PokerRuleset, solution, situation: Situation, st: PokerTurnState) -> PokerAdvice:
+    """Win-probability advice from a :class:`PokerSolution`."""
+    hands = rs.hands
+    if situation.players > solution.players:
+        raise StateError(f"{situation.players} players; the table covers up to {solution.players}")
+    u = solution.utility(situation.best, situation.holders, situation.remaining)
+    u_roll = u[solution.strength_of_roll]
+    sol = solve_turn(turn_shape(rs.lock_kept), rs.rolls, u_roll)
+    note = ""
+    if situation.best is not None and hands.strength(st.dice) < situation.best and st.throw >= rs.rolls:
+        note = "your hand does not beat the best so far: you have lost this game"
+    return PokerAdvice(rs, "win", situation.describe(rs), st, hands.describe(hands.strength(st.dice)),
+                       options_of(rs, sol, u_roll, st), note)
+
+
+def reach_utility(rs: PokerRuleset, target: int) -> np.ndarray:
+    """1 for every roll whose hand is at least as strong as ``target``, else 0."""
+    hands = rs.hands
+    from .rules import ROLLS
+    return np.array([1.0 if hands.strength(d) >= target else 0.0 for d in ROLLS])
+
+
+def reach_probability(rs: PokerRuleset, target: int) -> float:
+    """The chance of ending one turn with a hand at least as strong as ``target``, playing for it."""
+    return float(solve_turn(turn_shape(rs.lock_kept), rs.rolls, reach_utility(rs, target)).value[0])
+
+
+def advise_reach(rs: PokerRuleset, target: int, st: PokerTurnState) -> PokerAdvice:
+    """Solitaire advice: the chance of reaching at least ``target`` for every option."""
+    u_roll = reach_utility(rs, target)
+    sol = solve_turn(turn_shape(rs.lock_kept), rs.rolls, u_roll)
+    hands = rs.hands
+    return PokerAdvice(rs, "reach", f"solitaire: reach at least {hands.describe(target)}", st,
+                       hands.describe(hands.strength(st.dice)), options_of(rs, sol, u_roll, st))
+

@@ -1,0 +1,367 @@
+"""The poker-dice scorekeeper and the game in play: ``thousand play poker --players A B C``.
+
+:class:`PokerGame` is one game driven by log entries, like :class:`thousand.play.Game`:
+``roll F,F,...`` (the faces thrown: all five at the first throw, then the faces of the
+dice picked up), ``reroll F,F,...`` (the dice picked up to throw again; only re-rollable
+ones under the lock rule) and ``stop`` (keep the hand). A turn ends at a stop or after
+the last throw; when every player of a round has played, the best hand wins, and players
+tied at the top play a new round among themselves in their seat order (RULES.md §10).
+The save format is the 1000 scorekeeper's (ruleset, overrides, players, seed, log).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from ..errors import Refused, StateError, ThousandError
+from .advisor import PokerTurnState, Situation
+from .rules import DICE, PokerRuleset, check_dice, parse_dice
+from .turn import _minus
+
+SAVE_FORMAT = 1
+
+
+def _faces(d) -> str:
+    return ",".join(map(str, d))
+
+
+class PokerGame:
+    """A game of poker dice between ``names`` (at least two), driven by log entries."""
+
+    def __init__(self, rs: PokerRuleset, names: list[str], spec: str = "", overrides: tuple[str, ...] = (),
+                 seed: int | None = None):
+        if len(names) < 2:
+            raise StateError("a game needs at least two players: --players A B [C ...]")
+        if len(set(names)) != len(names):
+            raise StateError("player names must differ")
+        from .game import MAX_PLAYERS
+        if len(names) > MAX_PLAYERS:
+            raise StateError(f"poker dice is solved for up to {MAX_PLAYERS} players, not {len(names)}")
+        self.rs, self.names, self.spec, self.overrides, self.seed = rs, list(names), spec, tuple(overrides), seed
+        self.log: list[str] = []
+        self._reset()
+
+    def _reset(self) -> None:
+        self.rounds: list[list[int]] = [list(range(len(self.names)))]
+        self.results: list[dict[int, tuple[int, ...]]] = [{}]
+        self.pos = 0
+        self.winners: list[int] | None = None
+        self.messages: list[str] = []
+        self._new_turn()
+
+    def _new_turn(self) -> None:
+        self.dice: tuple[int, ...] | None = None
+        self.throw = 0
+        self.free: tuple[int, ...] = ()
+        self.picked: tuple[int, ...] | None = None
+
+    # ------------------------------------------------------------ state
+
+    @property
+    def over(self) -> bool:
+        return self.winners is not None
+
+    @property
+    def seats(self) -> list[int]:
+        return self.rounds[-1]
+
+    @property
+    def current(self) -> int:
+        return self.seats[self.pos]
+
+    def situation(self) -> Situation:
+        """The mover's situation in the current round (a replay is the same game, smaller)."""
+        hands = self.rs.hands
+        got = [hands.strength(d) for d in self.results[-1].values()]
+        after = len(self.seats) - self.pos - 1
+        if not got:
+            return Situation(None, 0, after)
+        best = max(got)
+        return Situation(best, got.count(best), after)
+
+    def turn_state(self) -> PokerTurnState | None:
+        if self.dice is None:
+            return None
+        return PokerTurnState(self.dice, self.throw, self.free)
+
+    # ------------------------------------------------------------ entries
+
+    def submit(self, entry: str) -> list[str]:
+        """Apply one entry and log it; a refused entry changes nothing (raises :class:`Refused`)."""
+        entry = normalise_entry(entry)
+        try:
+            msgs = self._apply(entry)
+        except ThousandError:
+            self._replay(self.log)
+            raise
+        self.log.append(entry)
+        return msgs
+
+    def undo(self) -> str:
+        if not self.log:
+            raise Refused("nothing to undo")
+        last = self.log[-1]
+        self._replay(self.log[:-1])
+        return f"undone: {last}"
+
+    def _replay(self, log: list[str]) -> None:
+        self._reset()
+        self.log = []
+        for e in log:
+            self._apply(e)
+            self.log.append(e)
+        self.messages = []
+
+    def _apply(self, entry: str) -> list[str]:
+        self.messages = []
+        if self.over:
+            raise Refused("the game is over (undo to change the last entry)")
+        verb, _, arg = entry.partition(" ")
+        faces = tuple(int(f) for f in arg.split(",")) if arg else ()
+        if verb == "roll":
+            self._roll(faces)
+        elif verb == "reroll":
+            self._reroll(faces)
+        else:
+            self._stop()
+        return self.messages
+
+    def _roll(self, faces: tuple[int, ...]) -> None:
+        name, rs = self.names[self.current], self.rs
+        if self.dice is None:
+            if len(faces) != DICE:
+                raise Refused(f"the first throw is of all {DICE} dice, not {len(faces)}")
+            self.dice, self.throw, self.free = tuple(sorted(faces)), 1, tuple(sorted(faces))
+        else:
+            if self.picked is None:
+                raise Refused("say which dice you pick up first: reroll F,F (or stop)")
+            if len(faces) != len(self.picked):
+                raise Refused(f"{len(self.picked)} dice were picked up ({_faces(self.picked)}), "
+                              f"{len(faces)} faces given")
+            kept = _minus(self.dice, self.picked)
+            self.dice = tuple(sorted(kept + faces))
+            self.throw += 1
+            self.free = tuple(sorted(faces)) if rs.lock_kept else self.dice
+            self.picked = None
+        self.messages.append(f"{name} throws {_faces(faces)}: {_faces(self.dice)} — "
+                             f"{rs.hands.describe(rs.hands.strength(self.dice))}")
+        if self.throw >= rs.rolls:
+            self._end_turn()
+
+    def _reroll(self, faces: tuple[int, ...]) -> None:
+        if self.dice is None:
+            raise Refused("throw the five dice first")
+        if self.picked is not None:
+            raise Refused(f"{_faces(self.picked)} are picked up already: roll them")
+        if not faces:
+            raise Refused("say which dice to pick up: reroll F,F (or stop)")
+        if Counter(faces) - Counter(self.dice):
+            raise Refused(f"{_faces(sorted(faces))} are not among the dice {_faces(self.dice)}")
+        if Counter(faces) - Counter(self.free):
+            locked = _faces(_minus(self.dice, self.free))
+            raise Refused(f"only the dice thrown at the last throw may be thrown again (the lock rule): "
+                          f"{_faces(self.free)}; {locked} stay")
+        self.picked = tuple(sorted(faces))
+
+    def _stop(self) -> None:
+        if self.dice is None:
+            raise Refused("throw the five dice first")
+        if self.picked is not None:
+            raise Refused(f"{_faces(self.picked)} are picked up: roll them (or undo)")
+        self._end_turn()
+
+    def _end_turn(self) -> None:
+        rs, hands = self.rs, self.rs.hands
+        seat = self.current
+        self.results[-1][seat] = self.dice
+        self.pos += 1
+        self._new_turn()
+        if self.pos < len(self.seats):
+            return
+        res = self.results[-1]
+        top = max(hands.strength(d) for d in res.values())
+        tied = [s for s in self.seats if hands.strength(res[s]) == top]
+        if len(tied) == 1:
+            self.winners = tied
+            self.messages.append(f"GAME OVER: {self.names[tied[0]]} wins with {hands.describe(top)}")
+            return
+        self.messages.append(f"{' and '.join(self.names[s] for s in tied)} tie with {hands.describe(top)}: "
+                             "they play a new round among themselves")
+        self.rounds.append(tied)
+        self.results.append({})
+        self.pos = 0
+
+    # ------------------------------------------------------------ display
+
+    def prompt(self) -> str:
+        if self.over:
+            return "game over> "
+        name = self.names[self.current]
+        if self.dice is None:
+            return f"{name}: roll 5 dice> "
+        if self.picked is not None:
+            return f"{name}: roll {len(self.picked)} {'die' if len(self.picked) == 1 else 'dice'}> "
+        return f"{name} [{_faces(self.dice)}, throw {self.throw}/{self.rs.rolls}]> "
+
+    def where(self) -> str:
+        if self.over:
+            return "the game is over"
+        name = self.names[self.current]
+        if self.dice is None:
+            return f"{name} to play: throw all five dice"
+        if self.picked is not None:
+            n = len(self.picked)
+            return f"{name}: throw the {'die' if n == 1 else f'{n} dice'} picked up ({_faces(self.picked)})"
+        lock = (f" (re-rollable: {_faces(self.free)})" if self.rs.lock_kept and self.free != self.dice else "")
+        return f"{name}: {_faces(self.dice)} after throw {self.throw} of {self.rs.rolls} — reroll F,F or stop{lock}"
+
+    def sheet(self) -> str:
+        hands = self.rs.hands
+        w = max(6, *(len(n) for n in self.names))
+        k = len(self.rounds)
+        lines = [f"{self.rs.name} — {'round 1' if k == 1 else f'replay {k - 1} (tied players)'}"]
+        res = self.results[-1]
+        best = max((hands.strength(d) for d in res.values()), default=None)
+        for s in self.seats:
+            mark = "*" if self.winners and s in self.winners else (">" if not self.over and s == self.current else " ")
+            if s in res:
+                st = hands.strength(res[s])
+                text = f"{_faces(res[s])}  {hands.describe(st)}" + ("  (best)" if st == best else "")
+            elif not self.over and s == self.current and self.dice is not None:
+                text = f"{_faces(self.dice)}  (throw {self.throw} of {self.rs.rolls})"
+            else:
+                text = "to play"
+            lines.append(f"  {mark} {self.names[s]:<{w}}  {text}")
+        out = [s for s in range(len(self.names)) if s not in self.seats]
+        if out:
+            lines.append("  out: " + ", ".join(self.names[s] for s in out))
+        lines.append("  " + self.where())
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------ save
+
+    def to_json(self) -> dict:
+        return {"format": SAVE_FORMAT, "rules": self.spec, "overrides": list(self.overrides),
+                "ruleset_hash": self.rs.hash, "players": self.names, "seed": self.seed, "log": list(self.log)}
+
+    def roll_dice(self) -> tuple[int, ...]:
+        """The program's throw (of all five, or of the dice picked up): seeded by ``--seed``
+        and the log length, so a replay or a resume throws the same dice."""
+        rng = random.SystemRandom() if self.seed is None else random.Random(f"{self.seed}:{len(self.log)}")
+        n = DICE if self.dice is None else len(self.picked or ())
+        return tuple(sorted(rng.randint(1, 6) for _ in range(n)))
+
+
+def normalise_entry(entry: str) -> str:
+    """A log entry in its canonical form, or :class:`Refused`."""
+    verb, _, arg = entry.strip().partition(" ")
+    arg = arg.strip()
+    if verb == "stop" and not arg:
+        return "stop"
+    if verb in ("roll", "reroll") and arg:
+        try:
+            faces = parse_dice(arg, None)
+        except StateError as exc:
+            raise Refused(str(exc)) from None
+        if len(faces) > DICE:
+            raise Refused(f"{len(faces)} dice: poker dice is played with {DICE}")
+        return f"{verb} {_faces(faces)}"
+    raise Refused(f"not a log entry: {entry!r}")
+
+
+class PokerAdvisor:
+    """``?`` in the scorekeeper: the exact advice for the mover (the table is solved for the
+    game's number of players on first use: seconds)."""
+
+    def __init__(self, rs: PokerRuleset, tables_dir: str | None):
+        self.rs, self.tables_dir, self._sol = rs, tables_dir, None
+
+    def advise(self, g: PokerGame) -> str:
+        from .advisor import advise
+        from .game import poker_solution
+        if g.over:
+            raise Refused("the game is over")
+        st = g.turn_state()
+        if st is None:
+            raise Refused("throw the five dice first: advice is about what to re-roll")
+        if g.picked is not None:
+            raise Refused(f"{_faces(g.picked)} are picked up: roll them")
+        if self._sol is None:
+            self._sol = poker_solution(self.rs, len(g.names), self.tables_dir)
+        adv = advise(self.rs, self._sol, g.situation(), st)
+        return f"advice (exact) for {g.names[g.current]}\n" + adv.render()
+
+
+HELP = """commands (one per line):
+  roll [F,F,...]     the faces thrown (roll 6,6,3,2,1 or just 66321): all five at the first
+                     throw, then the dice picked up; 'roll' alone: the program throws
+  reroll F,F,...     pick up these dice to throw again (e.g. reroll 3,2,1)
+  stop               keep the hand (the turn ends; it also ends after the last throw)
+  ? | hint           advice: stop or which dice to re-roll, with P(win) for every option
+  sheet              show the sheet
+  undo               take back the last entry
+  save FILE          save the game as JSON (resume: thousand play --resume FILE)
+  log                the entries so far
+  help               this text
+  quit               leave (the game is saved as it goes)"""
+
+
+def run_poker_command(g: PokerGame, line: str, advisor: PokerAdvisor) -> tuple[str, bool]:
+    """Handle one input line of the poker scorekeeper; returns (text to show, whether to quit)."""
+    from pathlib import Path
+    from ..play import save_game
+    line = line.strip()
+    if not line or line.startswith("#"):
+        return "", False
+    verb, _, arg = line.partition(" ")
+    verb, arg = verb.lower(), arg.strip()
+    if verb in ("quit", "exit", "q"):
+        return "", True
+    if verb in ("help", "h"):
+        return HELP, False
+    if verb in ("?", "hint", "advice"):
+        return advisor.advise(g), False
+    if verb == "sheet":
+        return g.sheet(), False
+    if verb == "log":
+        return "\n".join(f"{k + 1:4}  {e}" for k, e in enumerate(g.log)) or "(no entries)", False
+    if verb == "undo":
+        return g.undo() + "\n" + g.sheet(), False
+    if verb == "save":
+        if not arg:
+            raise Refused("save needs a file name: save FILE")
+        try:
+            save_game(g, Path(arg))
+        except OSError as exc:
+            raise Refused(f"cannot save to {arg}: {exc.strerror or exc}") from None
+        return f"saved {len(g.log)} entries to {arg}", False
+    if verb in ("r", "roll") and not arg:
+        if g.over:
+            raise Refused("the game is over (undo to change the last entry)")
+        if g.dice is not None and g.picked is None:
+            raise Refused("say which dice you pick up first: reroll F,F (or stop)")
+        entry = "roll " + _faces(g.roll_dice())
+    elif verb in ("r", "roll"):
+        entry = "roll " + arg
+    elif verb in ("reroll", "rr", "pick"):
+        entry = "reroll " + arg if arg else "reroll"
+    elif verb in ("s", "stop", "stand"):
+        if arg:
+            raise Refused("stop takes no argument")
+        entry = "stop"
+    elif verb[0].isdigit():
+        entry = "roll " + line
+    else:
+        raise Refused(f"unknown command {verb!r} (type help)")
+    before = (len(g.rounds), g.pos)
+    msgs = g.submit(entry)
+    tail = g.sheet() if g.over or (len(g.rounds), g.pos) != before else "  " + g.where()
+    return "\n".join([*msgs, tail]), False
+
+
+def check_log(rs: PokerRuleset, log: list[str]) -> list[str]:
+    return [normalise_entry(e) for e in log]
+
+
+__all__ = ["PokerGame", "PokerAdvisor", "run_poker_command", "check_dice"]

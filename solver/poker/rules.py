@@ -1,0 +1,255 @@
+"""Poker dice («покер на костях», RULES.md section 10): the ruleset and the hands.
+
+A :class:`PokerRuleset` is the poker-dice counterpart of :class:`thousand.rules.Ruleset`:
+built from a TOML mapping with ``game = "poker"`` (a preset or a file, plus
+``key=value`` overrides), validated, written back to canonical TOML, hashed.
+
+Hands are ranked by :attr:`PokerRuleset.hands`: every one of the 252 sorted rolls of
+five dice gets a strength (an integer, larger is better; equal strength is a tie that
+the tied players replay). The category order is fixed (five of a kind, four, full
+house, straight when on, three of a kind when on, two pairs, a pair, nothing); within a
+category ``tie_break`` decides: ``hand_sum`` (the sum of the faces of the dice that
+make the hand; all five for a full house, a straight and nothing) or ``ranked`` (the
+larger group's face, then the smaller group's, then the other dice high to low).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import combinations_with_replacement
+from typing import Any, Mapping
+
+from ..errors import RulesetError, StateError
+
+GAME = "poker"
+FORMAT = 1          # version of the poker mapping layout; part of the hash
+DICE, FACES = 5, 6  # the game's dice: the hands are defined for five six-faced dice
+TIE_BREAKS = ("hand_sum", "ranked")
+MAX_ROLLS = 6
+
+# categories, weakest first; the index is the category's rank
+CATEGORIES = ("nothing", "pair", "two pairs", "three of a kind", "straight", "full house",
+              "four of a kind", "five of a kind")
+CATEGORY_RU = ("ничего", "пара", "две пары", "тройка", "стрит", "фулл хаус", "каре", "покер")
+# names a user may type for a category (--to-beat four:6)
+CATEGORY_WORDS = {"nothing": 0, "pair": 1, "two-pairs": 2, "twopairs": 2, "three": 3, "straight": 4,
+                  "full": 5, "full-house": 5, "four": 6, "five": 7, "poker": 7}
+
+ROLLS = tuple(combinations_with_replacement(range(1, FACES + 1), DICE))  # the 252 sorted rolls
+
+
+@dataclass(frozen=True)
+class Hand:
+    """What five dice make: the category, the faces that make it, and the tie-break key."""
+
+    dice: tuple[int, ...]
+    category: int
+    faces: tuple[int, ...]   # the groups' faces, larger group first (straight: its high face)
+    key: tuple[int, ...]     # compared after the category
+
+    @property
+    def name(self) -> str:
+        return CATEGORIES[self.category]
+
+    def describe(self, tie_break: str = "hand_sum") -> str:
+        """E.g. ``four of a kind of 6 (24 points)``; under ``ranked`` the order of the faces."""
+        c, f = self.category, self.faces
+        if c in (2, 5):
+            what = (f"two pairs, {f[0]} and {f[1]}" if c == 2 else f"a full house, {f[0]} over {f[1]}")
+        elif c == 0:
+            what = "nothing"
+        else:
+            what = {1: "a pair of {}", 3: "three of a kind of {}", 4: "a straight to {}",
+                    6: "four of a kind of {}", 7: "five of a kind of {}"}[c].format(f[0])
+        if tie_break == "hand_sum":
+            return f"{what} ({self.key[0]} points)"
+        return f"{what} (then {'-'.join(map(str, self.key))})"
+
+
+@dataclass(frozen=True)
+class PokerRuleset:
+    """A complete, validated poker-dice ruleset. Build it with :func:`thousand.load_ruleset`
+    (a mapping with ``game = "poker"``)."""
+
+    name: str = "poker"
+    summary: str = ""
+    rolls: int = 3
+    lock_kept: bool = True
+    three_of_a_kind: bool = True
+    straights: bool = False
+    tie_break: str = "hand_sum"
+
+    game = GAME
+    dice = DICE
+    faces = FACES
+
+    def to_mapping(self) -> dict[str, Any]:
+        """The canonical mapping (every key present) that :func:`poker_from_mapping` reads."""
+        return {"name": self.name, "summary": self.summary, "game": GAME, "dice": DICE, "faces": FACES,
+                "rolls": self.rolls, "lock_kept": self.lock_kept, "three_of_a_kind": self.three_of_a_kind,
+                "straights": self.straights, "tie_break": self.tie_break}
+
+    def to_toml(self) -> str:
+        from ..rules import dump_toml
+        return dump_toml(self.to_mapping())
+
+    @cached_property
+    def hash(self) -> str:
+        """A stable content hash of the rules (name and summary excluded)."""
+        m = self.to_mapping()
+        del m["name"], m["summary"]
+        m["format"] = FORMAT
+        blob = json.dumps(m, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    # ------------------------------------------------------------ hands
+
+    def hand(self, dice) -> Hand:
+        """The hand five dice make under these rules."""
+        d = check_dice(dice)
+        count = Counter(d)
+        groups = sorted(count.items(), key=lambda fc: (-fc[1], -fc[0]))  # larger group, then higher face
+        sizes = [c for _, c in groups]
+        faces = [f for f, _ in groups]
+        high = sorted(d, reverse=True)
+        if sizes == [5]:
+            cat, made, top = 7, list(d), faces[:1]
+        elif sizes == [4, 1]:
+            cat, made, top = 6, [faces[0]] * 4, faces[:1]
+        elif sizes == [3, 2]:
+            cat, made, top = 5, list(d), faces[:2]
+        elif sizes == [3, 1, 1]:
+            if self.three_of_a_kind:
+                cat, made, top = 3, [faces[0]] * 3, faces[:1]
+            else:  # without the hand, three equal dice are (at least) a pair
+                cat, made, top = 1, [faces[0]] * 2, faces[:1]
+        elif sizes == [2, 2, 1]:
+            cat, made, top = 2, [faces[0]] * 2 + [faces[1]] * 2, faces[:2]
+        elif sizes == [2, 1, 1, 1]:
+            cat, made, top = 1, [faces[0]] * 2, faces[:1]
+        elif self.straights and high in ([5, 4, 3, 2, 1], [6, 5, 4, 3, 2]):
+            cat, made, top = 4, list(d), high[:1]
+        else:
+            cat, made, top = 0, list(d), []
+        if self.tie_break == "hand_sum":
+            key: tuple[int, ...] = (sum(made),)
+        else:
+            rest = list(high)
+            for f in top:
+                for _ in range(count[f] if cat != 1 or f != top[0] else 2):
+                    rest.remove(f)
+            key = tuple(top) + tuple(rest)
+        return Hand(d, cat, tuple(top), key)
+
+    @cached_property
+    def hands(self) -> "HandTable":
+        return HandTable(self)
+
+    def parse_hand(self, text: str) -> Hand:
+        """A hand to beat, as five dice (``6,6,6,6,2``) or as ``KIND:FACES`` (``four:6``,
+        ``full:6,2``, ``two-pairs:6,5``, ``pair:4``, ``three:5``, ``five:3``, ``straight:6``,
+        with ``tie_break = "ranked"`` only the dice say the whole hand)."""
+        text = text.strip()
+        word, sep, rest = text.partition(":")
+        if not sep:
+            return self.hand(parse_dice(text))
+        cat = CATEGORY_WORDS.get(word.strip().lower())
+        if cat is None:
+            raise StateError(f"unknown hand {word!r}: one of {', '.join(sorted(CATEGORY_WORDS))}, or five dice")
+        try:
+            nums = [int(x) for x in rest.replace(" ", "").split(",") if x]
+        except ValueError:
+            raise StateError(f"hand {text!r}: the faces must be whole numbers") from None
+        matches = [h for h in self.hands.by_strength if h.category == cat and self._named(h, nums)]
+        if not matches:
+            raise StateError(f"no hand {text!r} under {self.name}'s rules")
+        strengths = {self.hands.strength(h.dice) for h in matches}
+        if len(strengths) > 1:
+            raise StateError(f"hand {text!r} is not one hand under tie_break = {self.tie_break!r}: "
+                             "give the five dice")
+        return matches[0]
+
+    def _named(self, h: Hand, nums: list[int]) -> bool:
+        if h.category == 0:
+            return False  # nothing is named by its five dice
+        if h.category == 2:
+            nums = sorted(nums, reverse=True)
+        return list(h.faces) == nums
+
+
+class HandTable:
+    """Every sorted roll of five dice with its hand and its strength (0 = the weakest)."""
+
+    def __init__(self, rs: PokerRuleset):
+        self.rs = rs
+        self.hand_of = {d: rs.hand(d) for d in ROLLS}
+        keys = sorted({(h.category, h.key) for h in self.hand_of.values()})
+        self._rank = {k: i for i, k in enumerate(keys)}
+        self.count = len(keys)
+        # one representative roll of every strength, weakest first
+        rep: dict[int, Hand] = {}
+        for d in ROLLS:
+            rep.setdefault(self.strength(d), self.hand_of[d])
+        self.by_strength = [rep[i] for i in range(self.count)]
+
+    def strength(self, dice) -> int:
+        h = self.hand_of[tuple(sorted(dice))]
+        return self._rank[(h.category, h.key)]
+
+    def describe(self, strength: int) -> str:
+        return self.by_strength[strength].describe(self.rs.tie_break)
+
+
+def check_dice(dice, n: int = DICE) -> tuple[int, ...]:
+    """Sorted faces of exactly ``n`` dice, each 1 to 6, or a :class:`StateError`."""
+    try:
+        d = tuple(sorted(int(x) for x in dice))
+    except (TypeError, ValueError):
+        raise StateError(f"dice {dice!r}: whole numbers 1 to {FACES} expected") from None
+    if len(d) != n:
+        raise StateError(f"{len(d)} dice given; poker dice is played with {n}" if n == DICE
+                         else f"{len(d)} dice given, {n} expected")
+    if d and not (1 <= d[0] and d[-1] <= FACES):
+        bad = d[0] if d[0] < 1 else d[-1]
+        raise StateError(f"face {bad} is not a face of a die (1 to {FACES})")
+    return d
+
+
+def parse_dice(text: str, n: int | None = DICE) -> tuple[int, ...]:
+    """``6,6,3,2,1`` or ``66321`` -> sorted faces (``n`` of them unless None)."""
+    t = text.strip()
+    parts = [p for p in t.replace(" ", ",").split(",") if p] if ("," in t or " " in t) else list(t)
+    try:
+        faces = [int(p) for p in parts]
+    except ValueError:
+        raise StateError(f"dice {text!r}: faces 1 to {FACES} separated by commas expected") from None
+    return check_dice(faces, len(faces) if n is None else n)
+
+
+def poker_from_mapping(mapping: Mapping[str, Any]) -> PokerRuleset:
+    """Validate a mapping with ``game = "poker"`` and build the :class:`PokerRuleset`."""
+    from ..rules import _Reader
+    r = _Reader(dict(mapping), "")
+    if r.get("game", str, GAME) != GAME:
+        raise RulesetError("not a poker-dice ruleset")
+    name = r.get("name", str, "custom-poker")
+    summary = r.get("summary", str, "")
+    if r.get("dice", int, DICE) != DICE:
+        raise RulesetError(f"poker dice is played with {DICE} dice (its hands need five)")
+    if r.get("faces", int, FACES) != FACES:
+        raise RulesetError(f"poker dice is played with {FACES}-faced dice")
+    rolls = r.get("rolls", int, 3)
+    if not 1 <= rolls <= MAX_ROLLS:
+        raise RulesetError(f"rolls must be 1 to {MAX_ROLLS}, got {rolls}")
+    rs = PokerRuleset(name, summary, rolls, r.get("lock_kept", bool, True), r.get("three_of_a_kind", bool, True),
+                      r.get("straights", bool, False), r.choice("tie_break", TIE_BREAKS, "hand_sum"))
+    r.done()
+    return rs
+
+
+def is_poker(mapping: Mapping[str, Any]) -> bool:
+    return isinstance(mapping, Mapping) and mapping.get("game") == GAME
