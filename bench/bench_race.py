@@ -34,7 +34,7 @@ print(json.dumps({"preset": rs.name, "states": len(space), "build_s": t1 - t0, "
 def main(names: list[str]) -> None:
     if not names:
         from thousand.rules import preset_names
-        names = preset_names()
+        names = preset_names("1000")
     print(f"{'preset':18} {'states':>7} {'build s':>8} {'solve s':>8} {'iter':>5} {'residual':>9} "
           f"{'E[turns]':>12} {'peak MB':>8}")
     for name in names:

@@ -20,6 +20,9 @@ The names are imported on first use (PEP 562), so that a command that needs one 
 (a poker-dice answer, a ruleset check) does not wait for the others to load.
 """
 
+import sys as _sys
+import types as _types
+
 __version__ = "0.1.0"
 
 _WHERE = {
@@ -30,14 +33,17 @@ _WHERE = {
     "TableError": "errors", "ThousandError": "errors",
     "PlayerState": "game",
     "Ruleset": "rules", "load_ruleset": "rules", "preset_names": "rules",
-    "METHODS": "solve", "OBJECTIVES": "solve", "Solution": "solve", "solve": "solve",
+    "METHODS": "solve", "OBJECTIVES": "solve", "Solution": "solve",
     "PokerRuleset": "poker.rules", "PokerSolution": "poker.game", "solve_poker": "poker.game",
 }
 
-__all__ = sorted([*_WHERE, "__version__"])
+__all__ = sorted([*_WHERE, "solve", "__version__"])
 
 
 def __getattr__(name: str):
+    if name == "solve":
+        from .solve import solve
+        return solve
     where = _WHERE.get(name)
     if where is None:
         raise AttributeError(f"module 'thousand' has no attribute {name!r}")
@@ -50,3 +56,17 @@ def __getattr__(name: str):
 
 def __dir__():
     return __all__
+
+
+class _Package(_types.ModuleType):
+    """``thousand.solve`` is the function, although ``thousand/solve.py`` is also a module:
+    the import system binds a loaded submodule to its package's attribute, which would
+    hide the function; that one binding is ignored (the module stays in ``sys.modules``)."""
+
+    def __setattr__(self, name, value):
+        if name == "solve" and isinstance(value, _types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package

@@ -222,13 +222,17 @@ class Ruleset:
 # --------------------------------------------------------------------------- loading
 
 
-def preset_names() -> list[str]:
-    """Names of the shipped presets, in the order of docs/rules.md section 8."""
+def preset_names(game: str | None = None) -> list[str]:
+    """Names of the shipped presets, in the order of docs/rules.md section 8 (poker dice
+    last); ``game``: only those of ``"1000"`` (the 1000 family) or ``"poker"``."""
     order = ["classic", "classic-nobarrel", "classic-open", "street", "kubiki", "admission",
              "six-dice", "plain", "pig", "farkle", "farkle-cardgames", "poker"]
     found = {p.name[:-5] for p in resources.files("thousand.presets").iterdir()
              if p.name.endswith(".toml")}
-    return [n for n in order if n in found] + sorted(found - set(order))
+    names = [n for n in order if n in found] + sorted(found - set(order))
+    if game is None:
+        return names
+    return [n for n in names if is_poker(tomllib.loads(_preset_text(n))) == (game == "poker")]
 
 
 def _preset_text(name: str) -> str | None:

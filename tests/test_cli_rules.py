@@ -14,7 +14,7 @@ from thousand.cli import main
 from thousand.rules import load_ruleset, preset_names
 
 PRESETS = ["classic", "classic-nobarrel", "classic-open", "street", "kubiki", "admission",
-           "six-dice", "plain", "pig", "farkle", "farkle-cardgames"]
+           "six-dice", "plain", "pig", "farkle", "farkle-cardgames", "poker"]
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def run(runner: CliRunner, *args: str):
 # --------------------------------------------------------------------------- rules list / show
 
 
-def test_rules_list_shows_all_eleven(runner):
+def test_rules_list_shows_all_twelve(runner):
     r = run(runner, "rules", "list")
     assert r.exit_code == 0, r.stderr
     lines = r.stdout.splitlines()
@@ -54,7 +54,8 @@ def test_rules_show_loads_back(runner, name, tmp_path):
     r = run(runner, "rules", "show", name)
     assert r.exit_code == 0, r.stderr
     rs = load_ruleset(name)
-    assert r.stdout.splitlines()[0] == f"# ruleset hash {rs.hash}, unit {rs.unit} points"
+    unit = f"unit {rs.unit} points" if name != "poker" else "poker dice"
+    assert r.stdout.splitlines()[0] == f"# ruleset hash {rs.hash}, {unit}"
     path = tmp_path / "shown.toml"
     path.write_text(r.stdout, encoding="utf-8")
     back = load_ruleset(str(path))

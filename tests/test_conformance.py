@@ -24,7 +24,7 @@ from thousand.rules import load_ruleset, preset_names
 from thousand.states import seeds
 from thousand.turn import TurnEnds
 
-PRESETS = preset_names()
+PRESETS = preset_names("1000")
 _fast = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

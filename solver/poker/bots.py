@@ -189,6 +189,10 @@ def load_poker_bot(spec: str, rs: PokerRuleset, solution, seed: int = 0, timeout
         return RandomPokerBot(s)
     if spec.startswith("exec:"):
         return ProcessBot(spec[5:].strip(), rs, "poker", timeout=timeout)
+    from ..bots import is_builtin
+    if is_builtin(spec):
+        raise BotError(f"bot {spec!r} is a bot of the 1000 family; the poker-dice bots are "
+                       f"{', '.join(BUILTINS)}, exec:COMMAND, module:attr or path/to/file.py:attr")
     if ":" in spec:
         return PythonBot(load_python_object(spec), spec, timeout=timeout)
     raise BotError(f"unknown poker bot {spec!r}: use one of {', '.join(BUILTINS)}, exec:COMMAND, "

@@ -193,7 +193,8 @@ def solve_poker(rs: PokerRuleset, players: int, progress=None) -> PokerSolution:
                 break
             if progress:
                 progress(M, it, change)
-        seat_values[M], rounds[M], residual[M], replay[M] = V, it, change, tie
+        # the values every table entry was computed with (the last round moved them by `change`)
+        seat_values[M], rounds[M], residual[M], replay[M] = T[(0, M)][0].copy(), it, change, tie
     T = {k: v for k, v in T.items() if sum(k) <= players}
     return PokerSolution(rs, players, T, seat_values, rounds, residual, replay, time.perf_counter() - t0)
 

@@ -17,8 +17,11 @@ the turn solves, for the throw number ``k`` of ``rolls``::
 Many utilities are solved at once (the columns of ``U``): the game solver asks for every
 best-so-far hand in one call. Ties are broken one fixed way, which matters to the other
 players (their chances depend on the mover's choice even when the mover is indifferent):
-stop when stopping is within :data:`TIE` of the best re-roll, else the re-roll that keeps
-the most dice (then the first in the order of :func:`_submultisets`).
+stop when stopping is within :data:`TIE` of the best re-roll, else the first best keep in
+the subset lattice below (where keeping a die and re-rolling it are worth exactly the same,
+it is kept). The best keep is found by a max-transform over that lattice,
+``G(L, R') = max(C(L + R'), max_f G(L, R' - f))``, a few operations per state instead of
+one per part of the re-rollable dice.
 """
 
 from __future__ import annotations
@@ -80,18 +83,29 @@ class TurnShape:
         self.states = states
         self.state_id = {s: i for i, s in enumerate(states)}
         self.roll_of_state = np.array([ROLL_ID[tuple(sorted(l + r))] for l, r in states], dtype=np.intp)
-        subs = {}
-        choices = []
-        for locked, free in states:
-            if free not in subs:
-                subs[free] = [y for y in _submultisets(free) if len(y) < len(free)]
-            choices.append([KEEP_ID[tuple(sorted(locked + y))] if locked else KEEP_ID[y] for y in subs[free]])
-        self.choices = choices
-        width = max(len(c) for c in choices)
-        pad = len(KEEPS)  # a row of -inf appended to C
-        self.choice_matrix = np.full((len(states), width), pad, dtype=np.intp)
-        for i, c in enumerate(choices):
-            self.choice_matrix[i, :len(c)] = c
+        # the subset lattice: G(L, R') = max(C(L + R'), max_f G(L, R' - f)) is the best keep
+        # L ⊆ K ⊆ L + R'; a state (L, R) then chooses among G(L, R - f), f a face of R
+        nodes = [(k, r) for k in (KEEPS if lock_kept else [()]) for n in range(DICE - len(k))
+                 for r in throws[n]]
+        nodes.sort(key=lambda kr: len(kr[1]))
+        node_id = {kr: i for i, kr in enumerate(nodes)}
+        pad = len(nodes)  # a slot of -inf
+
+        def preds(locked, free):
+            return [node_id[(locked, _minus(free, (f,)))] for f in sorted(set(free))]
+        self.node_keep = np.array([KEEP_ID[tuple(sorted(k + r))] for k, r in nodes], dtype=np.intp)
+        width = max(len(set(r)) for _, r in nodes) or 1
+        self.node_pred = np.full((len(nodes), width), pad, dtype=np.intp)
+        for i, (k, r) in enumerate(nodes):
+            p = preds(k, r)
+            self.node_pred[i, :len(p)] = p
+        sizes = np.array([len(r) for _, r in nodes])
+        self.layers = [np.flatnonzero(sizes == n) for n in range(DICE)]
+        self.state_pred = np.full((len(states), DICE), pad, dtype=np.intp)
+        for i, (k, r) in enumerate(states):
+            p = preds(k, r)
+            self.state_pred[i, :len(p)] = p
+        self.nodes = len(nodes)
         keep, state, prob = [], [], []
         p_of = {o: throw_probability(o) for n in range(DICE + 1) for o in throws[n]}
         for ki, k in enumerate(KEEPS):
@@ -172,6 +186,13 @@ class TurnSolution:
         return final
 
 
+def _better(best, arg, G, Garg, idx):
+    """The elementwise better of (best, arg) and the rows ``idx`` of (G, Garg); ties keep best."""
+    v = G[idx]
+    up = v > best
+    return np.where(up, v, best), np.where(up, Garg[idx], arg)
+
+
 def solve_turn(shape: TurnShape, rolls: int, U: np.ndarray) -> TurnSolution:
     """Solve the turn for every row of ``U`` (B utilities x 252 rolls); the Bellman
     equations of the module docstring, the tie rule of :data:`TIE`."""
@@ -183,21 +204,28 @@ def solve_turn(shape: TurnShape, rolls: int, U: np.ndarray) -> TurnSolution:
     for k in range(rolls - 1, 0, -1):
         Ck = shape.expect(W[k + 1])                      # B x keeps
         C[k + 1] = Ck
-        ext = np.hstack([Ck, np.full((b, 1), -np.inf)])
+        # the lattice runs with utilities in the last axis: each gather copies whole rows
+        Ct = np.ascontiguousarray(Ck.T)                  # keeps x B
+        G = np.full((shape.nodes + 1, b), -np.inf)
+        Garg = np.full((shape.nodes + 1, b), -1, dtype=np.intp)
+        for layer in shape.layers:                       # |R'| = 0, 1, ..., 4
+            keep = shape.node_keep[layer]
+            best, arg = Ct[keep], np.broadcast_to(keep[:, None], (len(layer), b))
+            for c in range(shape.node_pred.shape[1]):    # keeping every die of R' wins ties
+                best, arg = _better(best, arg, G, Garg, shape.node_pred[layer, c])
+            G[layer], Garg[layer] = best, arg
         # at throw 1 only the states a first throw gives are needed (the others stay 0, -1)
         rows = shape.first if k == 1 else np.arange(len(shape.states))
-        cm = shape.choice_matrix[rows]
-        at = np.arange(len(rows))
+        pred = shape.state_pred[rows]
+        best, arg = G[pred[:, 0]], Garg[pred[:, 0]]
+        for c in range(1, pred.shape[1]):
+            best, arg = _better(best, arg, G, Garg, pred[:, c])
+        sv = stopv[:, rows].T
+        stop = sv >= best - TIE
         Wk = np.zeros_like(stopv)
         ak = np.full(stopv.shape, -1, dtype=np.intp)
-        for r in range(b):                               # a row at a time: contiguous gathers
-            vals = ext[r][cm]                            # states x choices
-            bi = vals.argmax(axis=1)
-            best = vals[at, bi]
-            sv = stopv[r, rows]
-            stop = sv >= best - TIE
-            Wk[r, rows] = np.where(stop, sv, best)
-            ak[r, rows] = np.where(stop, -1, cm[at, bi])
+        Wk[:, rows] = np.where(stop, sv, best).T
+        ak[:, rows] = np.where(stop, -1, arg).T
         W[k], action[k] = Wk, ak
     value = W[1][:, shape.first] @ shape.start[shape.first]
     return TurnSolution(shape, rolls, value, W, C, action)
