@@ -34,7 +34,6 @@ from .rules import Ruleset, load_ruleset
 from .turn import TurnEnds
 
 NEEDS_MPL = "thousand chart needs matplotlib: pip install matplotlib (in a clone of the repository: pip install '.[chart]')"
-from .choices import CHART_KINDS as KINDS  # noqa: E402
 DEFAULT_COMPARE = ("classic-nobarrel", "plain")
 
 

@@ -514,6 +514,10 @@ players_option = click.option("--players", "players", type=int, default=2, show_
                               help="Players in the game (2 to 8).")
 
 
+def _say(line: str) -> None:
+    click.echo(f"thousand: {line}", err=True)
+
+
 def _hand(rs: PokerRuleset, text: str, what: str):
     from .errors import StateError
     try:
@@ -549,7 +553,7 @@ def poker_solve(rules, overrides, players, reach, tables_dir, force, as_json) ->
     from .poker.game import MAX_PLAYERS, poker_solution
     if not 2 <= players <= MAX_PLAYERS:
         raise StateError(f"--players must be 2 to {MAX_PLAYERS}, not {players}")
-    sol = poker_solution(rs, players, tables_dir, force=force)
+    sol = poker_solution(rs, players, tables_dir, force=force, progress=_say)
     v = sol.seat_values[players]
     data = {"ruleset": rs.name, "ruleset_hash": rs.hash, "objective": "win", "players": players,
             "seat_values": [float(x) for x in v], "replay_probability": sol.replay.get(players),
@@ -603,7 +607,7 @@ def poker_advise(rules, overrides, roll_text, throw, rerollable, to_beat, holder
             raise StateError("say how many play after you (--after N), or the hand to beat (--to-beat HAND)")
         beat = _hand(rs, to_beat, "--to-beat") if to_beat is not None else None
         sit = situation_of(rs, beat, holders, after or 0)
-        adv = advise(rs, poker_solution(rs, max(2, sit.players), tables_dir), sit, st)
+        adv = advise(rs, poker_solution(rs, max(2, sit.players), tables_dir, progress=_say), sit, st)
     if as_json:
         click.echo(json.dumps(adv.to_json()))
     else:
@@ -643,7 +647,7 @@ def poker_evaluate(rules, overrides, bot_spec, players, games, seed, exact, budg
         raise BotError("--timeout must be positive")
     if not 2 <= players <= MAX_PLAYERS:
         raise BotError(f"--players must be 2 to {MAX_PLAYERS}, not {players}")
-    sol = poker_solution(rs, players, tables_dir)
+    sol = poker_solution(rs, players, tables_dir, progress=_say)
     report = evaluate_poker(rs, sol, bot_spec, players, games, seed, exact, budget, worst, timeout)
     _emit(report["json"], as_json, report["text"])
 

@@ -77,7 +77,55 @@ class Turn:
         return self.engine.confirming(self.state)
 
 
-class Game:
+class LoggedGame:
+    """A game that is its log of entries (this module's doc): an entry is applied and
+    logged, a refused one changes nothing, ``undo`` replays the log without the last entry,
+    and the save is the rules plus the log. Subclasses define ``_reset`` (the state before
+    any entry), ``_apply(entry)`` (one entry, or :class:`Refused`) and ``normalise(entry)``."""
+
+    log: list[str]
+
+    def normalise(self, entry: str) -> str:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def submit(self, entry: str) -> list[str]:
+        """Apply one entry and log it; a refused entry changes nothing (raises :class:`Refused`)."""
+        entry = self.normalise(entry)
+        try:
+            msgs = self._apply(entry)
+        except ThousandError:
+            self._replay(self.log)  # leave the game exactly as it was
+            raise
+        self.log.append(entry)
+        return msgs
+
+    def undo(self) -> str:
+        if not self.log:
+            raise Refused("nothing to undo")
+        last = self.log[-1]
+        self._replay(self.log[:-1])
+        return f"undone: {last}"
+
+    def _replay(self, log: list[str]) -> None:
+        self._reset()
+        self.log = []
+        for e in log:
+            self._apply(e)
+            self.log.append(e)
+        self.messages = []
+
+    def to_json(self) -> dict:
+        return {"format": SAVE_FORMAT, "rules": self.spec, "overrides": list(self.overrides),
+                "ruleset_hash": self.rs.hash, "players": self.names, "seed": self.seed,
+                "log": list(self.log)}
+
+    def dice_rng(self) -> random.Random:
+        """The generator of the program's throws: seeded by ``--seed`` and the log length, so
+        a replay, a resume or an undo followed by ``roll`` throws the same dice."""
+        return random.SystemRandom() if self.seed is None else random.Random(f"{self.seed}:{len(self.log)}")
+
+
+class Game(LoggedGame):
     """A game of ``rs`` between ``names``, driven by log entries (see the module doc)."""
 
     def __init__(self, rs: Ruleset, names: list[str], spec: str = "", overrides: tuple[str, ...] = (),
@@ -119,34 +167,8 @@ class Game:
 
     # ------------------------------------------------------------ entries
 
-    def submit(self, entry: str) -> list[str]:
-        """Apply one entry and log it; a refused entry changes nothing (raises :class:`Refused`)."""
-        entry = normalise_entry(entry, self.rs)
-        try:
-            msgs = self._apply(entry)
-        except ThousandError:
-            self._replay(self.log)  # leave the game exactly as it was
-            raise
-        self.log.append(entry)
-        return msgs
-
-    def undo(self) -> str:
-        if not self.log:
-            raise Refused("nothing to undo")
-        last = self.log[-1]
-        self._replay(self.log[:-1])
-        return f"undone: {self.names_of_entry(last)}"
-
-    def names_of_entry(self, entry: str) -> str:
-        return entry
-
-    def _replay(self, log: list[str]) -> None:
-        self._reset()
-        self.log = []
-        for e in log:
-            self._apply(e)
-            self.log.append(e)
-        self.messages = []
+    def normalise(self, entry: str) -> str:
+        return normalise_entry(entry, self.rs)
 
     def _apply(self, entry: str) -> list[str]:
         self.messages = []
@@ -405,11 +427,6 @@ class Game:
 
     # ------------------------------------------------------------ save
 
-    def to_json(self) -> dict:
-        return {"format": SAVE_FORMAT, "rules": self.spec, "overrides": list(self.overrides),
-                "ruleset_hash": self.rs.hash, "players": self.names, "seed": self.seed,
-                "log": list(self.log)}
-
     @classmethod
     def from_json(cls, data: dict) -> "Game":
         try:
@@ -443,9 +460,8 @@ class Game:
         return g
 
     def roll_dice(self) -> tuple[int, ...]:
-        """Faces for the program's roll: seeded by ``--seed`` and the log length, so a
-        replay, a resume or an undo followed by ``roll`` throws the same dice."""
-        rng = random.SystemRandom() if self.seed is None else random.Random(f"{self.seed}:{len(self.log)}")
+        """Faces for the program's roll (:meth:`LoggedGame.dice_rng`)."""
+        rng = self.dice_rng()
         return tuple(sorted(rng.randint(1, self.rs.faces) for _ in range(self.turn.dice)))
 
 
@@ -568,18 +584,13 @@ HELP = """commands (one per line):
   quit             leave (unsaved entries are lost)"""
 
 
-def run_command(g: Game, line: str, advisors: Advisors) -> tuple[str, bool]:
-    """Handle one input line; returns (text to show, whether to quit)."""
-    line = line.strip()
-    if not line or line.startswith("#"):
-        return "", False
-    verb, _, arg = line.partition(" ")
-    verb = verb.lower()
-    arg = arg.strip()
+def session_command(g: LoggedGame, verb: str, arg: str, advisors, help_text: str) -> tuple[str, bool] | None:
+    """The commands every scorekeeper shares (quit, help, ?, sheet, log, undo, save), or None
+    for a game's own verbs."""
     if verb in ("quit", "exit", "q"):
         return "", True
     if verb in ("help", "h"):
-        return HELP, False
+        return help_text, False
     if verb in ("?", "hint", "advice"):
         return advisors.advise(g), False
     if verb == "sheet":
@@ -597,6 +608,28 @@ def run_command(g: Game, line: str, advisors: Advisors) -> tuple[str, bool]:
         except OSError as exc:
             raise Refused(f"cannot save to {arg}: {exc.strerror or exc}") from None
         return f"saved {len(g.log)} entries to {arg}", False
+    return None
+
+
+def split_command(line: str) -> tuple[str, str] | None:
+    """(verb in lower case, the rest) of an input line; None for a blank line or a comment."""
+    line = line.strip()
+    if not line or line.startswith("#"):
+        return None
+    verb, _, arg = line.partition(" ")
+    return verb.lower(), arg.strip()
+
+
+def run_command(g: Game, line: str, advisors: Advisors) -> tuple[str, bool]:
+    """Handle one input line; returns (text to show, whether to quit)."""
+    parts = split_command(line)
+    if parts is None:
+        return "", False
+    verb, arg = parts
+    common = session_command(g, verb, arg, advisors, HELP)
+    if common is not None:
+        return common
+    line = line.strip()
     if verb in ("r", "roll") and not arg:
         if g.over:
             raise Refused("the game is over (undo to change the last entry)")

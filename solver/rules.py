@@ -194,11 +194,7 @@ class Ruleset:
     @cached_property
     def hash(self) -> str:
         """A stable content hash of the rules (name and summary excluded)."""
-        m = self.to_mapping()
-        del m["name"], m["summary"]
-        m["format"] = FORMAT
-        blob = json.dumps(m, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+        return content_hash(self.to_mapping(), FORMAT)
 
     # ------------------------------------------------------------ statuses
 
@@ -217,6 +213,15 @@ class Ruleset:
         if b.kind in ("region", "exact"):
             return b.threshold > 0 and b.threshold <= score < self.goal
         return False
+
+
+def content_hash(mapping: Mapping[str, Any], fmt: int) -> str:
+    """16 hex digits of the SHA-256 of a ruleset mapping without its name and summary, with
+    the layout version ``fmt``: equal rules, equal hash, whatever they are called."""
+    m = {k: v for k, v in mapping.items() if k not in ("name", "summary")}
+    m["format"] = fmt
+    blob = json.dumps(m, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
 # --------------------------------------------------------------------------- loading

@@ -21,10 +21,10 @@ from hypothesis import given, settings, strategies as st
 from poker_reference import best_turn, hand_key, two_player_values
 from thousand.cli import main
 from thousand.errors import RulesetError, StateError, TableError
-from thousand.poker.bots import OptimalPokerBot, StopBot, play_game
+from thousand.poker.bots import OptimalPokerBot, play_game
 from thousand.poker.game import MAX_PLAYERS, load_poker, poker_solution, solve_poker
 from thousand.poker.play import PokerGame
-from thousand.poker.rules import CATEGORIES, ROLLS, PokerRuleset
+from thousand.poker.rules import ROLLS
 from thousand.poker.turn import solve_turn, turn_shape
 from thousand.rules import load_ruleset
 from thousand.tables import find_table
@@ -409,3 +409,29 @@ def test_cli_evaluate(runner):
     assert d["method"] == "exact" and len(d["seats"]) == 2 and d["mean_loss"] > 0.01
     r = run(runner, "evaluate", "poker", "--bot", "greedy", "--players", "9")
     assert r.exit_code == 2 and "--players" in r.stderr
+
+
+def test_json_lines_bot_and_a_hanging_bot(runner, tmp_path):
+    bot = tmp_path / "keep.py"
+    bot.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m['type'] == 'hello':\n"
+        "        assert m['ruleset']['game'] == 'poker' and m['objective'] == 'poker'\n"
+        "        print(json.dumps({'type': 'ready', 'name': 'keeper'}), flush=True)\n"
+        "    elif m['type'] == 'decide':\n"
+        "        s = m['state']\n"
+        "        print(json.dumps({'id': m['id'], 'reroll': []}), flush=True)\n"
+        "    else:\n"
+        "        break\n")
+    r = run(runner, "evaluate", "poker", "--bot", f"exec:{__import__('sys').executable} {bot}", "--games", "50",
+            "--json")
+    assert r.exit_code == 0, r.stderr
+    d = json.loads(r.stdout)
+    stop = run(runner, "evaluate", "poker", "--bot", "stop", "--games", "0", "--json")
+    assert [s["exact"] for s in d["seats"]] == [s["exact"] for s in json.loads(stop.stdout)["seats"]]
+    slow = tmp_path / "slow.py"
+    slow.write_text("import time\ndef decide(state):\n    time.sleep(5)\n")
+    r = run(runner, "evaluate", "poker", "--bot", f"{slow}:decide", "--timeout", "0.05", "--games", "5")
+    assert r.exit_code == 2 and "did not answer within" in r.stderr and len(r.stderr.strip().splitlines()) == 1

@@ -17,7 +17,7 @@ from typing import Any
 from ..bots import Bot, ProcessBot, PythonBot, _fault, _short, load_python_object
 from ..errors import BotError
 from .advisor import Situation
-from .rules import ROLLS, PokerRuleset
+from .rules import PokerRuleset
 from .turn import KEEPS, _minus, _submultisets, turn_shape
 
 BUILTINS = ("optimal", "stop", "greedy", "random")

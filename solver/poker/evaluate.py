@@ -200,6 +200,11 @@ def evaluate_poker(rs: PokerRuleset, sol, spec: str, players: int, games: int, s
     return {"json": data, "text": _render(data, exact, bot.deterministic)}
 
 
+def _shown(x: float) -> float:
+    """A loss for display: rounding noise of an exact zero shown as 0, not -0.000000."""
+    return x if abs(x) > 5e-13 else 0.0
+
+
 def _render(d: dict, exact: bool, deterministic: bool) -> str:
     lines = [f"{d['ruleset']}, {d['players']} players: bot {d['bot']} in each seat in turn, the others "
              "playing the equilibrium"]
@@ -210,16 +215,16 @@ def _render(d: dict, exact: bool, deterministic: bool) -> str:
         lines.append("the bot is not deterministic: Monte Carlo only")
     elif exact:
         lines.append("too many decisions for the exact evaluation (raise --budget): Monte Carlo only")
-    lines.append(f"  seat  optimal   bot        loss       Monte Carlo (95%)")
+    lines.append("  seat  optimal   bot        loss       Monte Carlo (95%)")
     for s in d["seats"]:
         ex = f"{s['exact']:.6f}" if s["exact"] is not None else "    -   "
         mc = s.get("monte_carlo")
         mc_t = (f"{mc['win_probability']:.4f} [{mc['interval'][0]:.4f}, {mc['interval'][1]:.4f}] "
                 f"({mc['games']} games)") if mc else "-"
-        loss = f"{s['loss']:+.6f}" if s["loss"] is not None else "   -"
+        loss = f"{_shown(s['loss']):+.6f}" if s["loss"] is not None else "   -"
         lines.append(f"  {s['seat']:>4}  {s['optimal']:.6f}  {ex}   {loss}  {mc_t}")
     if d["mean_loss"] is not None:
-        lines.append(f"mean loss in win probability over the seats: {d['mean_loss']:.6f}")
+        lines.append(f"mean loss in win probability over the seats: {_shown(d['mean_loss']):.6f}")
     if d["worst"]:
         lines.append("worst decisions (win probability lost x how often the decision arises):")
         for w in d["worst"]:

@@ -103,7 +103,7 @@ class PokerSolution:
         ``rerollable`` (the lock rule; default all), ``to_beat`` (the dice or name of the
         best hand so far, None for the first player) held by ``holders`` (default 1),
         ``after`` players still to play. Returns a :class:`PokerAdvice`."""
-        from .advisor import Situation, advise, turn_state
+        from .advisor import advise, turn_state
         st = turn_state(self.rs, dice, throw, rerollable)
         return advise(self.rs, self, situation_of(self.rs, to_beat, holders, after), st)
 
@@ -272,7 +272,7 @@ def _encode(sol: PokerSolution) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(values), np.concatenate(rows).astype(np.int32)
 
 
-def save_poker(sol: PokerSolution, root) -> "Path":
+def save_poker(sol: PokerSolution, root):
     """Write the solution as a checksummed table ``<hash>-poker`` under ``root``."""
     from ..tables import save_table
     values, states = _encode(sol)
@@ -316,7 +316,8 @@ def load_poker(table, rs: PokerRuleset) -> PokerSolution:
 def poker_solution(rs: PokerRuleset, players: int, tables=None, force: bool = False,
                    progress=None) -> PokerSolution:
     """The solved game for at least ``players`` seats: a stored table that covers it, else
-    a solve (written to the tables directory or the user cache)."""
+    a solve (written to the tables directory or the user cache); ``progress(line)`` is told
+    before a solve starts."""
     from ..tables import find_table, write_target
     if not 1 <= players <= MAX_PLAYERS:
         raise StateError(f"poker dice is solved for 1 to {MAX_PLAYERS} players, not {players}")
@@ -327,6 +328,9 @@ def poker_solution(rs: PokerRuleset, players: int, tables=None, force: bool = Fa
             if sol.players >= players:
                 return sol
             players = max(players, sol.players)
-    sol = solve_poker(rs, players, progress=progress)
+    if progress:
+        progress(f"solving {rs.name} (hash {rs.hash}) for up to {players} players: a few seconds, "
+                 "stored for next time")
+    sol = solve_poker(rs, players)
     save_poker(sol, write_target(tables))
     return sol

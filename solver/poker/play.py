@@ -11,22 +11,20 @@ The save format is the 1000 scorekeeper's (ruleset, overrides, players, seed, lo
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 
-from ..errors import Refused, StateError, ThousandError
+from ..errors import Refused, StateError
+from ..play import LoggedGame, session_command, split_command
 from .advisor import PokerTurnState, Situation
-from .rules import DICE, PokerRuleset, check_dice, parse_dice
+from .rules import DICE, PokerRuleset, parse_dice
 from .turn import _minus
-
-SAVE_FORMAT = 1
 
 
 def _faces(d) -> str:
     return ",".join(map(str, d))
 
 
-class PokerGame:
+class PokerGame(LoggedGame):
     """A game of poker dice between ``names`` (at least two), driven by log entries."""
 
     def __init__(self, rs: PokerRuleset, names: list[str], spec: str = "", overrides: tuple[str, ...] = (),
@@ -87,31 +85,8 @@ class PokerGame:
 
     # ------------------------------------------------------------ entries
 
-    def submit(self, entry: str) -> list[str]:
-        """Apply one entry and log it; a refused entry changes nothing (raises :class:`Refused`)."""
-        entry = normalise_entry(entry)
-        try:
-            msgs = self._apply(entry)
-        except ThousandError:
-            self._replay(self.log)
-            raise
-        self.log.append(entry)
-        return msgs
-
-    def undo(self) -> str:
-        if not self.log:
-            raise Refused("nothing to undo")
-        last = self.log[-1]
-        self._replay(self.log[:-1])
-        return f"undone: {last}"
-
-    def _replay(self, log: list[str]) -> None:
-        self._reset()
-        self.log = []
-        for e in log:
-            self._apply(e)
-            self.log.append(e)
-        self.messages = []
+    def normalise(self, entry: str) -> str:
+        return normalise_entry(entry)
 
     def _apply(self, entry: str) -> list[str]:
         self.messages = []
@@ -172,7 +147,7 @@ class PokerGame:
         self._end_turn()
 
     def _end_turn(self) -> None:
-        rs, hands = self.rs, self.rs.hands
+        hands = self.rs.hands
         seat = self.current
         self.results[-1][seat] = self.dice
         self.pos += 1
@@ -239,16 +214,9 @@ class PokerGame:
         lines.append("  " + self.where())
         return "\n".join(lines)
 
-    # ------------------------------------------------------------ save
-
-    def to_json(self) -> dict:
-        return {"format": SAVE_FORMAT, "rules": self.spec, "overrides": list(self.overrides),
-                "ruleset_hash": self.rs.hash, "players": self.names, "seed": self.seed, "log": list(self.log)}
-
     def roll_dice(self) -> tuple[int, ...]:
-        """The program's throw (of all five, or of the dice picked up): seeded by ``--seed``
-        and the log length, so a replay or a resume throws the same dice."""
-        rng = random.SystemRandom() if self.seed is None else random.Random(f"{self.seed}:{len(self.log)}")
+        """The program's throw, of all five or of the dice picked up (:meth:`LoggedGame.dice_rng`)."""
+        rng = self.dice_rng()
         n = DICE if self.dice is None else len(self.picked or ())
         return tuple(sorted(rng.randint(1, 6) for _ in range(n)))
 
@@ -288,7 +256,8 @@ class PokerAdvisor:
         if g.picked is not None:
             raise Refused(f"{_faces(g.picked)} are picked up: roll them")
         if self._sol is None:
-            self._sol = poker_solution(self.rs, len(g.names), self.tables_dir)
+            self._sol = poker_solution(self.rs, len(g.names), self.tables_dir,
+                                       progress=lambda line: print(f"({line})", flush=True))
         adv = advise(self.rs, self._sol, g.situation(), st)
         return f"advice (exact) for {g.names[g.current]}\n" + adv.render()
 
@@ -309,33 +278,14 @@ HELP = """commands (one per line):
 
 def run_poker_command(g: PokerGame, line: str, advisor: PokerAdvisor) -> tuple[str, bool]:
     """Handle one input line of the poker scorekeeper; returns (text to show, whether to quit)."""
-    from pathlib import Path
-    from ..play import save_game
-    line = line.strip()
-    if not line or line.startswith("#"):
+    parts = split_command(line)
+    if parts is None:
         return "", False
-    verb, _, arg = line.partition(" ")
-    verb, arg = verb.lower(), arg.strip()
-    if verb in ("quit", "exit", "q"):
-        return "", True
-    if verb in ("help", "h"):
-        return HELP, False
-    if verb in ("?", "hint", "advice"):
-        return advisor.advise(g), False
-    if verb == "sheet":
-        return g.sheet(), False
-    if verb == "log":
-        return "\n".join(f"{k + 1:4}  {e}" for k, e in enumerate(g.log)) or "(no entries)", False
-    if verb == "undo":
-        return g.undo() + "\n" + g.sheet(), False
-    if verb == "save":
-        if not arg:
-            raise Refused("save needs a file name: save FILE")
-        try:
-            save_game(g, Path(arg))
-        except OSError as exc:
-            raise Refused(f"cannot save to {arg}: {exc.strerror or exc}") from None
-        return f"saved {len(g.log)} entries to {arg}", False
+    verb, arg = parts
+    common = session_command(g, verb, arg, advisor, HELP)
+    if common is not None:
+        return common
+    line = line.strip()
     if verb in ("r", "roll") and not arg:
         if g.over:
             raise Refused("the game is over (undo to change the last entry)")
@@ -360,8 +310,4 @@ def run_poker_command(g: PokerGame, line: str, advisor: PokerAdvisor) -> tuple[s
     return "\n".join([*msgs, tail]), False
 
 
-def check_log(rs: PokerRuleset, log: list[str]) -> list[str]:
-    return [normalise_entry(e) for e in log]
-
-
-__all__ = ["PokerGame", "PokerAdvisor", "run_poker_command", "check_dice"]
+__all__ = ["PokerGame", "PokerAdvisor", "run_poker_command"]

@@ -15,8 +15,6 @@ larger group's face, then the smaller group's, then the other dice high to low).
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
@@ -100,11 +98,8 @@ class PokerRuleset:
     @cached_property
     def hash(self) -> str:
         """A stable content hash of the rules (name and summary excluded)."""
-        m = self.to_mapping()
-        del m["name"], m["summary"]
-        m["format"] = FORMAT
-        blob = json.dumps(m, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+        from ..rules import content_hash
+        return content_hash(self.to_mapping(), FORMAT)
 
     # ------------------------------------------------------------ hands
 
