@@ -83,7 +83,13 @@ class LoggedGame:
     and the save is the rules plus the log. Subclasses define ``_reset`` (the state before
     any entry), ``_apply(entry)`` (one entry, or :class:`Refused`) and ``normalise(entry)``."""
 
-    log: list[str]
+    def __init__(self, rs, names: list[str], spec: str, overrides: tuple[str, ...], seed: int | None):
+        if len(names) < 2:
+            raise StateError("a game needs at least two players: --players A B [C ...]")
+        if len(set(names)) != len(names):
+            raise StateError("player names must differ")
+        self.rs, self.names, self.spec, self.overrides, self.seed = rs, list(names), spec, tuple(overrides), seed
+        self.log: list[str] = []
 
     def normalise(self, entry: str) -> str:  # pragma: no cover - overridden
         raise NotImplementedError
@@ -130,14 +136,9 @@ class Game(LoggedGame):
 
     def __init__(self, rs: Ruleset, names: list[str], spec: str = "", overrides: tuple[str, ...] = (),
                  seed: int | None = None):
-        if len(names) < 2:
-            raise StateError("a game needs at least two players: --players A B [C ...]")
-        if len(set(names)) != len(names):
-            raise StateError("player names must differ")
-        self.rs, self.names, self.spec, self.overrides, self.seed = rs, list(names), spec, tuple(overrides), seed
+        super().__init__(rs, names, spec, overrides, seed)
         self.engine = TurnRules(rs)  # the rules of a turn in play
         self.moves = self.engine.moves
-        self.log: list[str] = []
         self._reset()
 
     # ------------------------------------------------------------ state
@@ -611,25 +612,27 @@ def session_command(g: LoggedGame, verb: str, arg: str, advisors, help_text: str
     return None
 
 
-def split_command(line: str) -> tuple[str, str] | None:
-    """(verb in lower case, the rest) of an input line; None for a blank line or a comment."""
+def handle_line(g: LoggedGame, line: str, advisors, help_text: str, entry_of) -> tuple[str, bool]:
+    """One input line of a scorekeeper: a shared command (:func:`session_command`), or
+    ``entry_of(g, verb, arg, line)`` for the game's own verbs. Returns (text, quit)."""
     line = line.strip()
     if not line or line.startswith("#"):
-        return None
+        return "", False
     verb, _, arg = line.partition(" ")
-    return verb.lower(), arg.strip()
+    verb, arg = verb.lower(), arg.strip()
+    common = session_command(g, verb, arg, advisors, help_text)
+    if common is not None:
+        return common
+    return entry_of(g, verb, arg, line), False
 
 
 def run_command(g: Game, line: str, advisors: Advisors) -> tuple[str, bool]:
     """Handle one input line; returns (text to show, whether to quit)."""
-    parts = split_command(line)
-    if parts is None:
-        return "", False
-    verb, arg = parts
-    common = session_command(g, verb, arg, advisors, HELP)
-    if common is not None:
-        return common
-    line = line.strip()
+    return handle_line(g, line, advisors, HELP, _game_entry)
+
+
+def _game_entry(g: Game, verb: str, arg: str, line: str) -> str:
+    """A 1000 scorekeeper verb (roll, keep, stop, or faces) applied; the text to show."""
     if verb in ("r", "roll") and not arg:
         if g.over:
             raise Refused("the game is over (undo to change the last entry)")
@@ -655,7 +658,7 @@ def run_command(g: Game, line: str, advisors: Advisors) -> tuple[str, bool]:
         text += "\n" + g.sheet()
     else:
         text += "\n  " + g.where()
-    return text, False
+    return text
 
 
 def autosave_dir() -> Path:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..errors import Refused, StateError
-from ..play import LoggedGame, session_command, split_command
+from ..play import LoggedGame, handle_line
 from .advisor import PokerTurnState, Situation
 from .rules import DICE, PokerRuleset, parse_dice
 from .turn import _minus
@@ -29,15 +29,10 @@ class PokerGame(LoggedGame):
 
     def __init__(self, rs: PokerRuleset, names: list[str], spec: str = "", overrides: tuple[str, ...] = (),
                  seed: int | None = None):
-        if len(names) < 2:
-            raise StateError("a game needs at least two players: --players A B [C ...]")
-        if len(set(names)) != len(names):
-            raise StateError("player names must differ")
         from .game import MAX_PLAYERS
+        super().__init__(rs, names, spec, overrides, seed)
         if len(names) > MAX_PLAYERS:
             raise StateError(f"poker dice is solved for up to {MAX_PLAYERS} players, not {len(names)}")
-        self.rs, self.names, self.spec, self.overrides, self.seed = rs, list(names), spec, tuple(overrides), seed
-        self.log: list[str] = []
         self._reset()
 
     def _reset(self) -> None:
@@ -278,14 +273,11 @@ HELP = """commands (one per line):
 
 def run_poker_command(g: PokerGame, line: str, advisor: PokerAdvisor) -> tuple[str, bool]:
     """Handle one input line of the poker scorekeeper; returns (text to show, whether to quit)."""
-    parts = split_command(line)
-    if parts is None:
-        return "", False
-    verb, arg = parts
-    common = session_command(g, verb, arg, advisor, HELP)
-    if common is not None:
-        return common
-    line = line.strip()
+    return handle_line(g, line, advisor, HELP, _poker_entry)
+
+
+def _poker_entry(g: PokerGame, verb: str, arg: str, line: str) -> str:
+    """A poker scorekeeper verb (roll, reroll, stop, or faces) applied; the text to show."""
     if verb in ("r", "roll") and not arg:
         if g.over:
             raise Refused("the game is over (undo to change the last entry)")
@@ -307,7 +299,7 @@ def run_poker_command(g: PokerGame, line: str, advisor: PokerAdvisor) -> tuple[s
     before = (len(g.rounds), g.pos)
     msgs = g.submit(entry)
     tail = g.sheet() if g.over or (len(g.rounds), g.pos) != before else "  " + g.where()
-    return "\n".join([*msgs, tail]), False
+    return "\n".join([*msgs, tail])
 
 
 __all__ = ["PokerGame", "PokerAdvisor", "run_poker_command"]
