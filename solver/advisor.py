@@ -87,7 +87,7 @@ class Advice:
         width = max(len(o.label()) for o in self.options)
         fmt = "{:.6f}" if self.value_name == "win_probability" else "{:.4f}"
         name = {"win_probability": "P(win)", "expected_turns": "expected turns",
-                "expected_points": "expected points"}[self.value_name]
+                "expected_points": "expected points", "long_run_points": "points (long run)"}[self.value_name]
         for k, o in enumerate(self.options):
             mark = "best" if k == 0 else ("    " if k else "")
             lines.append(f"  {mark:4}  {o.label():<{width}}  {name} {fmt.format(o.value)}")
@@ -228,6 +228,21 @@ def turn_advisor(rs: Ruleset) -> TurnAdvisor:
     # totals are unbounded: the DP runs to the horizon the objective's own solve converged at
     return TurnAdvisor(rs, "turn", values_of, float, True, "expected_points",
                        horizon=lambda x: expected_turn_points(rs, x).T * rs.unit)
+
+
+def rate_advisor(rate) -> TurnAdvisor:
+    """Advice for the objective ``rate`` (a :class:`thousand.rate.RateSolution`): an option's
+    value is this turn's points plus the relative value of the zero-turn counter it leaves,
+    ``t + h(bank(c))`` for a bank and ``r_zero(c) + h(zero(c))`` for a zero turn, so the
+    options of one decision compare by their long-run worth. No table needed."""
+    from .rate import rate_end_values
+
+    def values_of(ends: TurnEnds):
+        stop, bust = rate_end_values(rate, ends.x.bolts, ends.T)
+        return stop, np.zeros((ends.T + 1, 1)), bust, np.zeros(1)
+
+    return TurnAdvisor(rate.rs, "rate", values_of, float, True, "long_run_points",
+                       horizon=lambda x: rate.T * rate.rs.unit)
 
 
 def race_advisor(solution) -> TurnAdvisor:

@@ -2,6 +2,6 @@
 kept apart from the modules that implement them so that the command line can offer them
 without importing the solvers (a poker-dice answer should not wait for the 1000 kernel)."""
 
-OBJECTIVES = ("turn", "race", "duel")
+OBJECTIVES = ("turn", "race", "duel", "rate")
 CHART_KINDS = ("stop", "win", "rules")
 EXACT_BUDGET = 1_500_000     # decision states the exact evaluation may ask a bot about

@@ -228,7 +228,9 @@ def tables_clean(tables_dir: str | None, everything: bool, as_json: bool) -> Non
                    "total, with no barrel cap and no samosval; a bust, a mid-turn dump and an overshoot "
                    "count 0; an instant win counts the points missing to the goal); race: fewest "
                    "expected turns alone (seconds); duel: two-player win probability (seconds for Pig, "
-                   "Farkle and plain, minutes for the 1000 presets).")
+                   "Farkle and plain, minutes for the 1000 presets); rate: the most points per turn in the "
+                   "long run, with the penalty for repeated zero turns (a strategy per zero-turn counter; "
+                   "Farkle family, Pig, plain).")
 @click.option("--method", type=click.Choice(("dp", "policy", "passes", "textbook")), default=None,
               help="How to solve (default: the objective's fastest; duel: policy, passes or textbook, "
                    "all reaching the same values; a stored table is used unless --force).")
@@ -290,9 +292,10 @@ def _player(rs: Ruleset, score: int, kw: dict, prefix: str = ""):
 @main.command()
 @rules_argument
 @set_option
-@click.option("--objective", type=click.Choice(("race", "duel")), default=None,
+@click.option("--objective", type=click.Choice(("race", "duel", "rate")), default=None,
               help="race: fewest expected turns alone; duel: win probability against --opp "
-                   "(default: duel when --opp is given, else race).")
+                   "(default: duel when --opp is given, else race); rate: the most points per turn in "
+                   "the long run (--me-bolts: your zero turns in a row).")
 @click.option("--me", "me", type=int, required=True, help="Your banked score.")
 @_counter_options("", "You have", "Your")
 @click.option("--opp", "opp", type=int, default=None, help="The opponent's banked score (duel).")
@@ -355,15 +358,25 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
         else:
             click.echo(adv.render())
         return
-    solution = solve_objective(rs, objective, tables_dir, progress=True)
-    if objective == "duel":
+    if objective == "rate":
+        if y is not None:
+            raise StateError("the rate is solitaire: it takes no --opp")
+        from .advisor import rate_advisor
+        from .rate import solve_rate
+        rate = solve_rate(rs)
+        adv = rate_advisor(rate).advise(x, turn_total, dice, roll, state_label=f"you: {x.describe(rs)}")
+        adv.note = "; ".join(n for n in (f"long run: {rate.gain:.4f} points per turn; an option's value is its "
+                                         "points plus the relative value of the counter it leaves", adv.note) if n)
+    elif objective == "duel":
         label = f"you: {x.describe(rs)}; opponent: {y.describe(rs)}"
         if seat:
             label = f"you ({seat} seat): {x.describe(rs)}; opponent: {y.describe(rs)}"
-        adv = duel_advisor(solution, y, ("first", "second").index(seat) if seat else None).advise(
+        adv = duel_advisor(solve_objective(rs, objective, tables_dir, progress=True), y,
+                           ("first", "second").index(seat) if seat else None).advise(
             x, turn_total, dice, roll, state_label=label)
     else:
-        adv = race_advisor(solution).advise(x, turn_total, dice, roll)
+        adv = race_advisor(solve_objective(rs, objective, tables_dir, progress=True)).advise(
+            x, turn_total, dice, roll)
         if opp is None:
             adv.note = "; ".join(n for n in ("solitaire: the fewest expected turns to win alone (give --opp S "
                                              "for the win probability against an opponent)", adv.note) if n)

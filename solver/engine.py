@@ -226,6 +226,8 @@ class TurnRules:
             return None
         if not x.opened and t < rs.open_min:
             return f"not opened yet: the first bank needs at least {rs.open_min} in one turn (have {t})"
+        if t < rs.min_bank:
+            return f"every bank needs at least {rs.min_bank} in one turn (have {t})"
         pit = rs.pit_of(x.score)
         if pit and x.score + t < pit.exit:
             return (f"in the pit [{pit.low}, {pit.exit}): the bank must reach {pit.exit} "

@@ -169,7 +169,7 @@ class Moves:
     def can_bank(self, x: PlayerState, t: int) -> bool:
         """Whether a turn total ``t`` > 0 may be banked from ``x``."""
         rs = self.rs
-        if t <= 0:
+        if t <= 0 or t < rs.min_bank:
             return False
         if not x.opened and t < rs.open_min:
             return False
@@ -214,7 +214,8 @@ class Moves:
             top = rs.barrel.threshold
         if rs.barrel.kind == "exact":
             top = rs.goal + rs.unit
-        return max(top - x.score, rs.unit)
+        # below min_bank a total cannot be banked at all, so saturation is never below it
+        return max(top - x.score, rs.unit, rs.min_bank)
 
     # ------------------------------------------------------------ score changes
 

@@ -82,6 +82,8 @@ class Backend:
         """The roll classes of ``n`` dice under ``rs``."""
         g = scoring_groups(rs)
         out = self.impl.roll_classes(g.counts, g.points, g.instant, n, rs.faces, rs.keep == "any", rs.unit)
+        if rs.scoring.nothing and n == rs.dice:
+            out = _with_nothing(out, rs.scoring.nothing // rs.unit, n)
         return RollClasses(n, rs.faces, *out)
 
     def roll_table(self, rs: Ruleset) -> "RollTable":
@@ -115,6 +117,29 @@ class Backend:
         out = np.empty(len(indptr) - 1)
         self.impl.rows_minus(indptr, cols, vals, x, c, out, int(threads))
         return out
+
+
+def _with_nothing(out, points: int, n: int):
+    """Roll classes where the bust class of all ``n`` dice scores ``points`` units using every
+    die instead (the ruleset's "nothing" pattern; scoring.RollScorer.set_asides says the same)."""
+    rolls, roll_class, weight, opt_ptr, opt_points, opt_used, instant = out
+    cnt = np.diff(opt_ptr)
+    bust = np.flatnonzero((cnt == 0) & (instant == 0))
+    if not len(bust):
+        return out
+    cnt = cnt.copy()
+    cnt[bust] = 1
+    new_ptr = np.concatenate([[0], np.cumsum(cnt)]).astype(opt_ptr.dtype)
+    pts = np.empty(new_ptr[-1], dtype=opt_points.dtype)
+    used = np.empty(new_ptr[-1], dtype=opt_used.dtype)
+    busts = set(bust.tolist())
+    for k in range(len(weight)):
+        a, b = new_ptr[k], new_ptr[k + 1]
+        if k in busts:
+            pts[a:b], used[a:b] = points, n
+        else:
+            pts[a:b], used[a:b] = opt_points[opt_ptr[k]:opt_ptr[k + 1]], opt_used[opt_ptr[k]:opt_ptr[k + 1]]
+    return rolls, roll_class, weight, new_ptr, pts, used, instant
 
 
 _BACKENDS: dict[str, Backend] = {}

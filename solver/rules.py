@@ -49,7 +49,8 @@ class Scoring:
     ``patterns``: (size, count, distinct, points), ``count`` groups of ``size``
     equal dice (faces of different groups distinct when ``distinct``), e.g. three
     pairs = (2, 3, False, 1500); ``instant_win``: (face, count) rolls that win the
-    game at once.
+    game at once; ``nothing``: the points of a roll of all the game's dice in which no
+    die scores (it uses every die, so the dice are hot; 0: such a roll busts).
     """
 
     singles: tuple[tuple[int, int], ...] = ()
@@ -57,10 +58,12 @@ class Scoring:
     straights: tuple[tuple[tuple[int, ...], int], ...] = ()
     patterns: tuple[tuple[int, int, bool, int], ...] = ()
     instant_win: tuple[tuple[int, int], ...] = ()
+    nothing: int = 0
 
     def point_values(self) -> list[int]:
         return ([p for _, p in self.singles] + [p for *_, p in self.kinds]
-                + [p for _, p in self.straights] + [p for *_, p in self.patterns])
+                + [p for _, p in self.straights] + [p for *_, p in self.patterns]
+                + ([self.nothing] if self.nothing else []))
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,7 @@ class Ruleset:
     barrel: Barrel = field(default_factory=Barrel)
     equal_turns: bool = False
     declared_unit: int = 0
+    min_bank: int = 0
 
     # ---------------------------------------------------------------- derived
 
@@ -131,7 +135,7 @@ class Ruleset:
 
     def _point_values(self) -> list[int]:
         b = self.barrel
-        vals = self.scoring.point_values() + [self.goal, self.open_min, self.floor,
+        vals = self.scoring.point_values() + [self.goal, self.open_min, self.min_bank, self.floor,
                                                 self.overtake, self.bolts.penalty,
                                                 b.threshold, b.fall_penalty, b.push_off_penalty]
         vals += list(self.dump) + [p.low for p in self.pits] + [p.exit for p in self.pits]
@@ -152,6 +156,7 @@ class Ruleset:
             "hot_dice": self.hot_dice,
             "goal": self.goal,
             "open_min": self.open_min,
+            "min_bank": self.min_bank,
             "floor": self.floor,
             "pit_attempts": self.pit_attempts,
             "dump": list(self.dump),
@@ -166,6 +171,7 @@ class Ruleset:
                 "patterns": [{"size": s, "count": c, "distinct": d, "points": p}
                              for s, c, d, p in sc.patterns],
                 "instant_win": [{"face": f, "count": c} for f, c in sc.instant_win],
+                "nothing": sc.nothing,
             },
             "pits": [{"low": p.low, "exit": p.exit} for p in self.pits],
             "bolts": {
@@ -215,10 +221,21 @@ class Ruleset:
         return False
 
 
+# keys added after format 1, hashed only when they differ from their default, so that every
+# earlier ruleset keeps its hash (and its stored tables)
+LATER_KEYS = {("min_bank",): 0, ("scoring", "nothing"): 0}
+
+
 def content_hash(mapping: Mapping[str, Any], fmt: int) -> str:
     """16 hex digits of the SHA-256 of a ruleset mapping without its name and summary, with
     the layout version ``fmt``: equal rules, equal hash, whatever they are called."""
-    m = {k: v for k, v in mapping.items() if k not in ("name", "summary")}
+    m = {k: (dict(v) if isinstance(v, dict) else v) for k, v in mapping.items() if k not in ("name", "summary")}
+    for path, default in LATER_KEYS.items():
+        node = m
+        for p in path[:-1]:
+            node = node.get(p, {})
+        if node.get(path[-1], default) == default:
+            node.pop(path[-1], None)
     m["format"] = fmt
     blob = json.dumps(m, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
@@ -231,7 +248,7 @@ def preset_names(game: str | None = None) -> list[str]:
     """Names of the shipped presets, in the order of docs/rules.md section 8 (poker dice
     last); ``game``: only those of ``"1000"`` (the 1000 family) or ``"poker"``."""
     order = ["classic", "classic-nobarrel", "classic-open", "street", "kubiki", "admission",
-             "six-dice", "plain", "pig", "farkle", "farkle-cardgames", "poker"]
+             "six-dice", "plain", "pig", "farkle", "farkle-cardgames", "zilch", "poker"]
     found = {p.name[:-5] for p in resources.files("thousand.presets").iterdir()
              if p.name.endswith(".toml")}
     names = [n for n in order if n in found] + sorted(found - set(order))
@@ -412,11 +429,14 @@ def _read_scoring(r: _Reader, dice: int, faces: int) -> Scoring:
         if not 1 <= c <= dice:
             raise RulesetError(f"scoring.instant_win[{i}]: count must be 1 to {dice}")
         instant.append((face_ok(f, f"scoring.instant_win[{i}]"), c))
+    nothing = _nonneg(r.get("nothing", int, 0), "scoring.nothing")
     r.done()
     if not (singles or kinds or straights or patterns):
         raise RulesetError("scoring: the table scores nothing")
+    if nothing and not (singles or kinds):
+        raise RulesetError("scoring.nothing: without singles or kinds every roll of all the dice would score")
     return Scoring(tuple(sorted(singles)), tuple(sorted(kinds)), tuple(sorted(straights)),
-                   tuple(sorted(patterns)), tuple(sorted(instant)))
+                   tuple(sorted(patterns)), tuple(sorted(instant)), nothing)
 
 
 def from_mapping(mapping: Mapping[str, Any]) -> Ruleset:
@@ -437,6 +457,7 @@ def from_mapping(mapping: Mapping[str, Any]) -> Ruleset:
     if goal <= 0:
         raise RulesetError(f"goal must be positive, got {goal}")
     open_min = _nonneg(r.get("open_min", int, 0), "open_min")
+    min_bank = _nonneg(r.get("min_bank", int, 0), "min_bank")
     floor = r.get("floor", int, 0)
     if floor > 0:
         raise RulesetError(f"floor must be 0 or negative, got {floor}")
@@ -480,7 +501,7 @@ def from_mapping(mapping: Mapping[str, Any]) -> Ruleset:
     rs = Ruleset(name=name, summary=summary, dice=dice, faces=faces, scoring=scoring, keep=keep,
                  hot_dice=hot, goal=goal, open_min=open_min, floor=floor, pits=tuple(pits),
                  pit_attempts=pit_attempts, dump=dump, dump_mid_turn=dump_mid, overtake=overtake,
-                 bolts=bolts, barrel=barrel, equal_turns=equal_turns, declared_unit=unit)
+                 bolts=bolts, barrel=barrel, equal_turns=equal_turns, declared_unit=unit, min_bank=min_bank)
     _check_consistency(rs)
     return rs
 
@@ -519,6 +540,8 @@ def _check_consistency(rs: Ruleset) -> None:
         raise RulesetError("dump_mid_turn is set but there is no dump score")
     if rs.open_min >= rs.goal:
         raise RulesetError(f"open_min {rs.open_min} must be below the goal {rs.goal}")
+    if rs.min_bank >= rs.goal:
+        raise RulesetError(f"min_bank {rs.min_bank} must be below the goal {rs.goal}")
     b = rs.barrel
     if b.kind == "none":
         if (b.threshold or b.attempts or b.fall_penalty or b.max_falls or b.overshoots

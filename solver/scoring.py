@@ -133,6 +133,9 @@ class RollScorer:
         sub-multiset all of whose dice score in its own best composition.
         """
         c = self.counts(roll)
+        if self.rs.scoring.nothing and len(roll) == self.rs.dice and not self.best(c)[1]:
+            # a roll of all the dice with no scoring die: the "nothing" pattern uses them all
+            return [(self.rs.scoring.nothing, tuple(sorted(roll)))]
         if self.rs.keep == "all":
             p, u, used = self.best(c)
             return [(p, _faces(used))] if u else []

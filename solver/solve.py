@@ -75,7 +75,7 @@ def peak_memory_mb() -> float:
 
 from .choices import OBJECTIVES  # noqa: E402
 # the methods of each objective, the default first (docs/solver.md)
-METHODS = {"turn": ("dp",), "race": ("policy",), "duel": ("policy", "passes", "textbook")}
+METHODS = {"turn": ("dp",), "race": ("policy",), "duel": ("policy", "passes", "textbook"), "rate": ("policy",)}
 
 
 @dataclass
@@ -111,6 +111,7 @@ class Solution:
     table: Table | None
     solved_now: bool
     turn: tuple | None = None        # objective turn: (value, T, iterations, change, seconds)
+    rate: object = None              # objective rate: a thousand.rate.RateSolution
     index: dict = field(init=False)
 
     def __post_init__(self):
@@ -124,18 +125,26 @@ class Solution:
 
     @property
     def values(self) -> np.ndarray:
+        if self.rate is not None:
+            return np.array([self.rate.gain])
         return np.array([self.turn[0]]) if self.table is None else self.table.values
 
     @property
     def iterations(self) -> int:
+        if self.rate is not None:
+            return self.rate.rounds
         return int(self.turn[2] if self.table is None else self.meta["iterations"])
 
     @property
     def residual(self) -> float:
+        if self.rate is not None:
+            return self.rate.change
         return float(self.turn[3] if self.table is None else self.meta["residual"])
 
     @property
     def seconds(self) -> float:
+        if self.rate is not None:
+            return self.rate.seconds
         return float(self.turn[4] if self.table is None else self.meta["solve_seconds"])
 
     @property
@@ -144,6 +153,11 @@ class Solution:
 
     @property
     def info(self) -> dict:
+        if self.rate is not None:
+            r = self.rate
+            return {"horizon_units": r.T, "kernel": kernel.IMPLEMENTATION, "counters": r.counters,
+                    "relative_values": r.relative.tolist(), "expected_points": r.expected_points.tolist(),
+                    "zero_probability": r.zero_probability.tolist()}
         if self.table is None:
             return {"horizon_units": self.turn[1], "kernel": kernel.IMPLEMENTATION}
         m = self.meta
@@ -171,7 +185,10 @@ class Solution:
     def value(self, x: PlayerState, y: PlayerState | None = None, seat: int | None = None) -> float:
         """The value of state ``x``: expected points of its turn (turn), expected turns
         (race), or P(win) of mover ``x`` against ``y`` (duel; with equal_turns, mover
-        ``x`` in ``seat``, 0 first or 1 second)."""
+        ``x`` in ``seat``, 0 first or 1 second); rate: ``g + h(c)``, the value of the best
+        turn from ``x``'s zero-turn counter ``c`` (its points plus the relative value after)."""
+        if self.rate is not None:
+            return self.rate.gain + float(self.rate.relative[Moves(self.rs).check(x).bolts])
         if self.table is None:
             from .turn import expected_turn_points
             Moves(self.rs).check(x)
@@ -189,7 +206,10 @@ class Solution:
 
     def start_value(self) -> float:
         """The value of the initial state: the expected points of the first turn (turn),
-        the expected turns to win alone (race), P(first player wins) (duel)."""
+        the expected turns to win alone (race), P(first player wins) (duel), the points per
+        turn in the long run (rate)."""
+        if self.rate is not None:
+            return float(self.rate.gain)
         if self.table is None:
             return float(self.turn[0])
         x0 = Moves(self.rs).initial()
@@ -212,7 +232,7 @@ class Solution:
         seat : int, optional
             equal_turns duels: 0 if ``me`` moves first in each round, 1 if second.
         """
-        from .advisor import duel_advisor, race_advisor, turn_advisor
+        from .advisor import duel_advisor, race_advisor, rate_advisor, turn_advisor
         rs = self.rs
         me = Moves(rs).check(me)
         roll = tuple(roll) if roll is not None else None
@@ -224,6 +244,8 @@ class Solution:
             adv = duel_advisor(self, opponent, seat)
         elif self.objective == "race":
             adv = race_advisor(self)
+        elif self.objective == "rate":
+            adv = rate_advisor(self.rate)
         else:
             adv = turn_advisor(rs)
         adv.engine.check_reachable(adv.engine.state(me, turn, dice, roll))
@@ -254,6 +276,10 @@ class Solution:
         return best
 
     def summary(self) -> dict:
+        if self.rate is not None:
+            return {"start_value": self.start_value(), "unit": self.rs.unit, **self.info,
+                    "iterations": self.iterations, "residual": self.residual, "method": self.method,
+                    "solve_seconds": round(self.seconds, 6)}
         if self.table is None:
             return {"start_value": self.start_value(), "unit": self.rs.unit, "horizon_units": self.turn[1],
                     "iterations": self.iterations, "residual": self.residual, "method": self.method,
@@ -274,6 +300,23 @@ class Solution:
         return out
 
     def describe(self, rs: Ruleset) -> str:
+        if self.rate is not None:
+            r = self.rate
+            lines = [f"{rs.name}: the most points per turn in the long run = {r.gain:.6f} "
+                     f"({r.rounds} policy rounds, {self.seconds:.3f} s)"]
+            if r.counters > 1:
+                lines.append(f"  a strategy per zero-turn counter (the third zero turn in a row costs "
+                             f"{rs.bolts.penalty})" if rs.bolts.consecutive else
+                             f"  a strategy per zero-turn counter (every {rs.bolts.limit}th zero turn costs "
+                             f"{rs.bolts.penalty})")
+            for c in range(r.counters):
+                lines.append(f"  after {c} zero turn{'' if c == 1 else 's'}: this turn's expected points "
+                             f"{r.expected_points[c]:.6f}, P(zero turn) {r.zero_probability[c]:.6f}, "
+                             f"relative value {r.relative[c]:+.6f}")
+            if rs.open_min:
+                lines.append(f"  (an opened player: the opening of {rs.open_min} comes once and does not change "
+                             "the long run)")
+            return "\n".join(lines)
         if self.table is None:
             return (f"{rs.name}: the best expected score of one turn from the start is "
                     f"{self.start_value():.6f} points ({kernel.IMPLEMENTATION} kernel, {self.seconds:.3f} s)")
@@ -297,7 +340,7 @@ def solve(rules: Ruleset | str, objective: str, *, method: str | None = None,
     ----------
     rules : Ruleset or str
         A ruleset, a preset name or a path to a TOML file (see :func:`thousand.load_ruleset`).
-    objective : {"turn", "race", "duel"}
+    objective : {"turn", "race", "duel", "rate"}
         What to optimise (see the module docstring).
     method : str, optional
         How to solve (:data:`METHODS`; default: the first). A stored table is used
@@ -322,6 +365,9 @@ def solve(rules: Ruleset | str, objective: str, *, method: str | None = None,
     if method not in METHODS[objective]:
         raise StateError(f"the {objective} objective is solved by {', '.join(METHODS[objective])}, "
                          f"not {method!r}")
+    if objective == "rate":
+        from .rate import solve_rate
+        return Solution(rs, "rate", None, True, rate=solve_rate(rs))
     if objective == "turn":
         from .turn import expected_turn_points
         t0 = time.perf_counter()

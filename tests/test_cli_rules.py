@@ -14,7 +14,7 @@ from thousand.cli import main
 from thousand.rules import load_ruleset, preset_names
 
 PRESETS = ["classic", "classic-nobarrel", "classic-open", "street", "kubiki", "admission",
-           "six-dice", "plain", "pig", "farkle", "farkle-cardgames", "poker"]
+           "six-dice", "plain", "pig", "farkle", "farkle-cardgames", "zilch", "poker"]
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def run(runner: CliRunner, *args: str):
 # --------------------------------------------------------------------------- rules list / show
 
 
-def test_rules_list_shows_all_twelve(runner):
+def test_rules_list_shows_all_thirteen(runner):
     r = run(runner, "rules", "list")
     assert r.exit_code == 0, r.stderr
     lines = r.stdout.splitlines()

@@ -38,6 +38,7 @@ def game_rulesets(draw):
     goal = u * draw(st.integers(20, 60))
     m["goal"] = goal
     m["open_min"] = u * draw(st.integers(0, 3))
+    m["min_bank"] = u * draw(st.integers(0, 4))
     if draw(st.booleans()):
         low = u * draw(st.integers(4, goal // u // 2))
         m["pits"] = [{"low": low, "exit": low + u * draw(st.integers(1, 4))}]

@@ -11,7 +11,7 @@ from thousand.game import WIN, Moves, PlayerState
 from thousand.rules import Ruleset, from_mapping, load_ruleset, preset_names
 
 PRESETS = ["classic", "classic-nobarrel", "classic-open", "street", "kubiki", "admission",
-           "six-dice", "plain", "pig", "farkle", "farkle-cardgames", "poker"]
+           "six-dice", "plain", "pig", "farkle", "farkle-cardgames", "zilch", "poker"]
 
 
 def rs_(name: str, *overrides: str) -> Ruleset:
@@ -21,7 +21,7 @@ def rs_(name: str, *overrides: str) -> Ruleset:
 # --------------------------------------------------------------------------- presets
 
 
-def test_preset_names_are_the_twelve_of_rules_md():
+def test_preset_names_are_the_thirteen_of_rules_md():
     assert preset_names() == PRESETS
     assert preset_names("1000") == PRESETS[:-1] and preset_names("poker") == ["poker"]
 
@@ -37,7 +37,7 @@ def test_preset_loads(name):
 @pytest.mark.parametrize("name, source", [
     ("classic", "000"), ("classic-nobarrel", "000"), ("classic-open", "000"), ("street", "000"),
     ("kubiki", "000"), ("admission", "002"), ("six-dice", "001"), ("pig", "Neller"),
-    ("farkle", "Neller"), ("farkle-cardgames", "cardgames.io"), ("poker", "000"),
+    ("farkle", "Neller"), ("farkle-cardgames", "cardgames.io"), ("zilch", "Busche"), ("poker", "000"),
 ])
 def test_summary_names_the_source(name, source):
     assert source in rs_(name).summary

@@ -264,6 +264,7 @@ def _class_options(rc, k: int) -> set[tuple[int, int]]:
     ("classic", (), 5),
     ("six-dice", ("keep=any",), 4),
     ("farkle-cardgames", (), 4),
+    ("zilch", (), 6),             # six dice: the "nothing" pattern
 ])
 def test_roll_classes_match_reference_scorer(name, overrides, top):
     """Brute force over every ordered roll: the class options are RollScorer's set-asides."""
