@@ -164,6 +164,7 @@ ctypedef struct _Best:
     Py_ssize_t bstride
     int64_t* memo_p       # best points per ranked count vector
     int64_t* memo_u       # dice used (-1: not yet known)
+    int64_t* memo_f       # most points of a composition using every die (-1: none; -2: not yet known)
     int64_t* work         # (n + 1) x F scratch vectors, one per recursion depth
 
 
@@ -219,6 +220,43 @@ cdef void _best(_Best* b, const int64_t* c, Py_ssize_t depth,
     out_u[0] = bu
 
 
+cdef int64_t _full(_Best* b, const int64_t* c, Py_ssize_t depth) noexcept nogil:
+    """The most points of a composition of ``c`` that uses every die, or -1 if none does."""
+    cdef Py_ssize_t r = _rank(b, c)
+    if b.memo_f[r] >= -1:
+        return b.memo_f[r]
+    cdef Py_ssize_t F = b.F, g, i
+    cdef int64_t best = -1, p
+    cdef int64_t* d = b.work + depth * F
+    cdef const int64_t* row
+    cdef bint fits, empty = True
+    for i in range(F):
+        if c[i]:
+            empty = False
+            break
+    if empty:
+        b.memo_f[r] = 0
+        return 0
+    for g in range(b.G):
+        if b.gsize[g] <= 0:
+            continue
+        row = b.gc + g * F
+        fits = True
+        for i in range(F):
+            if c[i] < row[i]:
+                fits = False
+                break
+        if not fits:
+            continue
+        for i in range(F):
+            d[i] = c[i] - row[i]
+        p = _full(b, d, depth + 1)
+        if p >= 0 and p + b.gp[g] > best:
+            best = p + b.gp[g]
+    b.memo_f[r] = best
+    return best
+
+
 cdef Py_ssize_t _sort_unique(int64_t* opts, Py_ssize_t m) noexcept nogil:
     """Sort (points, used) pairs ascending and drop duplicates; the new count."""
     cdef Py_ssize_t i, j, w
@@ -244,7 +282,7 @@ cdef Py_ssize_t _sort_unique(int64_t* opts, Py_ssize_t m) noexcept nogil:
     return w
 
 
-def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit):
+def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit, compose_any=False):
     """Roll classes of ``n`` dice (see :func:`thousand._pure.roll_classes`).
 
     Returns ``(rolls, roll_class, weight, opt_ptr, opt_points, opt_used, is_instant)``.
@@ -265,7 +303,7 @@ def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit):
     cdef const int64_t[::1] gp = gp_arr
     cdef const int64_t[:, ::1] ic = in_arr
     cdef Py_ssize_t G = gc.shape[0], I = ic.shape[0]
-    cdef bint any_mode = bool(keep_any)
+    cdef bint any_mode = bool(keep_any), full_mode = bool(compose_any)
 
     # binomials C(a, b) for a <= N + F, b <= F + 1
     cdef Py_ssize_t bstride = F + 2, brows = N + F + 2
@@ -283,8 +321,9 @@ def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit):
     cdef int64_t[::1] gsize = gsize_arr
     memo_p_arr = np.zeros(n_vec, dtype=np.int64)
     memo_u_arr = np.full(n_vec, -1, dtype=np.int64)
+    memo_f_arr = np.full(n_vec, -2, dtype=np.int64)
     work_arr = np.zeros((N + 2) * F, dtype=np.int64)
-    cdef int64_t[::1] memo_p = memo_p_arr, memo_u = memo_u_arr, work = work_arr
+    cdef int64_t[::1] memo_p = memo_p_arr, memo_u = memo_u_arr, memo_f = memo_f_arr, work = work_arr
 
     cdef _Best b
     b.F = F
@@ -296,6 +335,7 @@ def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit):
     b.bstride = bstride
     b.memo_p = &memo_p[0]
     b.memo_u = &memo_u[0]
+    b.memo_f = &memo_f[0]
     b.work = &work[0]
 
     fact = np.ones(N + 1, dtype=np.int64)
@@ -359,7 +399,11 @@ def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit):
                         break
                     sp[i] += 1
                     k += 1
-                    _best(&b, sp, 0, &p, &u)
+                    if full_mode:  # any composition that uses every die of the set-aside
+                        p = _full(&b, sp, 0)
+                        u = k if p >= 0 else -1
+                    else:          # its best composition, which must use every die
+                        _best(&b, sp, 0, &p, &u)
                     if u == k:
                         op[2 * nopt] = p // U
                         op[2 * nopt + 1] = k

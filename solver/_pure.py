@@ -76,7 +76,7 @@ def _sorted_rolls(n: int, faces: int):
         yield tuple(c), w
 
 
-def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit):
+def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit, compose_any=False):
     """Roll classes of ``n`` dice.
 
     Returns ``(rolls, roll_class, weight, opt_ptr, opt_points, opt_used, is_instant)``:
@@ -85,7 +85,9 @@ def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit):
     rolls of each class (out of ``faces**n``), options of class ``k`` at
     ``opt_ptr[k]:opt_ptr[k+1]`` as (``opt_points`` in units, ``opt_used`` dice),
     ``is_instant`` uint8 (C,). Classes are numbered in order of first appearance;
-    options of a class are sorted by (points, used).
+    options of a class are sorted by (points, used). ``keep_any``: every sub-multiset
+    is a set-aside whose best composition uses all its dice, or with ``compose_any``
+    one that some composition uses all of (scored by the best such composition).
     """
     groups = [(tuple(int(x) for x in row), int(p)) for row, p in zip(group_counts, group_points)]
     inst = [tuple(int(x) for x in row) for row in instant]
@@ -102,6 +104,23 @@ def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit):
                 if cand > b:
                     b = cand
         memo[c] = b
+        return b
+
+    fmemo: dict[tuple[int, ...], int | None] = {}
+
+    def full(c):
+        """The most points of a composition of ``c`` that uses every die (None: none does)."""
+        if not any(c):
+            return 0
+        if c in fmemo:
+            return fmemo[c]
+        b = None
+        for g, pts in groups:
+            if all(a >= x for a, x in zip(c, g)):
+                r = full(tuple(a - x for a, x in zip(c, g)))
+                if r is not None and (b is None or r + pts > b):
+                    b = r + pts
+        fmemo[c] = b
         return b
 
     def subs(c):
@@ -123,7 +142,12 @@ def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit):
                 for s in subs(c):
                     k = sum(s)
                     if k:
-                        p, u = best(s)
+                        if compose_any:  # any composition that uses every die of the set-aside
+                            f = full(s)
+                            if f is not None:
+                                opts.add((f // unit, k))
+                            continue
+                        p, u = best(s)   # its best composition, which must use every die
                         if u == k:
                             opts.add((p // unit, k))
             else:

@@ -81,7 +81,8 @@ class Backend:
     def roll_classes(self, rs: Ruleset, n: int) -> "RollClasses":
         """The roll classes of ``n`` dice under ``rs``."""
         g = scoring_groups(rs)
-        out = self.impl.roll_classes(g.counts, g.points, g.instant, n, rs.faces, rs.keep == "any", rs.unit)
+        out = self.impl.roll_classes(g.counts, g.points, g.instant, n, rs.faces, rs.keep == "any", rs.unit,
+                                     rs.compose == "any")
         if rs.scoring.nothing and n == rs.dice:
             out = _with_nothing(out, rs.scoring.nothing // rs.unit, n)
         return RollClasses(n, rs.faces, *out)

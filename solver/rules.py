@@ -27,6 +27,7 @@ from .poker.rules import PokerRuleset, is_poker, poker_from_mapping
 FORMAT = 1  # version of the ruleset mapping layout; part of the hash
 
 KEEP_MODES = ("all", "any")
+COMPOSE_MODES = ("best", "any")
 HOT_DICE_MODES = ("must_roll", "free", "confirm")
 BARREL_KINDS = ("none", "points", "region", "exact")
 # a goal of more units than this makes even one turn DP too long to be a game of dice
@@ -123,6 +124,7 @@ class Ruleset:
     equal_turns: bool = False
     declared_unit: int = 0
     min_bank: int = 0
+    compose: str = "best"
 
     # ---------------------------------------------------------------- derived
 
@@ -153,6 +155,7 @@ class Ruleset:
             "dice": self.dice,
             "faces": self.faces,
             "keep": self.keep,
+            "compose": self.compose,
             "hot_dice": self.hot_dice,
             "goal": self.goal,
             "open_min": self.open_min,
@@ -223,7 +226,7 @@ class Ruleset:
 
 # keys added after format 1, hashed only when they differ from their default, so that every
 # earlier ruleset keeps its hash (and its stored tables)
-LATER_KEYS = {("min_bank",): 0, ("scoring", "nothing"): 0}
+LATER_KEYS = {("min_bank",): 0, ("scoring", "nothing"): 0, ("compose",): "best"}
 
 
 def content_hash(mapping: Mapping[str, Any], fmt: int) -> str:
@@ -452,6 +455,9 @@ def from_mapping(mapping: Mapping[str, Any]) -> Ruleset:
         raise RulesetError(f"faces must be 2 to 12, got {faces}")
     scoring = _read_scoring(r.sub("scoring"), dice, faces)
     keep = r.choice("keep", KEEP_MODES, "all")
+    compose = r.choice("compose", COMPOSE_MODES, "best")
+    if compose == "any" and keep != "any":
+        raise RulesetError('compose = "any" chooses how a set-aside is scored: it needs keep = "any"')
     hot = r.choice("hot_dice", HOT_DICE_MODES, "must_roll")
     goal = r.get("goal", int, required=True)
     if goal <= 0:
@@ -501,7 +507,7 @@ def from_mapping(mapping: Mapping[str, Any]) -> Ruleset:
     rs = Ruleset(name=name, summary=summary, dice=dice, faces=faces, scoring=scoring, keep=keep,
                  hot_dice=hot, goal=goal, open_min=open_min, floor=floor, pits=tuple(pits),
                  pit_attempts=pit_attempts, dump=dump, dump_mid_turn=dump_mid, overtake=overtake,
-                 bolts=bolts, barrel=barrel, equal_turns=equal_turns, declared_unit=unit, min_bank=min_bank)
+                 bolts=bolts, barrel=barrel, equal_turns=equal_turns, declared_unit=unit, min_bank=min_bank, compose=compose)
     _check_consistency(rs)
     return rs
 

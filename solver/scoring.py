@@ -104,6 +104,7 @@ class RollScorer:
         self._groups = [(tuple(int(x) for x in row), int(p)) for row, p in zip(g.counts, g.points)]
         self._instant = [tuple(int(x) for x in row) for row in g.instant]
         self.best = lru_cache(maxsize=None)(self._best)
+        self.full = lru_cache(maxsize=None)(self._full)
 
     def counts(self, roll: tuple[int, ...]) -> tuple[int, ...]:
         c = [0] * self.rs.faces
@@ -122,6 +123,18 @@ class RollScorer:
                     best = cand
         return best
 
+    def _full(self, c: tuple[int, ...]) -> int | None:
+        """The most points of a composition of ``c`` that uses every die (None: none does)."""
+        if not any(c):
+            return 0
+        best = None
+        for g, pts in self._groups:
+            if all(a >= b for a, b in zip(c, g)):
+                r = self.full(tuple(a - b for a, b in zip(c, g)))
+                if r is not None and (best is None or r + pts > best):
+                    best = r + pts
+        return best
+
     def is_instant_win(self, roll: tuple[int, ...]) -> bool:
         c = self.counts(roll)
         return any(all(a >= b for a, b in zip(c, pat)) for pat in self._instant)
@@ -130,7 +143,9 @@ class RollScorer:
         """Legal set-asides of a roll: (points, dice set aside, sorted), best first.
 
         ``keep = all``: only the best composition. ``keep = any``: every non-empty
-        sub-multiset all of whose dice score in its own best composition.
+        sub-multiset all of whose dice score in its own best composition; with
+        ``compose = any``, every one that some composition uses all of, scored by the best
+        such composition (1,1,1,1,2,2 as three pairs, 1500 and hot dice, besides four 1s).
         """
         c = self.counts(roll)
         if self.rs.scoring.nothing and len(roll) == self.rs.dice and not self.best(c)[1]:
@@ -143,6 +158,11 @@ class RollScorer:
         for sub in _sub_multisets(c):
             n = sum(sub)
             if n == 0:
+                continue
+            if self.rs.compose == "any":  # the player may score the dice by any composition of them all
+                p = self.full(sub)
+                if p is not None:
+                    out.append((p, _faces(sub)))
                 continue
             p, u, _ = self.best(sub)
             if u == n:

@@ -80,12 +80,14 @@ def rulesets(draw, max_dice: int = 6):
         "scoring": {"singles": singles, "kinds": kinds, "straights": straights,
                     "patterns": patterns, "instant_win": instant},
     }
+    if mapping["keep"] == "any":
+        mapping["compose"] = draw(st.sampled_from(["best", "any"]))
     return from_mapping(mapping)
 
 
 def _assert_same_classes(rs, n):
     g = scoring_groups(rs)
-    args = (g.counts, g.points, g.instant, n, rs.faces, rs.keep == "any", rs.unit)
+    args = (g.counts, g.points, g.instant, n, rs.faces, rs.keep == "any", rs.unit, rs.compose == "any")
     a = _pure.roll_classes(*args)
     b = _kernel.roll_classes(*args)
     assert len(a) == len(b) == 7
