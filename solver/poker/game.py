@@ -79,8 +79,6 @@ class PokerSolution:
         total = holders + remaining if best is not None else remaining
         if total > self.players:
             raise StateError(f"{total} players at least; the table is solved for up to {self.players}")
-        if best is None and remaining < 2 and self.players >= 1:
-            pass  # a solitary player always wins: u = 1
 
     def utility(self, best: int | None, holders: int, remaining: int) -> np.ndarray:
         """The mover's chance of winning for each final hand strength (the ``u`` above)."""
