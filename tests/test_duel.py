@@ -164,7 +164,7 @@ def test_fair_compensation_is_the_start_closest_to_even(tmp_path):
     assert solution.summary()["fair_compensation"] == {"points": points, "p_first": p_first}
 
 
-@pytest.mark.parametrize("preset", ["pig", "plain", "farkle", "farkle-cardgames"])
+@pytest.mark.parametrize("preset", ["pig", "plain", "farkle", "farkle-cardgames", "zilch"])
 def test_shipped_duel_tables_load_and_are_converged(preset):
     from thousand.tables import folder_name, load_table, shipped_tables
     rs = load_ruleset(preset)
