@@ -182,6 +182,20 @@ cdef inline Py_ssize_t _rank(const _Best* b, const int64_t* c) noexcept nogil:
     return r
 
 
+cdef inline bint _rest(const _Best* b, const int64_t* c, Py_ssize_t g, int64_t* d) noexcept nogil:
+    """Whether group ``g`` fits in ``c``; if so, the dice left over are written to ``d``."""
+    cdef Py_ssize_t i, F = b.F
+    cdef const int64_t* row = b.gc + g * F
+    if b.gsize[g] <= 0:
+        return False
+    for i in range(F):
+        if c[i] < row[i]:
+            return False
+    for i in range(F):
+        d[i] = c[i] - row[i]
+    return True
+
+
 cdef void _best(_Best* b, const int64_t* c, Py_ssize_t depth,
                 int64_t* out_p, int64_t* out_u) noexcept nogil:
     """Best composition of ``c``: (points, dice used), most points then most dice."""
@@ -190,24 +204,12 @@ cdef void _best(_Best* b, const int64_t* c, Py_ssize_t depth,
         out_p[0] = b.memo_p[r]
         out_u[0] = b.memo_u[r]
         return
-    cdef Py_ssize_t F = b.F, g, i
+    cdef Py_ssize_t g
     cdef int64_t bp = 0, bu = 0, p = 0, u = 0
-    cdef int64_t* d = b.work + depth * F
-    cdef const int64_t* row
-    cdef bint fits
+    cdef int64_t* d = b.work + depth * b.F
     for g in range(b.G):
-        if b.gsize[g] <= 0:
+        if not _rest(b, c, g, d):
             continue
-        row = b.gc + g * F
-        fits = True
-        for i in range(F):
-            if c[i] < row[i]:
-                fits = False
-                break
-        if not fits:
-            continue
-        for i in range(F):
-            d[i] = c[i] - row[i]
         _best(b, d, depth + 1, &p, &u)
         p += b.gp[g]
         u += b.gsize[g]
@@ -225,12 +227,11 @@ cdef int64_t _full(_Best* b, const int64_t* c, Py_ssize_t depth) noexcept nogil:
     cdef Py_ssize_t r = _rank(b, c)
     if b.memo_f[r] >= -1:
         return b.memo_f[r]
-    cdef Py_ssize_t F = b.F, g, i
+    cdef Py_ssize_t g, i
     cdef int64_t best = -1, p
-    cdef int64_t* d = b.work + depth * F
-    cdef const int64_t* row
-    cdef bint fits, empty = True
-    for i in range(F):
+    cdef int64_t* d = b.work + depth * b.F
+    cdef bint empty = True
+    for i in range(b.F):
         if c[i]:
             empty = False
             break
@@ -238,18 +239,8 @@ cdef int64_t _full(_Best* b, const int64_t* c, Py_ssize_t depth) noexcept nogil:
         b.memo_f[r] = 0
         return 0
     for g in range(b.G):
-        if b.gsize[g] <= 0:
+        if not _rest(b, c, g, d):
             continue
-        row = b.gc + g * F
-        fits = True
-        for i in range(F):
-            if c[i] < row[i]:
-                fits = False
-                break
-        if not fits:
-            continue
-        for i in range(F):
-            d[i] = c[i] - row[i]
         p = _full(b, d, depth + 1)
         if p >= 0 and p + b.gp[g] > best:
             best = p + b.gp[g]
