@@ -376,30 +376,66 @@ def solve(rules: Ruleset | str, objective: str, *, method: str | None = None,
     return solve_objective(rs, objective, tables, progress=progress, force=force, method=method)
 
 
-# measured on this project's 2-core machine (docs/solver.md): classic's duel, 2.6 million
-# pairs x 17 passes over turns of up to 200 totals, 590 s; classic's race about 100 s
-DUEL_PAIR_ROWS_PER_S = 7e6
+# The duel's time is the pairs times one turn DP of the ruleset, timed on this machine
+# when the estimate is made, times the work per pair of a whole solve in units of one turn
+# DP: measured (docs/solver.md) 2.4 (farkle) to 4 (pig) without penalty links, and from
+# 2.4 (classic, 17 passes) to 10.4 (zilch: 11 passes and 5 policy rounds) with them.
+DUEL_TURNS_PER_PAIR = {False: (2.4, 4.0), True: (2.4, 11.0)}
+# classic's race: about 100 s on this project's 2-core machine
 RACE_STATE_ROWS_PER_S = 1.5e5
 
 
+def turn_seconds(rs: Ruleset, rows: int) -> float:
+    """Seconds of one turn DP of ``rs`` over ``rows`` totals on this machine (the best of
+    a few calls: the machine may be shared)."""
+    import numpy as np
+    table = kernel.roll_table(rs)
+    stop_ok = np.ones(rows + 1, np.uint8)
+    stop_val = np.linspace(0.0, 1.0, rows + 1)[:, None]
+    args = (table, stop_ok, stop_val, np.zeros(rows + 1, np.uint8), np.zeros((rows + 1, 1)),
+            np.zeros(1), np.ones(1))
+    best, spent = float("inf"), 0.0
+    for _ in range(50):
+        t0 = time.perf_counter()
+        kernel.turn_dp(*args)
+        dt = time.perf_counter() - t0
+        best, spent = min(best, dt), spent + dt
+        if spent > 0.05:
+            break
+    return best
+
+
 def estimate(rs: Ruleset, objective: str) -> dict:
-    """What a solve of ``objective`` will cost, known before it starts: a lower bound on
-    the player states (every playable score with its counters; the closure under the
-    rules adds pit and barrel entries), the pairs and bytes of a duel's values, and a
-    rough time from the rates measured on this project's 2-core machine."""
-    from .states import seeds
-    moves = Moves(rs)
-    n = len(seeds(moves))
+    """What a solve of ``objective`` will cost, known before it starts.
+
+    The race: a lower bound on the player states (every playable score with its
+    counters) and a rough time. The duel: the player states themselves (the closure of
+    the seeds under every turn end and every opponent's move, cut off, with
+    ``exceeded`` set, as soon as their pairs pass the solver's limit), the pairs and
+    bytes of the values, and ``seconds``, a (low, high) range from one turn DP timed now
+    and the work per pair measured on the presets. ``ends`` carries the closure for the
+    solve that follows."""
+    from .states import TooManyStates, closure, seeds
     rows = max(1, rs.goal // rs.unit)          # totals a turn runs through, at most
-    out = {"player_states": n}
     if objective == "duel":
+        from math import isqrt
         from .duel import MAX_PAIRS
         seats = 2 if rs.equal_turns else 1
+        out = {"max_pairs": MAX_PAIRS, "exceeded": False, "ends": None}
+        try:
+            out["ends"] = closure(rs, opponents=True, limit=isqrt(MAX_PAIRS) // seats)
+            n = len(out["ends"])
+        except TooManyStates as e:
+            n, out["exceeded"] = e.count, True
         pairs = seats * n * n
-        passes = 17 if _has_penalties(rs) else 1
-        out.update(pairs=pairs, bytes=8 * (seats * n) ** 2, max_pairs=MAX_PAIRS,
-                   seconds=pairs * rows / 2 * passes / DUEL_PAIR_ROWS_PER_S)
-    elif objective == "race":
+        low, high = DUEL_TURNS_PER_PAIR[_has_penalties(rs)]
+        one = turn_seconds(rs, rows) if not out["exceeded"] else 0.0
+        out.update(player_states=n, pairs=pairs, bytes=8 * (seats * n) ** 2,
+                   seconds=(pairs * one * low, pairs * one * high))
+        return out
+    n = len(seeds(Moves(rs)))
+    out = {"player_states": n}
+    if objective == "race":
         out.update(seconds=n * rows / 2 * 100 / RACE_STATE_ROWS_PER_S)
     return out
 
@@ -411,23 +447,33 @@ def _has_penalties(rs: Ruleset) -> bool:
                                                   or rs.barrel.push_off != "none")))
 
 
-def _check_size(rs: Ruleset, objective: str, progress: bool) -> float:
+def _when(seconds: float) -> str:
+    m = seconds / 60
+    return (f"{seconds:,.0f} seconds" if m < 2 else f"{m:,.0f} minutes" if m < 120 else f"{m / 60:,.1f} hours")
+
+
+def _check_size(rs: Ruleset, objective: str, progress: bool) -> dict:
     """Refuse at once what cannot fit; say what a long solve will cost before it starts.
-    Returns the estimated seconds."""
+    Returns the :func:`estimate`, its ``expected`` seconds (the high end of a range) added."""
     est = estimate(rs, objective)
-    if objective == "duel" and est["pairs"] > est["max_pairs"]:
-        raise TableError(f"{rs.name}: at least {est['player_states']:,} player states make {est['pairs']:,} pairs, "
-                         f"whose values need {est['bytes'] / 2**30:,.1f} GiB; the duel solver holds "
-                         f"{est['max_pairs']:,} values ({8 * est['max_pairs'] // 10**6} MB)")
-    if progress and est.get("seconds", 0) > 30:
-        m = est["seconds"] / 60
-        when = (f"{est['seconds']:,.0f} seconds" if m < 2 else f"{m:,.0f} minutes" if m < 120
-                else f"{m / 60:,.1f} hours")
-        sys.stderr.write(f"solving the {objective} of {rs.name}: {est['player_states']:,}+ player states, "
-                         f"roughly {when} on a 2-core machine (Ctrl-C stops it; nothing is stored until "
-                         "it is done)\n")
+    if objective == "duel" and est["exceeded"]:
+        seats = 2 if rs.equal_turns else 1
+        raise TableError(f"{rs.name}: at least {est['player_states']:,} player states make at least "
+                         f"{est['pairs']:,} pairs{' (equal turns: each seat against the other)' if seats == 2 else ''}, "
+                         f"a value matrix of at least {est['bytes'] // 8:,} values ({est['bytes'] / 2**30:,.2f} GiB); "
+                         f"the duel solver holds {est['max_pairs']:,} ({8 * est['max_pairs'] // 10**6} MB)")
+    seconds = est.get("seconds", 0.0)
+    low, high = seconds if isinstance(seconds, tuple) else (seconds, seconds)
+    est["expected"] = high
+    if progress and high > 30:
+        when = _when(high) if high < 1.5 * low else f"{_when(low)} to {_when(high)}"
+        if when.count("minutes") == 2:
+            when = when.replace(" minutes to", " to", 1)
+        sys.stderr.write(f"solving the {objective} of {rs.name}: {est['player_states']:,}"
+                         f"{'' if objective == 'duel' else '+'} player states, roughly {when} here "
+                         "(Ctrl-C stops it; nothing is stored until it is done)\n")
         sys.stderr.flush()
-    return est.get("seconds", 0.0)
+    return est
 
 
 def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
@@ -438,7 +484,8 @@ def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
         table = find_table(rs, objective, tables_dir)
         if table is not None:
             return Solution(rs, objective, table, solved_now=False)
-    expected = _check_size(rs, objective, progress)
+    est = _check_size(rs, objective, progress)
+    expected = est["expected"]
     if objective == "race":
         from .race import solve_race
         bar = Progress(f"solving {rs.name} race", progress, expected)
@@ -455,7 +502,10 @@ def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
         from .duel import solve_duel
         bar = Progress(f"solving {rs.name} duel", progress, expected)
         try:
-            sol = solve_duel(rs, progress=bar, method=method or "policy")
+            from .duel import DuelModel
+            from .states import build_state_space
+            model = DuelModel(rs, space=build_state_space(rs, opponents=True, ends=est["ends"]))
+            sol = solve_duel(rs, model=model, progress=bar, method=method or "policy")
         finally:
             bar.close()
         model = sol.model

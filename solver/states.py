@@ -82,11 +82,24 @@ def seeds(moves: Moves) -> list[PlayerState]:
     return out
 
 
-def build_state_space(rs: Ruleset, opponents: bool = False) -> StateSpace:
-    """Enumerate the states (closure of :func:`seeds`) and their turn ends."""
+class TooManyStates(Exception):
+    """The closure passed the ``limit`` it was given: at least :attr:`count` states."""
+
+    def __init__(self, count: int):
+        super().__init__(count)
+        self.count = count
+
+
+def closure(rs: Ruleset, opponents: bool = False, limit: int | None = None) -> dict[PlayerState, TurnEnds]:
+    """Every state reachable from :func:`seeds` (with ``opponents``, also by another
+    player's move), with its turn ends. Raises :class:`TooManyStates` as soon as more
+    than ``limit`` states are found, so that a size check costs at most ``limit``
+    states' work."""
     moves = Moves(rs)
     todo = list(dict.fromkeys(seeds(moves)))
     seen = set(todo)
+    if limit is not None and len(seen) > limit:
+        raise TooManyStates(len(seen))
     ends: dict[PlayerState, TurnEnds] = {}
     while todo:
         x = todo.pop()
@@ -103,6 +116,18 @@ def build_state_space(rs: Ruleset, opponents: bool = False) -> StateSpace:
             if y not in seen:
                 seen.add(y)
                 todo.append(y)
+        if limit is not None and len(seen) > limit:
+            raise TooManyStates(len(seen))
+    return ends
+
+
+def build_state_space(rs: Ruleset, opponents: bool = False,
+                      ends: dict[PlayerState, TurnEnds] | None = None) -> StateSpace:
+    """Enumerate the states (:func:`closure` of :func:`seeds`, or the ``ends`` one
+    call of it returned) and their turn ends."""
+    if ends is None:
+        ends = closure(rs, opponents)
+    seen = ends.keys()
     states = sorted(seen, key=_order_key)
     index = {x: i for i, x in enumerate(states)}
 

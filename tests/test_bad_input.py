@@ -303,9 +303,23 @@ def test_tables_list_verify_clean(pig_tables):
 
 def test_a_long_solve_says_what_it_costs(capsys):
     from thousand.solve import Progress, _check_size
-    assert _check_size(load_ruleset("classic"), "duel", True) > 30
+    est = _check_size(load_ruleset("classic"), "duel", True)
+    from thousand.states import build_state_space
+    n = len(build_state_space(load_ruleset("classic"), opponents=True))
+    assert est["player_states"] == n and est["expected"] > 30
     err = capsys.readouterr().err
-    assert "roughly" in err and "minutes" in err and "player states" in err
+    assert "roughly" in err and "minutes" in err and f"{n:,} player states" in err
     p = Progress("solving classic duel", True, expected=600.0)
     assert "roughly 480 s left" in p.line(3, 0.1, p.t0 + 120) and "[####" in p.line(3, 0.1, p.t0 + 120)
     assert "longer than estimated" in p.line(9, 1e-5, p.t0 + 700)
+
+
+def test_a_duel_too_large_is_refused_before_its_states_are_all_listed():
+    """six-dice has about 30,000 player states; the refusal stops listing them once their
+    pairs pass the solver's limit, at a fifth of them."""
+    from math import isqrt
+    from thousand.duel import MAX_PAIRS
+    r = run(["solve", "six-dice", "--objective", "duel", "--tables", "/nonexistent-dir/t"])
+    assert r.exit_code == 2 and "at least" in r.output and "pairs" in r.output, r.output
+    counted = int(r.output.split("at least ")[1].split(" ")[0].replace(",", ""))
+    assert isqrt(MAX_PAIRS) // 2 < counted < 8000
