@@ -27,6 +27,7 @@ from .game import WIN, Moves, PlayerState
 from .engine import TurnEnd, TurnRules
 from .lastturn import first_seat_T, last_turn_end_values, last_turn_ends, last_turn_values
 from .rules import Ruleset
+from .i18n import _, dice_count
 from .turn import TurnEnds
 
 
@@ -42,8 +43,8 @@ class Option:
     def label(self) -> str:
         if self.action == "keep":
             kept = ",".join(map(str, self.dice))
-            return f"keep {kept} (+{self.points}), then {self.then}"
-        return self.then or self.action
+            return _("keep {dice} (+{points}), then {then}").format(dice=kept, points=self.points, then=self.then)
+        return self.then or _(self.action)
 
 
 @dataclass
@@ -78,21 +79,22 @@ class Advice:
         }
 
     def render(self) -> str:
-        head = f"{self.state}; turn total {self.turn_total}"
-        head += (f", roll {','.join(map(str, self.roll))}" if self.roll
-                 else f", {self.dice} {'die' if self.dice == 1 else 'dice'} to roll")
+        head = _("{state}; turn total {t}").format(state=self.state, t=self.turn_total)
+        head += (_(", roll {roll}").format(roll=",".join(map(str, self.roll))) if self.roll
+                 else _(", {dice} to roll").format(dice=dice_count(self.dice)))
         lines = [head]
         if self.note:
             lines.append(self.note)
         width = max(len(o.label()) for o in self.options)
         fmt = "{:.6f}" if self.value_name == "win_probability" else "{:.4f}"
-        name = {"win_probability": "P(win)", "expected_turns": "expected turns",
-                "expected_points": "expected points", "long_run_points": "points (long run)"}[self.value_name]
+        name = {"win_probability": _("P(win)"), "expected_turns": _("expected turns"),
+                "expected_points": _("expected points"), "long_run_points": _("points (long run)")}[self.value_name]
+        best = _("best")
         for k, o in enumerate(self.options):
-            mark = "best" if k == 0 else ("    " if k else "")
-            lines.append(f"  {mark:4}  {o.label():<{width}}  {name} {fmt.format(o.value)}")
+            mark = best if k == 0 else ""
+            lines.append(f"  {mark:{len(best)}}  {o.label():<{width}}  {name} {fmt.format(o.value)}")
         if self.margin is not None:
-            lines.append(f"  margin to the second-best option: {fmt.format(self.margin)}")
+            lines.append("  " + _("margin to the second-best option: {m}").format(m=fmt.format(self.margin)))
         return "\n".join(lines)
 
 
@@ -134,18 +136,18 @@ class TurnAdvisor:
         notes: list[str] = []
         opts: list[Option] = []
         if s.roll is None:
-            opts.append(Option("roll", self.show(sol.value(self.engine, s)), then=f"roll {s.dice}"))
+            opts.append(Option("roll", self.show(sol.value(self.engine, s)), then=_("roll {n}").format(n=s.dice)))
             if self.engine.can_stop(s):
-                opts.append(Option("stop", self.show(sol.value(self.engine, self.engine.stop(s))), then="stop"))
+                opts.append(Option("stop", self.show(sol.value(self.engine, self.engine.stop(s))), then=_("stop")))
                 notes.append(self.bank_warning(x, s.total))
             elif s.total > 0:
-                notes.append(f"cannot stop: {self.engine.stop_refusal(s)}")
+                notes.append(_("cannot stop: {why}").format(why=self.engine.stop_refusal(s)))
         else:
             after = self.engine.after_roll(s._replace(roll=None), s.roll)
             if isinstance(after, TurnEnd):
                 kind = "win" if after.kind == "win" else "bust"
                 opts.append(Option(kind, self.show(sol.value(self.engine, after)),
-                                   then="instant win" if kind == "win" else "bust: the turn is lost"))
+                                   then=_("instant win") if kind == "win" else _("bust: the turn is lost")))
             else:
                 legal = self.engine.legal(after)
                 for a in legal:
@@ -156,7 +158,7 @@ class TurnAdvisor:
                     # why no set-aside can be banked: the reason at the largest one's total
                     nxt = self.engine.apply(after, legal[0])
                     if not isinstance(nxt, TurnEnd):
-                        notes.append(f"no stop after this roll: {self.engine.stop_refusal(nxt)}")
+                        notes.append(_("no stop after this roll: {why}").format(why=self.engine.stop_refusal(nxt)))
         opts.sort(key=lambda o: -o.value if self.higher else o.value)
         label = state_label or x.describe(self.rs)
         return Advice(self.objective, self.value_name, self.higher, label, s.total, s.dice, s.roll, opts,
@@ -169,20 +171,20 @@ class TurnAdvisor:
         if y == WIN or y.score == s1:
             return ""
         if y.score == 0 and s1 in self.rs.dump:
-            return f"banking {t} makes {s1}: samosval, the score becomes 0"
-        return f"banking {t} stops at the barrel: {y.score}, not {s1}"
+            return _("banking {t} makes {s}: samosval, the score becomes 0").format(t=t, s=s1)
+        return _("banking {t} stops at the barrel: {score}, not {s}").format(t=t, score=y.score, s=s1)
 
     def then_label(self, a, nxt) -> str:
         """What follows the set-aside of action ``a`` (leading to ``nxt``), in words."""
         if a.then == "banked (confirmed)":
-            return "banked at once (confirmed)"
+            return _("banked at once (confirmed)")
         if isinstance(nxt, TurnEnd):
-            return "stop" if nxt.kind == "stop" else f"the turn ends ({nxt.event})"
+            return _("stop") if nxt.kind == "stop" else _("the turn ends ({event})").format(event=_(nxt.event))
         if self.engine.confirming(nxt):
-            return f"roll {nxt.dice} (hot dice, to confirm)"
+            return _("roll {n} (hot dice, to confirm)").format(n=nxt.dice)
         if self.engine.compulsory(nxt):
-            return f"roll {nxt.dice} (hot dice, compulsory)"
-        return f"roll {nxt.dice}"
+            return _("roll {n} (hot dice, compulsory)").format(n=nxt.dice)
+        return _("roll {n}").format(n=nxt.dice)
 
 
 @dataclass

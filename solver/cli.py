@@ -16,6 +16,7 @@ import click
 
 from . import __version__
 from .choices import CHART_KINDS, EXACT_BUDGET, OBJECTIVES
+from .i18n import LANGUAGES, _, set_language
 from .errors import ThousandError
 from .errors import RulesetError
 from .poker.rules import PokerRuleset
@@ -31,6 +32,13 @@ class _Group(click.Group):
     errors (a bad option value, a missing argument), into one line and exit 2."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        args = list(sys.argv[1:] if args is None else args)
+        set_language(None)  # each call chooses again (one process may run several: tests, a server)
+        try:
+            args = _take_language(args)
+        except ValueError as exc:
+            click.echo(_("thousand: error: {message}").format(message=exc), err=True)
+            sys.exit(2)
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         try:
@@ -39,10 +47,10 @@ class _Group(click.Group):
             click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
             sys.exit(0)
         except click.ClickException as exc:
-            click.echo(f"thousand: error: {exc.format_message()}", err=True)
+            click.echo(_("thousand: error: {message}").format(message=exc.format_message()), err=True)
             sys.exit(exc.exit_code)
         except click.Abort:
-            click.echo("thousand: interrupted", err=True)
+            click.echo(_("thousand: interrupted"), err=True)
             sys.exit(130)
         sys.exit(rv if isinstance(rv, int) else 0)
 
@@ -61,11 +69,34 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except ThousandError as exc:
-            click.echo(f"thousand: error: {exc}", err=True)
+            click.echo(_("thousand: error: {message}").format(message=exc), err=True)
             ctx.exit(2)
         except KeyboardInterrupt:
-            click.echo("thousand: interrupted", err=True)
+            click.echo(_("thousand: interrupted"), err=True)
             ctx.exit(130)
+
+
+def _take_language(args: list[str]) -> list[str]:
+    """Apply ``--lang L`` (or ``--lang=L``) wherever it stands on the command line, before
+    or after the command, and return the other arguments. ValueError for an unknown one."""
+    out, k = [], 0
+    while k < len(args):
+        a = args[k]
+        if a == "--":
+            out.extend(args[k:])
+            break
+        if a == "--lang" or a.startswith("--lang="):
+            if a == "--lang":
+                if k + 1 >= len(args):
+                    raise ValueError("--lang needs a language: en or ru")
+                value, k = args[k + 1], k + 2
+            else:
+                value, k = a.split("=", 1)[1], k + 1
+            set_language(value)
+            continue
+        out.append(a)
+        k += 1
+    return out
 
 
 def _emit(data: dict, as_json: bool, human: str) -> None:
@@ -110,6 +141,9 @@ def _names_poker(spec: str) -> bool:
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="thousand")
+@click.option("--lang", type=click.Choice(LANGUAGES), expose_value=False,
+              help="Language of advice, the scorekeeper and errors (default: THOUSAND_LANG, then the locale); "
+                   "also accepted after the command.")
 def main() -> None:
     """Exact optimal play for the dice game 1000 (Тысяча) and its family.
 
@@ -328,30 +362,31 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
     rs = _ruleset(rules, overrides)
     objective = objective or ("duel" if opp is not None or to_beat is not None else "race")
     if (seat or to_beat is not None) and not rs.equal_turns:
-        raise StateError(f"--seat and --to-beat apply to equal_turns rulesets only; {rs.name} ends at the "
-                         "first win")
+        raise StateError(_("--seat and --to-beat apply to equal_turns rulesets only; {name} ends at the "
+                           "first win").format(name=rs.name))
     if objective == "race" and (seat or to_beat is not None):
-        raise StateError("--seat and --to-beat are for the duel; the race has no seats")
+        raise StateError(_("--seat and --to-beat are for the duel; the race has no seats"))
     if to_beat is not None and (seat == "first" or opp is not None):
-        raise StateError("--to-beat F is the second player's last turn: it takes neither --seat first nor --opp")
+        raise StateError(_("--to-beat F is the second player's last turn: it takes neither --seat first nor --opp"))
     x = _player(rs, me, kw)
     y = _player(rs, opp, kw, "opp") if opp is not None else None
     if y is not None:
         from .game import Moves
         Moves(rs).check_pair(x, y)
     if objective == "duel" and y is None and to_beat is None:
-        raise StateError("the duel needs the opponent's score: --opp S")
+        raise StateError(_("the duel needs the opponent's score: --opp S"))
     if objective == "duel" and rs.equal_turns and seat is None and to_beat is None:
-        raise StateError(f"{rs.name} plays equal turns: say which seat you move in, --seat first or "
-                         "--seat second")
+        raise StateError(_("{name} plays equal turns: say which seat you move in, --seat first or "
+                           "--seat second").format(name=rs.name))
     roll = parse_roll(roll_text, rs) if roll_text is not None else None
     from .engine import TurnRules
     engine = TurnRules(rs)
     engine.check_reachable(engine.state(x, turn_total, dice, roll))
     if to_beat is not None:
-        label = f"you: {x.describe(rs)}; last turn (second seat) against a finished total of {to_beat}"
+        label = _("you: {me}; last turn (second seat) against a finished total of {total}").format(
+            me=x.describe(rs), total=to_beat)
         adv = last_turn_advisor(rs, to_beat).advise(x, turn_total, dice, roll, state_label=label)
-        adv.note = "; ".join(n for n in (adv.note, "a tie counts 1/2") if n)
+        adv.note = "; ".join(n for n in (adv.note, _("a tie counts 1/2")) if n)
         if as_json:
             click.echo(json.dumps({"ruleset": rs.name, "ruleset_hash": rs.hash, "to_beat": to_beat,
                                    **adv.to_json()}))
@@ -360,17 +395,19 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
         return
     if objective == "rate":
         if y is not None:
-            raise StateError("the rate is solitaire: it takes no --opp")
+            raise StateError(_("the rate is solitaire: it takes no --opp"))
         from .advisor import rate_advisor
         from .rate import solve_rate
         rate = solve_rate(rs)
-        adv = rate_advisor(rate).advise(x, turn_total, dice, roll, state_label=f"you: {x.describe(rs)}")
-        adv.note = "; ".join(n for n in (f"long run: {rate.gain:.4f} points per turn; an option's value is its "
-                                         "points plus the relative value of the counter it leaves", adv.note) if n)
+        adv = rate_advisor(rate).advise(x, turn_total, dice, roll, state_label=_("you: {me}").format(me=x.describe(rs)))
+        adv.note = "; ".join(n for n in (_("long run: {gain} points per turn; an option's value is its points plus "
+                                           "the relative value of the counter it leaves").format(gain=f"{rate.gain:.4f}"),
+                                         adv.note) if n)
     elif objective == "duel":
-        label = f"you: {x.describe(rs)}; opponent: {y.describe(rs)}"
+        label = _("you: {me}; opponent: {opp}").format(me=x.describe(rs), opp=y.describe(rs))
         if seat:
-            label = f"you ({seat} seat): {x.describe(rs)}; opponent: {y.describe(rs)}"
+            label = _("you ({seat} seat): {me}; opponent: {opp}").format(seat=_(seat), me=x.describe(rs),
+                                                                          opp=y.describe(rs))
         adv = duel_advisor(solve_objective(rs, objective, tables_dir, progress=True), y,
                            ("first", "second").index(seat) if seat else None).advise(
             x, turn_total, dice, roll, state_label=label)
@@ -378,8 +415,8 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
         adv = race_advisor(solve_objective(rs, objective, tables_dir, progress=True)).advise(
             x, turn_total, dice, roll)
         if opp is None:
-            adv.note = "; ".join(n for n in ("solitaire: the fewest expected turns to win alone (give --opp S "
-                                             "for the win probability against an opponent)", adv.note) if n)
+            adv.note = "; ".join(n for n in (_("solitaire: the fewest expected turns to win alone (give --opp S "
+                                               "for the win probability against an opponent)"), adv.note) if n)
     if as_json:
         click.echo(json.dumps({"ruleset": rs.name, "ruleset_hash": rs.hash, **adv.to_json()}))
     else:

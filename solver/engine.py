@@ -39,6 +39,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from .errors import Refused, StateError
+from .i18n import _, dice_count
 from .game import WIN, Moves, PlayerState
 from .rules import Ruleset
 from .scoring import RollScorer
@@ -137,33 +138,34 @@ class TurnRules:
         rules cannot produce it."""
         rs, u = self.rs, self.rs.unit
         if total < 0 or total % u:
-            raise StateError(f"turn total {total} must be a non-negative multiple of {u}")
+            raise StateError(_("turn total {t} must be a non-negative multiple of {u}").format(t=total, u=u))
         if roll is not None:
             n = len(roll)
             if dice is not None and dice != n:
-                raise StateError(f"--dice {dice} does not match a roll of {n} dice")
+                raise StateError(_("--dice {dice} does not match a roll of {n} dice").format(dice=dice, n=n))
             roll = tuple(sorted(roll))
         else:
             n = rs.dice if dice is None else dice
         if not 1 <= n <= rs.dice:
-            raise StateError(f"dice must be 1 to {rs.dice}, got {n}")
+            raise StateError(_("dice must be 1 to {top}, got {n}").format(top=rs.dice, n=n))
         if total == 0 and n != rs.dice:
-            raise StateError(f"a turn starts by rolling all {rs.dice} dice: with {n} dice the turn total "
-                             "must be positive")
+            raise StateError(_("a turn starts by rolling all {all} dice: with {n} dice the turn total "
+                               "must be positive").format(all=rs.dice, n=n))
         if total > TOTAL_CAP * rs.goal:
-            raise StateError(f"turn total {total}: a turn of this game does not reach {TOTAL_CAP} times the goal")
+            raise StateError(_("turn total {t}: a turn of this game does not reach {cap} times the goal").format(
+                t=total, cap=TOTAL_CAP))
         ev = self.moves.mid_turn(x, total) if total > 0 else None
         if ev:
-            raise StateError(f"a turn total of {total} from score {x.score} would already have ended the turn "
-                             f"({ev})")
+            raise StateError(_("a turn total of {t} from score {s} would already have ended the turn "
+                               "({event})").format(t=total, s=x.score, event=_(ev)))
         return TurnState(x, total, n, roll)
 
     def check_reachable(self, s: TurnState) -> TurnState:
         """``s`` if some turn reaches it, else a :class:`StateError` (for states a user
         gives; the DP itself has values at every total)."""
         if s.total > 0 and not self.reachable(s.total, s.dice):
-            raise StateError(f"a turn total of {s.total} with {s.dice} {'die' if s.dice == 1 else 'dice'} to roll "
-                             "cannot occur: no set-asides add up to it with that many dice left")
+            raise StateError(_("a turn total of {t} with {dice} to roll cannot occur: no set-asides add up "
+                               "to it with that many dice left").format(t=s.total, dice=dice_count(s.dice)))
         return s
 
     def reachable(self, total: int, dice: int) -> bool:
@@ -217,27 +219,28 @@ class TurnRules:
         """Why the player cannot stop before this roll (None if they can), in words."""
         rs, x, t = self.rs, s.player, s.total
         if s.roll is not None:
-            return f"set dice aside from {','.join(map(str, s.roll))} first"
+            return _("set dice aside from {roll} first").format(roll=",".join(map(str, s.roll)))
         if t <= 0:
-            return "nothing to bank yet: a turn starts with a roll"
+            return _("nothing to bank yet: a turn starts with a roll")
         if self.compulsory(s):
-            return f"hot dice: rolling all {s.dice} dice again is compulsory"
+            return _("hot dice: rolling all {n} dice again is compulsory").format(n=s.dice)
         if self.moves.can_bank(x, t):
             return None
         if not x.opened and t < rs.open_min:
-            return f"not opened yet: the first bank needs at least {rs.open_min} in one turn (have {t})"
+            return _("not opened yet: the first bank needs at least {need} in one turn (have {t})").format(
+                need=rs.open_min, t=t)
         if t < rs.min_bank:
-            return f"every bank needs at least {rs.min_bank} in one turn (have {t})"
+            return _("every bank needs at least {need} in one turn (have {t})").format(need=rs.min_bank, t=t)
         pit = rs.pit_of(x.score)
         if pit and x.score + t < pit.exit:
-            return (f"in the pit [{pit.low}, {pit.exit}): the bank must reach {pit.exit} "
-                    f"({x.score} + {t} = {x.score + t})")
+            return _("in the pit [{low}, {exit}): the bank must reach {exit} ({s} + {t} = {sum})").format(
+                low=pit.low, exit=pit.exit, s=x.score, t=t, sum=x.score + t)
         if rs.barrel.kind == "exact" and x.score + t > rs.goal:
-            return f"over {rs.goal}: the open barrel needs exactly {rs.goal}"
+            return _("over {goal}: the open barrel needs exactly {goal}").format(goal=rs.goal)
         if rs.on_barrel(x.score):
-            return (f"on the barrel: only a bank that reaches {rs.goal} is allowed "
-                    f"({x.score} + {t} = {x.score + t})")
-        return f"banking {t} is not allowed from {x.describe(rs)}"  # pragma: no cover
+            return _("on the barrel: only a bank that reaches {goal} is allowed ({s} + {t} = {sum})").format(
+                goal=rs.goal, s=x.score, t=t, sum=x.score + t)
+        return _("banking {t} is not allowed from {state}").format(t=t, state=x.describe(rs))  # pragma: no cover
 
     def can_stop(self, s: TurnState) -> bool:
         """Whether the player may stop and bank ``s.total`` before this roll."""
@@ -270,9 +273,9 @@ class TurnRules:
         turn, otherwise the state waits for a set-aside."""
         roll = tuple(sorted(roll))
         if s.roll is not None:
-            raise Refused(f"set dice aside from {','.join(map(str, s.roll))} first")
+            raise Refused(_("set dice aside from {roll} first").format(roll=",".join(map(str, s.roll))))
         if len(roll) != s.dice:
-            raise Refused(f"{s.dice} {'die' if s.dice == 1 else 'dice'} to roll, not {len(roll)}")
+            raise Refused(_("{dice} to roll, not {n}").format(dice=dice_count(s.dice), n=len(roll)))
         if self.instant_win(roll):
             return TurnEnd("win")
         if not self.set_asides(roll):
@@ -284,12 +287,13 @@ class TurnRules:
         dump, an overshoot, or a confirming roll that can bank; otherwise the next state
         is before a roll of the dice left (all of them again when none are: hot dice)."""
         if s.roll is None:
-            raise Refused("there is no roll to set dice aside from (roll first)")
+            raise Refused(_("there is no roll to set dice aside from (roll first)"))
         kept = tuple(sorted(kept))
         pts = next((p for p, d in self.set_asides(s.roll) if d == kept), None)
         if pts is None:
-            raise Refused(f"cannot set aside {','.join(map(str, kept))} from {','.join(map(str, s.roll))}: "
-                          "legal are " + "; ".join(",".join(map(str, d)) for _, d in self.set_asides(s.roll)))
+            raise Refused(_("cannot set aside {kept} from {roll}: legal are {legal}").format(
+                kept=",".join(map(str, kept)), roll=",".join(map(str, s.roll)),
+                legal="; ".join(",".join(map(str, d)) for _p, d in self.set_asides(s.roll))))
         x, t1 = s.player, s.total + pts
         ev = self.moves.mid_turn(x, t1)
         if ev:

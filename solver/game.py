@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .errors import StateError
+from .i18n import _
 from .rules import Ruleset
 
 
@@ -34,24 +35,24 @@ class PlayerState(NamedTuple):
     overshoots: int = 0
 
     def describe(self, rs: Ruleset) -> str:
-        parts = [f"score {self.score}"]
+        parts = [_("score {score}").format(score=self.score)]
         if not self.opened:
-            parts.append("unopened")
+            parts.append(_("unopened"))
         if rs.bolts.limit:
-            parts.append(f"bolts {self.bolts}")
+            parts.append(_("bolts {n}").format(n=self.bolts))
         pit = rs.pit_of(self.score)
         if pit:
-            parts.append(f"in pit [{pit.low}, {pit.exit})")
+            parts.append(_("in pit [{low}, {exit})").format(low=pit.low, exit=pit.exit))
             if rs.pit_attempts:
-                parts.append(f"pit tries {self.pit_tries}, entry {self.pit_entry}")
+                parts.append(_("pit tries {n}, entry {entry}").format(n=self.pit_tries, entry=self.pit_entry))
         if rs.on_barrel(self.score):
-            parts.append("on the barrel")
+            parts.append(_("on the barrel"))
             if rs.barrel.attempts:
-                parts.append(f"barrel tries {self.barrel_tries}")
+                parts.append(_("barrel tries {n}").format(n=self.barrel_tries))
         if rs.barrel.max_falls:
-            parts.append(f"falls {self.falls}")
+            parts.append(_("falls {n}").format(n=self.falls))
         if rs.barrel.kind == "exact":
-            parts.append(f"overshoots {self.overshoots}")
+            parts.append(_("overshoots {n}").format(n=self.overshoots))
         return ", ".join(parts)
 
 
@@ -100,18 +101,18 @@ class Moves:
         rs = self.rs
         u = rs.unit
         if x.score % u:
-            raise StateError(f"score {x.score} is not a multiple of {u}")
+            raise StateError(_("score {s} is not a multiple of {u}").format(s=x.score, u=u))
         if not rs.floor <= x.score:
-            raise StateError(f"score {x.score} is below the floor {rs.floor}")
+            raise StateError(_("score {s} is below the floor {floor}").format(s=x.score, floor=rs.floor))
         top = rs.barrel.threshold if rs.barrel.kind == "points" else rs.goal - u
         if x.score > top:
-            raise StateError(f"score {x.score} is beyond the last playable score {top}")
+            raise StateError(_("score {s} is beyond the last playable score {top}").format(s=x.score, top=top))
         if x.score in rs.dump:
-            raise StateError(f"score {x.score} is a dump score: it would already be 0")
+            raise StateError(_("score {s} is a dump score: it would already be 0").format(s=x.score))
         if not x.opened and x.score > 0:
-            raise StateError("a player with a positive score has opened")
+            raise StateError(_("a player with a positive score has opened"))
         if not x.opened and rs.open_min == 0:
-            raise StateError("this ruleset has no opening")
+            raise StateError(_("this ruleset has no opening"))
         lim = {"bolts": rs.bolts.limit, "falls": rs.barrel.max_falls,
                "overshoots": rs.barrel.overshoots}
         for name, top_ in lim.items():

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from .engine import TurnEnd, TurnRules, TurnState, finish_turn
 from .errors import Refused, StateError, ThousandError
+from .i18n import N_, _, dice_count, ngettext
 from .game import PlayerState
 from .rules import Ruleset, load_ruleset
 from .scoring import parse_roll
@@ -39,6 +40,11 @@ SMALL_DUEL_EQUAL_TURNS = 100
 
 def _faces(dice) -> str:
     return ",".join(map(str, dice))
+
+
+def _keeps(options) -> str:
+    """The set-asides a roll allows, in words: "keep 1,5 (+15); keep 1 (+10)"."""
+    return "; ".join(_("keep {dice} (+{points})").format(dice=_faces(d), points=p) for p, d in options)
 
 
 class Turn:
@@ -85,9 +91,9 @@ class LoggedGame:
 
     def __init__(self, rs, names: list[str], spec: str, overrides: tuple[str, ...], seed: int | None):
         if len(names) < 2:
-            raise StateError("a game needs at least two players: --players A B [C ...]")
+            raise StateError(_("a game needs at least two players: --players A B [C ...]"))
         if len(set(names)) != len(names):
-            raise StateError("player names must differ")
+            raise StateError(_("player names must differ"))
         self.rs, self.names, self.spec, self.overrides, self.seed = rs, list(names), spec, tuple(overrides), seed
         self.log: list[str] = []
 
@@ -107,10 +113,10 @@ class LoggedGame:
 
     def undo(self) -> str:
         if not self.log:
-            raise Refused("nothing to undo")
+            raise Refused(_("nothing to undo"))
         last = self.log[-1]
         self._replay(self.log[:-1])
-        return f"undone: {last}"
+        return _("undone: {entry}").format(entry=last)
 
     def _replay(self, log: list[str]) -> None:
         self._reset()
@@ -175,7 +181,7 @@ class Game(LoggedGame):
         self.messages = []
         if self.over:
             raise Refused("the game is over (undo to change the last entry)")
-        verb, _, arg = entry.partition(" ")
+        verb, _sep, arg = entry.partition(" ")
         if verb == "roll":
             self._roll(tuple(int(f) for f in arg.split(",")))
         elif verb == "keep":
@@ -183,7 +189,7 @@ class Game(LoggedGame):
         elif verb == "stop":
             self._stop()
         else:  # pragma: no cover - normalise_entry lets nothing else through
-            raise Refused(f"unknown entry {entry!r}")
+            raise Refused(_("unknown entry {entry!r}").format(entry=entry))
         return self.messages
 
     def _say(self, text: str) -> None:
@@ -194,22 +200,22 @@ class Game(LoggedGame):
     def _roll(self, faces: tuple[int, ...]) -> None:
         tr, name = self.turn, self.names[self.current]
         if tr.roll is not None:
-            raise Refused(f"set dice aside from {_faces(tr.roll)} first: "
-                          + "; ".join(f"keep {_faces(d)} (+{p})" for p, d in tr.options))
+            raise Refused(_("set dice aside from {roll} first: {options}").format(
+                roll=_faces(tr.roll), options=_keeps(tr.options)))
         if len(faces) != tr.dice:
-            raise Refused(f"{name} rolls {tr.dice} {'die' if tr.dice == 1 else 'dice'}, "
-                          f"not {len(faces)}")
+            raise Refused(_("{name} rolls {dice}, not {n}").format(name=name, dice=dice_count(tr.dice),
+                                                                      n=len(faces)))
         faces = tuple(sorted(faces))
         nxt = self.engine.after_roll(tr.state, faces)
         if isinstance(nxt, TurnEnd) and nxt.kind == "win":
-            tr.steps.append(f"{_faces(faces)} instant win")
-            self._say(f"{name} rolls {_faces(faces)}: an instant win!")
-            self._finish_game([self.current], f"{name} wins at once ({_faces(faces)})")
+            tr.steps.append(_("{roll} instant win").format(roll=_faces(faces)))
+            self._say(_("{name} rolls {roll}: an instant win!").format(name=name, roll=_faces(faces)))
+            self._finish_game([self.current], _("{name} wins at once ({roll})").format(name=name, roll=_faces(faces)))
             return
         if isinstance(nxt, TurnEnd):
-            tr.steps.append(f"{_faces(faces)} bust")
-            self._say(f"{name} rolls {_faces(faces)}: nothing scores — bust, the turn total "
-                      f"{tr.total} is lost")
+            tr.steps.append(_("{roll} bust").format(roll=_faces(faces)))
+            self._say(_("{name} rolls {roll}: nothing scores — bust, the turn total {t} is lost").format(
+                name=name, roll=_faces(faces), t=tr.total))
             self._finish(nxt)
             return
         tr.state = nxt
@@ -217,13 +223,13 @@ class Game(LoggedGame):
         if len(opts) == 1:
             self._keep(opts[0][1])
             return
-        self._say(f"{name} rolls {_faces(faces)}: set aside one of "
-                  + "; ".join(f"keep {_faces(d)} (+{p})" for p, d in opts))
+        self._say(_("{name} rolls {roll}: set aside one of {options}").format(
+            name=name, roll=_faces(faces), options=_keeps(opts)))
 
     def _keep_choice(self, dice: tuple[int, ...] | None) -> None:
         tr = self.turn
         if tr.roll is None:
-            raise Refused("there is no roll to set dice aside from (roll first)")
+            raise Refused(_("there is no roll to set dice aside from (roll first)"))
         self._keep(tr.options[0][1] if dice is None else dice)
 
     def _keep(self, kept: tuple[int, ...]) -> None:
@@ -234,29 +240,32 @@ class Game(LoggedGame):
         t1 = nxt.total                           # every end of a set-aside carries its total
         pts = t1 - tr.total
         tr.steps.append(f"{_faces(roll)} +{pts}" if len(kept) == len(roll)
-                        else f"{_faces(roll)} keep {_faces(kept)} +{pts}")
-        self._say(f"{name} rolls {_faces(roll)}: sets aside {_faces(kept)} for {pts}; turn total {t1}")
+                        else _("{roll} keep {kept} +{points}").format(roll=_faces(roll), kept=_faces(kept), points=pts))
+        self._say(_("{name} rolls {roll}: sets aside {kept} for {points}; turn total {t}").format(
+            name=name, roll=_faces(roll), kept=_faces(kept), points=pts, t=t1))
         if isinstance(nxt, TurnEnd):
             if nxt.event == "dump":
-                self._say(f"{x.score} + {t1} = {x.score + t1}: samosval — the turn ends and the score becomes 0")
+                self._say(_("{s} + {t} = {sum}: samosval — the turn ends and the score becomes 0").format(
+                    s=x.score, t=t1, sum=x.score + t1))
             elif nxt.event == "overshoot":
-                self._say(f"{x.score} + {t1} = {x.score + t1} is over {self.rs.goal}: overshoot — the turn ends")
+                self._say(_("{s} + {t} = {sum} is over {goal}: overshoot — the turn ends").format(
+                    s=x.score, t=t1, sum=x.score + t1, goal=self.rs.goal))
             else:
-                self._say("the confirming roll scored: the turn is banked at once")
+                self._say(_("the confirming roll scored: the turn is banked at once"))
             self._finish(nxt)
             return
         tr.state = nxt
         if len(kept) == len(roll):  # every die set aside: hot dice
             hot = self.rs.hot_dice
             if not (hot == "free" and nxt.dice == 1):
-                self._say({"must_roll": f"hot dice: all {nxt.dice} dice again, and rolling them is compulsory",
-                           "confirm": f"hot dice: roll all {nxt.dice} dice to confirm the turn",
-                           "free": f"hot dice: all {nxt.dice} dice again; roll or stop"}[hot])
+                self._say({"must_roll": _("hot dice: all {n} dice again, and rolling them is compulsory"),
+                           "confirm": _("hot dice: roll all {n} dice to confirm the turn"),
+                           "free": _("hot dice: all {n} dice again; roll or stop")}[hot].format(n=nxt.dice))
 
     def _stop(self) -> None:
         tr = self.turn
         end = self.engine.stop(tr.state)   # Refused, with the reason, where stopping is not allowed
-        tr.steps.append("stop")
+        tr.steps.append(_("stop"))
         self._finish(end)
 
     # ------------------------------------------------------------ ends of turns
@@ -269,42 +278,47 @@ class Game(LoggedGame):
         res = finish_turn(self.moves, self.states, i, end, finished=tuple(self.finished))
         y = res.players[i]
         if end.kind == "bust" or end.event == "overshoot":
-            what = end.event or "bust"
+            what = _(end.event or "bust")
             self.history[i].append(what + (f" → {y.score}" if y.score != x.score else "")
                                    + self._changes(x, y, banked=False))
-            self._say(f"{name}: zero turn ({what})" + self._changes(x, y, banked=False)
-                      + (f"; score {x.score} → {y.score}" if y.score != x.score else ""))
+            self._say(_("{name}: zero turn ({what})").format(name=name, what=what) + self._changes(x, y, banked=False)
+                      + (_("; score {a} → {b}").format(a=x.score, b=y.score) if y.score != x.score else ""))
             self.states[i] = y
             self._end_turn()
             return
         t = end.total
         for j, what in res.affected:
             o, o2 = self.states[j], res.players[j]
-            words = ["pushed off the barrel" if w == "pushed off" else f"overtaken (−{rs.overtake})" for w in what]
-            note = f"{' and '.join(words)} by {name}: {o.score} → {o2.score}"
+            words = [_("pushed off the barrel") if w == "pushed off" else _("overtaken (−{n})").format(n=rs.overtake)
+                     for w in what]
+            note = _("{what} by {name}: {a} → {b}").format(what=_(" and ").join(words), name=name, a=o.score,
+                                                          b=o2.score)
             self.history[j].append(note)
-            self._say(f"{self.names[j]} is {note}")
+            self._say(_("{name} is {note}").format(name=self.names[j], note=note))
             self.states[j] = o2
         if res.won:
             if rs.equal_turns:
                 self.finished[i] = res.final_total
-                self.history[i].append(f"+{t} → {res.final_total} (reached {rs.goal})")
-                self._say(f"{name} banks {t}: {res.final_total}, over the goal; the round is completed")
+                self.history[i].append(_("+{t} → {total} (reached {goal})").format(t=t, total=res.final_total,
+                                                                                  goal=rs.goal))
+                self._say(_("{name} banks {t}: {total}, over the goal; the round is completed").format(
+                    name=name, t=t, total=res.final_total))
                 self._end_turn()
                 return
-            self.history[i].append(f"+{t} → {res.final_total} WIN")
-            self._say(f"{name} banks {t}: {res.final_total}")
-            self._finish_game([i], f"{name} wins with {res.final_total}")
+            self.history[i].append(_("+{t} → {total} WIN").format(t=t, total=res.final_total))
+            self._say(_("{name} banks {t}: {total}").format(name=name, t=t, total=res.final_total))
+            self._finish_game([i], _("{name} wins with {total}").format(name=name, total=res.final_total))
             return
         line = f"+{t} → {y.score}"
         if rs.barrel.kind == "points" and x.score + t > y.score and y.score == rs.barrel.threshold:
-            line += " (barrel cap)"
+            line += _(" (barrel cap)")
         elif y.score == 0 and x.score + t in rs.dump:
-            line += " (samosval)"
+            line += _(" (samosval)")
         if self.moves.climbed(x, y):
-            line += ", on the barrel"
+            line += _(", on the barrel")
         self.history[i].append(line)
-        self._say(f"{name} banks {t}: {x.score} → {y.score}" + self._changes(x, y, banked=True))
+        self._say(_("{name} banks {t}: {a} → {b}").format(name=name, t=t, a=x.score, b=y.score)
+                  + self._changes(x, y, banked=True))
         self.states[i] = y
         self._end_turn()
 
@@ -313,24 +327,26 @@ class Game(LoggedGame):
         rs, out = self.rs, []
         if rs.bolts.limit and not banked:
             if y.bolts > x.bolts:
-                out.append(f"bolt {y.bolts}/{rs.bolts.limit}")
+                out.append(_("bolt {n}/{limit}").format(n=y.bolts, limit=rs.bolts.limit))
             elif self.moves.exempt(x) is False and y.bolts == 0 and x.bolts == rs.bolts.limit - 1:
-                out.append(f"bolt {rs.bolts.limit}/{rs.bolts.limit}: −{rs.bolts.penalty}")
+                out.append(_("bolt {n}/{limit}: −{penalty}").format(n=rs.bolts.limit, limit=rs.bolts.limit,
+                                                                    penalty=rs.bolts.penalty))
         if y.overshoots > x.overshoots:
-            out.append(f"overshoot {y.overshoots}/{rs.barrel.overshoots}")
+            out.append(_("overshoot {n}/{limit}").format(n=y.overshoots, limit=rs.barrel.overshoots))
         if y.barrel_tries > x.barrel_tries:
-            out.append(f"barrel attempt {y.barrel_tries}/{rs.barrel.attempts} failed")
+            out.append(_("barrel attempt {n}/{limit} failed").format(n=y.barrel_tries, limit=rs.barrel.attempts))
         if y.pit_tries > x.pit_tries:
-            out.append(f"pit attempt {y.pit_tries}/{rs.pit_attempts} failed")
+            out.append(_("pit attempt {n}/{limit} failed").format(n=y.pit_tries, limit=rs.pit_attempts))
         if rs.on_barrel(x.score) and not rs.on_barrel(y.score) and not banked:
-            out.append("falls off the barrel")
+            out.append(_("falls off the barrel"))
         elif rs.barrel.kind == "exact" and overshoots_fell(x, y):
-            out.append("falls")
+            out.append(_("falls"))
         if y.falls != x.falls and rs.barrel.max_falls:
-            out.append(f"falls {y.falls}/{rs.barrel.max_falls}" if y.falls else "the last fall: score 0")
+            out.append(_("falls {n}/{limit}").format(n=y.falls, limit=rs.barrel.max_falls) if y.falls
+                       else _("the last fall: score 0"))
         if not rs.pit_of(x.score) and rs.pit_of(y.score):
             p = rs.pit_of(y.score)
-            out.append(f"in the pit [{p.low}, {p.exit})")
+            out.append(_("in the pit [{low}, {exit})").format(low=p.low, exit=p.exit))
         return (" (" + ", ".join(out) + ")") if out else ""
 
     def _end_turn(self) -> None:
@@ -343,9 +359,9 @@ class Game(LoggedGame):
                 if self.finished:
                     top = max(self.finished.values())
                     win = [j for j, s in self.finished.items() if s == top]
-                    who = " and ".join(self.names[j] for j in win)
-                    self._finish_game(win, f"{who} {'win' if len(win) > 1 else 'wins'} with {top}"
-                                      + (" (shared)" if len(win) > 1 else ""))
+                    who = _(" and ").join(self.names[j] for j in win)
+                    self._finish_game(win, (_("{who} win with {total} (shared)") if len(win) > 1
+                                            else _("{name} wins with {total}")).format(who=who, name=who, total=top))
                     return
                 self.round += 1  # a new round only if the game goes on
             if nxt not in self.finished:
@@ -355,7 +371,7 @@ class Game(LoggedGame):
 
     def _finish_game(self, winners: list[int], text: str) -> None:
         self.winners = winners
-        self._say(f"GAME OVER: {text}")
+        self._say(_("GAME OVER: {text}").format(text=text))
 
     # ------------------------------------------------------------ display
 
@@ -363,57 +379,61 @@ class Game(LoggedGame):
         """A player's status on the sheet: unopened, pit, barrel, bolts, falls, overshoots."""
         rs, x, out = self.rs, self.states[j], []
         if j in self.finished:
-            return f"finished with {self.finished[j]}"
+            return _("finished with {total}").format(total=self.finished[j])
         if not x.opened:
-            out.append(f"unopened (needs {rs.open_min})")
+            out.append(_("unopened (needs {n})").format(n=rs.open_min))
         pit = rs.pit_of(x.score)
         if pit:
-            out.append(f"in the pit [{pit.low}, {pit.exit})"
-                       + (f" tries {x.pit_tries}/{rs.pit_attempts}" if rs.pit_attempts else ""))
+            out.append(_("in the pit [{low}, {exit})").format(low=pit.low, exit=pit.exit)
+                       + (_(" tries {n}/{limit}").format(n=x.pit_tries, limit=rs.pit_attempts)
+                          if rs.pit_attempts else ""))
         if rs.on_barrel(x.score):
-            out.append("on the barrel" + (f" tries {x.barrel_tries}/{rs.barrel.attempts}"
-                                          if rs.barrel.kind == "points" and rs.barrel.attempts else ""))
+            out.append(_("on the barrel") + (_(" tries {n}/{limit}").format(n=x.barrel_tries, limit=rs.barrel.attempts)
+                                             if rs.barrel.kind == "points" and rs.barrel.attempts else ""))
         if rs.bolts.limit and x.bolts:
-            out.append(f"bolts {x.bolts}/{rs.bolts.limit}")
+            out.append(_("bolts {n}/{limit}").format(n=x.bolts, limit=rs.bolts.limit))
         if rs.barrel.max_falls and x.falls:
-            out.append(f"falls {x.falls}/{rs.barrel.max_falls}")
+            out.append(_("falls {n}/{limit}").format(n=x.falls, limit=rs.barrel.max_falls))
         if rs.barrel.kind == "exact" and x.overshoots:
-            out.append(f"overshoots {x.overshoots}/{rs.barrel.overshoots}")
+            out.append(_("overshoots {n}/{limit}").format(n=x.overshoots, limit=rs.barrel.overshoots))
         return ", ".join(out) or "-"
 
     def prompt(self) -> str:
         if self.over:
-            return "game over> "
+            return _("game over> ")
         tr = self.turn
         name = self.names[self.current]
         if tr.roll is not None:
-            return f"{name}: keep? "
-        d = f"{tr.dice} {'die' if tr.dice == 1 else 'dice'}"
+            return _("{name}: keep? ").format(name=name)
+        d = dice_count(tr.dice)
         if tr.total == 0:
-            return f"{name}: roll {d}> "
+            return _("{name}: roll {dice}> ").format(name=name, dice=d)
         return f"{name} [{tr.total}, {d}]> "
 
     def where(self) -> str:
         """One line: whose move it is and what they may do."""
         if self.over:
-            return "the game is over"
+            return _("the game is over")
         tr, name = self.turn, self.names[self.current]
-        d = f"{tr.dice} {'die' if tr.dice == 1 else 'dice'}"
+        d = dice_count(tr.dice)
         if tr.roll is not None:
-            return f"{name}: choose the dice to set aside from {_faces(tr.roll)}"
+            return _("{name}: choose the dice to set aside from {roll}").format(name=name, roll=_faces(tr.roll))
         if tr.total == 0:
-            return f"{name} to play: roll {d}"
+            return _("{name} to play: roll {dice}").format(name=name, dice=d)
         if tr.compulsory:
-            return f"{name}: turn total {tr.total}, roll {d} (compulsory)"
+            return _("{name}: turn total {t}, roll {dice} (compulsory)").format(name=name, t=tr.total, dice=d)
         why = self.engine.stop_refusal(tr.state)
-        return (f"{name}: turn total {tr.total}, {d} to roll — roll or stop" if why is None
-                else f"{name}: turn total {tr.total}, {d} to roll — roll (cannot stop: {why})")
+        return (_("{name}: turn total {t}, {dice} to roll — roll or stop").format(name=name, t=tr.total, dice=d)
+                if why is None else
+                _("{name}: turn total {t}, {dice} to roll — roll (cannot stop: {why})").format(
+                    name=name, t=tr.total, dice=d, why=why))
 
     def sheet(self) -> str:
         rs = self.rs
         w = max(6, *(len(n) for n in self.names))
-        head = f"{rs.name} — goal {rs.goal}, round {self.round}"
-        lines = [head, f"    {'player':<{w}}  {'score':>6}  status", ""]
+        head = _("{name} — goal {goal}, round {round}").format(name=rs.name, goal=rs.goal, round=self.round)
+        cols = _("player"), _("score"), _("status")
+        lines = [head, f"    {cols[0]:<{w}}  {cols[1]:>6}  {cols[2]}", ""]
         lines.pop()
         for j, name in enumerate(self.names):
             mark = ">" if (j == self.current and not self.over) else " "
@@ -422,7 +442,7 @@ class Game(LoggedGame):
             score = self.finished.get(j, self.states[j].score)
             lines.append(f"  {mark} {name:<{w}}  {score:>6}  {self.status(j)}")
             if self.history[j]:
-                lines.append(f"    {'':<{w}}          last: " + "; ".join(self.history[j][-4:]))
+                lines.append(f"    {'':<{w}}          " + _("last: {steps}").format(steps="; ".join(self.history[j][-4:])))
         lines.append("  " + self.where())
         return "\n".join(lines)
 
@@ -512,14 +532,14 @@ class Advisors:
         n = len(build_state_space(self.rs, opponents=True))
         if n <= (SMALL_DUEL_EQUAL_TURNS if self.rs.equal_turns else SMALL_DUEL):
             return True, ""
-        return False, (f"the duel table of these rules is not solved yet ({n} player states: minutes to "
-                       f"tens of minutes); solve it with `thousand solve {self.rs.name} --objective duel` "
-                       "or ask with --advice duel")
+        return False, _("the duel table of these rules is not solved yet ({n} player states: minutes to "
+                        "tens of minutes); solve it with `thousand solve {name} --objective duel` "
+                        "or ask with --advice duel").format(n=n, name=self.rs.name)
 
     def advise(self, g: Game) -> str:
         from .advisor import duel_advisor, last_turn_advisor, race_advisor
         if g.over:
-            raise Refused("the game is over")
+            raise Refused(_("the game is over"))
         tr, x, rs = g.turn, g.player, self.rs
         roll = tr.roll
         dice = None if roll is not None else tr.dice
@@ -528,14 +548,16 @@ class Advisors:
         if rs.equal_turns and len(g.names) == 2 and g.finished and self.mode != "race":
             # the completed round's last turn: exact, and it needs no table
             F = next(iter(g.finished.values()))
-            label = f"{me}: {x.describe(rs)}; last turn against {g.names[1 - g.current]}'s {F}"
+            label = _("{me}: {state}; last turn against {other}'s {total}").format(
+                me=me, state=x.describe(rs), other=g.names[1 - g.current], total=F)
             adv = last_turn_advisor(rs, F).advise(x, tr.total, dice, roll, state_label=label)
-            return "\n".join([f"advice (exact: the last turn, beat {F}; a tie counts 1/2)", adv.render()])
+            return "\n".join([_("advice (exact: the last turn, beat {total}; a tie counts 1/2)").format(total=F),
+                              adv.render()])
         out = []
         use_duel = self.mode == "duel"
         note = ""
         if rs.equal_turns and len(g.names) != 2 and self.mode != "race":
-            use_duel, note = False, "the equal_turns duel is a two-player game"
+            use_duel, note = False, _("the equal_turns duel is a two-player game")
         elif self.mode == "auto":
             use_duel, note = self.duel_available()
         use_race = self.mode == "race" or (len(others) > 1 and self.mode == "auto") or not use_duel
@@ -543,35 +565,40 @@ class Advisors:
             sol = self._solution("duel")
             j = others[0]
             seat = ("first", "second")[g.current]
-            label = f"{me} ({seat} seat): {x.describe(rs)}; {g.names[j]}: {g.states[j].describe(rs)}"
+            label = _("{me} ({seat} seat): {state}; {other}: {other_state}").format(
+                me=me, seat=_(seat), state=x.describe(rs), other=g.names[j], other_state=g.states[j].describe(rs))
             adv = duel_advisor(sol, g.states[j], g.current).advise(x, tr.total, dice, roll, state_label=label)
-            out += [f"advice (exact: duel against {g.names[j]}, equal turns)", adv.render()]
+            out += [_("advice (exact: duel against {other}, equal turns)").format(other=g.names[j]), adv.render()]
         elif use_duel and others and not rs.equal_turns:
             sol = self._solution("duel")
             if len(others) == 1:
                 j = others[0]
-                head = f"advice (exact: duel against {g.names[j]})"
+                head = _("advice (exact: duel against {other})").format(other=g.names[j])
             else:
                 j = min(others, key=lambda k: sol.value(x, g.states[k]))
-                rest = "the other player" if len(others) == 2 else f"the other {len(others) - 1} players"
-                head = (f"advice (APPROXIMATION: a duel against {g.names[j]}, the strongest opponent "
-                        f"— your duel P(win) is lowest against them — ignoring {rest})")
-            label = f"{me}: {x.describe(rs)}; {g.names[j]}: {g.states[j].describe(rs)}"
+                rest = ngettext("the other player", "the other {n} players", len(others) - 1).format(
+                    n=len(others) - 1)
+                head = _("advice (APPROXIMATION: a duel against {other}, the strongest opponent "
+                         "— your duel P(win) is lowest against them — ignoring {rest})").format(other=g.names[j],
+                                                                                             rest=rest)
+            label = _("{me}: {state}; {other}: {other_state}").format(
+                me=me, state=x.describe(rs), other=g.names[j], other_state=g.states[j].describe(rs))
             adv = duel_advisor(sol, g.states[j]).advise(x, tr.total, dice, roll, state_label=label)
             out += [head, adv.render()]
         elif note:
-            out.append(f"(no duel advice: {note})")
+            out.append(_("(no duel advice: {why})").format(why=note))
         if use_race:
             sol = self._solution("race")
-            adv = race_advisor(sol).advise(x, tr.total, dice, roll, state_label=f"{me}: {x.describe(rs)}")
-            out += ["advice (APPROXIMATION: race policy — the fewest expected turns to win alone, "
-                    "ignoring the opponents)", adv.render()]
+            adv = race_advisor(sol).advise(x, tr.total, dice, roll,
+                                           state_label=_("{me}: {state}").format(me=me, state=x.describe(rs)))
+            out += [_("advice (APPROXIMATION: race policy — the fewest expected turns to win alone, "
+                      "ignoring the opponents)"), adv.render()]
         return "\n".join(out)
 
 
 # --------------------------------------------------------------------------- the command
 
-HELP = """commands (one per line):
+HELP = N_("""commands (one per line):
   roll [F,F,...]   roll: type the faces thrown (e.g. roll 1,5,3,3,4 or just 15334),
                    or 'roll' alone and the program throws the dice
   keep [F,F,...]   set these dice aside (when the rules leave a choice; alone: the most points)
@@ -582,7 +609,7 @@ HELP = """commands (one per line):
   save FILE        save the game as JSON (resume: thousand play RULES --resume FILE)
   log              the entries so far
   help             this text
-  quit             leave (unsaved entries are lost)"""
+  quit             leave (the game is autosaved; the path is shown when you leave)""")
 
 
 def session_command(g: LoggedGame, verb: str, arg: str, advisors, help_text: str) -> tuple[str, bool] | None:
@@ -591,24 +618,24 @@ def session_command(g: LoggedGame, verb: str, arg: str, advisors, help_text: str
     if verb in ("quit", "exit", "q"):
         return "", True
     if verb in ("help", "h"):
-        return help_text, False
+        return _(help_text), False
     if verb in ("?", "hint", "advice"):
         return advisors.advise(g), False
     if verb == "sheet":
         return g.sheet(), False
     if verb == "log":
-        return "\n".join(f"{k + 1:4}  {e}" for k, e in enumerate(g.log)) or "(no entries)", False
+        return "\n".join(f"{k + 1:4}  {e}" for k, e in enumerate(g.log)) or _("(no entries)"), False
     if verb == "undo":
         msg = g.undo()
         return msg + "\n" + g.sheet(), False
     if verb == "save":
         if not arg:
-            raise Refused("save needs a file name: save FILE")
+            raise Refused(_("save needs a file name: save FILE"))
         try:
             save_game(g, Path(arg))
         except OSError as exc:
-            raise Refused(f"cannot save to {arg}: {exc.strerror or exc}") from None
-        return f"saved {len(g.log)} entries to {arg}", False
+            raise Refused(_("cannot save to {path}: {why}").format(path=arg, why=exc.strerror or exc)) from None
+        return _("saved {n} entries to {path}").format(n=len(g.log), path=arg), False
     return None
 
 
@@ -618,7 +645,7 @@ def handle_line(g: LoggedGame, line: str, advisors, help_text: str, entry_of) ->
     line = line.strip()
     if not line or line.startswith("#"):
         return "", False
-    verb, _, arg = line.partition(" ")
+    verb, _sep, arg = line.partition(" ")
     verb, arg = verb.lower(), arg.strip()
     common = session_command(g, verb, arg, advisors, help_text)
     if common is not None:
@@ -635,7 +662,7 @@ def _game_entry(g: Game, verb: str, arg: str, line: str) -> str:
     """A 1000 scorekeeper verb (roll, keep, stop, or faces) applied; the text to show."""
     if verb in ("r", "roll") and not arg:
         if g.over:
-            raise Refused("the game is over (undo to change the last entry)")
+            raise Refused(_("the game is over (undo to change the last entry)"))
         if g.turn.roll is not None:
             g.submit("roll " + _faces(g.turn.roll))  # refused with the reason
         entry = "roll " + _faces(g.roll_dice())
@@ -645,12 +672,12 @@ def _game_entry(g: Game, verb: str, arg: str, line: str) -> str:
         entry = ("keep " + arg) if arg else "keep"
     elif verb in ("s", "stop", "bank", "hold"):
         if arg:
-            raise Refused("stop takes no argument")
+            raise Refused(_("stop takes no argument"))
         entry = "stop"
     elif verb[0].isdigit():
         entry = "roll " + line
     else:
-        raise Refused(f"unknown command {verb!r} (type help)")
+        raise Refused(_("unknown command {verb!r} (type help)").format(verb=verb))
     turn_before = (g.current, g.turns[g.current])
     msgs = g.submit(entry)
     text = "\n".join(msgs)
@@ -692,9 +719,9 @@ def open_game(rules: str | None, overrides: tuple[str, ...], names: list[str], s
     try:
         data = json.loads(Path(resume).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise StateError(f"cannot read the saved game {resume}: {exc}") from None
+        raise StateError(_("cannot read the saved game {path}: {why}").format(path=resume, why=exc)) from None
     if not isinstance(data, dict):
-        raise StateError(f"{resume} is not a saved game")
+        raise StateError(_("{path} is not a saved game").format(path=resume))
     g = Game.from_json(data)
     if rules and g.rs.hash != load_ruleset(rules, overrides).hash:
         saved = " ".join([str(data.get("rules"))] + [f"--set {o}" for o in data.get("overrides", [])])
@@ -703,7 +730,7 @@ def open_game(rules: str | None, overrides: tuple[str, ...], names: list[str], s
         raise StateError(f"{resume} is a game of {', '.join(g.names)}, not of {', '.join(names)}")
     if seed is not None:
         g.seed = seed
-    return g, f"resumed {resume}: {len(g.log)} entries"
+    return g, _("resumed {path}: {n} entries").format(path=resume, n=len(g.log))
 
 
 def run_session(g: Game, advisors: Advisors, stdin, echo, autosave: Path | None = None, command=None) -> int:
@@ -714,9 +741,10 @@ def run_session(g: Game, advisors: Advisors, stdin, echo, autosave: Path | None 
     (:func:`run_command`; poker dice has its own). Returns the exit code (130 after Ctrl-C)."""
     command = command or run_command
     echo_input = not stdin.isatty()
-    echo(f"thousand play {g.rs.name}: {', '.join(g.names)} (type help for the commands)")
+    echo(_("thousand play {name}: {players} (type help for the commands)").format(name=g.rs.name,
+                                                                               players=", ".join(g.names)))
     if autosave is not None:
-        echo(f"the game is saved as it goes to {autosave}")
+        echo(_("the game is saved as it goes to {path}").format(path=autosave))
     echo(g.sheet())
     code, saved = 0, list(g.log)
     try:
@@ -731,7 +759,7 @@ def run_session(g: Game, advisors: Advisors, stdin, echo, autosave: Path | None 
             try:
                 text, quit_ = command(g, line, advisors)
             except ThousandError as exc:
-                text, quit_ = f"refused: {exc}", False
+                text, quit_ = _("refused: {why}").format(why=exc), False
             if text:
                 echo(text)
             if autosave is not None and g.log != saved:
@@ -744,7 +772,7 @@ def run_session(g: Game, advisors: Advisors, stdin, echo, autosave: Path | None 
         code = 130
     if autosave is not None and g.log:
         _autosave(g, autosave, echo)
-        echo(f"saved {len(g.log)} entries; resume with: thousand play --resume {autosave}")
+        echo(_("saved {n} entries; resume with: thousand play --resume {path}").format(n=len(g.log), path=autosave))
     return code
 
 
@@ -752,4 +780,4 @@ def _autosave(g: Game, path: Path, echo) -> None:
     try:
         save_game(g, path)
     except OSError as exc:
-        echo(f"(cannot autosave to {path}: {exc.strerror or exc})")
+        echo(_("(cannot autosave to {path}: {why})").format(path=path, why=exc.strerror or exc))

@@ -22,6 +22,9 @@ def pytest_configure(config):
     # and the scorekeeper's autosaves to a folder of their own
     os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="thousand-tests-state-")
     os.environ.pop("THOUSAND_TABLES", None)
+    # the tests read English messages whatever the machine's locale (tests/test_i18n.py
+    # switches to Russian where it checks the catalog)
+    os.environ["THOUSAND_LANG"] = "en"
 
 
 def pytest_collection_modifyitems(config, items):
