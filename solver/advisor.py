@@ -43,7 +43,8 @@ class Option:
     def label(self) -> str:
         if self.action == "keep":
             kept = ",".join(map(str, self.dice))
-            return _("keep {dice} (+{points}), then {then}").format(dice=kept, points=self.points, then=self.then)
+            return _("keep {dice} (+{points}), then {then}").format(
+                dice=kept, points=self.points, then=self.then)
         return self.then or _(self.action)
 
 
@@ -69,7 +70,8 @@ class Advice:
 
     def to_json(self) -> dict:
         return {
-            "objective": self.objective, "value": self.value_name, "state": self.state,
+            "objective": self.objective, "value": self.value_name, "value_label": self.value_label(),
+            "state": self.state,
             "turn_total": self.turn_total, "dice": self.dice,
             "roll": list(self.roll) if self.roll else None,
             "best": self.best.label(), "margin": self.margin, "note": self.note or None,
@@ -77,6 +79,11 @@ class Advice:
                          **({"keep": list(o.dice), "points": o.points, "then": o.then}
                             if o.action == "keep" else {})} for o in self.options],
         }
+
+    def value_label(self) -> str:
+        """The name of the options' values, in words: "P(win)", "expected turns", ..."""
+        return {"win_probability": _("P(win)"), "expected_turns": _("expected turns"),
+                "expected_points": _("expected points"), "long_run_points": _("points (long run)")}[self.value_name]
 
     def render(self) -> str:
         head = _("{state}; turn total {t}").format(state=self.state, t=self.turn_total)
@@ -87,8 +94,7 @@ class Advice:
             lines.append(self.note)
         width = max(len(o.label()) for o in self.options)
         fmt = "{:.6f}" if self.value_name == "win_probability" else "{:.4f}"
-        name = {"win_probability": _("P(win)"), "expected_turns": _("expected turns"),
-                "expected_points": _("expected points"), "long_run_points": _("points (long run)")}[self.value_name]
+        name = self.value_label()
         best = _("best")
         for k, o in enumerate(self.options):
             mark = best if k == 0 else ""
@@ -136,7 +142,8 @@ class TurnAdvisor:
         notes: list[str] = []
         opts: list[Option] = []
         if s.roll is None:
-            opts.append(Option("roll", self.show(sol.value(self.engine, s)), then=_("roll {n}").format(n=s.dice)))
+            opts.append(Option("roll", self.show(sol.value(self.engine, s)), then=_("roll {n}").format(
+                n=s.dice)))
             if self.engine.can_stop(s):
                 opts.append(Option("stop", self.show(sol.value(self.engine, self.engine.stop(s))), then=_("stop")))
                 notes.append(self.bank_warning(x, s.total))
@@ -158,7 +165,8 @@ class TurnAdvisor:
                     # why no set-aside can be banked: the reason at the largest one's total
                     nxt = self.engine.apply(after, legal[0])
                     if not isinstance(nxt, TurnEnd):
-                        notes.append(_("no stop after this roll: {why}").format(why=self.engine.stop_refusal(nxt)))
+                        notes.append(_("no stop after this roll: {why}").format(
+                            why=self.engine.stop_refusal(nxt)))
         opts.sort(key=lambda o: -o.value if self.higher else o.value)
         label = state_label or x.describe(self.rs)
         return Advice(self.objective, self.value_name, self.higher, label, s.total, s.dice, s.roll, opts,
@@ -278,7 +286,8 @@ def duel_end_values(solution, ends: TurnEnds, opponents: list[PlayerState], seat
     values = solution.table.values
     if values.ndim == 3:
         if seat not in (0, 1):
-            raise StateError(f"{rs.name} plays equal turns: the duel needs the mover's seat (first or second)")
+            raise StateError(_("{0} plays equal turns: the duel needs the mover's seat (first or second)").format(
+                rs.name))
         P = values[1 - seat]
         horizon = int(solution.meta["last_turn_horizon"])
     else:
@@ -322,8 +331,8 @@ def duel_advisor(solution, opponent: PlayerState, seat: int | None = None) -> Tu
     horizon = None
     if solution.table.values.ndim == 3:
         if seat not in (0, 1):
-            raise StateError(f"{solution.rs.name} plays equal turns: the duel needs the mover's seat "
-                             "(first or second)")
+            raise StateError(_("{0} plays equal turns: the duel needs the mover's seat (first or second)").format(
+                solution.rs.name))
         if seat == 0:
             moves, top = Moves(solution.rs), int(solution.meta["last_turn_horizon"])
             horizon = lambda x: first_seat_T(solution.rs, moves, x, top) * solution.rs.unit  # noqa: E731
@@ -340,13 +349,16 @@ def last_turn_advisor(rs: Ruleset, to_beat: int) -> TurnAdvisor:
     having finished with ``to_beat`` points: values are the probability of winning
     it (a tie counted 1/2; :func:`thousand.lastturn.last_turn_values`). No table needed."""
     if not rs.equal_turns:
-        raise StateError(f"{rs.name} does not play equal turns: there is no last turn to beat a total in")
+        raise StateError(_("{0} does not play equal turns: there is no last turn to beat a total in").format(
+            rs.name))
     u = rs.unit
     if to_beat % u or to_beat < rs.goal:
-        raise StateError(f"--to-beat {to_beat}: the first player finished with a total of at least the goal "
-                         f"{rs.goal}, a multiple of {u}")
+        raise StateError(_("--to-beat {0}: the first player finished with a total of at least the goal {1}, a "
+                           "multiple of {2}").format(
+            to_beat, rs.goal, u))
     if rs.barrel.kind == "exact" and to_beat != rs.goal:
-        raise StateError(f"--to-beat {to_beat}: on an exact barrel every finished total is the goal {rs.goal}")
+        raise StateError(_("--to-beat {0}: on an exact barrel every finished total is the goal {1}").format(
+            to_beat, rs.goal))
     moves = Moves(rs)
 
     def values_of(ends: TurnEnds):

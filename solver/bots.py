@@ -34,6 +34,7 @@ from .errors import BotError
 from .engine import Action, TurnRules, TurnState
 from .game import Moves, PlayerState
 from .rules import Ruleset
+from .i18n import _
 
 PROTOCOL = 1
 BUILTINS = ("optimal", "race", "hold:N", "cautious", "random")
@@ -233,8 +234,8 @@ class Bot:
     def fault(self, kind: str, msg: str) -> None:
         self.faults.add(kind, msg)
         if self.faults.total >= self.max_faults:
-            raise BotError(f"bot {self.name}: {self.faults.total} faults, giving up "
-                           f"(first: {self.faults.examples[0]})")
+            raise BotError(_("bot {0}: {1} faults, giving up (first: {2})").format(
+                self.name, self.faults.total, self.faults.examples[0]))
 
     def new_game(self) -> None:
         pass
@@ -342,8 +343,8 @@ class PythonBot(Bot):
         except _Late:
             self.late_in_row += 1
             if self.late_in_row >= self.max_late:
-                raise BotError(f"bot {self.name!r} did not answer within {self.timeout:g} s "
-                               f"{self.late_in_row} times in a row; giving up") from None
+                raise BotError(_("bot {0!r} did not answer within {1:g} s {2} times in a row; giving up").format(
+                    self.name, self.timeout, self.late_in_row)) from None
             raise _fault("late", f"no answer within {self.timeout:g} s") from None
         finally:
             signal.signal(signal.SIGALRM, old)
@@ -366,18 +367,18 @@ class _FnBot:
 
 def load_python_object(spec: str) -> Any:
     """``module:attr`` or ``path/to/file.py:attr`` -> an object with ``decide``."""
-    target, _, attr = spec.rpartition(":")
+    target, _sep, attr = spec.rpartition(":")
     if not target or not attr:
-        raise BotError(f"bot {spec!r}: expected module:attr or path/to/file.py:attr")
+        raise BotError(_("bot {0!r}: expected module:attr or path/to/file.py:attr").format(spec))
     try:
         if target.endswith(".py") or os.sep in target or "/" in target:
             path = Path(target)
             if not path.is_file():
-                raise BotError(f"bot {spec!r}: no such file {target}")
+                raise BotError(_("bot {0!r}: no such file {1}").format(spec, target))
             name = f"_thousand_bot_{abs(hash(str(path.resolve())))}"
             mspec = importlib.util.spec_from_file_location(name, path)
             if mspec is None or mspec.loader is None:
-                raise BotError(f"bot {spec!r}: cannot load {target}")
+                raise BotError(_("bot {0!r}: cannot load {1}").format(spec, target))
             module = importlib.util.module_from_spec(mspec)
             sys.modules[name] = module
             mspec.loader.exec_module(module)
@@ -386,10 +387,10 @@ def load_python_object(spec: str) -> Any:
     except BotError:
         raise
     except Exception as exc:  # import errors, syntax errors, errors at import time
-        raise BotError(f"bot {spec!r}: cannot import {target}: {type(exc).__name__}: "
-                       f"{str(exc).splitlines()[0] if str(exc) else ''}") from None
+        raise BotError(_("bot {0!r}: cannot import {1}: {2}: {3}").format(
+            spec, target, type(exc).__name__, str(exc).splitlines()[0] if str(exc) else '')) from None
     if not hasattr(module, attr):
-        raise BotError(f"bot {spec!r}: {target} has no attribute {attr!r}")
+        raise BotError(_("bot {0!r}: {1} has no attribute {2!r}").format(spec, target, attr))
     obj = getattr(module, attr)
     try:
         if isinstance(obj, type):
@@ -397,9 +398,10 @@ def load_python_object(spec: str) -> Any:
         elif callable(obj) and not hasattr(obj, "decide"):
             obj = _FnBot(obj)
     except Exception as exc:
-        raise BotError(f"bot {spec!r}: creating the bot failed: {type(exc).__name__}: {exc}") from None
+        raise BotError(_("bot {0!r}: creating the bot failed: {1}: {2}").format(
+            spec, type(exc).__name__, exc)) from None
     if not callable(getattr(obj, "decide", None)):
-        raise BotError(f"bot {spec!r}: the object has no decide(state) method")
+        raise BotError(_("bot {0!r}: the object has no decide(state) method").format(spec))
     return obj
 
 
@@ -421,9 +423,9 @@ class ProcessBot(Bot):
         try:
             argv = shlex.split(command)
         except ValueError as exc:
-            raise BotError(f"bot command {command!r}: {exc}") from None
+            raise BotError(_("bot command {0!r}: {1}").format(command, exc)) from None
         if not argv:
-            raise BotError("bot command is empty")
+            raise BotError(_("bot command is empty"))
         self.stderr_path = None
         import tempfile
         self._err = tempfile.TemporaryFile()
@@ -432,16 +434,18 @@ class ProcessBot(Bot):
                                          stderr=self._err, start_new_session=True)
         except OSError as exc:
             self._err.close()
-            raise BotError(f"bot command {command!r} cannot start: {exc.strerror or exc}") from None
+            raise BotError(_("bot command {0!r} cannot start: {1}").format(
+                command, exc.strerror or exc)) from None
         try:
             self._send({"type": "hello", "protocol": PROTOCOL, "objective": objective,
                         "ruleset": ruleset_json(rs)})
             reply = self._read_reply(start_timeout)
             if reply is None:
-                raise BotError(f"bot {command!r} did not answer the handshake within {start_timeout:g} s")
+                raise BotError(_("bot {0!r} did not answer the handshake within {1:g} s").format(
+                    command, start_timeout))
             if not isinstance(reply, dict) or reply.get("type") != "ready":
-                raise BotError(f"bot {command!r}: the handshake answer must be {{\"type\": \"ready\"}}, "
-                               f"got {_short(reply)}")
+                raise BotError(_('bot {0!r}: the handshake answer must be {{"type": "ready"}}, got {1}').format(
+                    command, _short(reply)))
             if reply.get("name"):
                 self.name = str(reply["name"])[:60]
         except BaseException:
@@ -482,7 +486,7 @@ class ProcessBot(Bot):
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
-            r, _, _ = select.select([fd], [], [], left)
+            r, _w, _x = select.select([fd], [], [], left)
             if not r:
                 return None
             chunk = os.read(fd, 65536)
@@ -491,8 +495,8 @@ class ProcessBot(Bot):
             self.buf += chunk
             if len(self.buf) > 1 << 20 and b"\n" not in self.buf:
                 self.buf = b""
-                raise BotError(f"bot {self.name!r}: a reply line longer than 1 MiB")
-        line, _, self.buf = self.buf.partition(b"\n")
+                raise BotError(_("bot {0!r}: a reply line longer than 1 MiB").format(self.name))
+        line, _sep, self.buf = self.buf.partition(b"\n")
         return line
 
     def _read_reply(self, timeout: float, want_id: int | None = None):
@@ -507,8 +511,8 @@ class ProcessBot(Bot):
                 msg = json.loads(line)
             except ValueError:
                 if want_id is None:
-                    raise BotError(f"bot {self.command!r}: the handshake answer is not JSON: "
-                                   f"{_short(line.decode(errors='replace'))}")
+                    raise BotError(_("bot {0!r}: the handshake answer is not JSON: {1}").format(
+                        self.command, _short(line.decode(errors='replace'))))
                 return _Malformed(line.decode(errors="replace"))
             if want_id is not None and isinstance(msg, dict) and "id" in msg and msg["id"] != want_id:
                 continue  # a late answer to an earlier request
@@ -524,8 +528,8 @@ class ProcessBot(Bot):
         if reply is None:
             self.late_in_row += 1
             if self.late_in_row >= self.max_late:
-                raise BotError(f"bot {self.name!r} did not answer within {self.timeout:g} s "
-                               f"{self.late_in_row} times in a row; giving up")
+                raise BotError(_("bot {0!r} did not answer within {1:g} s {2} times in a row; giving up").format(
+                    self.name, self.timeout, self.late_in_row))
             raise _fault("late", f"no answer within {self.timeout:g} s (request {rid})")
         self.late_in_row = 0
         if isinstance(reply, _Malformed):
@@ -622,9 +626,9 @@ def load_bot(spec: str, rs: Ruleset, objective: str = "duel", tables_dir: str | 
         try:
             n = int(spec[5:])
         except ValueError:
-            raise BotError(f"bot {spec!r}: hold:N needs a whole number N") from None
+            raise BotError(_("bot {0!r}: hold:N needs a whole number N").format(spec)) from None
         if n < 0:
-            raise BotError(f"bot {spec!r}: hold:N needs N >= 0 points")
+            raise BotError(_("bot {0!r}: hold:N needs N >= 0 points").format(spec))
         return HoldBot(n)
     if spec == "cautious":
         return CautiousBot()
@@ -634,14 +638,14 @@ def load_bot(spec: str, rs: Ruleset, objective: str = "duel", tables_dir: str | 
             try:
                 s = int(spec[7:])
             except ValueError:
-                raise BotError(f"bot {spec!r}: random:SEED needs a whole number") from None
+                raise BotError(_("bot {0!r}: random:SEED needs a whole number").format(spec)) from None
         return RandomBot(s)
     if spec.startswith("exec:"):
         return ProcessBot(spec[5:].strip(), rs, objective, timeout=timeout)
     if ":" in spec:
         return PythonBot(load_python_object(spec), spec, timeout=timeout)
-    raise BotError(f"unknown bot {spec!r}: use one of {', '.join(BUILTINS)}, exec:COMMAND, "
-                   "module:attr or path/to/file.py:attr")
+    raise BotError(_("unknown bot {0!r}: use one of {1}, exec:COMMAND, module:attr or path/to/file.py:attr").format(
+        spec, ', '.join(BUILTINS)))
 
 
 def is_builtin(spec: str) -> bool:

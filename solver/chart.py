@@ -32,6 +32,7 @@ from .errors import StateError
 from .game import Moves, PlayerState
 from .rules import Ruleset, load_ruleset
 from .turn import TurnEnds
+from .i18n import _
 
 NEEDS_MPL = "thousand chart needs matplotlib: pip install matplotlib (in a clone of the repository: pip install '.[chart]')"
 DEFAULT_COMPARE = ("classic-nobarrel", "plain")
@@ -299,11 +300,12 @@ def chart_rows(rs: Ruleset, objective: str, kind: str, tables_dir: str | None,
     """The numbers behind a chart (see the module doc)."""
     from .solve import solve_objective
     if kind == "win" and objective != "duel":
-        raise StateError("--kind win needs --objective duel")
+        raise StateError(_("--kind win needs --objective duel"))
     for spec in (rs,) + tuple(load_ruleset(c, overrides) for c in compare):
         if objective == "duel" and spec.equal_turns:
-            raise StateError(f"{spec.name} plays equal turns: duel charts are not drawn for it (the mover's "
-                             "seat would be a third axis); use --objective race")
+            raise StateError(_("{0} plays equal turns: duel charts are not drawn for it (the mover's seat "
+                               "would be a third axis); use --objective race").format(
+                spec.name))
     if kind == "rules":
         rows = []
         for spec in (rs,) + tuple(load_ruleset(c, overrides) for c in compare):
@@ -338,18 +340,18 @@ def make_chart(rs: Ruleset, rules: str, objective: str, kind: str, compare: tupl
     plt = None
     if out:
         if not str(out).lower().endswith(".png"):
-            raise StateError(f"--out {out}: charts are PNG pictures, name the file .png")
+            raise StateError(_("--out {0}: charts are PNG pictures, name the file .png").format(out))
         plt = _mpl()
         if plt is None:
             raise StateError(NEEDS_MPL)
     rows = chart_rows(rs, objective, kind, tables_dir, compare, overrides)
     if not rows:
-        raise StateError("nothing to chart")
+        raise StateError(_("nothing to chart"))
     if data:
         try:
             write_csv(rows, data)
         except OSError as exc:
-            raise StateError(f"cannot write {data}: {exc.strerror or exc}") from None
+            raise StateError(_("cannot write {0}: {1}").format(data, exc.strerror or exc)) from None
     if out:
         title = {("stop", "race"): f"{rs.name}: when to stop (race: fewest expected turns to win alone)",
                  ("stop", "duel"): f"{rs.name}: when to stop in a duel (turn total to hold at)",
@@ -363,7 +365,7 @@ def make_chart(rs: Ruleset, rules: str, objective: str, kind: str, compare: tupl
         try:
             fig.savefig(out, dpi=80)
         except OSError as exc:
-            raise StateError(f"cannot write {out}: {exc.strerror or exc}") from None
+            raise StateError(_("cannot write {0}: {1}").format(out, exc.strerror or exc)) from None
         finally:
             plt.close(fig)
     return rows

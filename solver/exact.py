@@ -28,6 +28,7 @@ from .errors import ThousandError
 from .game import PlayerState
 
 from .choices import EXACT_BUDGET  # noqa: E402,F401  (decision states a bot may be asked about)
+from .i18n import _
 
 
 class BudgetExceeded(Exception):
@@ -177,8 +178,8 @@ def _solve(rows, cols, vals, rhs, n) -> np.ndarray:
             v = np.full(n, np.nan)
     v = np.atleast_1d(v)
     if not np.all(np.isfinite(v)) or np.max(np.abs(A @ v - rhs)) > 1e-8:
-        raise ThousandError("the exact evaluation's linear system is singular: some game never ends "
-                            "under these bots (a bot that never banks?)")
+        raise ThousandError(_("the exact evaluation's linear system is singular: some game never ends "
+                            "under these bots (a bot that never banks?)"))
     return v
 
 

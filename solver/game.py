@@ -118,30 +118,31 @@ class Moves:
         for name, top_ in lim.items():
             v = getattr(x, name)
             if v and not top_:
-                raise StateError(f"this ruleset has no {name}")
+                raise StateError(_("this ruleset has no {0}").format(name))
             if not 0 <= v < max(top_, 1):
-                raise StateError(f"{name} must be 0 to {top_ - 1}, got {v}")
+                raise StateError(_("{0} must be 0 to {1}, got {2}").format(name, top_ - 1, v))
         pit = rs.pit_of(x.score)
         if x.pit_tries or x.pit_entry:
             if not (pit and rs.pit_attempts):
-                raise StateError("pit attempts apply only inside a pit with an attempt limit")
+                raise StateError(_("pit attempts apply only inside a pit with an attempt limit"))
             if not 0 <= x.pit_tries < rs.pit_attempts:
-                raise StateError(f"pit tries must be 0 to {rs.pit_attempts - 1}")
+                raise StateError(_("pit tries must be 0 to {0}").format(rs.pit_attempts - 1))
             if pit.low <= x.pit_entry < pit.exit:
-                raise StateError(f"the pit entry {x.pit_entry} lies inside the pit [{pit.low}, {pit.exit}): "
-                                 "it is the score before the player entered it")
+                raise StateError(_("the pit entry {0} lies inside the pit [{1}, {2}): it is the score before "
+                                   "the player entered it").format(
+                    x.pit_entry, pit.low, pit.exit))
             # an entry from above rolls back to just below the pit: the same situation
             x = x._replace(pit_entry=min(x.pit_entry, pit.low - u))
         if x.barrel_tries or x.barrel_entry:
             if not (rs.barrel.kind == "points" and x.score == rs.barrel.threshold):
-                raise StateError("barrel attempts apply only on a points barrel")
+                raise StateError(_("barrel attempts apply only on a points barrel"))
             if x.barrel_tries and not 0 <= x.barrel_tries < rs.barrel.attempts:
-                raise StateError(f"barrel tries must be 0 to {rs.barrel.attempts - 1}")
+                raise StateError(_("barrel tries must be 0 to {0}").format(rs.barrel.attempts - 1))
             if x.barrel_entry >= x.score:
-                raise StateError("the barrel entry score must lie below the barrel")
+                raise StateError(_("the barrel entry score must lie below the barrel"))
         y = self.normalise(x)
         if y != x._replace(opened=y.opened):
-            raise StateError(f"counters that do not apply here: {x}")
+            raise StateError(_("counters that do not apply here: {0}").format(x))
         return y
 
     def check_pair(self, x: PlayerState, y: PlayerState) -> None:
@@ -150,8 +151,8 @@ class Moves:
         rs = self.rs
         if (rs.barrel.kind != "none" and rs.barrel.push_off != "none" and rs.on_barrel(x.score)
                 and rs.on_barrel(y.score) and not rs.on_barrel(self.push_off(y, True).score)):
-            raise StateError(f"both players cannot be on the barrel: climbing it knocks the other off "
-                             f"({rs.barrel.push_off})")
+            raise StateError(_("both players cannot be on the barrel: climbing it knocks the other off ({0})").format(
+                rs.barrel.push_off))
 
     # ------------------------------------------------------------ statuses
 

@@ -18,13 +18,17 @@ from __future__ import annotations
 
 import gettext
 import os
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 DOMAIN = "thousand"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 LANGUAGES = ("en", "ru")
 
-_chosen: str | None = None
+# the language chosen by set_language/using, per thread and task (a web server answers
+# requests in several languages at once)
+_chosen: ContextVar[str | None] = ContextVar("thousand_language", default=None)
 _cache: dict[str, gettext.NullTranslations] = {}
 
 
@@ -37,8 +41,9 @@ def _translations(lang: str) -> gettext.NullTranslations:
 
 def language() -> str:
     """The language messages are shown in now: ``"en"`` or ``"ru"``."""
-    if _chosen is not None:
-        return _chosen
+    chosen = _chosen.get()
+    if chosen is not None:
+        return chosen
     env = os.environ.get("THOUSAND_LANG", "")
     if env:
         return _known(env)
@@ -62,10 +67,21 @@ def _known(value: str, default: str | None = "en") -> str | None:
 def set_language(lang: str | None) -> None:
     """Show messages in ``lang`` (``"en"``, ``"ru"``; ``None`` goes back to the
     environment's choice). Raises ValueError for a language without a catalog."""
-    global _chosen
     if lang is not None and lang not in LANGUAGES:
         raise ValueError(f"unknown language {lang!r}: one of {', '.join(LANGUAGES)}")
-    _chosen = lang
+    _chosen.set(lang)
+
+
+@contextmanager
+def using(lang: str | None):
+    """Messages in ``lang`` inside the ``with`` block (``None``: the environment's choice)."""
+    if lang is not None and lang not in LANGUAGES:
+        raise ValueError(f"unknown language {lang!r}: one of {', '.join(LANGUAGES)}")
+    token = _chosen.set(lang)
+    try:
+        yield
+    finally:
+        _chosen.reset(token)
 
 
 def _(message: str) -> str:

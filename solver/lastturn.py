@@ -24,6 +24,7 @@ from .errors import ThousandError
 from .game import WIN, Moves, PlayerState
 from .rules import Ruleset
 from .turn import TurnEnds
+from .i18n import _
 
 LAST_TURN_TOL = 1e-16  # the horizon's bound on the error of every value (see last_turn_horizon)
 
@@ -132,8 +133,9 @@ def last_turn_horizon(rs: Ruleset, table, states, tol: float = LAST_TURN_TOL) ->
     lo, hi = 0, max(table.max_points, 1)  # extensions in units: bound(lo) >= tol > bound(hi) once found
     while bound(hi) >= tol:
         if hi * u > 1000 * rs.goal:
-            raise ThousandError(f"{rs.name}: a last turn beats a final total of {rs.goal + hi * u} with "
-                                f"probability {bound(hi):.1e}: no horizon for the equal_turns duel")
+            raise ThousandError(_("{0}: a last turn beats a final total of {1} with probability {2:.1e}: no "
+                                  "horizon for the equal_turns duel").format(
+                rs.name, rs.goal + hi * u, bound(hi)))
         lo, hi = hi, 2 * hi
     while hi - lo > 1:  # the smallest such extension: every first-seat turn runs to it
         mid = (lo + hi) // 2

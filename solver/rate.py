@@ -39,6 +39,7 @@ from . import kernel
 from .errors import StateError
 from .game import Moves, PlayerState
 from .rules import Ruleset
+from .i18n import _
 
 MAX_ROUNDS = 100
 
@@ -117,7 +118,7 @@ def _solve_at(rs: Ruleset, chain: _Chain, T: int, table) -> tuple[float, np.ndar
         stop = pts[:, None] + h[chain.bank_next][None, :]
         bust = np.array(chain.zero_points) + h[chain.zero_next]
         tv = kernel.turn_dp(table, ok, stop, forced, np.zeros((T + 1, L)), bust, np.zeros(L), full=True)
-        stop_p, _, bust_p, _ = kernel.end_distribution(table, ok, stop, forced, np.zeros((T + 1, L)), tv)
+        stop_p, _forced, bust_p, _win = kernel.end_distribution(table, ok, stop, forced, np.zeros((T + 1, L)), tv)
         # evaluate the policies exactly: g + h(c) - sum_c' P(c, c') h(c') = R(c), h(0) = 0
         R = (stop_p * pts[:, None]).sum(axis=0) + bust_p * np.array(chain.zero_points)
         A = np.zeros((L, L))
@@ -135,7 +136,8 @@ def _solve_at(rs: Ruleset, chain: _Chain, T: int, table) -> tuple[float, np.ndar
         if last is not None and np.abs(h_new - h).max() <= 1e-10 * max(1.0, abs(g)) and key == last:
             return g, h_new, R, bust_p.copy(), rounds
         h, last = h_new, key
-    raise StateError(f"the rate of {rs.name} did not settle in {MAX_ROUNDS} policy rounds")  # pragma: no cover
+    raise StateError(_("the rate of {0} did not settle in {1} policy rounds").format(
+        rs.name, MAX_ROUNDS))  # pragma: no cover
 
 
 def solve_rate(rs: Ruleset, table=None) -> RateSolution:

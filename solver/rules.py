@@ -23,6 +23,7 @@ from typing import Any, Iterable, Mapping
 
 from .errors import RulesetError
 from .poker.rules import PokerRuleset, is_poker, poker_from_mapping
+from .i18n import _
 
 FORMAT = 1  # version of the ruleset mapping layout; part of the hash
 
@@ -62,8 +63,8 @@ class Scoring:
     nothing: int = 0
 
     def point_values(self) -> list[int]:
-        return ([p for _, p in self.singles] + [p for *_, p in self.kinds]
-                + [p for _, p in self.straights] + [p for *_, p in self.patterns]
+        return ([p for _f, p in self.singles] + [p for *_k, p in self.kinds]
+                + [p for _f, p in self.straights] + [p for *_k, p in self.patterns]
                 + ([self.nothing] if self.nothing else []))
 
 
@@ -279,16 +280,16 @@ def load_ruleset(spec: str | Ruleset | PokerRuleset, overrides: Iterable[str] = 
         if text is None:
             path = Path(spec)
             if not path.is_file():
-                raise RulesetError(f"unknown ruleset {spec!r}: not a preset "
-                                   f"({', '.join(preset_names())}) and no such file")
+                raise RulesetError(_("unknown ruleset {0!r}: not a preset ({1}) and no such file").format(
+                    spec, ', '.join(preset_names())))
             try:
                 text = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
-                raise RulesetError(f"cannot read ruleset file {spec}: {exc}") from None
+                raise RulesetError(_("cannot read ruleset file {0}: {1}").format(spec, exc)) from None
         try:
             mapping = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            raise RulesetError(f"ruleset {spec} is not valid TOML: {exc}") from None
+            raise RulesetError(_("ruleset {0} is not valid TOML: {1}").format(spec, exc)) from None
     for item in overrides:
         _apply_override(mapping, item)
     return ruleset_from_mapping(mapping)
@@ -303,7 +304,7 @@ def _apply_override(mapping: dict, item: str) -> None:
     key, sep, raw = item.partition("=")
     key = key.strip()
     if not sep or not key:
-        raise RulesetError(f"override {item!r} is not of the form key=value")
+        raise RulesetError(_("override {0!r} is not of the form key=value").format(item))
     try:
         value = tomllib.loads(f"v = {raw.strip()}")["v"]
     except tomllib.TOMLDecodeError:
@@ -315,7 +316,7 @@ def _apply_override(mapping: dict, item: str) -> None:
         if nxt is None:
             nxt = node[p] = {}
         if not isinstance(nxt, dict):
-            raise RulesetError(f"override {key!r}: {p!r} is not a table")
+            raise RulesetError(_("override {0!r}: {1!r} is not a table").format(key, p))
         node = nxt
     node[parts[-1]] = value
 
@@ -328,7 +329,7 @@ class _Reader:
 
     def __init__(self, table: Any, where: str):
         if not isinstance(table, dict):
-            raise RulesetError(f"{where or 'ruleset'} must be a table")
+            raise RulesetError(_("{0} must be a table").format(where or 'ruleset'))
         self.table, self.where, self.used = table, where, set()
 
     def _name(self, key: str) -> str:
@@ -338,20 +339,21 @@ class _Reader:
         self.used.add(key)
         if key not in self.table:
             if required:
-                raise RulesetError(f"missing key {self._name(key)!r}")
+                raise RulesetError(_("missing key {0!r}").format(self._name(key)))
             return default
         v = self.table[key]
         kinds = kind if isinstance(kind, tuple) else (kind,)
         ok = isinstance(v, kinds) and not (isinstance(v, bool) and bool not in kinds)
         if not ok:
             names = "/".join(k.__name__ for k in kinds)
-            raise RulesetError(f"{self._name(key)} must be {names}, got {v!r}")
+            raise RulesetError(_("{0} must be {1}, got {2!r}").format(self._name(key), names, v))
         return v
 
     def choice(self, key: str, options: tuple[str, ...], default: str) -> str:
         v = self.get(key, str, default)
         if v not in options:
-            raise RulesetError(f"{self._name(key)} must be one of {', '.join(options)}, got {v!r}")
+            raise RulesetError(_("{0} must be one of {1}, got {2!r}").format(
+                self._name(key), ', '.join(options), v))
         return v
 
     def sub(self, key: str) -> "_Reader":
@@ -360,31 +362,31 @@ class _Reader:
     def done(self) -> None:
         extra = sorted(set(self.table) - self.used)
         if extra:
-            raise RulesetError(f"unknown key {self._name(extra[0])!r}")
+            raise RulesetError(_("unknown key {0!r}").format(self._name(extra[0])))
 
 
 def _int_key(k: str, where: str) -> int:
     try:
         return int(k)
     except ValueError:
-        raise RulesetError(f"{where}: key {k!r} is not a whole number") from None
+        raise RulesetError(_("{0}: key {1!r} is not a whole number").format(where, k)) from None
 
 
 def _nonneg(v: int, name: str) -> int:
     if v < 0:
-        raise RulesetError(f"{name} must not be negative, got {v}")
+        raise RulesetError(_("{0} must not be negative, got {1}").format(name, v))
     return v
 
 
 def _read_scoring(r: _Reader, dice: int, faces: int) -> Scoring:
     def face_ok(f: int, where: str) -> int:
         if not 1 <= f <= faces:
-            raise RulesetError(f"{where}: face {f} is not between 1 and {faces}")
+            raise RulesetError(_("{0}: face {1} is not between 1 and {2}").format(where, f, faces))
         return f
 
     def pts_ok(p: Any, where: str) -> int:
         if not isinstance(p, int) or isinstance(p, bool) or p <= 0:
-            raise RulesetError(f"{where}: points must be a positive whole number, got {p!r}")
+            raise RulesetError(_("{0}: points must be a positive whole number, got {1!r}").format(where, p))
         return p
 
     singles = []
@@ -395,9 +397,9 @@ def _read_scoring(r: _Reader, dice: int, faces: int) -> Scoring:
     for ck, table in r.get("kinds", dict, {}).items():
         count = _int_key(ck, "scoring.kinds")
         if not 2 <= count <= dice:
-            raise RulesetError(f"scoring.kinds.{ck}: a kind needs 2 to {dice} dice")
+            raise RulesetError(_("scoring.kinds.{0}: a kind needs 2 to {1} dice").format(ck, dice))
         if not isinstance(table, dict):
-            raise RulesetError(f"scoring.kinds.{ck} must be a table of face = points")
+            raise RulesetError(_("scoring.kinds.{0} must be a table of face = points").format(ck))
         for fk, p in table.items():
             kinds.append((count, face_ok(_int_key(fk, f"scoring.kinds.{ck}"), f"scoring.kinds.{ck}"),
                           pts_ok(p, f"scoring.kinds.{ck}.{fk}")))
@@ -408,9 +410,10 @@ def _read_scoring(r: _Reader, dice: int, faces: int) -> Scoring:
         p = pts_ok(sr.get("points", int, required=True), f"scoring.straights[{i}]")
         sr.done()
         if not fs or len(set(fs)) != len(fs) or not all(isinstance(f, int) for f in fs):
-            raise RulesetError(f"scoring.straights[{i}].faces must be distinct faces")
+            raise RulesetError(_("scoring.straights[{0}].faces must be distinct faces").format(i))
         if len(fs) > dice:
-            raise RulesetError(f"scoring.straights[{i}] needs {len(fs)} dice, the game has {dice}")
+            raise RulesetError(_("scoring.straights[{0}] needs {1} dice, the game has {2}").format(
+                i, len(fs), dice))
         straights.append((tuple(sorted(face_ok(f, f"scoring.straights[{i}]") for f in fs)), p))
     patterns = []
     for i, s in enumerate(r.get("patterns", list, [])):
@@ -420,9 +423,11 @@ def _read_scoring(r: _Reader, dice: int, faces: int) -> Scoring:
         p = pts_ok(pr.get("points", int, required=True), f"scoring.patterns[{i}]")
         pr.done()
         if size < 1 or count < 1 or size * count > dice:
-            raise RulesetError(f"scoring.patterns[{i}]: {count} groups of {size} do not fit in {dice} dice")
+            raise RulesetError(_("scoring.patterns[{0}]: {1} groups of {2} do not fit in {3} dice").format(
+                i, count, size, dice))
         if distinct and count > faces:
-            raise RulesetError(f"scoring.patterns[{i}]: {count} distinct faces on a {faces}-faced die")
+            raise RulesetError(_("scoring.patterns[{0}]: {1} distinct faces on a {2}-faced die").format(
+                i, count, faces))
         patterns.append((size, count, distinct, p))
     instant = []
     for i, s in enumerate(r.get("instant_win", list, [])):
@@ -430,14 +435,14 @@ def _read_scoring(r: _Reader, dice: int, faces: int) -> Scoring:
         f, c = ir.get("face", int, required=True), ir.get("count", int, required=True)
         ir.done()
         if not 1 <= c <= dice:
-            raise RulesetError(f"scoring.instant_win[{i}]: count must be 1 to {dice}")
+            raise RulesetError(_("scoring.instant_win[{0}]: count must be 1 to {1}").format(i, dice))
         instant.append((face_ok(f, f"scoring.instant_win[{i}]"), c))
     nothing = _nonneg(r.get("nothing", int, 0), "scoring.nothing")
     r.done()
     if not (singles or kinds or straights or patterns):
-        raise RulesetError("scoring: the table scores nothing")
+        raise RulesetError(_("scoring: the table scores nothing"))
     if nothing and not (singles or kinds):
-        raise RulesetError("scoring.nothing: without singles or kinds every roll of all the dice would score")
+        raise RulesetError(_("scoring.nothing: without singles or kinds every roll of all the dice would score"))
     return Scoring(tuple(sorted(singles)), tuple(sorted(kinds)), tuple(sorted(straights)),
                    tuple(sorted(patterns)), tuple(sorted(instant)), nothing)
 
@@ -450,27 +455,27 @@ def from_mapping(mapping: Mapping[str, Any]) -> Ruleset:
     dice = r.get("dice", int, required=True)
     faces = r.get("faces", int, 6)
     if not 1 <= dice <= 8:
-        raise RulesetError(f"dice must be 1 to 8, got {dice}")
+        raise RulesetError(_("dice must be 1 to 8, got {0}").format(dice))
     if not 2 <= faces <= 12:
-        raise RulesetError(f"faces must be 2 to 12, got {faces}")
+        raise RulesetError(_("faces must be 2 to 12, got {0}").format(faces))
     scoring = _read_scoring(r.sub("scoring"), dice, faces)
     keep = r.choice("keep", KEEP_MODES, "all")
     compose = r.choice("compose", COMPOSE_MODES, "best")
     if compose == "any" and keep != "any":
-        raise RulesetError('compose = "any" chooses how a set-aside is scored: it needs keep = "any"')
+        raise RulesetError(_('compose = "any" chooses how a set-aside is scored: it needs keep = "any"'))
     hot = r.choice("hot_dice", HOT_DICE_MODES, "must_roll")
     goal = r.get("goal", int, required=True)
     if goal <= 0:
-        raise RulesetError(f"goal must be positive, got {goal}")
+        raise RulesetError(_("goal must be positive, got {0}").format(goal))
     open_min = _nonneg(r.get("open_min", int, 0), "open_min")
     min_bank = _nonneg(r.get("min_bank", int, 0), "min_bank")
     floor = r.get("floor", int, 0)
     if floor > 0:
-        raise RulesetError(f"floor must be 0 or negative, got {floor}")
+        raise RulesetError(_("floor must be 0 or negative, got {0}").format(floor))
     pit_attempts = _nonneg(r.get("pit_attempts", int, 0), "pit_attempts")
     dump = tuple(sorted(r.get("dump", list, [])))
     if not all(isinstance(d, int) and not isinstance(d, bool) for d in dump):
-        raise RulesetError("dump must be a list of whole numbers")
+        raise RulesetError(_("dump must be a list of whole numbers"))
     dump_mid = r.get("dump_mid_turn", bool, False)
     overtake = _nonneg(r.get("overtake", int, 0), "overtake")
     equal_turns = r.get("equal_turns", bool, False)
@@ -517,78 +522,81 @@ def _check_consistency(rs: Ruleset) -> None:
     u = rs.unit
     for v in rs._point_values():
         if v % u:
-            raise RulesetError(f"point value {v} is not a multiple of the unit {u}")
+            raise RulesetError(_("point value {0} is not a multiple of the unit {1}").format(v, u))
     for s in rs.bolts.exempt:
         if s not in EXEMPT_STATUSES:
-            raise RulesetError(f"bolts.exempt: unknown status {s!r} (use {', '.join(EXEMPT_STATUSES)})")
+            raise RulesetError(_("bolts.exempt: unknown status {0!r} (use {1})").format(
+                s, ', '.join(EXEMPT_STATUSES)))
     if rs.bolts.limit and rs.bolts.penalty == 0:
-        raise RulesetError("bolts.limit is set but bolts.penalty is 0")
+        raise RulesetError(_("bolts.limit is set but bolts.penalty is 0"))
     if rs.bolts.penalty and not rs.bolts.limit:
-        raise RulesetError("bolts.penalty is set but bolts.limit is 0")
+        raise RulesetError(_("bolts.penalty is set but bolts.limit is 0"))
     if rs.goal // rs.unit > MAX_GOAL_UNITS:
-        raise RulesetError(f"goal {rs.goal} is {rs.goal // rs.unit:,} units of {rs.unit} points: the solver plays "
-                           f"goals of at most {MAX_GOAL_UNITS:,} units")
+        raise RulesetError(_("goal {0} is {1:,} units of {2} points: the solver plays goals of at most {3:,} "
+                             "units").format(
+            rs.goal, rs.goal // rs.unit, rs.unit, MAX_GOAL_UNITS))
     prev_exit = None
     for p in rs.pits:
         if not 0 < p.low < p.exit:
-            raise RulesetError(f"pit [{p.low}, {p.exit}) must have 0 < low < exit")
+            raise RulesetError(_("pit [{0}, {1}) must have 0 < low < exit").format(p.low, p.exit))
         if p.exit > rs.goal:
-            raise RulesetError(f"pit [{p.low}, {p.exit}) ends above the goal {rs.goal}")
+            raise RulesetError(_("pit [{0}, {1}) ends above the goal {2}").format(p.low, p.exit, rs.goal))
         if prev_exit is not None and p.low < prev_exit:
-            raise RulesetError(f"pits overlap at {p.low}")
+            raise RulesetError(_("pits overlap at {0}").format(p.low))
         prev_exit = p.exit
     if rs.pit_attempts and not rs.pits:
-        raise RulesetError("pit_attempts is set but there are no pits")
+        raise RulesetError(_("pit_attempts is set but there are no pits"))
     for d in rs.dump:
         if not 0 < d < rs.goal:
-            raise RulesetError(f"dump score {d} must lie between 0 and the goal {rs.goal}")
+            raise RulesetError(_("dump score {0} must lie between 0 and the goal {1}").format(d, rs.goal))
     if rs.dump_mid_turn and not rs.dump:
-        raise RulesetError("dump_mid_turn is set but there is no dump score")
+        raise RulesetError(_("dump_mid_turn is set but there is no dump score"))
     if rs.open_min >= rs.goal:
-        raise RulesetError(f"open_min {rs.open_min} must be below the goal {rs.goal}")
+        raise RulesetError(_("open_min {0} must be below the goal {1}").format(rs.open_min, rs.goal))
     if rs.min_bank >= rs.goal:
-        raise RulesetError(f"min_bank {rs.min_bank} must be below the goal {rs.goal}")
+        raise RulesetError(_("min_bank {0} must be below the goal {1}").format(rs.min_bank, rs.goal))
     b = rs.barrel
     if b.kind == "none":
         if (b.threshold or b.attempts or b.fall_penalty or b.max_falls or b.overshoots
                 or b.fall_to != "penalty" or b.push_off != "none"):
-            raise RulesetError("barrel.kind is none but other barrel settings are given")
+            raise RulesetError(_("barrel.kind is none but other barrel settings are given"))
     else:
         if b.kind in ("points", "region") and not 0 < b.threshold < rs.goal:
-            raise RulesetError(f"barrel.threshold must lie between 0 and the goal {rs.goal}")
+            raise RulesetError(_("barrel.threshold must lie between 0 and the goal {0}").format(rs.goal))
         if b.kind == "exact" and not 0 <= b.threshold < rs.goal:
-            raise RulesetError(f"barrel.threshold must be below the goal {rs.goal}")
+            raise RulesetError(_("barrel.threshold must be below the goal {0}").format(rs.goal))
         if b.kind == "exact" and b.overshoots == 0:
-            raise RulesetError("an exact barrel needs barrel.overshoots > 0")
+            raise RulesetError(_("an exact barrel needs barrel.overshoots > 0"))
         if b.kind == "exact" and b.attempts:
-            raise RulesetError("an exact barrel counts overshoots, not barrel.attempts")
+            raise RulesetError(_("an exact barrel counts overshoots, not barrel.attempts"))
         if b.fall_to == "entry" and b.kind != "points":
-            raise RulesetError("barrel.fall_to = entry applies only to a points barrel")
+            raise RulesetError(_("barrel.fall_to = entry applies only to a points barrel"))
         if b.kind != "exact" and b.overshoots:
-            raise RulesetError("barrel.overshoots applies only to an exact barrel")
+            raise RulesetError(_("barrel.overshoots applies only to an exact barrel"))
         if b.kind == "region" and (b.attempts or b.max_falls or b.fall_penalty
                                    or b.fall_to != "penalty"):
-            raise RulesetError("a region barrel has no attempts or falls (failures count as bolts)")
+            raise RulesetError(_("a region barrel has no attempts or falls (failures count as bolts)"))
         if (b.kind == "points" and b.attempts == 0 and b.push_off != "fall"
                 and (b.max_falls or b.fall_penalty)):
-            raise RulesetError("barrel falls are set but barrel.attempts is 0 (no player ever falls)")
+            raise RulesetError(_("barrel falls are set but barrel.attempts is 0 (no player ever falls)"))
         if b.fall_to == "open_min" and rs.open_min == 0:
-            raise RulesetError("barrel.fall_to = open_min but open_min is 0")
+            raise RulesetError(_("barrel.fall_to = open_min but open_min is 0"))
         if b.push_off == "penalty" and b.push_off_penalty == 0:
-            raise RulesetError("barrel.push_off = penalty needs barrel.push_off_penalty > 0")
+            raise RulesetError(_("barrel.push_off = penalty needs barrel.push_off_penalty > 0"))
         if b.push_off == "open_min" and rs.open_min == 0:
-            raise RulesetError("barrel.push_off = open_min but open_min is 0")
+            raise RulesetError(_("barrel.push_off = open_min but open_min is 0"))
         if b.kind == "points" and rs.pit_of(b.threshold):
-            raise RulesetError(f"the barrel {b.threshold} lies inside a pit")
+            raise RulesetError(_("the barrel {0} lies inside a pit").format(b.threshold))
     if b.push_off_penalty and b.push_off != "penalty":
-        raise RulesetError("barrel.push_off_penalty is set but barrel.push_off is not penalty")
+        raise RulesetError(_("barrel.push_off_penalty is set but barrel.push_off is not penalty"))
     if rs.floor < 0 and not rs.bolts.limit and not rs.overtake:
         pass  # a negative floor without penalties is harmless
     g = reduce(math.gcd, rs.scoring.point_values())
     if b.kind == "exact" and rs.goal % g:
-        raise RulesetError(f"goal {rs.goal} cannot be reached exactly: every roll scores a multiple of {g}")
+        raise RulesetError(_("goal {0} cannot be reached exactly: every roll scores a multiple of {1}").format(
+            rs.goal, g))
     if rs.open_min and max(rs.scoring.point_values()) < 1:
-        raise RulesetError("the dice cannot reach the opening minimum")
+        raise RulesetError(_("the dice cannot reach the opening minimum"))
 
 
 # --------------------------------------------------------------------------- TOML writer

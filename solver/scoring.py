@@ -21,6 +21,7 @@ import numpy as np
 
 from .errors import StateError
 from .rules import Ruleset
+from .i18n import _
 
 
 @dataclass(frozen=True)
@@ -84,14 +85,14 @@ def parse_roll(text: str, rs: Ruleset) -> tuple[int, ...]:
     try:
         faces = tuple(int(p) for p in parts)
     except ValueError:
-        raise StateError(f"roll {text!r}: faces must be whole numbers") from None
+        raise StateError(_("roll {0!r}: faces must be whole numbers").format(text)) from None
     if not faces:
-        raise StateError("roll: no dice given")
+        raise StateError(_("roll: no dice given"))
     if len(faces) > rs.dice:
-        raise StateError(f"roll {text!r} has {len(faces)} dice, the game has {rs.dice}")
+        raise StateError(_("roll {0!r} has {1} dice, the game has {2}").format(text, len(faces), rs.dice))
     for x in faces:
         if not 1 <= x <= rs.faces:
-            raise StateError(f"roll {text!r}: face {x} is not between 1 and {rs.faces}")
+            raise StateError(_("roll {0!r}: face {1} is not between 1 and {2}").format(text, x, rs.faces))
     return faces
 
 

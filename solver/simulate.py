@@ -63,6 +63,7 @@ from .errors import BotError, ThousandError
 from .game import Moves
 from .rules import Ruleset
 from .states import StateSpace, build_state_space, decode
+from .i18n import _
 
 MEMORY_BUDGET_MB = float(os.environ.get("THOUSAND_SIM_MEMORY_MB", "1024"))
 MAX_LUT = 1 << 22    # faces**dice above this: rolls cannot be looked up directly
@@ -130,7 +131,8 @@ def parse_builtin(spec: str) -> BuiltinBot:
     m = re.fullmatch(r"hold:(\d+)", s)
     if m:
         return BuiltinBot(s, HOLD, int(m.group(1)))
-    raise BotError(f"unknown bot {spec!r}: built-in bots are optimal, race, hold:N, cautious, random")
+    raise BotError(_("unknown bot {0!r}: built-in bots are optimal, race, hold:N, cautious, random").format(
+        spec))
 
 
 # --------------------------------------------------------------------------- engine
@@ -425,7 +427,7 @@ def _result(games, out, seconds, policy_seconds, threads, impl) -> SimResult:
 
 def _check_games(games: int) -> None:
     if int(games) < 0:
-        raise ThousandError(f"the number of games must be non-negative, got {games}")
+        raise ThousandError(_("the number of games must be non-negative, got {0}").format(games))
 
 
 def simulate_duel(rs: Ruleset, first: str, second: str, games: int, seed: int, tables_dir=None,

@@ -32,6 +32,7 @@ from . import __version__
 from .errors import TableError
 from .rules import Ruleset
 from .states import FIELDS
+from .i18n import _
 
 TABLE_FORMAT = 2   # 2: meta.json holds the SHA-256 of both arrays
 # Bump when what a ruleset means changes (solver/game.py, the turn DP, the state
@@ -119,7 +120,7 @@ def save_table(root: Path, rs: Ruleset, objective: str, values: np.ndarray, stat
         root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=root))
     except OSError as exc:
-        raise TableError(f"cannot write tables to {root}: {exc.strerror or exc}") from None
+        raise TableError(_("cannot write tables to {0}: {1}").format(root, exc.strerror or exc)) from None
     try:
         np.save(tmp / "values.npy", values, allow_pickle=False)
         np.save(tmp / "states.npy", states, allow_pickle=False)
@@ -137,7 +138,7 @@ def save_table(root: Path, rs: Ruleset, objective: str, values: np.ndarray, stat
             os.rename(tmp, final)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise TableError(f"cannot write the table to {root}: {exc.strerror or exc}") from None
+        raise TableError(_("cannot write the table to {0}: {1}").format(root, exc.strerror or exc)) from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -162,56 +163,63 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
     try:
         meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise TableError(f"table {folder}: unreadable meta.json ({exc.__class__.__name__})") from None
+        raise TableError(_("table {0}: unreadable meta.json ({1})").format(
+            folder, exc.__class__.__name__)) from None
     if not isinstance(meta, dict):
-        raise TableError(f"table {folder}: meta.json is not an object")
+        raise TableError(_("table {0}: meta.json is not an object").format(folder))
     if meta.get("format") != TABLE_FORMAT:
-        raise TableError(f"table {folder}: format {meta.get('format')!r}, this solver reads {TABLE_FORMAT}")
+        raise TableError(_("table {0}: format {1!r}, this solver reads {2}").format(
+            folder, meta.get('format'), TABLE_FORMAT))
     if meta.get("model_version") != MODEL_VERSION:
-        raise TableError(f"table {folder} was made by solver model {meta.get('model_version')!r}, this is "
-                         f"{MODEL_VERSION}: solve again with --force")
+        raise TableError(_("table {0} was made by solver model {1!r}, this is {2}: solve again with --force").format(
+            folder, meta.get('model_version'), MODEL_VERSION))
     if meta.get("ruleset_hash") != rs.hash:
-        raise TableError(f"table {folder} was made for ruleset {meta.get('ruleset_hash')!r}, not {rs.hash}")
+        raise TableError(_("table {0} was made for ruleset {1!r}, not {2}").format(
+            folder, meta.get('ruleset_hash'), rs.hash))
     if meta.get("objective") != objective:
-        raise TableError(f"table {folder} holds objective {meta.get('objective')!r}, not {objective!r}")
+        raise TableError(_("table {0} holds objective {1!r}, not {2!r}").format(
+            folder, meta.get('objective'), objective))
     fields = state_fields(objective)
     if meta.get("state_fields") != list(fields):
-        raise TableError(f"table {folder}: unknown state encoding")
+        raise TableError(_("table {0}: unknown state encoding").format(folder))
     again = f"--players {meta.get('players')}" if objective == "poker" else f"--objective {objective}"
     repair = f"solve it again with `thousand solve {rs.name} {again} --force` (and the --set " \
              "options it was solved with), or delete the folder"
     sums = meta.get("sha256")
     if not isinstance(sums, dict):
-        raise TableError(f"table {folder}: meta.json has no checksums; {repair}")
+        raise TableError(_("table {0}: meta.json has no checksums; {1}").format(folder, repair))
     for name in ARRAYS:
         try:
             ok = file_sha256(folder / name) == sums.get(name)
         except OSError as exc:
-            raise TableError(f"table {folder}: cannot read {name} ({exc.strerror or exc}); {repair}") from None
+            raise TableError(_("table {0}: cannot read {1} ({2}); {3}").format(
+                folder, name, exc.strerror or exc, repair)) from None
         if not ok:
-            raise TableError(f"table {folder}: {name} is not the array that was solved (damaged or edited); "
-                             f"{repair}")
+            raise TableError(_("table {0}: {1} is not the array that was solved (damaged or edited); {2}").format(
+                folder, name, repair))
     try:
         values = np.load(folder / "values.npy", mmap_mode="r", allow_pickle=False)
         states = np.load(folder / "states.npy", allow_pickle=False)
     except (OSError, ValueError, EOFError) as exc:  # an empty file is an EOFError
-        raise TableError(f"table {folder}: damaged arrays ({exc.__class__.__name__}); {repair}") from None
+        raise TableError(_("table {0}: damaged arrays ({1}); {2}").format(
+            folder, exc.__class__.__name__, repair)) from None
     if (list(values.shape) != meta.get("values_shape") or values.dtype != np.float64
             or list(states.shape) != meta.get("states_shape") or states.dtype != np.int32
             or states.ndim != 2 or states.shape[1] != len(fields)):
-        raise TableError(f"table {folder}: arrays do not match meta.json")
+        raise TableError(_("table {0}: arrays do not match meta.json").format(folder))
     lo, hi = VALUE_RANGE.get(objective, (-np.inf, np.inf))
     if not np.all(np.isfinite(values)) or (values.size and (values.min() < lo - 1e-9 or values.max() > hi + 1e-9)):
-        raise TableError(f"table {folder}: values outside [{lo}, {hi}] or not finite; {repair}")
+        raise TableError(_("table {0}: values outside [{1}, {2}] or not finite; {3}").format(
+            folder, lo, hi, repair))
     if objective == "duel" and rs.equal_turns:
         # equal_turns: values[seat, mover, opponent], and the final-total horizon the values assume
         m = states.shape[0]
         horizon = meta.get("last_turn_horizon")
         if values.shape != (2, m, m):
-            raise TableError(f"table {folder}: an equal_turns duel table holds (2, {m}, {m}) values, "
-                             f"not {tuple(values.shape)}")
+            raise TableError(_("table {0}: an equal_turns duel table holds (2, {1}, {2}) values, not {3}").format(
+                folder, m, m, tuple(values.shape)))
         if not isinstance(horizon, int) or horizon < rs.goal or horizon % rs.unit:
-            raise TableError(f"table {folder}: no valid last_turn_horizon in meta.json")
+            raise TableError(_("table {0}: no valid last_turn_horizon in meta.json").format(folder))
     return Table(folder, meta, values, states)
 
 

@@ -177,7 +177,7 @@ def test_the_scorekeeper_in_russian(tmp_path):
     out: list[str] = []
     i18n.set_language("ru")
     try:
-        code = run_session(g, Advisors(rs, None, "race"), io.StringIO("\n".join(lines) + "\n"),
+        code = run_session(g, Advisors(rs, "race", None), io.StringIO("\n".join(lines) + "\n"),
                            lambda text, nl=True: out.append(text), autosave=tmp_path / "game.json")
     finally:
         i18n.set_language(None)
@@ -190,3 +190,15 @@ def test_the_scorekeeper_in_russian(tmp_path):
         assert words in text, words
     # the saved log is the same in every language: the program reads it back
     assert json.loads((tmp_path / "game.json").read_text())["log"] == ["roll 1,2,3,3,5"]
+
+
+def test_poker_dice_in_russian():
+    r = run(["advise", "poker", "--roll", "6,6,3,2,1", "--after", "2", "--lang", "ru"])
+    assert r.exit_code == 0, r.output
+    assert "пара 6 (12 очков)" in r.output and "перебросить 1,2,3" in r.output and "после вас ходят ещё 2" in r.output
+    en = run(["advise", "poker", "--roll", "6,6,3,2,1", "--after", "2"])
+    number = re.compile(r"\d\.\d{6}")
+    assert number.findall(en.output) == number.findall(r.output)
+    r = run(["advise", "poker", "--roll", "6,6,3,2", "--lang", "ru"])
+    assert r.exit_code == 2 and "в покер на костях играют 5" in r.output
+

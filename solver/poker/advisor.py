@@ -18,6 +18,7 @@ import numpy as np
 from ..errors import StateError
 from .rules import PokerRuleset, check_dice
 from .turn import KEEP_ID, TurnSolution, _minus, _submultisets, solve_turn, turn_shape
+from ..i18n import _
 
 
 @dataclass(frozen=True)
@@ -40,11 +41,13 @@ class Situation:
         return self.holders + self.after + 1
 
     def describe(self, rs: PokerRuleset) -> str:
-        seat = f"{self.after} to play after you" if self.after else "you play last"
+        seat = (_("{n} to play after you").format(n=self.after) if self.after else _("you play last"))
         if self.best is None:
-            return f"first to play; {seat}"
-        held = "held by 1 player" if self.holders == 1 else f"held by {self.holders} players (tied)"
-        return f"to beat: {rs.hands.describe(self.best)}, {held}; {seat}"
+            return _("first to play; {seat}").format(seat=seat)
+        held = (_("held by 1 player") if self.holders == 1
+                else _("held by {n} players (tied)").format(n=self.holders))
+        return _("to beat: {hand}, {held}; {seat}").format(
+            hand=rs.hands.describe(self.best), held=held, seat=seat)
 
 
 @dataclass(frozen=True)
@@ -65,22 +68,23 @@ def turn_state(rs: PokerRuleset, dice, throw: int = 1, free=None) -> PokerTurnSt
     re-rolls); under the lock rule it must be given after throw 2 or later."""
     d = check_dice(dice)
     if not 1 <= throw <= rs.rolls:
-        raise StateError(f"throw {throw}: a turn has throws 1 to {rs.rolls}")
+        raise StateError(_("throw {k}: a turn has throws 1 to {n}").format(k=throw, n=rs.rolls))
     if free is None:
         if throw > 1 and rs.lock_kept and throw < rs.rolls:
-            raise StateError(f"after throw {throw} only the dice thrown at throw {throw} may be re-rolled "
-                             "(the lock rule): say which they are (--rerollable)")
+            raise StateError(_("after throw {k} only the dice thrown at throw {k} may be re-rolled "
+                               "(the lock rule): say which they are (--rerollable)").format(k=throw))
         free = d
     f = tuple(sorted(int(x) for x in free))
     if Counter(f) - Counter(d):
-        raise StateError(f"re-rollable dice {','.join(map(str, f))} are not among the dice showing "
-                         f"{','.join(map(str, d))}")
+        raise StateError(_("re-rollable dice {free} are not among the dice showing {dice}").format(
+            free=",".join(map(str, f)), dice=",".join(map(str, d))))
     if throw == 1 and f != d:
-        raise StateError("at throw 1 every die may be re-rolled")
+        raise StateError(_("at throw 1 every die may be re-rolled"))
     if not rs.lock_kept and f != d:
-        raise StateError(f"{rs.name} has free re-rolls (lock_kept = false): every die may be re-rolled")
+        raise StateError(_("{name} has free re-rolls (lock_kept = false): every die may be re-rolled").format(
+            name=rs.name))
     if not f and throw < rs.rolls:
-        raise StateError(f"after throw {throw} at least one die was just thrown")
+        raise StateError(_("after throw {k} at least one die was just thrown").format(k=throw))
     return PokerTurnState(d, throw, f)
 
 
@@ -91,7 +95,8 @@ class PokerOption:
 
     @property
     def label(self) -> str:
-        return "stop" if not self.reroll else f"re-roll {','.join(map(str, self.reroll))}"
+        return _("stop") if not self.reroll else _("re-roll {dice}").format(
+            dice=",".join(map(str, self.reroll)))
 
 
 @dataclass
@@ -124,22 +129,28 @@ class PokerAdvice:
 
     def render(self, limit: int = 12) -> str:
         s = self.state
-        name = "P(win)" if self.objective == "win" else "P(reach)"
+        name = _("P(win)") if self.objective == "win" else _("P(reach)")
         lines = [f"{self.rs.name}: {self.situation}",
-                 f"throw {s.throw} of {self.rs.rolls}: {','.join(map(str, s.dice))} — {self.hand}"]
+                 _("throw {k} of {n}: {dice} — {hand}").format(k=s.throw, n=self.rs.rolls,
+                                                             dice=",".join(map(str, s.dice)), hand=self.hand)]
         if self.rs.lock_kept and s.throw > 1 and s.free != s.dice and s.throw < self.rs.rolls:
-            lines.append(f"  you may re-roll only {','.join(map(str, s.free))} (the lock rule)")
+            lines.append("  " + _("you may re-roll only {dice} (the lock rule)").format(
+                dice=",".join(map(str, s.free))))
         if self.note:
             lines.append(self.note)
         top = max(o.value for o in self.options) or 1.0
         width = max(len(o.label) for o in self.options[:limit])
+        best = _("best")
         for k, o in enumerate(self.options[:limit]):
             bar = "█" * int(round(20 * o.value / top)) if top > 0 else ""
-            lines.append(f"  {'best' if k == 0 else '    '}  {o.label:<{width}}  {name} {o.value:.6f}  {bar}")
+            mark = best if k == 0 else ""
+            lines.append(f"  {mark:{len(best)}}  {o.label:<{width}}  {name} {o.value:.6f}  {bar}")
         if len(self.options) > limit:
-            lines.append(f"  ... {len(self.options) - limit} more options (--json lists them all)")
+            lines.append("  " + _("... {n} more options (--json lists them all)").format(
+                n=len(self.options) - limit))
         if len(self.options) > 1:
-            lines.append(f"  margin to the second-best option: {self.options[0].value - self.options[1].value:.6f}")
+            lines.append("  " + _("margin to the second-best option: {m}").format(
+                m=f"{self.options[0].value - self.options[1].value:.6f}"))
         return "\n".join(lines)
 
 
@@ -168,13 +179,14 @@ def advise(rs: PokerRuleset, solution, situation: Situation, st: PokerTurnState)
     """Win-probability advice from a :class:`PokerSolution`."""
     hands = rs.hands
     if situation.players > solution.players:
-        raise StateError(f"{situation.players} players; the table covers up to {solution.players}")
+        raise StateError(_("{n} players; the table covers up to {top}").format(n=situation.players,
+                                                                             top=solution.players))
     u = solution.utility(situation.best, situation.holders, situation.remaining)
     u_roll = u[solution.strength_of_roll]
     sol = solve_turn(turn_shape(rs.lock_kept), rs.rolls, u_roll)
     note = ""
     if situation.best is not None and hands.strength(st.dice) < situation.best and st.throw >= rs.rolls:
-        note = "your hand does not beat the best so far: you have lost this game"
+        note = _("your hand does not beat the best so far: you have lost this game")
     return PokerAdvice(rs, "win", situation.describe(rs), st, hands.describe(hands.strength(st.dice)),
                        options_of(rs, sol, u_roll, st), note)
 
@@ -196,6 +208,7 @@ def advise_reach(rs: PokerRuleset, target: int, st: PokerTurnState) -> PokerAdvi
     u_roll = reach_utility(rs, target)
     sol = solve_turn(turn_shape(rs.lock_kept), rs.rolls, u_roll)
     hands = rs.hands
-    return PokerAdvice(rs, "reach", f"solitaire: reach at least {hands.describe(target)}", st,
+    return PokerAdvice(rs, "reach", _("solitaire: reach at least {hand}").format(
+        hand=hands.describe(target)), st,
                        hands.describe(hands.strength(st.dice)), options_of(rs, sol, u_roll, st))
 

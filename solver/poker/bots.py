@@ -19,6 +19,7 @@ from ..errors import BotError
 from .advisor import Situation
 from .rules import PokerRuleset
 from .turn import KEEPS, _minus, _submultisets, turn_shape
+from ..i18n import _
 
 BUILTINS = ("optimal", "stop", "greedy", "random")
 
@@ -185,18 +186,20 @@ def load_poker_bot(spec: str, rs: PokerRuleset, solution, seed: int = 0, timeout
         try:
             s = int(spec[7:]) if spec.startswith("random:") else seed
         except ValueError:
-            raise BotError(f"bot {spec!r}: random:SEED needs a whole number") from None
+            raise BotError(_("bot {0!r}: random:SEED needs a whole number").format(spec)) from None
         return RandomPokerBot(s)
     if spec.startswith("exec:"):
         return ProcessBot(spec[5:].strip(), rs, "poker", timeout=timeout)
     from ..bots import is_builtin
     if is_builtin(spec):
-        raise BotError(f"bot {spec!r} is a bot of the 1000 family; the poker-dice bots are "
-                       f"{', '.join(BUILTINS)}, exec:COMMAND, module:attr or path/to/file.py:attr")
+        raise BotError(_("bot {0!r} is a bot of the 1000 family; the poker-dice bots are {1}, exec:COMMAND, "
+                         "module:attr or path/to/file.py:attr").format(
+            spec, ', '.join(BUILTINS)))
     if ":" in spec:
         return PythonBot(load_python_object(spec), spec, timeout=timeout)
-    raise BotError(f"unknown poker bot {spec!r}: use one of {', '.join(BUILTINS)}, exec:COMMAND, "
-                   "module:attr or path/to/file.py:attr")
+    raise BotError(_("unknown poker bot {0!r}: use one of {1}, exec:COMMAND, module:attr or "
+                     "path/to/file.py:attr").format(
+        spec, ', '.join(BUILTINS)))
 
 
 # --------------------------------------------------------------------------- games between bots

@@ -37,6 +37,7 @@ import numpy as np
 from ..errors import RulesetError, StateError
 from .rules import ROLLS, PokerRuleset
 from .turn import TurnSolution, solve_turn, turn_shape
+from ..i18n import _
 
 MAX_PLAYERS = 8          # the source: "лучше до 8"
 FIXED_POINT_TOL = 1e-15
@@ -68,17 +69,18 @@ class PokerSolution:
 
     def check_situation(self, best: int | None, holders: int, remaining: int) -> None:
         if remaining < 1:
-            raise StateError("the mover is one of the players still to play (remaining >= 1)")
+            raise StateError(_("the mover is one of the players still to play (remaining >= 1)"))
         if best is None:
             if holders:
-                raise StateError("holders of a best hand need the hand (--to-beat)")
+                raise StateError(_("holders of a best hand need the hand (--to-beat)"))
         elif not 0 <= best < self.H:
-            raise StateError(f"hand strength {best} is not one of the {self.H} hands")
+            raise StateError(_("hand strength {0} is not one of the {1} hands").format(best, self.H))
         elif holders < 1:
-            raise StateError("a best hand so far has at least one holder")
+            raise StateError(_("a best hand so far has at least one holder"))
         total = holders + remaining if best is not None else remaining
         if total > self.players:
-            raise StateError(f"{total} players at least; the table is solved for up to {self.players}")
+            raise StateError(_("{0} players at least; the table is solved for up to {1}").format(
+                total, self.players))
 
     def utility(self, best: int | None, holders: int, remaining: int) -> np.ndarray:
         """The mover's chance of winning for each final hand strength (the ``u`` above)."""
@@ -121,10 +123,11 @@ class PokerSolution:
         """The distribution of what seat ``seat`` (0-based) of an M-player game faces under
         equilibrium play: holders -> (H,) probabilities of the best hand (seat 0: {0: None})."""
         if not 0 <= seat < M <= self.players:
-            raise StateError(f"seat {seat + 1} of {M} players: the table covers up to {self.players}")
+            raise StateError(_("seat {0} of {1} players: the table covers up to {2}").format(
+                seat + 1, M, self.players))
         if seat == 0:
             return {0: None}
-        _, f0 = _batch(self.rs, self.strength_of_roll, self.T[(M - 1, 1)][:, 0][None, :], self.H)
+        _r, f0 = _batch(self.rs, self.strength_of_roll, self.T[(M - 1, 1)][:, 0][None, :], self.H)
         D = {1: f0[0]}
         for i in range(1, seat):
             D = _advance(D, M - i, lambda n, m: self.movers(n, m)[1])
@@ -148,7 +151,7 @@ def _batch(rs: PokerRuleset, strength_of_roll: np.ndarray, U: np.ndarray, H: int
 def solve_poker(rs: PokerRuleset, players: int, progress=None) -> PokerSolution:
     """Solve every situation of games of up to ``players`` seats (module docstring)."""
     if not 1 <= players <= MAX_PLAYERS:
-        raise RulesetError(f"poker dice is solved for 1 to {MAX_PLAYERS} players, not {players}")
+        raise RulesetError(_("poker dice is solved for 1 to {0} players, not {1}").format(MAX_PLAYERS, players))
     t0 = time.perf_counter()
     hands = rs.hands
     H = hands.count
@@ -234,12 +237,12 @@ def situation_of(rs: PokerRuleset, to_beat=None, holders: int | None = None, aft
     from .advisor import Situation
     from .rules import Hand
     if after < 0:
-        raise StateError(f"players after you: {after} is not a count")
+        raise StateError(_("players after you: {0} is not a count").format(after))
     if to_beat is None:
         if holders:
-            raise StateError("holders of the best hand need the hand itself (--to-beat)")
+            raise StateError(_("holders of the best hand need the hand itself (--to-beat)"))
         if after < 1:
-            raise StateError("the first player to move has at least one player after them (--after N)")
+            raise StateError(_("the first player to move has at least one player after them (--after N)"))
         best, holders = None, 0
     else:
         h = to_beat if isinstance(to_beat, Hand) else (
@@ -247,10 +250,10 @@ def situation_of(rs: PokerRuleset, to_beat=None, holders: int | None = None, aft
         best = rs.hands.strength(h.dice)
         holders = 1 if holders is None else holders
         if holders < 1:
-            raise StateError(f"a best hand so far is held by at least one player, not {holders}")
+            raise StateError(_("a best hand so far is held by at least one player, not {0}").format(holders))
     s = Situation(best, holders, after)
     if s.players > MAX_PLAYERS:
-        raise StateError(f"{s.players} players: poker dice is solved for up to {MAX_PLAYERS}")
+        raise StateError(_("{0} players: poker dice is solved for up to {1}").format(s.players, MAX_PLAYERS))
     return s
 
 
@@ -318,7 +321,7 @@ def poker_solution(rs: PokerRuleset, players: int, tables=None, force: bool = Fa
     before a solve starts."""
     from ..tables import find_table, write_target
     if not 1 <= players <= MAX_PLAYERS:
-        raise StateError(f"poker dice is solved for 1 to {MAX_PLAYERS} players, not {players}")
+        raise StateError(_("poker dice is solved for 1 to {0} players, not {1}").format(MAX_PLAYERS, players))
     if not force:
         table = find_table(rs, "poker", tables)
         if table is not None:

@@ -18,6 +18,7 @@ from ..play import LoggedGame, handle_line
 from .advisor import PokerTurnState, Situation
 from .rules import DICE, PokerRuleset, parse_dice
 from .turn import _minus
+from ..i18n import N_, _, dice_count
 
 
 def _faces(d) -> str:
@@ -32,7 +33,8 @@ class PokerGame(LoggedGame):
         from .game import MAX_PLAYERS
         super().__init__(rs, names, spec, overrides, seed)
         if len(names) > MAX_PLAYERS:
-            raise StateError(f"poker dice is solved for up to {MAX_PLAYERS} players, not {len(names)}")
+            raise StateError(_("poker dice is solved for up to {top} players, not {n}").format(top=MAX_PLAYERS,
+                                                                                            n=len(names)))
         self._reset()
 
     def _reset(self) -> None:
@@ -86,8 +88,8 @@ class PokerGame(LoggedGame):
     def _apply(self, entry: str) -> list[str]:
         self.messages = []
         if self.over:
-            raise Refused("the game is over (undo to change the last entry)")
-        verb, _, arg = entry.partition(" ")
+            raise Refused(_("the game is over (undo to change the last entry)"))
+        verb, _sep, arg = entry.partition(" ")
         faces = tuple(int(f) for f in arg.split(",")) if arg else ()
         if verb == "roll":
             self._roll(faces)
@@ -101,44 +103,46 @@ class PokerGame(LoggedGame):
         name, rs = self.names[self.current], self.rs
         if self.dice is None:
             if len(faces) != DICE:
-                raise Refused(f"the first throw is of all {DICE} dice, not {len(faces)}")
+                raise Refused(_("the first throw is of all {all} dice, not {n}").format(all=DICE, n=len(faces)))
             self.dice, self.throw, self.free = tuple(sorted(faces)), 1, tuple(sorted(faces))
         else:
             if self.picked is None:
-                raise Refused("say which dice you pick up first: reroll F,F (or stop)")
+                raise Refused(_("say which dice you pick up first: reroll F,F (or stop)"))
             if len(faces) != len(self.picked):
-                raise Refused(f"{len(self.picked)} dice were picked up ({_faces(self.picked)}), "
-                              f"{len(faces)} faces given")
+                raise Refused(_("{k} dice were picked up ({dice}), {n} faces given").format(
+                    k=len(self.picked), dice=_faces(self.picked), n=len(faces)))
             kept = _minus(self.dice, self.picked)
             self.dice = tuple(sorted(kept + faces))
             self.throw += 1
             self.free = tuple(sorted(faces)) if rs.lock_kept else self.dice
             self.picked = None
-        self.messages.append(f"{name} throws {_faces(faces)}: {_faces(self.dice)} — "
-                             f"{rs.hands.describe(rs.hands.strength(self.dice))}")
+        hand = rs.hands.describe(rs.hands.strength(self.dice))
+        self.messages.append(_("{name} throws {faces}: {dice} — {hand}").format(
+            name=name, faces=_faces(faces), dice=_faces(self.dice), hand=hand))
         if self.throw >= rs.rolls:
             self._end_turn()
 
     def _reroll(self, faces: tuple[int, ...]) -> None:
         if self.dice is None:
-            raise Refused("throw the five dice first")
+            raise Refused(_("throw the five dice first"))
         if self.picked is not None:
-            raise Refused(f"{_faces(self.picked)} are picked up already: roll them")
+            raise Refused(_("{dice} are picked up already: roll them").format(dice=_faces(self.picked)))
         if not faces:
-            raise Refused("say which dice to pick up: reroll F,F (or stop)")
+            raise Refused(_("say which dice to pick up: reroll F,F (or stop)"))
         if Counter(faces) - Counter(self.dice):
-            raise Refused(f"{_faces(sorted(faces))} are not among the dice {_faces(self.dice)}")
+            raise Refused(_("{faces} are not among the dice {dice}").format(faces=_faces(sorted(faces)),
+                                                                         dice=_faces(self.dice)))
         if Counter(faces) - Counter(self.free):
             locked = _faces(_minus(self.dice, self.free))
-            raise Refused(f"only the dice thrown at the last throw may be thrown again (the lock rule): "
-                          f"{_faces(self.free)}; {locked} stay")
+            raise Refused(_("only the dice thrown at the last throw may be thrown again (the lock rule): "
+                            "{free}; {locked} stay").format(free=_faces(self.free), locked=locked))
         self.picked = tuple(sorted(faces))
 
     def _stop(self) -> None:
         if self.dice is None:
-            raise Refused("throw the five dice first")
+            raise Refused(_("throw the five dice first"))
         if self.picked is not None:
-            raise Refused(f"{_faces(self.picked)} are picked up: roll them (or undo)")
+            raise Refused(_("{dice} are picked up: roll them (or undo)").format(dice=_faces(self.picked)))
         self._end_turn()
 
     def _end_turn(self) -> None:
@@ -154,10 +158,11 @@ class PokerGame(LoggedGame):
         tied = [s for s in self.seats if hands.strength(res[s]) == top]
         if len(tied) == 1:
             self.winners = tied
-            self.messages.append(f"GAME OVER: {self.names[tied[0]]} wins with {hands.describe(top)}")
+            self.messages.append(_("GAME OVER: {text}").format(text=_("{name} wins with {total}").format(
+                name=self.names[tied[0]], total=hands.describe(top))))
             return
-        self.messages.append(f"{' and '.join(self.names[s] for s in tied)} tie with {hands.describe(top)}: "
-                             "they play a new round among themselves")
+        self.messages.append(_("{who} tie with {hand}: they play a new round among themselves").format(
+            who=_(" and ").join(self.names[s] for s in tied), hand=hands.describe(top)))
         self.rounds.append(tied)
         self.results.append({})
         self.pos = 0
@@ -166,46 +171,50 @@ class PokerGame(LoggedGame):
 
     def prompt(self) -> str:
         if self.over:
-            return "game over> "
+            return _("game over> ")
         name = self.names[self.current]
         if self.dice is None:
-            return f"{name}: roll 5 dice> "
+            return _("{name}: roll {dice}> ").format(name=name, dice=dice_count(DICE))
         if self.picked is not None:
-            return f"{name}: roll {len(self.picked)} {'die' if len(self.picked) == 1 else 'dice'}> "
-        return f"{name} [{_faces(self.dice)}, throw {self.throw}/{self.rs.rolls}]> "
+            return _("{name}: roll {dice}> ").format(name=name, dice=dice_count(len(self.picked)))
+        return _("{name} [{dice}, throw {k}/{n}]> ").format(name=name, dice=_faces(self.dice), k=self.throw,
+                                                          n=self.rs.rolls)
 
     def where(self) -> str:
         if self.over:
-            return "the game is over"
+            return _("the game is over")
         name = self.names[self.current]
         if self.dice is None:
-            return f"{name} to play: throw all five dice"
+            return _("{name} to play: throw all five dice").format(name=name)
         if self.picked is not None:
-            n = len(self.picked)
-            return f"{name}: throw the {'die' if n == 1 else f'{n} dice'} picked up ({_faces(self.picked)})"
-        lock = (f" (re-rollable: {_faces(self.free)})" if self.rs.lock_kept and self.free != self.dice else "")
-        return f"{name}: {_faces(self.dice)} after throw {self.throw} of {self.rs.rolls} — reroll F,F or stop{lock}"
+            return _("{name}: throw the {dice} picked up ({faces})").format(
+                name=name, dice=dice_count(len(self.picked)), faces=_faces(self.picked))
+        lock = (_(" (re-rollable: {dice})").format(dice=_faces(self.free))
+                if self.rs.lock_kept and self.free != self.dice else "")
+        return _("{name}: {dice} after throw {k} of {n} — reroll F,F or stop{lock}").format(
+            name=name, dice=_faces(self.dice), k=self.throw, n=self.rs.rolls, lock=lock)
 
     def sheet(self) -> str:
         hands = self.rs.hands
         w = max(6, *(len(n) for n in self.names))
         k = len(self.rounds)
-        lines = [f"{self.rs.name} — {'round 1' if k == 1 else f'replay {k - 1} (tied players)'}"]
+        lines = [f"{self.rs.name} — " + (_("round 1") if k == 1 else _("replay {k} (tied players)").format(
+            k=k - 1))]
         res = self.results[-1]
         best = max((hands.strength(d) for d in res.values()), default=None)
         for s in self.seats:
             mark = "*" if self.winners and s in self.winners else (">" if not self.over and s == self.current else " ")
             if s in res:
                 st = hands.strength(res[s])
-                text = f"{_faces(res[s])}  {hands.describe(st)}" + ("  (best)" if st == best else "")
+                text = f"{_faces(res[s])}  {hands.describe(st)}" + (_("  (best)") if st == best else "")
             elif not self.over and s == self.current and self.dice is not None:
-                text = f"{_faces(self.dice)}  (throw {self.throw} of {self.rs.rolls})"
+                text = f"{_faces(self.dice)}  " + _("(throw {k} of {n})").format(k=self.throw, n=self.rs.rolls)
             else:
-                text = "to play"
+                text = _("to play")
             lines.append(f"  {mark} {self.names[s]:<{w}}  {text}")
         out = [s for s in range(len(self.names)) if s not in self.seats]
         if out:
-            lines.append("  out: " + ", ".join(self.names[s] for s in out))
+            lines.append("  " + _("out: {names}").format(names=", ".join(self.names[s] for s in out)))
         lines.append("  " + self.where())
         return "\n".join(lines)
 
@@ -213,12 +222,12 @@ class PokerGame(LoggedGame):
         """The program's throw, of all five or of the dice picked up (:meth:`LoggedGame.dice_rng`)."""
         rng = self.dice_rng()
         n = DICE if self.dice is None else len(self.picked or ())
-        return tuple(sorted(rng.randint(1, 6) for _ in range(n)))
+        return tuple(sorted(rng.randint(1, 6) for _k in range(n)))
 
 
 def normalise_entry(entry: str) -> str:
     """A log entry in its canonical form, or :class:`Refused`."""
-    verb, _, arg = entry.strip().partition(" ")
+    verb, _sep, arg = entry.strip().partition(" ")
     arg = arg.strip()
     if verb == "stop" and not arg:
         return "stop"
@@ -228,9 +237,9 @@ def normalise_entry(entry: str) -> str:
         except StateError as exc:
             raise Refused(str(exc)) from None
         if len(faces) > DICE:
-            raise Refused(f"{len(faces)} dice: poker dice is played with {DICE}")
+            raise Refused(_("{0} dice: poker dice is played with {1}").format(len(faces), DICE))
         return f"{verb} {_faces(faces)}"
-    raise Refused(f"not a log entry: {entry!r}")
+    raise Refused(_("not a log entry: {0!r}").format(entry))
 
 
 class PokerAdvisor:
@@ -244,20 +253,20 @@ class PokerAdvisor:
         from .advisor import advise
         from .game import poker_solution
         if g.over:
-            raise Refused("the game is over")
+            raise Refused(_("the game is over"))
         st = g.turn_state()
         if st is None:
-            raise Refused("throw the five dice first: advice is about what to re-roll")
+            raise Refused(_("throw the five dice first: advice is about what to re-roll"))
         if g.picked is not None:
-            raise Refused(f"{_faces(g.picked)} are picked up: roll them")
+            raise Refused(_("{dice} are picked up: roll them").format(dice=_faces(g.picked)))
         if self._sol is None:
             self._sol = poker_solution(self.rs, len(g.names), self.tables_dir,
                                        progress=lambda line: print(f"({line})", flush=True))
         adv = advise(self.rs, self._sol, g.situation(), st)
-        return f"advice (exact) for {g.names[g.current]}\n" + adv.render()
+        return _("advice (exact) for {name}").format(name=g.names[g.current]) + "\n" + adv.render()
 
 
-HELP = """commands (one per line):
+HELP = N_("""commands (one per line):
   roll [F,F,...]     the faces thrown (roll 6,6,3,2,1 or just 66321): all five at the first
                      throw, then the dice picked up; 'roll' alone: the program throws
   reroll F,F,...     pick up these dice to throw again (e.g. reroll 3,2,1)
@@ -268,7 +277,7 @@ HELP = """commands (one per line):
   save FILE          save the game as JSON (resume: thousand play --resume FILE)
   log                the entries so far
   help               this text
-  quit               leave (the game is saved as it goes)"""
+  quit               leave (the game is saved as it goes)""")
 
 
 def run_poker_command(g: PokerGame, line: str, advisor: PokerAdvisor) -> tuple[str, bool]:
@@ -280,9 +289,9 @@ def _poker_entry(g: PokerGame, verb: str, arg: str, line: str) -> str:
     """A poker scorekeeper verb (roll, reroll, stop, or faces) applied; the text to show."""
     if verb in ("r", "roll") and not arg:
         if g.over:
-            raise Refused("the game is over (undo to change the last entry)")
+            raise Refused(_("the game is over (undo to change the last entry)"))
         if g.dice is not None and g.picked is None:
-            raise Refused("say which dice you pick up first: reroll F,F (or stop)")
+            raise Refused(_("say which dice you pick up first: reroll F,F (or stop)"))
         entry = "roll " + _faces(g.roll_dice())
     elif verb in ("r", "roll"):
         entry = "roll " + arg
@@ -290,12 +299,12 @@ def _poker_entry(g: PokerGame, verb: str, arg: str, line: str) -> str:
         entry = "reroll " + arg if arg else "reroll"
     elif verb in ("s", "stop", "stand"):
         if arg:
-            raise Refused("stop takes no argument")
+            raise Refused(_("stop takes no argument"))
         entry = "stop"
     elif verb[0].isdigit():
         entry = "roll " + line
     else:
-        raise Refused(f"unknown command {verb!r} (type help)")
+        raise Refused(_("unknown command {verb!r} (type help)").format(verb=verb))
     before = (len(g.rounds), g.pos)
     msgs = g.submit(entry)
     tail = g.sheet() if g.over or (len(g.rounds), g.pos) != before else "  " + g.where()

@@ -22,6 +22,7 @@ from itertools import combinations_with_replacement
 from typing import Any, Mapping
 
 from ..errors import RulesetError, StateError
+from ..i18n import _
 
 GAME = "poker"
 FORMAT = 1          # version of the poker mapping layout; part of the hash
@@ -57,15 +58,15 @@ class Hand:
         """E.g. ``four of a kind of 6 (24 points)``; under ``ranked`` the order of the faces."""
         c, f = self.category, self.faces
         if c in (2, 5):
-            what = (f"two pairs, {f[0]} and {f[1]}" if c == 2 else f"a full house, {f[0]} over {f[1]}")
+            what = (_("two pairs, {a} and {b}") if c == 2 else _("a full house, {a} over {b}")).format(a=f[0], b=f[1])
         elif c == 0:
-            what = "nothing"
+            what = _("nothing")
         else:
-            what = {1: "a pair of {}", 3: "three of a kind of {}", 4: "a straight to {}",
-                    6: "four of a kind of {}", 7: "five of a kind of {}"}[c].format(f[0])
+            what = {1: _("a pair of {a}"), 3: _("three of a kind of {a}"), 4: _("a straight to {a}"),
+                    6: _("four of a kind of {a}"), 7: _("five of a kind of {a}")}[c].format(a=f[0])
         if tie_break == "hand_sum":
-            return f"{what} ({self.key[0]} points)"
-        return f"{what} (then {'-'.join(map(str, self.key))})"
+            return _("{hand} ({n} points)").format(hand=what, n=self.key[0])
+        return _("{hand} (then {order})").format(hand=what, order="-".join(map(str, self.key)))
 
 
 @dataclass(frozen=True)
@@ -108,8 +109,8 @@ class PokerRuleset:
         d = check_dice(dice)
         count = Counter(d)
         groups = sorted(count.items(), key=lambda fc: (-fc[1], -fc[0]))  # larger group, then higher face
-        sizes = [c for _, c in groups]
-        faces = [f for f, _ in groups]
+        sizes = [c for _f, c in groups]
+        faces = [f for f, _c in groups]
         high = sorted(d, reverse=True)
         if sizes == [5]:
             cat, made, top = 7, list(d), faces[:1]
@@ -135,7 +136,7 @@ class PokerRuleset:
         else:
             rest = list(high)
             for f in top:
-                for _ in range(count[f] if cat != 1 or f != top[0] else 2):
+                for _k in range(count[f] if cat != 1 or f != top[0] else 2):
                     rest.remove(f)
             key = tuple(top) + tuple(rest)
         return Hand(d, cat, tuple(top), key)
@@ -154,18 +155,19 @@ class PokerRuleset:
             return self.hand(parse_dice(text))
         cat = CATEGORY_WORDS.get(word.strip().lower())
         if cat is None:
-            raise StateError(f"unknown hand {word!r}: one of {', '.join(sorted(CATEGORY_WORDS))}, or five dice")
+            raise StateError(_("unknown hand {0!r}: one of {1}, or five dice").format(
+                word, ', '.join(sorted(CATEGORY_WORDS))))
         try:
             nums = [int(x) for x in rest.replace(" ", "").split(",") if x]
         except ValueError:
-            raise StateError(f"hand {text!r}: the faces must be whole numbers") from None
+            raise StateError(_("hand {0!r}: the faces must be whole numbers").format(text)) from None
         matches = [h for h in self.hands.by_strength if h.category == cat and self._named(h, nums)]
         if not matches:
-            raise StateError(f"no hand {text!r} under {self.name}'s rules")
+            raise StateError(_("no hand {0!r} under {1}'s rules").format(text, self.name))
         strengths = {self.hands.strength(h.dice) for h in matches}
         if len(strengths) > 1:
-            raise StateError(f"hand {text!r} is not one hand under tie_break = {self.tie_break!r}: "
-                             "give the five dice")
+            raise StateError(_("hand {0!r} is not one hand under tie_break = {1!r}: give the five dice").format(
+                text, self.tie_break))
         return matches[0]
 
     def _named(self, h: Hand, nums: list[int]) -> bool:
@@ -204,13 +206,14 @@ def check_dice(dice, n: int = DICE) -> tuple[int, ...]:
     try:
         d = tuple(sorted(int(x) for x in dice))
     except (TypeError, ValueError):
-        raise StateError(f"dice {dice!r}: whole numbers 1 to {FACES} expected") from None
+        raise StateError(_("dice {dice!r}: whole numbers 1 to {top} expected").format(
+            dice=dice, top=FACES)) from None
     if len(d) != n:
-        raise StateError(f"{len(d)} dice given; poker dice is played with {n}" if n == DICE
-                         else f"{len(d)} dice given, {n} expected")
+        raise StateError((_("{k} dice given; poker dice is played with {n}") if n == DICE
+                          else _("{k} dice given, {n} expected")).format(k=len(d), n=n))
     if d and not (1 <= d[0] and d[-1] <= FACES):
         bad = d[0] if d[0] < 1 else d[-1]
-        raise StateError(f"face {bad} is not a face of a die (1 to {FACES})")
+        raise StateError(_("face {face} is not a face of a die (1 to {top})").format(face=bad, top=FACES))
     return d
 
 
@@ -221,7 +224,8 @@ def parse_dice(text: str, n: int | None = DICE) -> tuple[int, ...]:
     try:
         faces = [int(p) for p in parts]
     except ValueError:
-        raise StateError(f"dice {text!r}: faces 1 to {FACES} separated by commas expected") from None
+        raise StateError(_("dice {0!r}: faces 1 to {1} separated by commas expected").format(
+            text, FACES)) from None
     return check_dice(faces, len(faces) if n is None else n)
 
 
@@ -230,16 +234,16 @@ def poker_from_mapping(mapping: Mapping[str, Any]) -> PokerRuleset:
     from ..rules import _Reader
     r = _Reader(dict(mapping), "")
     if r.get("game", str, GAME) != GAME:
-        raise RulesetError("not a poker-dice ruleset")
+        raise RulesetError(_("not a poker-dice ruleset"))
     name = r.get("name", str, "custom-poker")
     summary = r.get("summary", str, "")
     if r.get("dice", int, DICE) != DICE:
-        raise RulesetError(f"poker dice is played with {DICE} dice (its hands need five)")
+        raise RulesetError(_("poker dice is played with {0} dice (its hands need five)").format(DICE))
     if r.get("faces", int, FACES) != FACES:
-        raise RulesetError(f"poker dice is played with {FACES}-faced dice")
+        raise RulesetError(_("poker dice is played with {0}-faced dice").format(FACES))
     rolls = r.get("rolls", int, 3)
     if not 1 <= rolls <= MAX_ROLLS:
-        raise RulesetError(f"rolls must be 1 to {MAX_ROLLS}, got {rolls}")
+        raise RulesetError(_("rolls must be 1 to {0}, got {1}").format(MAX_ROLLS, rolls))
     rs = PokerRuleset(name, summary, rolls, r.get("lock_kept", bool, True), r.get("three_of_a_kind", bool, True),
                       r.get("straights", bool, False), r.choice("tie_break", TIE_BREAKS, "hand_sum"))
     r.done()
