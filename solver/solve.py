@@ -74,6 +74,7 @@ def peak_memory_mb() -> float:
 
 
 from .choices import OBJECTIVES  # noqa: E402
+from .i18n import _
 # the methods of each objective, the default first (docs/solver.md)
 METHODS = {"turn": ("dp",), "race": ("policy",), "duel": ("policy", "passes", "textbook"), "rate": ("policy",)}
 
@@ -174,7 +175,7 @@ class Solution:
         try:
             return self.index[x]
         except KeyError:
-            raise StateError(f"no such game state in the table: {x.describe(self.rs)}") from None
+            raise StateError(_("no such game state in the table: {0}").format(x.describe(self.rs))) from None
 
     @property
     def seated(self) -> bool:
@@ -195,10 +196,10 @@ class Solution:
             return expected_turn_points(self.rs, x).value
         v = self.table.values
         if v.ndim >= 2 and y is None:
-            raise StateError("a duel value needs the opponent's state")
+            raise StateError(_("a duel value needs the opponent's state"))
         if v.ndim == 3:
             if seat not in (0, 1):
-                raise StateError("an equal_turns duel value needs the mover's seat (0 or 1)")
+                raise StateError(_("an equal_turns duel value needs the mover's seat (0 or 1)"))
             return float(v[seat, self.state_index(x), self.state_index(y)])
         if v.ndim == 2:
             return float(v[self.state_index(x), self.state_index(y)])
@@ -238,7 +239,7 @@ class Solution:
         roll = tuple(roll) if roll is not None else None
         if self.objective == "duel":
             if opponent is None:
-                raise StateError("duel advice needs the opponent's state")
+                raise StateError(_("duel advice needs the opponent's state"))
             opponent = Moves(rs).check(opponent)
             Moves(rs).check_pair(me, opponent)
             adv = duel_advisor(self, opponent, seat)
@@ -360,11 +361,11 @@ def solve(rules: Ruleset | str, objective: str, *, method: str | None = None,
     from .rules import load_ruleset
     rs = load_ruleset(rules) if isinstance(rules, str) else rules
     if objective not in OBJECTIVES:
-        raise TableError(f"unknown objective {objective!r}: one of {', '.join(OBJECTIVES)}")
+        raise TableError(_("unknown objective {0!r}: one of {1}").format(objective, ', '.join(OBJECTIVES)))
     method = method or METHODS[objective][0]
     if method not in METHODS[objective]:
-        raise StateError(f"the {objective} objective is solved by {', '.join(METHODS[objective])}, "
-                         f"not {method!r}")
+        raise StateError(_("the {0} objective is solved by {1}, not {2!r}").format(
+            objective, ', '.join(METHODS[objective]), method))
     if objective == "rate":
         from .rate import solve_rate
         return Solution(rs, "rate", None, True, rate=solve_rate(rs))
@@ -379,8 +380,8 @@ def solve(rules: Ruleset | str, objective: str, *, method: str | None = None,
 # The duel's time is the pairs times one turn DP of the ruleset, timed on this machine
 # when the estimate is made, times the work per pair of a whole solve in units of one turn
 # DP: measured (docs/solver.md) 2.4 (farkle) to 4 (pig) without penalty links, and from
-# 2.4 (classic, 17 passes) to 10.4 (zilch: 11 passes and 5 policy rounds) with them.
-DUEL_TURNS_PER_PAIR = {False: (2.4, 4.0), True: (2.4, 11.0)}
+# 2.4 (classic, 17 passes) to 14 (zilch: 11 passes and 5 policy rounds, 999 s) with them.
+DUEL_TURNS_PER_PAIR = {False: (2.4, 4.0), True: (2.4, 14.0)}
 # classic's race: about 100 s on this project's 2-core machine
 RACE_STATE_ROWS_PER_S = 1.5e5
 
@@ -395,7 +396,7 @@ def turn_seconds(rs: Ruleset, rows: int) -> float:
     args = (table, stop_ok, stop_val, np.zeros(rows + 1, np.uint8), np.zeros((rows + 1, 1)),
             np.zeros(1), np.ones(1))
     best, spent = float("inf"), 0.0
-    for _ in range(50):
+    for _k in range(50):
         t0 = time.perf_counter()
         kernel.turn_dp(*args)
         dt = time.perf_counter() - t0
@@ -457,11 +458,12 @@ def _check_size(rs: Ruleset, objective: str, progress: bool) -> dict:
     Returns the :func:`estimate`, its ``expected`` seconds (the high end of a range) added."""
     est = estimate(rs, objective)
     if objective == "duel" and est["exceeded"]:
-        seats = 2 if rs.equal_turns else 1
-        raise TableError(f"{rs.name}: at least {est['player_states']:,} player states make at least "
-                         f"{est['pairs']:,} pairs{' (equal turns: each seat against the other)' if seats == 2 else ''}, "
-                         f"a value matrix of at least {est['bytes'] // 8:,} values ({est['bytes'] / 2**30:,.2f} GiB); "
-                         f"the duel solver holds {est['max_pairs']:,} ({8 * est['max_pairs'] // 10**6} MB)")
+        seats = _(" (equal turns: each seat against the other)") if rs.equal_turns else ""
+        raise TableError(_("{name}: at least {n:,} player states make at least {pairs:,} pairs{seats}, a value "
+                           "matrix of at least {values:,} values ({gib:,.2f} GiB); the duel solver holds {top:,} "
+                           "({mb} MB)").format(name=rs.name, n=est["player_states"], pairs=est["pairs"], seats=seats,
+                                               values=est["bytes"] // 8, gib=est["bytes"] / 2**30,
+                                               top=est["max_pairs"], mb=8 * est["max_pairs"] // 10**6))
     seconds = est.get("seconds", 0.0)
     low, high = seconds if isinstance(seconds, tuple) else (seconds, seconds)
     est["expected"] = high
@@ -520,7 +522,7 @@ def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
                                       "1 second), mover state, opponent state]")
             extra["last_turn_horizon"] = model.horizon
     else:
-        raise TableError(f"unknown objective {objective!r}")
+        raise TableError(_("unknown objective {0!r}").format(objective))
     folder = save_table(Path(write_target(tables_dir)), rs, objective, values, states, extra)
     from .tables import load_table
     return Solution(rs, objective, load_table(folder, rs, objective), solved_now=True)
