@@ -16,7 +16,7 @@ import click
 
 from . import __version__
 from .choices import CHART_KINDS, EXACT_BUDGET, OBJECTIVES
-from .i18n import LANGUAGES, _, set_language
+from .i18n import LANGUAGES, _, using
 from .errors import ThousandError
 from .errors import RulesetError
 from .poker.rules import PokerRuleset
@@ -33,12 +33,16 @@ class _Group(click.Group):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         args = list(sys.argv[1:] if args is None else args)
-        set_language(None)  # each call chooses again (one process may run several: tests, a server)
         try:
-            args = _take_language(args)
+            args, lang = _take_language(args)
         except ValueError as exc:
             click.echo(_("thousand: error: {message}").format(message=exc), err=True)
             sys.exit(2)
+        # the language holds for this call only (one process may run several: tests, a server)
+        with using(lang):
+            return self._main(args, prog_name, complete_var, standalone_mode, **extra)
+
+    def _main(self, args, prog_name, complete_var, standalone_mode, **extra):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         try:
@@ -76,10 +80,10 @@ class _Group(click.Group):
             ctx.exit(130)
 
 
-def _take_language(args: list[str]) -> list[str]:
-    """Apply ``--lang L`` (or ``--lang=L``) wherever it stands on the command line, before
-    or after the command, and return the other arguments. ValueError for an unknown one."""
-    out, k = [], 0
+def _take_language(args: list[str]) -> tuple[list[str], str | None]:
+    """``--lang L`` (or ``--lang=L``) wherever it stands on the command line, before or after
+    the command: (the other arguments, L or None). ValueError for an unknown language."""
+    out, k, lang = [], 0, None
     while k < len(args):
         a = args[k]
         if a == "--":
@@ -92,11 +96,13 @@ def _take_language(args: list[str]) -> list[str]:
                 value, k = args[k + 1], k + 2
             else:
                 value, k = a.split("=", 1)[1], k + 1
-            set_language(value)
+            if value not in LANGUAGES:
+                raise ValueError(f"unknown language {value!r}: one of {', '.join(LANGUAGES)}")
+            lang = value
             continue
         out.append(a)
         k += 1
-    return out
+    return out, lang
 
 
 def _emit(data: dict, as_json: bool, human: str) -> None:
@@ -120,8 +126,9 @@ def _ruleset(rules: str, overrides: tuple[str, ...], poker: bool = False) -> Rul
     rs = load_ruleset(rules, overrides)
     if isinstance(rs, PokerRuleset) and not poker:
         command = click.get_current_context().info_name
-        raise RulesetError(f"{rules} is a poker-dice ruleset: `thousand {command}` is for the 1000 family "
-                           "(poker dice has rules, solve, advise, play and evaluate)")
+        raise RulesetError(_("{0} is a poker-dice ruleset: `thousand {1}` is for the 1000 family (poker dice "
+                             "has rules, solve, advise, play and evaluate)").format(
+            rules, command))
     return rs
 
 
@@ -399,10 +406,11 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
         from .advisor import rate_advisor
         from .rate import solve_rate
         rate = solve_rate(rs)
-        adv = rate_advisor(rate).advise(x, turn_total, dice, roll, state_label=_("you: {me}").format(me=x.describe(rs)))
-        adv.note = "; ".join(n for n in (_("long run: {gain} points per turn; an option's value is its points plus "
-                                           "the relative value of the counter it leaves").format(gain=f"{rate.gain:.4f}"),
-                                         adv.note) if n)
+        adv = rate_advisor(rate).advise(x, turn_total, dice, roll, state_label=_("you: {me}").format(
+            me=x.describe(rs)))
+        gain = _("long run: {gain} points per turn; an option's value is its points plus the relative value of "
+                 "the counter it leaves").format(gain=f"{rate.gain:.4f}")
+        adv.note = "; ".join(n for n in (gain, adv.note) if n)
     elif objective == "duel":
         label = _("you: {me}; opponent: {opp}").format(me=x.describe(rs), opp=y.describe(rs))
         if seat:
@@ -460,13 +468,14 @@ def evaluate(rules: str, overrides: tuple[str, ...], bot_spec: str, opp_spec: st
     for name, v in (("--games", games), ("--budget", budget), ("--blunder-games", blunder_games),
                     ("--worst", worst)):
         if v < 0:
-            raise BotError(f"{name} must be 0 or more")
+            raise BotError(_("{0} must be 0 or more").format(name))
     if not timeout > 0:
-        raise BotError("--timeout must be positive")
+        raise BotError(_("--timeout must be positive"))
     if objective == "duel" and rs.equal_turns:
         # the bots, the exact evaluation and the simulator know no seats and no last turn
-        raise BotError(f"{rs.name} plays equal turns: evaluate does not play equal_turns duels; "
-                       "use --objective race")
+        raise BotError(_("{0} plays equal turns: evaluate does not play equal_turns duels; use --objective "
+                         "race").format(
+            rs.name))
     report = run_evaluation(rs, bot_spec, opp_spec, objective, games, seed, exact, budget, worst, timeout,
                             tables_dir, overrides, blunder_games=blunder_games)
     _emit(report["json"], as_json, report["text"])
@@ -545,7 +554,7 @@ def chart(rules: str, overrides: tuple[str, ...], objective: str, kind: str, com
     from .chart import make_chart
     from .errors import StateError
     if not (out or data or as_json):
-        raise StateError("say where the chart goes: --out FILE.png, --data FILE.csv or --json")
+        raise StateError(_("say where the chart goes: --out FILE.png, --data FILE.csv or --json"))
     rs = _ruleset(rules, overrides)
     rows = make_chart(rs, rules, objective, kind, compare, overrides, tables_dir, out, data)
     if as_json:
@@ -554,6 +563,54 @@ def chart(rules: str, overrides: tuple[str, ...], objective: str, kind: str, com
     else:
         click.echo(f"{rs.name} {objective} {kind}: {len(rows)} rows"
                    + (f", data {data}" if data else "") + (f", chart {out}" if out else ""))
+
+
+def _lan_address() -> str:
+    """This machine's address on the local network (the route a UDP socket would take; no
+    packet is sent)."""
+    import socket
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))
+            return s.getsockname()[0]
+    except OSError:
+        return "127.0.0.1"
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on; 0.0.0.0 shares the page with the local network.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port.")
+@click.option("--games", "games_dir", type=click.Path(file_okay=False), default=None,
+              help="Folder of the saved games (default: ~/.local/state/thousand/web).")
+@tables_option
+def serve(host: str, port: int, games_dir: str | None, tables_dir: str | None) -> None:
+    """The advisor and scorekeeper as a web page for a phone at the table (needs the web
+    extra: pip install -e '.[web]')."""
+    from .errors import ThousandError as _Missing
+    try:
+        import uvicorn
+        from .web.app import create_app
+    except ImportError as exc:
+        raise _Missing(_("thousand serve needs the web extra ({0}): pip install -e '.[web]'").format(
+            exc.name)) from None
+    from pathlib import Path
+    from .web.store import default_folder
+    folder = Path(games_dir) if games_dir else default_folder()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _Missing(_("cannot use {0} for the saved games: {1}").format(folder, exc.strerror or exc)) from None
+    app = create_app(folder, tables_dir)
+    local = host in ("127.0.0.1", "localhost", "::1")
+    click.echo(_("thousand serve: http://{0}:{1}/ (games saved in {2})").format(
+        "localhost" if local else host, port, folder))
+    if not local:
+        click.echo(_("listening on {0}: every device of the local network can open the page and change the "
+                     "games; stop with Ctrl-C").format(host))
+        if host in ("0.0.0.0", "::"):
+            click.echo(_("on a phone: http://{0}:{1}/").format(_lan_address(), port))
+    uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
 # --------------------------------------------------------------------------- poker dice
@@ -573,7 +630,7 @@ def _hand(rs: PokerRuleset, text: str, what: str):
     try:
         return rs.parse_hand(text)
     except StateError as exc:
-        raise StateError(f"{what}: {exc}") from None
+        raise StateError(_("{0}: {1}").format(what, exc)) from None
 
 
 @click.command("solve")
@@ -602,7 +659,7 @@ def poker_solve(rules, overrides, players, reach, tables_dir, force, as_json) ->
     from .errors import StateError
     from .poker.game import MAX_PLAYERS, poker_solution
     if not 2 <= players <= MAX_PLAYERS:
-        raise StateError(f"--players must be 2 to {MAX_PLAYERS}, not {players}")
+        raise StateError(_("--players must be 2 to {0}, not {1}").format(MAX_PLAYERS, players))
     sol = poker_solution(rs, players, tables_dir, force=force, progress=_say)
     v = sol.seat_values[players]
     data = {"ruleset": rs.name, "ruleset_hash": rs.hash, "objective": "win", "players": players,
@@ -649,12 +706,12 @@ def poker_advise(rules, overrides, roll_text, throw, rerollable, to_beat, holder
     st = turn_state(rs, dice, throw, free)
     if reach is not None:
         if to_beat is not None or holders is not None or after is not None:
-            raise StateError("--reach is solitaire: it takes no --to-beat, --holders or --after")
+            raise StateError(_("--reach is solitaire: it takes no --to-beat, --holders or --after"))
         h = _hand(rs, reach, "--reach")
         adv = advise_reach(rs, rs.hands.strength(h.dice), st)
     else:
         if to_beat is None and after is None:
-            raise StateError("say how many play after you (--after N), or the hand to beat (--to-beat HAND)")
+            raise StateError(_("say how many play after you (--after N), or the hand to beat (--to-beat HAND)"))
         beat = _hand(rs, to_beat, "--to-beat") if to_beat is not None else None
         sit = situation_of(rs, beat, holders, after or 0)
         adv = advise(rs, poker_solution(rs, max(2, sit.players), tables_dir, progress=_say), sit, st)
@@ -692,11 +749,11 @@ def poker_evaluate(rules, overrides, bot_spec, players, games, seed, exact, budg
     budget = EXACT_BUDGET if budget is None else budget
     for name, v in (("--games", games), ("--budget", budget), ("--worst", worst)):
         if v < 0:
-            raise BotError(f"{name} must be 0 or more")
+            raise BotError(_("{0} must be 0 or more").format(name))
     if not timeout > 0:
-        raise BotError("--timeout must be positive")
+        raise BotError(_("--timeout must be positive"))
     if not 2 <= players <= MAX_PLAYERS:
-        raise BotError(f"--players must be 2 to {MAX_PLAYERS}, not {players}")
+        raise BotError(_("--players must be 2 to {0}, not {1}").format(MAX_PLAYERS, players))
     sol = poker_solution(rs, players, tables_dir, progress=_say)
     report = evaluate_poker(rs, sol, bot_spec, players, games, seed, exact, budget, worst, timeout)
     _emit(report["json"], as_json, report["text"])

@@ -23,6 +23,7 @@ import json
 import os
 import random
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .engine import TurnEnd, TurnRules, TurnState, finish_turn
 from .errors import Refused, StateError, ThousandError
@@ -30,6 +31,9 @@ from .i18n import N_, _, dice_count, ngettext
 from .game import PlayerState
 from .rules import Ruleset, load_ruleset
 from .scoring import parse_roll
+
+if TYPE_CHECKING:
+    from .advisor import Advice
 
 SAVE_FORMAT = 1
 SMALL_DUEL = 300  # player states up to which a missing duel table is solved on request (seconds)
@@ -155,7 +159,7 @@ class Game(LoggedGame):
         self.current = 0
         self.round = 1
         self.turns = [0] * n
-        self.history: list[list[str]] = [[] for _ in range(n)]
+        self.history: list[list[str]] = [[] for _k in range(n)]
         self.finished: dict[int, int] = {}   # equal_turns: player -> final total
         self.winners: list[int] | None = None
         self.messages: list[str] = []
@@ -180,7 +184,7 @@ class Game(LoggedGame):
     def _apply(self, entry: str) -> list[str]:
         self.messages = []
         if self.over:
-            raise Refused("the game is over (undo to change the last entry)")
+            raise Refused(_("the game is over (undo to change the last entry)"))
         verb, _sep, arg = entry.partition(" ")
         if verb == "roll":
             self._roll(tuple(int(f) for f in arg.split(",")))
@@ -210,7 +214,8 @@ class Game(LoggedGame):
         if isinstance(nxt, TurnEnd) and nxt.kind == "win":
             tr.steps.append(_("{roll} instant win").format(roll=_faces(faces)))
             self._say(_("{name} rolls {roll}: an instant win!").format(name=name, roll=_faces(faces)))
-            self._finish_game([self.current], _("{name} wins at once ({roll})").format(name=name, roll=_faces(faces)))
+            self._finish_game([self.current], _("{name} wins at once ({roll})").format(
+                name=name, roll=_faces(faces)))
             return
         if isinstance(nxt, TurnEnd):
             tr.steps.append(_("{roll} bust").format(roll=_faces(faces)))
@@ -240,7 +245,8 @@ class Game(LoggedGame):
         t1 = nxt.total                           # every end of a set-aside carries its total
         pts = t1 - tr.total
         tr.steps.append(f"{_faces(roll)} +{pts}" if len(kept) == len(roll)
-                        else _("{roll} keep {kept} +{points}").format(roll=_faces(roll), kept=_faces(kept), points=pts))
+                        else _("{roll} keep {kept} +{points}").format(
+                            roll=_faces(roll), kept=_faces(kept), points=pts))
         self._say(_("{name} rolls {roll}: sets aside {kept} for {points}; turn total {t}").format(
             name=name, roll=_faces(roll), kept=_faces(kept), points=pts, t=t1))
         if isinstance(nxt, TurnEnd):
@@ -281,7 +287,8 @@ class Game(LoggedGame):
             what = _(end.event or "bust")
             self.history[i].append(what + (f" → {y.score}" if y.score != x.score else "")
                                    + self._changes(x, y, banked=False))
-            self._say(_("{name}: zero turn ({what})").format(name=name, what=what) + self._changes(x, y, banked=False)
+            self._say(_("{name}: zero turn ({what})").format(
+                name=name, what=what) + self._changes(x, y, banked=False)
                       + (_("; score {a} → {b}").format(a=x.score, b=y.score) if y.score != x.score else ""))
             self.states[i] = y
             self._end_turn()
@@ -289,7 +296,8 @@ class Game(LoggedGame):
         t = end.total
         for j, what in res.affected:
             o, o2 = self.states[j], res.players[j]
-            words = [_("pushed off the barrel") if w == "pushed off" else _("overtaken (−{n})").format(n=rs.overtake)
+            words = [_("pushed off the barrel") if w == "pushed off" else _("overtaken (−{n})").format(
+                n=rs.overtake)
                      for w in what]
             note = _("{what} by {name}: {a} → {b}").format(what=_(" and ").join(words), name=name, a=o.score,
                                                           b=o2.score)
@@ -334,7 +342,8 @@ class Game(LoggedGame):
         if y.overshoots > x.overshoots:
             out.append(_("overshoot {n}/{limit}").format(n=y.overshoots, limit=rs.barrel.overshoots))
         if y.barrel_tries > x.barrel_tries:
-            out.append(_("barrel attempt {n}/{limit} failed").format(n=y.barrel_tries, limit=rs.barrel.attempts))
+            out.append(_("barrel attempt {n}/{limit} failed").format(
+                n=y.barrel_tries, limit=rs.barrel.attempts))
         if y.pit_tries > x.pit_tries:
             out.append(_("pit attempt {n}/{limit} failed").format(n=y.pit_tries, limit=rs.pit_attempts))
         if rs.on_barrel(x.score) and not rs.on_barrel(y.score) and not banked:
@@ -388,7 +397,8 @@ class Game(LoggedGame):
                        + (_(" tries {n}/{limit}").format(n=x.pit_tries, limit=rs.pit_attempts)
                           if rs.pit_attempts else ""))
         if rs.on_barrel(x.score):
-            out.append(_("on the barrel") + (_(" tries {n}/{limit}").format(n=x.barrel_tries, limit=rs.barrel.attempts)
+            out.append(_("on the barrel") + (_(" tries {n}/{limit}").format(
+                n=x.barrel_tries, limit=rs.barrel.attempts)
                                              if rs.barrel.kind == "points" and rs.barrel.attempts else ""))
         if rs.bolts.limit and x.bolts:
             out.append(_("bolts {n}/{limit}").format(n=x.bolts, limit=rs.bolts.limit))
@@ -442,7 +452,8 @@ class Game(LoggedGame):
             score = self.finished.get(j, self.states[j].score)
             lines.append(f"  {mark} {name:<{w}}  {score:>6}  {self.status(j)}")
             if self.history[j]:
-                lines.append(f"    {'':<{w}}          " + _("last: {steps}").format(steps="; ".join(self.history[j][-4:])))
+                lines.append(f"    {'':<{w}}          " + _("last: {steps}").format(
+                    steps="; ".join(self.history[j][-4:])))
         lines.append("  " + self.where())
         return "\n".join(lines)
 
@@ -452,18 +463,19 @@ class Game(LoggedGame):
     def from_json(cls, data: dict) -> "Game":
         try:
             if data.get("format") != SAVE_FORMAT:
-                raise StateError(f"unsupported save format {data.get('format')!r}")
+                raise StateError(_("unsupported save format {0!r}").format(data.get('format')))
             for key in ("rules", "overrides", "players", "log"):
                 v = data[key]
                 if not (isinstance(v, str) if key == "rules"
                         else isinstance(v, list) and all(isinstance(e, str) for e in v)):
-                    raise StateError(f"not a saved game: bad field {key!r}")
+                    raise StateError(_("not a saved game: bad field {0!r}").format(key))
             if data.get("seed") is not None and (type(data["seed"]) is not int):
-                raise StateError("not a saved game: bad field 'seed'")
+                raise StateError(_("not a saved game: bad field 'seed'"))
             rs = load_ruleset(data["rules"], tuple(data["overrides"]))
             if rs.hash != data["ruleset_hash"]:
-                raise StateError(f"the rules {data['rules']!r} have changed since the game was saved "
-                                 f"(hash {rs.hash}, saved {data['ruleset_hash']})")
+                raise StateError(_("the rules {0!r} have changed since the game was saved (hash {1}, saved "
+                                   "{2})").format(
+                    data['rules'], rs.hash, data['ruleset_hash']))
             from .poker.rules import PokerRuleset
             if isinstance(rs, PokerRuleset):  # the same save format for poker dice
                 from .poker.play import PokerGame, normalise_entry as poker_entry
@@ -473,17 +485,17 @@ class Game(LoggedGame):
                 g = cls(rs, list(data["players"]), data["rules"], tuple(data["overrides"]), data.get("seed"))
                 log = [normalise_entry(e, rs) for e in data["log"]]
         except (KeyError, TypeError, AttributeError) as exc:
-            raise StateError(f"not a saved game: missing or bad field {exc}") from None
+            raise StateError(_("not a saved game: missing or bad field {0}").format(exc)) from None
         try:
             g._replay(log)
         except ThousandError as exc:
-            raise StateError(f"the saved log does not replay: {exc}") from None
+            raise StateError(_("the saved log does not replay: {0}").format(exc)) from None
         return g
 
     def roll_dice(self) -> tuple[int, ...]:
         """Faces for the program's roll (:meth:`LoggedGame.dice_rng`)."""
         rng = self.dice_rng()
-        return tuple(sorted(rng.randint(1, self.rs.faces) for _ in range(self.turn.dice)))
+        return tuple(sorted(rng.randint(1, self.rs.faces) for _k in range(self.turn.dice)))
 
 
 def overshoots_fell(x: PlayerState, y: PlayerState) -> bool:
@@ -492,7 +504,7 @@ def overshoots_fell(x: PlayerState, y: PlayerState) -> bool:
 
 def normalise_entry(entry: str, rs: Ruleset) -> str:
     """A log entry in its canonical form, or :class:`Refused`."""
-    verb, _, arg = entry.strip().partition(" ")
+    verb, _sep, arg = entry.strip().partition(" ")
     arg = arg.strip()
     if verb == "stop" and not arg:
         return "stop"
@@ -504,23 +516,30 @@ def normalise_entry(entry: str, rs: Ruleset) -> str:
         except StateError as exc:
             raise Refused(str(exc)) from None
         return f"{verb} {_faces(sorted(faces))}"
-    raise Refused(f"not a log entry: {entry!r}")
+    raise Refused(_("not a log entry: {0!r}").format(entry))
 
 
 # --------------------------------------------------------------------------- advice
 
 
+def _solve_here(rs: Ruleset, objective: str, tables_dir: str | None):
+    from .solve import solve_objective
+    return solve_objective(rs, objective, tables_dir, progress=True)
+
+
 class Advisors:
     """Advice for the player to move, from the duel and/or race tables (solved on request)."""
 
-    def __init__(self, rs: Ruleset, mode: str, tables_dir: str | None):
+    def __init__(self, rs: Ruleset, mode: str, tables_dir: str | None, solver=None):
+        """``solver(rs, objective, tables_dir)`` gives a table's solution (default: found or
+        solved now, with progress on stderr; the web page solves in the background)."""
         self.rs, self.mode, self.tables_dir = rs, mode, tables_dir
+        self.solver = solver or _solve_here
         self._sol: dict = {}
 
     def _solution(self, objective: str):
         if objective not in self._sol:
-            from .solve import solve_objective
-            self._sol[objective] = solve_objective(self.rs, objective, self.tables_dir, progress=True)
+            self._sol[objective] = self.solver(self.rs, objective, self.tables_dir)
         return self._sol[objective]
 
     def duel_available(self) -> tuple[bool, str]:
@@ -536,7 +555,10 @@ class Advisors:
                         "tens of minutes); solve it with `thousand solve {name} --objective duel` "
                         "or ask with --advice duel").format(n=n, name=self.rs.name)
 
-    def advise(self, g: Game) -> str:
+    def advice(self, g: Game) -> list[tuple[str, Advice | None, bool]]:
+        """The advice for the player to move: (heading, advice, exact) triples, the heading
+        naming the method (exact, or which approximation); a heading without advice says why
+        a method is missing."""
         from .advisor import duel_advisor, last_turn_advisor, race_advisor
         if g.over:
             raise Refused(_("the game is over"))
@@ -545,15 +567,19 @@ class Advisors:
         dice = None if roll is not None else tr.dice
         me = g.names[g.current]
         others = [j for j in range(len(g.names)) if j != g.current and j not in g.finished]
+
+        def against(j: int) -> str:
+            return _("{me}: {state}; {other}: {other_state}").format(
+                me=me, state=x.describe(rs), other=g.names[j], other_state=g.states[j].describe(rs))
+
         if rs.equal_turns and len(g.names) == 2 and g.finished and self.mode != "race":
             # the completed round's last turn: exact, and it needs no table
             F = next(iter(g.finished.values()))
             label = _("{me}: {state}; last turn against {other}'s {total}").format(
                 me=me, state=x.describe(rs), other=g.names[1 - g.current], total=F)
-            adv = last_turn_advisor(rs, F).advise(x, tr.total, dice, roll, state_label=label)
-            return "\n".join([_("advice (exact: the last turn, beat {total}; a tie counts 1/2)").format(total=F),
-                              adv.render()])
-        out = []
+            head = _("advice (exact: the last turn, beat {total}; a tie counts 1/2)").format(total=F)
+            return [(head, last_turn_advisor(rs, F).advise(x, tr.total, dice, roll, state_label=label), True)]
+        out: list[tuple[str, Advice | None, bool]] = []
         use_duel = self.mode == "duel"
         note = ""
         if rs.equal_turns and len(g.names) != 2 and self.mode != "race":
@@ -562,13 +588,13 @@ class Advisors:
             use_duel, note = self.duel_available()
         use_race = self.mode == "race" or (len(others) > 1 and self.mode == "auto") or not use_duel
         if use_duel and others and rs.equal_turns and len(g.names) == 2:
-            sol = self._solution("duel")
-            j = others[0]
-            seat = ("first", "second")[g.current]
+            sol, j = self._solution("duel"), others[0]
             label = _("{me} ({seat} seat): {state}; {other}: {other_state}").format(
-                me=me, seat=_(seat), state=x.describe(rs), other=g.names[j], other_state=g.states[j].describe(rs))
-            adv = duel_advisor(sol, g.states[j], g.current).advise(x, tr.total, dice, roll, state_label=label)
-            out += [_("advice (exact: duel against {other}, equal turns)").format(other=g.names[j]), adv.render()]
+                me=me, seat=_(("first", "second")[g.current]), state=x.describe(rs), other=g.names[j],
+                other_state=g.states[j].describe(rs))
+            head = _("advice (exact: duel against {other}, equal turns)").format(other=g.names[j])
+            out.append((head, duel_advisor(sol, g.states[j], g.current).advise(x, tr.total, dice, roll,
+                                                                               state_label=label), True))
         elif use_duel and others and not rs.equal_turns:
             sol = self._solution("duel")
             if len(others) == 1:
@@ -579,21 +605,24 @@ class Advisors:
                 rest = ngettext("the other player", "the other {n} players", len(others) - 1).format(
                     n=len(others) - 1)
                 head = _("advice (APPROXIMATION: a duel against {other}, the strongest opponent "
-                         "— your duel P(win) is lowest against them — ignoring {rest})").format(other=g.names[j],
-                                                                                             rest=rest)
-            label = _("{me}: {state}; {other}: {other_state}").format(
-                me=me, state=x.describe(rs), other=g.names[j], other_state=g.states[j].describe(rs))
-            adv = duel_advisor(sol, g.states[j]).advise(x, tr.total, dice, roll, state_label=label)
-            out += [head, adv.render()]
+                         "— your duel P(win) is lowest against them — ignoring {rest})").format(
+                    other=g.names[j], rest=rest)
+            out.append((head, duel_advisor(sol, g.states[j]).advise(x, tr.total, dice, roll,
+                                                                    state_label=against(j)), len(others) == 1))
         elif note:
-            out.append(_("(no duel advice: {why})").format(why=note))
+            out.append((_("(no duel advice: {why})").format(why=note), None, False))
         if use_race:
-            sol = self._solution("race")
-            adv = race_advisor(sol).advise(x, tr.total, dice, roll,
-                                           state_label=_("{me}: {state}").format(me=me, state=x.describe(rs)))
-            out += [_("advice (APPROXIMATION: race policy — the fewest expected turns to win alone, "
-                      "ignoring the opponents)"), adv.render()]
-        return "\n".join(out)
+            label = _("{me}: {state}").format(me=me, state=x.describe(rs))
+            head = _("advice (APPROXIMATION: race policy — the fewest expected turns to win alone, "
+                     "ignoring the opponents)")
+            out.append((head, race_advisor(self._solution("race")).advise(x, tr.total, dice, roll,
+                                                                          state_label=label), False))
+        return out
+
+    def advise(self, g: Game) -> str:
+        """:meth:`advice` as text."""
+        return "\n".join(head + ("\n" + adv.render() if adv is not None else "")
+                         for head, adv, _exact in self.advice(g))
 
 
 # --------------------------------------------------------------------------- the command
@@ -658,26 +687,31 @@ def run_command(g: Game, line: str, advisors: Advisors) -> tuple[str, bool]:
     return handle_line(g, line, advisors, HELP, _game_entry)
 
 
-def _game_entry(g: Game, verb: str, arg: str, line: str) -> str:
-    """A 1000 scorekeeper verb (roll, keep, stop, or faces) applied; the text to show."""
+def game_entry(g: Game, verb: str, arg: str, line: str) -> str:
+    """The log entry of a 1000 scorekeeper verb (roll, keep, stop, or faces typed alone);
+    ``roll`` alone throws the dice here (:meth:`LoggedGame.dice_rng`)."""
     if verb in ("r", "roll") and not arg:
         if g.over:
             raise Refused(_("the game is over (undo to change the last entry)"))
         if g.turn.roll is not None:
             g.submit("roll " + _faces(g.turn.roll))  # refused with the reason
-        entry = "roll " + _faces(g.roll_dice())
-    elif verb in ("r", "roll"):
-        entry = "roll " + arg
-    elif verb in ("k", "keep"):
-        entry = ("keep " + arg) if arg else "keep"
-    elif verb in ("s", "stop", "bank", "hold"):
+        return "roll " + _faces(g.roll_dice())
+    if verb in ("r", "roll"):
+        return "roll " + arg
+    if verb in ("k", "keep"):
+        return ("keep " + arg) if arg else "keep"
+    if verb in ("s", "stop", "bank", "hold"):
         if arg:
             raise Refused(_("stop takes no argument"))
-        entry = "stop"
-    elif verb[0].isdigit():
-        entry = "roll " + line
-    else:
-        raise Refused(_("unknown command {verb!r} (type help)").format(verb=verb))
+        return "stop"
+    if verb[:1].isdigit():
+        return "roll " + line
+    raise Refused(_("unknown command {verb!r} (type help)").format(verb=verb))
+
+
+def _game_entry(g: Game, verb: str, arg: str, line: str) -> str:
+    """A 1000 scorekeeper verb applied (:func:`game_entry`); the text to show."""
+    entry = game_entry(g, verb, arg, line)
     turn_before = (g.current, g.turns[g.current])
     msgs = g.submit(entry)
     text = "\n".join(msgs)
@@ -709,7 +743,7 @@ def open_game(rules: str | None, overrides: tuple[str, ...], names: list[str], s
     if given, must be the same); and a line saying which."""
     if not resume:
         if not rules:
-            raise StateError("say which rules: thousand play RULES --players A B [C ...] (or --resume FILE)")
+            raise StateError(_("say which rules: thousand play RULES --players A B [C ...] (or --resume FILE)"))
         rs = load_ruleset(rules, overrides)
         from .poker.rules import PokerRuleset
         if isinstance(rs, PokerRuleset):
@@ -725,9 +759,10 @@ def open_game(rules: str | None, overrides: tuple[str, ...], names: list[str], s
     g = Game.from_json(data)
     if rules and g.rs.hash != load_ruleset(rules, overrides).hash:
         saved = " ".join([str(data.get("rules"))] + [f"--set {o}" for o in data.get("overrides", [])])
-        raise StateError(f"{resume} was saved with other rules ({saved}), not {rules!r}")
+        raise StateError(_("{0} was saved with other rules ({1}), not {2!r}").format(resume, saved, rules))
     if names and names != g.names:
-        raise StateError(f"{resume} is a game of {', '.join(g.names)}, not of {', '.join(names)}")
+        raise StateError(_("{0} is a game of {1}, not of {2}").format(
+            resume, ', '.join(g.names), ', '.join(names)))
     if seed is not None:
         g.seed = seed
     return g, _("resumed {path}: {n} entries").format(path=resume, n=len(g.log))
@@ -772,7 +807,8 @@ def run_session(g: Game, advisors: Advisors, stdin, echo, autosave: Path | None 
         code = 130
     if autosave is not None and g.log:
         _autosave(g, autosave, echo)
-        echo(_("saved {n} entries; resume with: thousand play --resume {path}").format(n=len(g.log), path=autosave))
+        echo(_("saved {n} entries; resume with: thousand play --resume {path}").format(
+            n=len(g.log), path=autosave))
     return code
 
 

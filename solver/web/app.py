@@ -1,0 +1,350 @@
+"""The web advisor and scorekeeper: a Starlette application (served by uvicorn from
+``thousand serve``) with a small JSON API and one offline page.
+
+The API (every answer JSON; every error ``{"error": "one line"}`` with a 4xx status):
+
+=======  ===============================  ===================================================
+GET      /api/presets                     the rulesets of the 1000 family: name, summary
+GET      /api/strings                     the page's words in the request's language
+GET      /api/games                       the saved games, the most recent first
+POST     /api/games                       a new game: ``{"rules", "overrides", "players",
+                                          "seed"}``; 201 and its state
+POST     /api/games/import                a game from a save file's JSON; 201 and its state
+GET      /api/games/{id}                  the state of a game (below)
+POST     /api/games/{id}/entry            ``{"entry": "roll 1,5,3,3,4" | "roll" | "keep 1,5"
+                                          | "stop"}``; the new state (``roll`` alone: the
+                                          server throws the dice)
+POST     /api/games/{id}/undo             take back the last entry; the new state
+GET      /api/games/{id}/advice           the advice for the player to move: 200 with every
+                                          option's value, or 202 while a table is solved
+GET      /api/games/{id}/save             the save file (the format of ``thousand play``)
+DELETE   /api/games/{id}                  forget a game
+=======  ===============================  ===================================================
+
+The language of the words is ``?lang=ru|en``, else the ``Accept-Language`` header, else
+English. The state of a game: ``id``, ``rules``, ``round``, ``over``, ``where`` (whose move
+and what they may do), ``players`` (name, score, status, last steps, to move, winner),
+``turn`` (total, dice to roll, the roll waiting for a set-aside, its ``options``, whether
+stopping is allowed and why not), ``messages`` (what the last entry did) and ``log``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from .. import i18n
+from ..errors import Refused, ThousandError
+from ..i18n import N_, _
+from ..play import Advisors, Game, game_entry
+from ..rules import Ruleset, load_ruleset, preset_names
+from .jobs import Solves, Solving
+from .store import GameStore, UnknownGame
+
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_BODY = 64 * 1024          # bytes of a request body
+MAX_PLAYERS = 6
+MAX_NAME = 40
+MAX_OVERRIDES = 40
+
+# the page's own words, translated per request (one catalog for the page and the program)
+PAGE_WORDS = {
+    "title": N_("thousand — the dice game 1000"),
+    "new_game": N_("New game"),
+    "rules": N_("Rules"),
+    "overrides": N_("Changes to the rules (key=value, one per line)"),
+    "players": N_("Players"),
+    "add_player": N_("Add a player"),
+    "remove_player": N_("Remove"),
+    "start": N_("Start"),
+    "saved_games": N_("Saved games"),
+    "open": N_("Open"),
+    "delete": N_("Delete"),
+    "no_games": N_("No saved games yet."),
+    "roll": N_("Roll"),
+    "roll_for_me": N_("Roll for me"),
+    "clear": N_("Clear"),
+    "stop": N_("Stop"),
+    "undo": N_("Undo"),
+    "advice": N_("Advice"),
+    "save": N_("Save file"),
+    "resume_file": N_("Resume from a file"),
+    "sheet": N_("Score sheet"),
+    "turn": N_("Turn"),
+    "turn_total": N_("turn total"),
+    "dice_to_roll": N_("dice to roll"),
+    "tap_faces": N_("Tap the faces thrown"),
+    "set_aside": N_("Set aside"),
+    "solving": N_("Solving the table for this advice"),
+    "seconds_left": N_("about {0} s left"),
+    "game_over": N_("Game over"),
+    "games": N_("Games"),
+    "player": N_("player"),
+    "score": N_("score"),
+    "status": N_("status"),
+    "language": N_("Language"),
+    "name_placeholder": N_("name"),
+}
+
+
+def _lang(request: Request) -> str:
+    q = request.query_params.get("lang")
+    if q in i18n.LANGUAGES:
+        return q
+    for part in request.headers.get("accept-language", "").split(","):
+        code = part.split(";")[0].strip().split("-")[0].lower()
+        if code in i18n.LANGUAGES:
+            return code
+    return "en"
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": " ".join(str(message).split())}, status_code=status)
+
+
+class BodyLimit:
+    """Refuse a request body over :data:`MAX_BODY` bytes (413) before reading it all."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+            return await _error(413, f"request body over {MAX_BODY} bytes")(scope, receive, send)
+        seen = 0
+
+        async def limited():
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > MAX_BODY:
+                raise HTTPException(413, f"request body over {MAX_BODY} bytes")
+            return message
+        await self.app(scope, limited, send)
+
+
+class Server:
+    """The application's state: the saved games and the tables (solved in the background)."""
+
+    def __init__(self, folder: Path | None = None, tables_dir: str | None = None):
+        self.store = GameStore(folder)
+        self.tables_dir = tables_dir
+        self.solves = Solves(tables_dir)
+        self._advisors: dict[str, Advisors] = {}
+
+    def advisors(self, g: Game) -> Advisors:
+        # one per ruleset: it keeps the solutions it found (and whether a duel is small)
+        key = g.rs.hash
+        if key not in self._advisors:
+            self._advisors[key] = Advisors(g.rs, "auto", self.tables_dir, solver=self.solves.solution)
+        return self._advisors[key]
+
+
+def state_of(game_id: str, g: Game, messages: list[str] | None = None) -> dict:
+    """The JSON state of a game (see the module docstring)."""
+    tr = g.turn
+    players = []
+    for j, name in enumerate(g.names):
+        players.append({"name": name, "score": g.finished.get(j, g.states[j].score), "status": g.status(j),
+                        "last": g.history[j][-4:], "to_move": (j == g.current and not g.over),
+                        "winner": bool(g.winners and j in g.winners)})
+    turn = None
+    if not g.over:
+        why = g.engine.stop_refusal(tr.state) if tr.roll is None else None
+        turn = {"player": g.names[g.current], "total": tr.total, "dice": tr.dice,
+                "roll": list(tr.roll) if tr.roll else None,
+                "options": [{"keep": list(d), "points": p,
+                             "label": _("keep {dice} (+{points})").format(dice=",".join(map(str, d)), points=p)}
+                            for p, d in tr.options],
+                "can_stop": tr.roll is None and why is None, "stop_refusal": why,
+                "compulsory": tr.compulsory}
+    return {"id": game_id, "rules": g.spec, "ruleset": g.rs.name, "ruleset_hash": g.rs.hash,
+            "faces": g.rs.faces, "round": g.round, "over": g.over, "where": g.where(), "players": players,
+            "turn": turn, "messages": list(messages or []), "log": list(g.log), "lang": i18n.language()}
+
+
+async def _json_body(request: Request) -> dict:
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise HTTPException(400, "the request body is not JSON") from None
+    if not isinstance(data, dict):
+        raise HTTPException(400, "the request body must be a JSON object")
+    return data
+
+
+def _players(value) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+        raise HTTPException(400, "players must be a list of names")
+    names = [" ".join(n.split()) for n in value]
+    if not 2 <= len(names) <= MAX_PLAYERS:
+        raise HTTPException(400, f"a game has 2 to {MAX_PLAYERS} players, not {len(names)}")
+    if any(not n or len(n) > MAX_NAME for n in names):
+        raise HTTPException(400, f"a player's name has 1 to {MAX_NAME} characters")
+    return names
+
+
+def _overrides(value) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(o, str) for o in value) or len(value) > MAX_OVERRIDES:
+        raise HTTPException(400, f"overrides must be a list of at most {MAX_OVERRIDES} key=value strings")
+    return tuple(o.strip() for o in value if o.strip())
+
+
+def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Starlette:
+    """The application; games are saved under ``folder`` (default :func:`store.default_folder`)."""
+    server = Server(folder, tables_dir)
+
+    def in_language(fn):
+        """Run ``fn(request, ...)`` in a worker thread in the request's language; the errors
+        of the program become 4xx answers of one line."""
+        async def endpoint(request: Request):
+            lang = _lang(request)
+            body = await _json_body(request) if request.method == "POST" else None
+
+            def work():
+                with i18n.using(lang):
+                    return fn(request, body)
+            try:
+                return await run_in_threadpool(work)
+            except UnknownGame as exc:
+                return _error(404, str(exc))
+            except Refused as exc:      # an entry the rules do not allow now: the game is unchanged
+                return _error(409, str(exc))
+            except ThousandError as exc:
+                return _error(400, str(exc))
+        return endpoint
+
+    def presets(request, body):
+        out = []
+        for name in preset_names(game="1000"):
+            rs = load_ruleset(name)
+            out.append({"name": name, "summary": rs.summary, "players": [2, MAX_PLAYERS]})
+        return JSONResponse(out)
+
+    def strings(request, body):
+        return JSONResponse({"lang": i18n.language(), "languages": list(i18n.LANGUAGES),
+                             "words": {k: _(v) for k, v in PAGE_WORDS.items()}})
+
+    def games(request, body):
+        return JSONResponse(server.store.listing())
+
+    def new_game(request, body):
+        rules = body.get("rules")
+        if not isinstance(rules, str) or not rules or "/" in rules or rules.endswith(".toml"):
+            raise HTTPException(400, "rules must be the name of a preset")
+        seed = body.get("seed")
+        if seed is not None and type(seed) is not int:
+            raise HTTPException(400, "seed must be a whole number")
+        rs = load_ruleset(rules, _overrides(body.get("overrides")))
+        if not isinstance(rs, Ruleset):
+            raise HTTPException(400, f"{rules} is not a ruleset of the 1000 family")
+        g = Game(rs, _players(body.get("players")), rules, _overrides(body.get("overrides")), seed)
+        game_id = server.store.create(g)
+        return JSONResponse(state_of(game_id, g), status_code=201)
+
+    def import_game(request, body):
+        try:
+            g = Game.from_json(body)
+        except ThousandError as exc:    # a bad file, not a move: 400 whatever the cause
+            raise HTTPException(400, str(exc)) from None
+        if not isinstance(g, Game) or "/" in g.spec or g.spec.endswith(".toml"):
+            raise HTTPException(400, "only games of the presets can be resumed here")
+        _players(g.names)
+        game_id = server.store.create(g)
+        return JSONResponse(state_of(game_id, g), status_code=201)
+
+    def game(request, body):
+        game_id = request.path_params["id"]
+        return JSONResponse(state_of(game_id, server.store.load(game_id)))
+
+    def entry(request, body):
+        game_id = request.path_params["id"]
+        text = body.get("entry")
+        if not isinstance(text, str) or not text.strip() or len(text) > 200:
+            raise HTTPException(400, "entry must be a line such as \"roll 1,5,3,3,4\", \"keep 1,5\" or \"stop\"")
+        verb, _sep, arg = " ".join(text.split()).partition(" ")
+        with server.store.change(game_id) as g:
+            msgs = g.submit(game_entry(g, verb.lower(), arg, text.strip()))
+        return JSONResponse(state_of(game_id, g, msgs))
+
+    def undo(request, body):
+        game_id = request.path_params["id"]
+        with server.store.change(game_id) as g:
+            msg = g.undo()
+        return JSONResponse(state_of(game_id, g, [msg]))
+
+    def advice(request, body):
+        game_id = request.path_params["id"]
+        g = server.store.load(game_id)
+        try:
+            parts = server.advisors(g).advice(g)
+        except Solving as s:
+            return JSONResponse(s.job.progress(), status_code=202)
+        out = []
+        for head, adv, exact in parts:
+            item = {"method": head, "exact": exact}
+            if adv is not None:
+                item.update(adv.to_json())
+            out.append(item)
+        return JSONResponse({"status": "ready", "player": g.names[g.current], "advice": out})
+
+    def save(request, body):
+        game_id = request.path_params["id"]
+        g = server.store.load(game_id)
+        return Response(json.dumps(g.to_json(), indent=1) + "\n", media_type="application/json",
+                        headers={"Content-Disposition": f'attachment; filename="thousand-{game_id}.json"'})
+
+    def delete(request, body):
+        server.store.delete(request.path_params["id"])
+        return JSONResponse({"deleted": request.path_params["id"]})
+
+    async def index(request: Request):
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def http_error(request: Request, exc: HTTPException):
+        return _error(exc.status_code, exc.detail)
+
+    async def not_found(request: Request, exc):
+        return _error(404, f"no such page: {request.url.path}")
+
+    async def server_error(request: Request, exc):
+        return _error(500, f"internal error: {type(exc).__name__}")
+
+    routes = [
+        Route("/", index),
+        Route("/api/presets", in_language(presets)),
+        Route("/api/strings", in_language(strings)),
+        Route("/api/games", in_language(games), methods=["GET"]),
+        Route("/api/games", in_language(new_game), methods=["POST"]),
+        Route("/api/games/import", in_language(import_game), methods=["POST"]),
+        Route("/api/games/{id}", in_language(game), methods=["GET"]),
+        Route("/api/games/{id}", in_language(delete), methods=["DELETE"]),
+        Route("/api/games/{id}/entry", in_language(entry), methods=["POST"]),
+        Route("/api/games/{id}/undo", in_language(undo), methods=["POST"]),
+        Route("/api/games/{id}/advice", in_language(advice), methods=["GET"]),
+        Route("/api/games/{id}/save", in_language(save), methods=["GET"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes, middleware=[Middleware(BodyLimit)],
+                    exception_handlers={HTTPException: http_error, 404: not_found, 405: http_error,
+                                        500: server_error})
+    app.state.server = server
+    return app

@@ -1,0 +1,84 @@
+"""Tables solved in the background while the page shows progress.
+
+The advice of a game needs a table (the race or the duel of its ruleset); when the table
+is neither shipped nor stored, :meth:`Solves.solution` starts one solve per (ruleset,
+objective) in a thread and raises :class:`Solving`, whose progress (the time so far against
+the estimate of :func:`thousand.solve.estimate`) the page polls. The finished table is
+stored as the command line stores it, so a restart finds it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from ..errors import ThousandError
+from ..rules import Ruleset
+
+
+class Solving(Exception):
+    """A table this answer needs is being solved: ``progress()`` says how far it is."""
+
+    def __init__(self, job: "Job"):
+        super().__init__(job.objective)
+        self.job = job
+
+
+class Job:
+    def __init__(self, rs: Ruleset, objective: str, tables_dir: str | None):
+        from ..solve import estimate
+        self.rs, self.objective, self.tables_dir = rs, objective, tables_dir
+        seconds = estimate(rs, objective).get("seconds", 0.0)
+        self.expected = float(seconds[1] if isinstance(seconds, tuple) else seconds)
+        self.started = time.monotonic()
+        self.error: str | None = None
+        self.solution = None
+        self.thread = threading.Thread(target=self._run, name=f"solve {rs.name} {objective}", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        from ..solve import solve_objective
+        try:
+            self.solution = solve_objective(self.rs, self.objective, self.tables_dir, progress=False)
+        except ThousandError as exc:
+            self.error = str(exc)
+        except MemoryError:
+            self.error = f"{self.rs.name}: out of memory while solving the {self.objective}"
+
+    @property
+    def done(self) -> bool:
+        return not self.thread.is_alive()
+
+    def progress(self) -> dict:
+        elapsed = time.monotonic() - self.started
+        frac = min(elapsed / self.expected, 0.99) if self.expected > 0 else None
+        return {"status": "solving", "ruleset": self.rs.name, "objective": self.objective,
+                "elapsed": round(elapsed, 1), "expected": round(self.expected, 1), "fraction": frac}
+
+
+class Solves:
+    """The solutions the server has, and the solves it is running."""
+
+    def __init__(self, tables_dir: str | None):
+        self.tables_dir = tables_dir
+        self._jobs: dict[tuple[str, str], Job] = {}
+        self._guard = threading.Lock()
+
+    def solution(self, rs: Ruleset, objective: str, tables_dir: str | None = None):
+        """The solution of ``objective`` for ``rs`` if its table exists (or a solve has
+        finished); otherwise :class:`Solving` (a solve is started on the first ask)."""
+        from ..solve import Solution
+        from ..tables import find_table
+        key = (rs.hash, objective)
+        with self._guard:
+            job = self._jobs.get(key)
+            if job is None:
+                table = find_table(rs, objective, self.tables_dir)
+                if table is not None:
+                    return Solution(rs, objective, table, solved_now=False)
+                job = self._jobs[key] = Job(rs, objective, self.tables_dir)
+        if not job.done:
+            raise Solving(job)
+        if job.error is not None:   # kept: the same question gets the same refusal, not a new solve
+            raise ThousandError(job.error)
+        return job.solution

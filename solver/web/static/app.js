@@ -1,0 +1,379 @@
+// thousand: the page of `thousand serve`. Every rule is the server's (the same engine as
+// `thousand play`); this file only shows the state the API returns and sends entries.
+"use strict";
+
+const $ = (sel) => document.querySelector(sel);
+const state = { lang: "en", words: {}, game: null, pending: [], presets: [], advicePoll: null };
+
+function t(key) { return state.words[key] || key; }
+
+function chooseLanguage() {
+  const saved = localStorage.getItem("thousand.lang");
+  if (saved === "ru" || saved === "en") return saved;
+  return (navigator.language || "en").toLowerCase().startsWith("ru") ? "ru" : "en";
+}
+
+async function api(method, path, body) {
+  const sep = path.includes("?") ? "&" : "?";
+  const opts = { method, headers: {} };
+  if (body !== undefined) {
+    opts.headers["Content-Type"] = "application/json";
+    opts.body = JSON.stringify(body);
+  }
+  const res = await fetch(path + sep + "lang=" + state.lang, opts);
+  let data = null;
+  try { data = await res.json(); } catch (e) { data = { error: res.status + " " + res.statusText }; }
+  if (!res.ok) {
+    const err = new Error((data && data.error) || String(res.status));
+    err.status = res.status;
+    throw err;
+  }
+  return { status: res.status, data };
+}
+
+function showError(message) {
+  const box = $("#error");
+  box.textContent = message || "";
+  box.hidden = !message;
+}
+
+async function guarded(fn) {
+  showError("");
+  try { await fn(); } catch (e) { showError(e.message); }
+}
+
+async function loadWords() {
+  const { data } = await api("GET", "/api/strings");
+  state.words = data.words;
+  document.documentElement.lang = state.lang;
+  document.title = t("title");
+  document.querySelectorAll("[data-w]").forEach((el) => { el.textContent = t(el.dataset.w); });
+  $("#lang").textContent = state.lang === "ru" ? "EN" : "RU";
+}
+
+// ------------------------------------------------------------------ the start page
+
+function nameRow(value) {
+  const row = document.createElement("div");
+  row.className = "name";
+  const input = document.createElement("input");
+  input.type = "text";
+  input.maxLength = 40;
+  input.value = value || "";
+  input.placeholder = t("name_placeholder");
+  const rm = document.createElement("button");
+  rm.type = "button";
+  rm.textContent = "×";
+  rm.title = t("remove_player");
+  rm.onclick = () => { if ($("#names").children.length > 2) row.remove(); updateNameButtons(); };
+  row.append(input, rm);
+  return row;
+}
+
+function updateNameButtons() {
+  $("#add-player").disabled = $("#names").children.length >= 6;
+}
+
+async function showStart() {
+  stopAdvicePoll();
+  state.game = null;
+  $("#game").hidden = true;
+  $("#start").hidden = false;
+  $("#title").textContent = "";
+  const [{ data: presets }, { data: games }] = await Promise.all([api("GET", "/api/presets"), api("GET", "/api/games")]);
+  state.presets = presets;
+  const sel = $("#rules");
+  const chosen = sel.value || "classic";
+  sel.innerHTML = "";
+  for (const p of presets) {
+    const o = document.createElement("option");
+    o.value = p.name;
+    o.textContent = p.name;
+    sel.append(o);
+  }
+  sel.value = presets.some((p) => p.name === chosen) ? chosen : presets[0].name;
+  showSummary();
+  if (!$("#names").children.length) {
+    for (const n of ["", "", ""]) $("#names").append(nameRow(n));
+  }
+  updateNameButtons();
+  const list = $("#saved");
+  list.innerHTML = "";
+  if (!games.length) {
+    const li = document.createElement("li");
+    li.textContent = t("no_games");
+    list.append(li);
+  }
+  for (const g of games) {
+    const li = document.createElement("li");
+    const label = document.createElement("span");
+    label.textContent = `${g.rules}: ${g.players.join(", ")} (${g.entries}) — ${g.changed}`;
+    const open = document.createElement("button");
+    open.textContent = t("open");
+    open.onclick = () => { location.hash = "#game=" + g.id; };
+    const del = document.createElement("button");
+    del.textContent = t("delete");
+    del.onclick = () => guarded(async () => { await api("DELETE", "/api/games/" + g.id); await showStart(); });
+    li.append(label, open, del);
+    list.append(li);
+  }
+}
+
+function showSummary() {
+  const p = state.presets.find((x) => x.name === $("#rules").value);
+  $("#rules-summary").textContent = p ? p.summary : "";
+}
+
+async function startGame(ev) {
+  ev.preventDefault();
+  const players = [...$("#names").querySelectorAll("input")].map((i, k) => i.value.trim() || `${t("player")} ${k + 1}`);
+  const overrides = $("#overrides").value.split("\n").map((s) => s.trim()).filter(Boolean);
+  const { data } = await api("POST", "/api/games", { rules: $("#rules").value, overrides, players });
+  location.hash = "#game=" + data.id;
+}
+
+async function resumeFile(ev) {
+  const file = ev.target.files[0];
+  if (!file) return;
+  let body;
+  try { body = JSON.parse(await file.text()); } catch (e) { throw new Error(file.name + ": not JSON"); }
+  const { data } = await api("POST", "/api/games/import", body);
+  ev.target.value = "";
+  location.hash = "#game=" + data.id;
+}
+
+// ------------------------------------------------------------------ a game
+
+async function showGame(id) {
+  $("#start").hidden = true;
+  $("#game").hidden = false;
+  const { data } = await api("GET", "/api/games/" + id);
+  state.pending = [];
+  render(data);
+}
+
+function die(face) {
+  const d = document.createElement("span");
+  d.className = "die";
+  d.textContent = face;
+  return d;
+}
+
+function render(g) {
+  state.game = g;
+  $("#title").textContent = `${g.ruleset} · ${g.round}`;
+  const body = $("#sheet tbody");
+  body.innerHTML = "";
+  for (const p of g.players) {
+    const tr = document.createElement("tr");
+    if (p.to_move) tr.className = "to-move";
+    if (p.winner) tr.className = "winner";
+    const mark = document.createElement("td");
+    mark.textContent = p.winner ? "★" : (p.to_move ? "▶" : "");
+    const name = document.createElement("td");
+    name.textContent = p.name;
+    const score = document.createElement("td");
+    score.className = "score";
+    score.textContent = p.score;
+    const status = document.createElement("td");
+    status.textContent = p.status;
+    if (p.last.length) {
+      const last = document.createElement("span");
+      last.className = "last";
+      last.textContent = p.last.join("; ");
+      status.append(last);
+    }
+    tr.append(mark, name, score, status);
+    body.append(tr);
+  }
+  $("#where").textContent = g.where;
+  const turn = g.turn;
+  $("#turn").hidden = !turn;
+  $("#undo").disabled = !g.log.length;
+  if (turn) {
+    $("#turn-total").textContent = `${t("turn_total")}: ${turn.total}`;
+    $("#turn-dice").textContent = `${t("dice_to_roll")}: ${turn.dice}`;
+    $("#entry").hidden = !!turn.roll;
+    $("#keep").hidden = !turn.roll;
+    const opts = $("#options");
+    opts.innerHTML = "";
+    for (const o of turn.options || []) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = o.label;
+      b.dataset.keep = o.keep.join(",");
+      b.onclick = () => send("keep " + o.keep.join(","));
+      opts.append(b);
+    }
+    $("#stop").disabled = !turn.can_stop;
+    $("#stop-why").textContent = turn.stop_refusal || "";
+    renderFaces(g.faces, turn.dice);
+  }
+  $("#save").href = `/api/games/${g.id}/save`;
+  const msgs = $("#messages");
+  for (const m of [...g.messages].reverse()) {
+    const li = document.createElement("li");
+    li.textContent = m;
+    msgs.prepend(li);
+  }
+  while (msgs.children.length > 30) msgs.lastChild.remove();
+}
+
+function renderFaces(faces, dice) {
+  const box = $("#faces");
+  if (box.children.length !== faces) {
+    box.innerHTML = "";
+    for (let f = 1; f <= faces; f++) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = f;
+      b.dataset.face = f;
+      b.onclick = () => { if (state.pending.length < state.game.turn.dice) { state.pending.push(f); renderThrown(); } };
+      box.append(b);
+    }
+  }
+  renderThrown();
+}
+
+function renderThrown() {
+  const box = $("#thrown");
+  box.innerHTML = "";
+  state.pending.forEach((f, k) => {
+    const d = die(f);
+    d.onclick = () => { state.pending.splice(k, 1); renderThrown(); };
+    box.append(d);
+  });
+  const dice = state.game && state.game.turn ? state.game.turn.dice : 0;
+  $("#roll").disabled = state.pending.length !== dice;
+  $("#clear").disabled = !state.pending.length;
+}
+
+async function send(entry) {
+  await guarded(async () => {
+    hideAdvice();
+    const { data } = await api("POST", `/api/games/${state.game.id}/entry`, { entry });
+    state.pending = [];
+    render(data);
+  });
+}
+
+async function undo() {
+  await guarded(async () => {
+    hideAdvice();
+    const { data } = await api("POST", `/api/games/${state.game.id}/undo`);
+    state.pending = [];
+    render(data);
+  });
+}
+
+// ------------------------------------------------------------------ advice
+
+function stopAdvicePoll() {
+  if (state.advicePoll) { clearTimeout(state.advicePoll); state.advicePoll = null; }
+}
+
+function hideAdvice() {
+  stopAdvicePoll();
+  $("#advice").hidden = true;
+  $("#advice").innerHTML = "";
+}
+
+async function advice() {
+  stopAdvicePoll();
+  const id = state.game.id;
+  const box = $("#advice");
+  box.hidden = false;
+  const res = await api("GET", `/api/games/${id}/advice`);
+  if (!state.game || state.game.id !== id) return;
+  if (res.status === 202) {
+    const p = res.data;
+    box.innerHTML = "";
+    const h = document.createElement("h3");
+    h.textContent = `${t("solving")}: ${p.ruleset} ${p.objective}`;
+    const bar = document.createElement("div");
+    bar.className = "progress";
+    const fill = document.createElement("i");
+    fill.style.width = `${Math.round(100 * (p.fraction || 0))}%`;
+    bar.append(fill);
+    const left = document.createElement("p");
+    left.className = "muted";
+    left.textContent = p.expected ? t("seconds_left").replace("{0}", Math.max(0, Math.round(p.expected - p.elapsed))) : "";
+    box.append(h, bar, left);
+    state.advicePoll = setTimeout(() => guarded(advice), 1000);
+    return;
+  }
+  box.innerHTML = "";
+  // the advice itself first; a heading without options (why a method is missing) after it
+  const parts = [...res.data.advice].sort((x, y) => (y.options ? 1 : 0) - (x.options ? 1 : 0));
+  for (const part of parts) {
+    const h = document.createElement(part.options ? "h3" : "p");
+    h.textContent = part.method;
+    h.className = part.options ? (part.exact ? "" : "approx") : "muted";
+    box.append(h);
+    if (!part.options) continue;
+    if (part.note) {
+      const n = document.createElement("p");
+      n.className = "muted";
+      n.textContent = part.note;
+      box.append(n);
+    }
+    const win = part.value === "win_probability";
+    const vals = part.options.map((o) => o[part.value]);
+    const best = win ? Math.max(...vals) : Math.min(...vals);
+    part.options.forEach((o, k) => {
+      const v = o[part.value];
+      const row = document.createElement("div");
+      row.className = "bar-row" + (k === 0 ? " best" : "");
+      const label = document.createElement("div");
+      label.className = "label";
+      const a = document.createElement("span");
+      a.textContent = o.label;
+      const b = document.createElement("span");
+      b.textContent = `${part.value_label} ${win ? (100 * v).toFixed(2) + "%" : v.toFixed(2)}`;
+      label.append(a, b);
+      const bar = document.createElement("div");
+      bar.className = "bar";
+      const fill = document.createElement("i");
+      fill.style.width = `${Math.round(100 * (win ? v : (v > 0 ? best / v : 0)))}%`;
+      bar.append(fill);
+      row.append(label, bar);
+      box.append(row);
+    });
+  }
+}
+
+// ------------------------------------------------------------------ wiring
+
+async function route() {
+  showError("");
+  const m = location.hash.match(/^#game=([0-9a-f]{16})$/);
+  await guarded(async () => { if (m) await showGame(m[1]); else await showStart(); });
+}
+
+async function init() {
+  state.lang = chooseLanguage();
+  await guarded(loadWords);
+  $("#lang").onclick = () => guarded(async () => {
+    state.lang = state.lang === "ru" ? "en" : "ru";
+    localStorage.setItem("thousand.lang", state.lang);
+    await loadWords();
+    hideAdvice();
+    $("#messages").innerHTML = "";
+    await route();
+  });
+  $("#rules").onchange = showSummary;
+  $("#add-player").onclick = () => { if ($("#names").children.length < 6) $("#names").append(nameRow("")); updateNameButtons(); };
+  $("#new-game").onsubmit = (ev) => guarded(() => startGame(ev));
+  $("#resume-file").onchange = (ev) => guarded(() => resumeFile(ev));
+  $("#roll").onclick = () => send("roll " + state.pending.join(","));
+  $("#roll-for-me").onclick = () => send("roll");
+  $("#clear").onclick = () => { state.pending = []; renderThrown(); };
+  $("#stop").onclick = () => send("stop");
+  $("#undo").onclick = undo;
+  $("#advice-btn").onclick = () => guarded(advice);
+  $("#home").onclick = (ev) => { ev.preventDefault(); location.hash = ""; route(); };
+  window.addEventListener("hashchange", () => { $("#messages").innerHTML = ""; hideAdvice(); route(); });
+  await route();
+}
+
+init();

@@ -1,0 +1,119 @@
+"""The saved games of the web page: one JSON file per game (the scorekeeper's save format,
+:meth:`thousand.play.LoggedGame.to_json`) in one folder that the server owns.
+
+A game is named by an id the server makes (16 hex digits); no path ever comes from the
+client. Every change is written atomically (a temporary file renamed into place) before
+the answer goes out, so a restart of the server loses nothing, and a change that is
+refused leaves the file as it was. Changes to one game are serialised by a lock per id.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..errors import StateError
+from ..i18n import _
+from ..play import Game, save_game
+
+GAME_ID = re.compile(r"^[0-9a-f]{16}$")
+MAX_GAMES = 10_000   # a folder of saved games larger than this refuses new ones
+
+
+class UnknownGame(StateError):
+    """No saved game has this id."""
+
+
+def default_folder() -> Path:
+    """``$XDG_STATE_HOME/thousand/web`` (default ``~/.local/state/thousand/web``)."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "thousand" / "web"
+
+
+class GameStore:
+    """Saved games under ``folder``: :meth:`create`, :meth:`load`, :meth:`change` (load,
+    apply, save, under the game's lock), :meth:`listing`."""
+
+    def __init__(self, folder: Path | None = None):
+        self.folder = Path(folder) if folder is not None else default_folder()
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def path(self, game_id: str) -> Path:
+        if not isinstance(game_id, str) or not GAME_ID.match(game_id):
+            raise UnknownGame(_("no game {0!r}").format(game_id))
+        return self.folder / f"{game_id}.json"
+
+    def lock(self, game_id: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(game_id, threading.Lock())
+
+    def _write(self, game_id: str, g: Game) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        save_game(g, self.path(game_id))
+
+    def create(self, g: Game) -> str:
+        """Store a new game; its id."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        if sum(1 for _p in self.folder.glob("*.json")) >= MAX_GAMES:
+            raise StateError(_("too many saved games ({0}): delete some first").format(MAX_GAMES))
+        while True:
+            game_id = secrets.token_hex(8)
+            if not self.path(game_id).exists():
+                break
+        with self.lock(game_id):
+            self._write(game_id, g)
+        return game_id
+
+    def load(self, game_id: str) -> Game:
+        path = self.path(game_id)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise UnknownGame(_("no game {0!r}").format(game_id)) from None
+        except (OSError, ValueError) as exc:
+            raise StateError(_("cannot read the saved game {path}: {why}").format(path=game_id, why=exc)) from None
+        if not isinstance(data, dict):
+            raise StateError(_("{path} is not a saved game").format(path=game_id))
+        return Game.from_json(data)
+
+    @contextmanager
+    def change(self, game_id: str):
+        """``with store.change(id) as g:`` — the game, saved when the block ends without an
+        error (an error leaves the saved game as it was)."""
+        with self.lock(game_id):
+            g = self.load(game_id)
+            yield g
+            self._write(game_id, g)
+
+    def delete(self, game_id: str) -> None:
+        with self.lock(game_id):
+            try:
+                self.path(game_id).unlink()
+            except FileNotFoundError:
+                raise UnknownGame(_("no game {0!r}").format(game_id)) from None
+
+    def listing(self) -> list[dict]:
+        """Every saved game, the most recently changed first: id, rules, players, entries."""
+        out = []
+        if not self.folder.is_dir():
+            return out
+        for path in self.folder.glob("*.json"):
+            if not GAME_ID.match(path.stem):
+                continue
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                out.append({"id": path.stem, "rules": str(data["rules"]), "players": list(data["players"]),
+                            "entries": len(data["log"]), "changed": path.stat().st_mtime})
+            except (OSError, ValueError, KeyError, TypeError):
+                continue  # a damaged file is reported when it is opened
+        out.sort(key=lambda d: -d["changed"])
+        for d in out:
+            d["changed"] = time.strftime("%Y-%m-%d %H:%M", time.localtime(d["changed"]))
+        return out

@@ -1,0 +1,280 @@
+"""The web API (`thousand serve`) through Starlette's test client: every endpoint, the
+same game as `thousand play`, bad input answered with a 4xx and one line (never a
+traceback, never a change to a saved game), the language per request, saves that survive
+a restart of the server, and requests to one game serialised."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+pytest.importorskip("starlette")
+from starlette.testclient import TestClient  # noqa: E402
+
+from thousand.play import Game  # noqa: E402
+from thousand.rules import load_ruleset  # noqa: E402
+from thousand.web.app import MAX_BODY, create_app  # noqa: E402
+
+
+@pytest.fixture
+def folder(tmp_path):
+    return tmp_path / "games"
+
+
+@pytest.fixture
+def client(folder):
+    with TestClient(create_app(folder), raise_server_exceptions=False) as c:
+        yield c
+
+
+def new_game(client, rules="classic", players=("Ann", "Bob", "Cat"), **kw):
+    r = client.post("/api/games", json={"rules": rules, "players": list(players), **kw})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def entry(client, gid, text, status=200):
+    r = client.post(f"/api/games/{gid}/entry", json={"entry": text})
+    assert r.status_code == status, r.text
+    return r.json()
+
+
+def saved(folder, gid) -> bytes:
+    return (folder / f"{gid}.json").read_bytes()
+
+
+def one_line_error(r, status):
+    assert r.status_code == status, (r.status_code, r.text)
+    body = r.json()
+    assert set(body) == {"error"} and body["error"] and "\n" not in body["error"]
+    assert "Traceback" not in body["error"]
+    return body["error"]
+
+
+def test_presets_and_the_page(client):
+    names = [p["name"] for p in client.get("/api/presets").json()]
+    assert "classic" in names and "pig" in names and "poker" not in names
+    page = client.get("/")
+    assert page.status_code == 200 and "/static/app.js" in page.text
+    for asset in ("/static/app.js", "/static/app.css"):
+        r = client.get(asset)
+        assert r.status_code == 200 and len(r.content) > 1000
+    # everything the page loads is served here: no other host is named
+    assert "http" not in page.text.replace("http-equiv", "")
+    assert "https://" not in client.get("/static/app.js").text
+
+
+def test_a_game_is_the_scorekeepers_game(client, folder):
+    g = new_game(client)
+    gid = g["id"]
+    assert [p["name"] for p in g["players"]] == ["Ann", "Bob", "Cat"] and g["players"][0]["to_move"]
+    assert g["turn"]["dice"] == 5 and not g["turn"]["can_stop"]
+    lines = ["roll 1,1,1,2,3", "stop", "roll 2,3,4,6,6", "roll 1,5,5,2,3"]
+    for line in lines:
+        state = entry(client, gid, line)
+    # the same entries through the scorekeeper of `thousand play`
+    ref = Game(load_ruleset("classic"), ["Ann", "Bob", "Cat"], "classic")
+    for line in lines:
+        ref.submit(line)
+    assert state["log"] == ref.log
+    assert [p["score"] for p in state["players"]] == [s.score for s in ref.states]
+    assert [p["status"] for p in state["players"]] == [ref.status(j) for j in range(3)]
+    assert state["where"] == ref.where()
+    assert json.loads(saved(folder, gid))["log"] == ref.log
+    assert [p["score"] for p in state["players"]] == [100, 0, 0] and state["turn"]["total"] == 20
+    # undo takes the last entry back
+    state = client.post(f"/api/games/{gid}/undo").json()
+    assert state["turn"]["total"] == 0 and state["messages"][0] == "undone: roll 1,2,3,5,5"
+
+
+def test_a_roll_with_a_choice_waits_for_the_set_aside(client):
+    gid = new_game(client, rules="farkle", players=("Ann", "Bob"))["id"]
+    state = entry(client, gid, "roll 1,5,2,2,3,4")
+    assert state["turn"]["roll"] == [1, 2, 2, 3, 4, 5]
+    keeps = sorted(o["keep"] for o in state["turn"]["options"])
+    assert keeps == [[1], [1, 5], [5]]
+    assert not state["turn"]["can_stop"]
+    state = entry(client, gid, "keep 1")
+    assert state["turn"]["roll"] is None and state["turn"]["total"] == 100 and state["turn"]["dice"] == 5
+
+
+def test_roll_for_me_is_reproducible_with_a_seed(client):
+    a, b = new_game(client, seed=7), new_game(client, seed=7)
+    ra, rb = entry(client, a["id"], "roll"), entry(client, b["id"], "roll")
+    assert ra["log"] == rb["log"] and ra["log"][0].startswith("roll ")
+
+
+def test_refused_entries_change_nothing(client, folder):
+    gid = new_game(client)["id"]
+    entry(client, gid, "roll 1,5,2,3,3")
+    before = saved(folder, gid)
+    for text, status in (("roll 1,1,1,1,1,1,1", 409), ("keep 6", 409), ("frob", 409),
+                         ("roll 0,1,2", 409), ("", 400), ("x" * 300, 400)):
+        one_line_error(client.post(f"/api/games/{gid}/entry", json={"entry": text}), status)
+        assert saved(folder, gid) == before
+    for body in (b"{not json", b"[1, 2]", b'"roll"', b"\xff\xfe"):
+        one_line_error(client.post(f"/api/games/{gid}/entry", content=body), 400)
+        assert saved(folder, gid) == before
+    one_line_error(client.post(f"/api/games/{gid}/entry", json={"entry": 5}), 400)
+    one_line_error(client.post(f"/api/games/{gid}/entry", content=b"x" * (MAX_BODY + 1)), 413)
+    assert saved(folder, gid) == before
+
+
+def test_bad_games_and_unknown_ids(client, folder):
+    one_line_error(client.post("/api/games", json={"rules": "nosuch", "players": ["A", "B"]}), 400)
+    one_line_error(client.post("/api/games", json={"rules": "classic", "players": ["A"]}), 400)
+    one_line_error(client.post("/api/games", json={"rules": "classic", "players": ["A"] * 7}), 400)
+    one_line_error(client.post("/api/games", json={"rules": "classic", "players": ["A", "A"]}), 400)
+    one_line_error(client.post("/api/games", json={"rules": "classic", "players": ["A", "B"],
+                                                   "overrides": ["goal=-5"]}), 400)
+    one_line_error(client.post("/api/games", json={"rules": "poker", "players": ["A", "B"]}), 400)
+    one_line_error(client.post("/api/games", json={"rules": "/etc/passwd", "players": ["A", "B"]}), 400)
+    one_line_error(client.post("/api/games", json={"rules": "../x.toml", "players": ["A", "B"]}), 400)
+    one_line_error(client.get("/api/games/0123456789abcdef"), 404)
+    one_line_error(client.get("/api/games/..%2F..%2Fetc"), 404)
+    one_line_error(client.get("/api/games/ZZZZ/advice"), 404)
+    one_line_error(client.delete("/api/games/0123456789abcdef"), 404)
+    one_line_error(client.get("/nosuch"), 404)
+    one_line_error(client.put("/api/games"), 405)
+    assert not folder.exists() or not list(folder.glob("*.json"))
+
+
+def test_advice_names_its_method_and_ranks_every_option(client):
+    # two players of pig: the exact duel (its table ships)
+    gid = new_game(client, rules="pig", players=("Ann", "Bob"))["id"]
+    entry(client, gid, "roll 4")
+    r = client.get(f"/api/games/{gid}/advice")
+    assert r.status_code == 200, r.text
+    (part,) = r.json()["advice"]
+    assert part["exact"] and "exact" in part["method"] and part["value"] == "win_probability"
+    values = [o["win_probability"] for o in part["options"]]
+    assert {o["action"] for o in part["options"]} == {"roll", "stop"}
+    assert values == sorted(values, reverse=True) and all(0 <= v <= 1 for v in values)
+    # three players of classic: labelled approximations
+    gid = new_game(client)["id"]
+    entry(client, gid, "roll 1,5,2,3,3")
+    parts = client.get(f"/api/games/{gid}/advice").json()["advice"]
+    assert any("APPROXIMATION" in p["method"] and not p["exact"] and p.get("options") for p in parts)
+    assert client.get(f"/api/games/{gid}/advice?lang=ru").json()["advice"][-1]["method"].startswith("совет")
+
+
+def test_a_table_being_solved_shows_progress(folder, tmp_path):
+    """A ruleset whose table is not stored: the first asks get 202 and progress, then the
+    advice; the table is then stored, so a new server answers at once."""
+    tables = tmp_path / "tables"
+    with TestClient(create_app(folder, str(tables))) as c:
+        gid = new_game(c, rules="pig", players=("A", "B"), overrides=["goal=40"])["id"]
+        entry(c, gid, "roll 3")
+        first = c.get(f"/api/games/{gid}/advice")
+        statuses = [first.status_code]
+        if first.status_code == 202:
+            p = first.json()
+            assert p["status"] == "solving" and p["objective"] == "duel" and p["elapsed"] >= 0
+        for _k in range(600):
+            r = c.get(f"/api/games/{gid}/advice")
+            statuses.append(r.status_code)
+            if r.status_code == 200:
+                break
+            threading.Event().wait(0.05)
+        assert statuses[-1] == 200 and r.json()["advice"][0]["exact"]
+    assert any(tables.glob("*-duel/meta.json"))
+    with TestClient(create_app(folder, str(tables))) as c:
+        assert c.get(f"/api/games/{gid}/advice").status_code == 200
+
+
+def test_a_restart_loses_no_game(folder):
+    with TestClient(create_app(folder)) as c:
+        gid = new_game(c)["id"]
+        entry(c, gid, "roll 1,5,2,3,3")
+        log = entry(c, gid, "roll 5,5,5")["log"]
+    with TestClient(create_app(folder)) as c:
+        state = c.get(f"/api/games/{gid}").json()
+        assert state["log"] == log
+        listed = c.get("/api/games").json()
+        assert [g["id"] for g in listed] == [gid] and listed[0]["entries"] == 2
+
+
+def test_save_and_import_use_the_scorekeepers_format(client, tmp_path):
+    gid = new_game(client)["id"]
+    entry(client, gid, "roll 1,5,2,3,3")
+    r = client.get(f"/api/games/{gid}/save")
+    assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
+    data = r.json()
+    # the file resumes in `thousand play`
+    g = Game.from_json(data)
+    assert g.log == ["roll 1,2,3,3,5"] and g.names == ["Ann", "Bob", "Cat"]
+    r = client.post("/api/games/import", json=data)
+    assert r.status_code == 201 and r.json()["log"] == g.log and r.json()["id"] != gid
+    bad = dict(data, log=["roll 9,9,9,9,9"])
+    one_line_error(client.post("/api/games/import", json=bad), 400)
+    one_line_error(client.post("/api/games/import", json={"format": 1}), 400)
+    one_line_error(client.post("/api/games/import", json=dict(data, rules="/etc/passwd")), 400)
+
+
+def test_language_per_request(client):
+    gid = new_game(client)["id"]
+    en = client.get(f"/api/games/{gid}").json()
+    ru = client.get(f"/api/games/{gid}?lang=ru").json()
+    assert en["where"] == "Ann to play: roll 5 dice" and ru["where"] == "ходит Ann: бросать 5 кубиков"
+    assert client.get(f"/api/games/{gid}", headers={"Accept-Language": "ru-RU,ru;q=0.9"}).json()["where"] == ru["where"]
+    words = client.get("/api/strings?lang=ru").json()["words"]
+    assert words["new_game"] == "Новая игра" and client.get("/api/strings").json()["words"]["new_game"] == "New game"
+    err = client.post(f"/api/games/{gid}/entry?lang=ru", json={"entry": "stop"}).json()["error"]
+    assert err.startswith("записывать пока нечего")
+
+
+def test_requests_to_one_game_are_serialised(client, folder):
+    """Many rolls sent at once to one game: each is applied whole or refused whole, and the
+    saved log is the log of the answers (nothing lost, nothing applied twice)."""
+    gid = new_game(client, rules="pig", players=("A", "B"))["id"]
+    results = []
+
+    def send():
+        r = client.post(f"/api/games/{gid}/entry", json={"entry": "roll 4"})
+        results.append(r.status_code)
+    threads = [threading.Thread(target=send) for _k in range(12)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert set(results) == {200}
+    log = json.loads(saved(folder, gid))["log"]
+    assert log == ["roll 4"] * 12
+
+
+def test_the_serve_command_says_where_and_warns_on_the_network(tmp_path):
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "thousand.cli", "serve", "--host", "0.0.0.0", "--port", str(port),
+                             "--games", str(tmp_path / "g")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    try:
+        first, second = proc.stdout.readline(), proc.stdout.readline()
+        assert f"http://0.0.0.0:{port}/" in first and str(tmp_path / "g") in first
+        assert "every device of the local network" in second
+        assert proc.stdout.readline().startswith("on a phone: http://")
+        for _k in range(100):
+            try:
+                r = httpx.get(f"http://127.0.0.1:{port}/api/presets", timeout=2)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        assert r.status_code == 200 and r.json()[0]["name"] == "classic"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    from click.testing import CliRunner
+    from thousand.cli import main
+    r = CliRunner().invoke(main, ["serve", "--port", "99999"])
+    assert r.exit_code == 2 and "99999" in r.output
+    r = CliRunner().invoke(main, ["serve", "--games", "/proc/nope/x"])
+    assert r.exit_code == 2 and r.output.startswith("thousand: error: cannot use /proc/nope/x")

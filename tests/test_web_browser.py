@@ -1,0 +1,182 @@
+"""The page in a real headless Chromium (Debian's chromium and chromedriver, driven by
+Selenium) at a phone's size, 360 x 780: start `thousand serve`'s application, play a few
+turns of classic for three players by tapping, ask for advice, undo, reload and resume,
+switch to Russian. Screenshots go to a temporary folder, or to docs/screenshots/ with
+THOUSAND_SCREENSHOTS=1 (how the guide's pictures are made).
+
+.ci/run installs the browser when it is missing; without it this test is skipped, except
+under CI, where a missing browser is a failure."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette")
+uvicorn = pytest.importorskip("uvicorn")
+webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from thousand.web.app import create_app  # noqa: E402
+
+WIDTH, HEIGHT = 360, 780
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
+
+if not (CHROMIUM and DRIVER):
+    if os.environ.get("CI"):
+        raise RuntimeError("the browser test needs Debian's chromium and chromium-driver (.ci/run installs them)")
+    pytest.skip("no chromium/chromedriver on this machine (apt-get install chromium chromium-driver)",
+                allow_module_level=True)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def server(tmp_path):
+    port = _free_port()
+    config = uvicorn.Config(create_app(tmp_path / "games"), host="127.0.0.1", port=port, log_level="warning")
+    srv = uvicorn.Server(config)
+    th = threading.Thread(target=srv.run, daemon=True)
+    th.start()
+    for _k in range(200):
+        if srv.started:
+            break
+        time.sleep(0.05)
+    assert srv.started, "the server did not start"
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    th.join(10)
+
+
+@pytest.fixture
+def browser():
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                f"--window-size={WIDTH},{HEIGHT}", "--lang=en-US", "--force-device-scale-factor=1"):
+        opts.add_argument(arg)
+    opts.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": WIDTH, "height": HEIGHT,
+                                                                        "pixelRatio": 2.0}})
+    drv = webdriver.Chrome(service=Service(executable_path=DRIVER), options=opts)
+    drv.set_page_load_timeout(30)
+    yield drv
+    drv.quit()
+
+
+def shots(tmp_path) -> Path:
+    where = DOCS if os.environ.get("THOUSAND_SCREENSHOTS") else tmp_path / "shots"
+    where.mkdir(parents=True, exist_ok=True)
+    return where
+
+
+def test_three_players_of_classic_on_a_phone(server, browser, tmp_path):
+    out = shots(tmp_path)
+    wait = WebDriverWait(browser, 20)
+    b = browser
+    b.get(server + "/")
+    b.execute_script("localStorage.setItem('thousand.lang', 'en')")
+    b.get(server + "/")
+    wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#rules option[value=classic]")))
+
+    def css(sel):
+        return b.find_element(By.CSS_SELECTOR, sel)
+
+    def no_sideways_scroll():
+        assert b.execute_script("return document.documentElement.scrollWidth") <= WIDTH
+
+    # a new game: classic, three players
+    css("#rules option[value=classic]").click()
+    names = b.find_elements(By.CSS_SELECTOR, "#names input")
+    assert len(names) == 3
+    for field, name in zip(names, ("Ann", "Bob", "Cat")):
+        field.send_keys(name)
+    no_sideways_scroll()
+    b.save_screenshot(str(out / "web-new-game.png"))
+    css("#start-game").click()
+    wait.until(lambda d: "#game=" in d.current_url)
+    wait.until(EC.text_to_be_present_in_element((By.ID, "where"), "Ann to play"))
+    game_url = b.current_url
+
+    def tap(*faces):
+        for f in faces:
+            css(f"#faces button[data-face='{f}']").click()
+        wait.until(EC.element_to_be_clickable((By.ID, "roll")))
+        css("#roll").click()
+
+    def where(text):
+        wait.until(EC.text_to_be_present_in_element((By.ID, "where"), text))
+
+    # Ann: three ones (100) and stop; the stop button is off until the bank is allowed
+    assert not css("#stop").is_enabled()
+    tap(1, 1, 1, 2, 3)
+    where("turn total 100")
+    # advice: a bar for every option, the method named
+    css("#advice-btn").click()
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#advice .bar-row")) == 2)
+    assert css("#advice h3").text.startswith("advice (APPROXIMATION: race policy")
+    assert "expected turns" in css("#advice .bar-row.best").text
+    no_sideways_scroll()
+    b.execute_script("window.scrollTo(0, document.getElementById('where').offsetTop - 70)")
+    b.save_screenshot(str(out / "web-advice.png"))
+    css("#stop").click()
+    where("Bob to play")
+    rows = b.find_elements(By.CSS_SELECTOR, "#sheet tbody tr")
+    assert [r.find_elements(By.TAG_NAME, "td")[2].text for r in rows] == ["100", "0", "0"]
+    # Bob: nothing scores
+    tap(2, 3, 4, 6, 6)
+    where("Cat to play")
+    assert "bust" in css("#messages").text
+    # Cat: 1,5,5 for 20, not opened: stop is refused, with the reason
+    tap(1, 5, 5, 2, 3)
+    where("turn total 20")
+    assert not css("#stop").is_enabled() and "not opened yet" in css("#stop-why").text
+    # advice where only rolling is allowed: one bar, and the reason
+    css("#advice-btn").click()
+    wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#advice .bar-row")))
+    assert len(b.find_elements(By.CSS_SELECTOR, "#advice .bar-row")) == 1
+    assert "cannot stop: not opened yet" in css("#advice").text
+    # undo Cat's roll
+    css("#undo").click()
+    where("Cat to play: roll 5 dice")
+    # reload: the game is resumed from the server
+    b.get(game_url)
+    where("Cat to play: roll 5 dice")
+    rows = b.find_elements(By.CSS_SELECTOR, "#sheet tbody tr")
+    assert [r.find_elements(By.TAG_NAME, "td")[2].text for r in rows] == ["100", "0", "0"]
+    # the program throws for Cat
+    css("#roll-for-me").click()
+    wait.until(lambda d: "Cat rolls" in css("#messages").text)
+    # Russian
+    css("#lang").click()
+    wait.until(EC.text_to_be_present_in_element((By.ID, "undo"), "Отменить"))
+    assert "Cat" in css("#where").text
+    no_sideways_scroll()
+    b.save_screenshot(str(out / "web-russian.png"))
+    # a second tab: a game of its own, not mixed with the first
+    b.switch_to.new_window("tab")
+    b.get(server + "/")
+    wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#rules option[value=pig]")))
+    css("#rules option[value=pig]").click()
+    b.find_element(By.CSS_SELECTOR, "#names .name button").click()   # two players
+    css("#start-game").click()
+    wait.until(lambda d: "#game=" in d.current_url and d.current_url != game_url)
+    wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#faces button[data-face='6']")))
+    assert len(b.find_elements(By.CSS_SELECTOR, "#sheet tbody tr")) == 2
+    b.switch_to.window(b.window_handles[0])
+    b.refresh()
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#sheet tbody tr")) == 3)
