@@ -1,0 +1,59 @@
+"""The N-player solver (thousand.nplayer) on three-player Pig: states, time, peak memory,
+the certificate (the largest gain of a deviation) and the mixed states, per goal; two
+players beside it against the duel solver, in the same run.
+
+    python bench/bench_nplayer.py [--goals 20 50 100] [--players 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+from pathlib import Path
+
+try:
+    import thousand  # noqa: F401
+except ImportError:  # run from a source checkout without installing
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from thousand.duel import solve_duel  # noqa: E402
+from thousand.game import Moves  # noqa: E402
+from thousand.nplayer import NPlayerError, solve_nplayer  # noqa: E402
+from thousand.rules import load_ruleset  # noqa: E402
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--goals", type=int, nargs="+", default=[20, 50, 100])
+    ap.add_argument("--players", type=int, default=3)
+    a = ap.parse_args()
+    for goal in a.goals:
+        rs = load_ruleset("pig", (f"goal={goal}",))
+        t0 = time.perf_counter()
+        two = solve_nplayer(rs, 2)
+        t2 = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        duel = solve_duel(rs)
+        td = time.perf_counter() - t0
+        i0 = duel.model.space.lookup(Moves(rs).initial())
+        print(f"pig goal {goal}, 2 players: N-player solver {t2:.2f} s, duel solver {td:.2f} s, "
+              f"P(first) {two.start[0]:.12f} and {float(duel.P[i0, i0]):.12f}")
+        t0 = time.perf_counter()
+        try:
+            sol = solve_nplayer(rs, a.players)
+        except NPlayerError as exc:
+            print(f"pig goal {goal}, {a.players} players: REFUSED after {time.perf_counter() - t0:.1f} s: {exc}")
+            continue
+        print(f"pig goal {goal}, {a.players} players: {len(sol.space) ** a.players:,} states, "
+              f"{sol.seconds:.1f} s, peak {peak_mb():.0f} MB, certificate {sol.certificate:.1e}, "
+              f"mixed states {len(sol.mixed)}, seats {', '.join(f'{v:.6f}' for v in sol.start)}")
+
+
+if __name__ == "__main__":
+    main()
