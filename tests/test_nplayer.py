@@ -73,7 +73,7 @@ def test_three_players_of_small_pig_against_value_iteration(goal, faces):
     assert sol.certificate <= 1e-9
 
 
-@pytest.mark.parametrize("goal", [20, 50])
+@pytest.mark.parametrize("goal", [20, pytest.param(50, marks=pytest.mark.heavy)])
 def test_three_player_pig_is_an_equilibrium(goal):
     sol = solve_nplayer(load_ruleset("pig", (f"goal={goal}",)), 3)
     assert np.all(sol.V >= -1e-15) and np.all(sol.V <= 1 + 1e-15)
