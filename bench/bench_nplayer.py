@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 try:
-    import thousand  # noqa: F401  (installed?)
+    import thousand  # noqa: F401
 except ImportError:  # run from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 

@@ -26,13 +26,13 @@ where ``A(s)`` is the value of the turn's banks and instant wins, ``b(s)`` its c
 bust and ``S`` the rotation of a value vector (``(S v)[0] = v[N-1]``). The decisions are
 then the best responses to the mover's bust value ``z(s) = V[sigma(s)][N-1]``, and the two
 steps alternate until no decision changes: a pure equilibrium of the orbit. Where they
-cycle (three-player Pig from a goal of 50 on), :func:`_mix_orbit` searches the movers
-that flip: each either keeps one of its policies (its bust value then lies between that
-policy's breakpoints) or mixes two neighbouring policies at a breakpoint (its bust value is
-then that breakpoint, which fixes the weight); candidates with fewer mixtures come first,
-and each is checked (every mover best-responds). Measured: three-player Pig to 50 settles
-with pure decisions found this way; to 100 one orbit, where all three movers flip, finds
-no candidate yet (docs/solver.md).
+cycle (three-player Pig from a goal of 50 on), :func:`_mix_orbit` lists each mover's
+policies along its bust value with their breakpoints, takes a pure equilibrium of the
+orbit if one exists (every combination solved at once), and otherwise follows smoothed
+best responses to a point near the equilibrium and solves there exactly for the movers
+that mix two neighbouring policies at a breakpoint (the weight that puts the mover's bust
+value on that breakpoint). Several equilibria: the pure one nearest the policies the
+rounds reached, else the one with the fewest mixtures nearest the smoothed point.
 
 The certificate is the largest gain any seat could get by deviating at any decision: for
 every state, the mover's best value by the turn DP against the equilibrium's bust value,
@@ -254,137 +254,184 @@ def _mix_cycling(states, succ, z, V, space, table, m, M1, N, mixed) -> None:
                                  "near the cycle holds)").format(N, int(states[k])))
 
 
+def _policies(sub, r, V, space, table, m, M1, N):
+    """Every decision rule mover ``r`` of an orbit best-responds with, as its bust value
+    runs over [0, 1]: (breakpoints, [(A, b) per policy]) with policy k optimal between
+    breakpoints k-1 and k (found on a grid, then each change bisected to the last bit)."""
+    def at(zr):
+        _own, A, b = _turns(sub[r:r + 1], np.array([zr]), V, space, table, m, M1, N)
+        return A[0], float(b[0])
+
+    def same(p, q):
+        return p[1] == q[1] and np.array_equal(p[0], q[0])
+
+    cuts, pols = [], []
+
+    def refine(a, pa, c, pc):
+        if same(pa, pc):
+            return
+        mid = 0.5 * (a + c)
+        if mid in (a, c):
+            cuts.append(c)
+            pols.append(pc)
+            return
+        pm = at(mid)
+        refine(a, pa, mid, pm)
+        refine(mid, pm, c, pc)
+    grid = np.linspace(0.0, 1.0, 257)
+    ps = [at(g) for g in grid]
+    pols.append(ps[0])
+    for j in range(1, len(grid)):
+        refine(grid[j - 1], ps[j - 1], grid[j], ps[j])
+    return np.array(cuts), pols
+
+
 def _mix_orbit(orbit, states, z, V, space, table, m, M1, N, mixed) -> bool:
     """An equilibrium of one orbit whose best responses cycle (module docstring).
 
-    A mover's best response depends only on its bust value and steps, as that value
-    grows, through policies that risk more; near the cycle each flipping mover has a few
-    breakpoints (found on a grid of 129 bust values around the cycle, then by bisection). A candidate gives every flipping mover either one of its policies (its
-    bust value must then lie between the policy's breakpoints) or a mixture of the two
-    policies at one breakpoint (its bust value must then be that breakpoint); the weights
-    of the mixtures are solved for, the other movers best-respond, and the first candidate
-    that holds is the equilibrium (fewest mixtures first, then nearest the cycle)."""
-    from itertools import product
+    Each mover's best response, as its bust value z grows, steps through a list of
+    policies at breakpoints (:func:`_policies`); a strategy is a position theta along that
+    list (a fraction mixes two neighbours), and the orbit's values are linear-fractional in
+    the mixtures. An equilibrium is a theta whose own bust values put every mover on its
+    staircase: inside its policy's interval, or at the breakpoint where it mixes. The
+    staircases are smoothed by ramps of width eps, the smooth fixed point is followed as
+    eps shrinks to 1e-13, and the exact equilibrium is then solved for the movers found
+    mixing and checked by the turn DP."""
     from scipy import optimize
     L = len(orbit)
     sub = states[orbit]
     succ = np.roll(np.arange(L), -1)
+    lists = [_policies(sub, r, V, space, table, m, M1, N) for r in range(L)]
+    K = [len(p) - 1 for _c, p in lists]
 
-    def policy(r, zr):
-        _own, A, b = _turns(sub[r:r + 1], np.array([zr]), V, space, table, m, M1, N)
-        return A[0], b[0]
+    def strategy(r, th):
+        cuts, pols = lists[r]
+        th = float(np.clip(th, 0.0, K[r]))
+        k = min(int(np.floor(th)), max(K[r] - 1, 0))
+        if K[r] == 0:
+            return pols[0]
+        w = th - k
+        return (1 - w) * pols[k][0] + w * pols[k + 1][0], (1 - w) * pols[k][1] + w * pols[k + 1][1]
 
-    # 1. the cycle of best responses, and the movers that flip in it
-    zz, seen = z[orbit].copy(), []
-    for _k in range(4 * MAX_ROUNDS):
-        own, A, b = _turns(sub, zz, V, space, table, m, M1, N)
+    def zs(theta):
+        A = np.zeros((L, N))
+        b = np.zeros(L)
+        for r in range(L):
+            A[r], b[r] = strategy(r, theta[r])
         vals = _orbit_values(A, b, None, succ, N)
-        seen.append((zz.copy(), b.copy()))
-        zz = vals[succ, N - 1]
-    tail = seen[-2 * MAX_ROUNDS:]
-    flips = [r for r in range(L) if len({float(bb[r]) for _z, bb in tail}) > 1]
-    if not flips:
-        return False
-    # 2. each flipping mover's breakpoints near the cycle, and its policies between them
-    steps = {}
-    for r in flips:
-        lo = min(zq[r] for zq, _b in tail)
-        hi = max(zq[r] for zq, _b in tail)
-        pad = max(hi - lo, 1e-6)
-        grid = np.linspace(max(0.0, lo - pad), min(1.0, hi + pad), 129)
-        pols = [policy(r, g) for g in grid]
-        cuts, found = [], []
-        for j in range(1, len(grid)):
-            if pols[j][1] != pols[j - 1][1]:
-                a, c = grid[j - 1], grid[j]
-                for _k in range(200):
-                    mid = 0.5 * (a + c)
-                    if mid in (a, c):
-                        break
-                    if policy(r, mid)[1] == pols[j - 1][1]:
-                        a = mid
-                    else:
-                        c = mid
-                cuts.append(c)
-                found.append((policy(r, a), policy(r, c)))
-        # policies 0..len(cuts): policy k holds on [cuts[k-1], cuts[k]]
-        pol_list = [pols[0]] + [f[1] for f in found]
-        steps[r] = (cuts, pol_list, grid[0], grid[-1])
+        return vals, vals[succ, N - 1]
 
-    def solve_candidate(choice):
-        """choice[r] = ("pure", k) or ("mix", k): mix policies k and k+1 at cuts[k]."""
-        mix = [r for r in flips if choice[r][0] == "mix"]
+    def stair(r, zr, eps):
+        cuts = lists[r][0]
+        return float(np.sum(np.clip((zr - cuts) / eps + 0.5, 0.0, 1.0)))
 
-        def run(q):
-            zz = z[orbit].copy()
-            for r in flips:
-                cuts = steps[r][0]
-                if choice[r][0] == "mix":
-                    zz[r] = cuts[choice[r][1]]
-            for _k in range(MAX_ROUNDS):
-                own, A, b = _turns(sub, zz, V, space, table, m, M1, N)
-                for r in flips:
-                    kind, k = choice[r]
-                    pols = steps[r][1]
-                    if kind == "pure":
-                        A[r], b[r] = pols[k]
-                    else:
-                        w = float(np.clip(q[mix.index(r)], 0.0, 1.0))
-                        A[r] = w * pols[k][0] + (1 - w) * pols[k + 1][0]
-                        b[r] = w * pols[k][1] + (1 - w) * pols[k + 1][1]
-                vals = _orbit_values(A, b, None, succ, N)
-                z_new = vals[succ, N - 1]
-                if np.max(np.abs(z_new - zz)) <= 1e-15:
-                    return vals, z_new
-                zz = z_new
-            return None, None
+    z0 = z[orbit]
+    theta = np.array([float(np.searchsorted(lists[r][0], z0[r])) for r in range(L)])
+    pure = _pure_equilibria(lists, succ, N, theta)
+    if pure is not None:
+        return _accept(pure.astype(float), [], zs, sub, V, space, table, m, M1, N, mixed)
+    # no pure equilibrium: follow the smoothed staircases (a damped fixed-point iteration,
+    # the ramps narrowing), then solve exactly for the movers left between two policies
+    # (the last width at which the iteration settled is kept: narrower ones get stiff)
+    for eps in 10.0 ** -np.arange(2, 14):
+        th = theta.copy()
+        for _k in range(4000):
+            _v, zz = zs(th)
+            target = np.array([stair(r, zz[r], eps) for r in range(L)])
+            if np.max(np.abs(target - th)) < 1e-12:
+                break
+            th = 0.98 * th + 0.02 * target
+        if np.max(np.abs(target - th)) > 1e-9:
+            break
+        theta = th
+    # exact: near the smoothed point (two policies either side) each mover keeps a policy
+    # or mixes two neighbours at their breakpoint; the combinations are tried, fewest
+    # mixtures first, then nearest the smoothed point
+    from itertools import product
+    lo = np.floor(theta).astype(int)
+    choices = []
+    for r in range(L):
+        ks = range(max(0, lo[r] - 2), min(K[r], lo[r] + 2) + 1)
+        choices.append([("pure", k) for k in ks] + [("mix", k) for k in ks if k + 1 <= K[r]])
 
-        def F(q):
-            vals, zz = run(q)
-            if vals is None:
-                return np.full(len(mix), 1.0)
-            return np.array([zz[r] - steps[r][0][choice[r][1]] for r in mix])
-        q = np.zeros(0)
-        if mix:
-            try:
-                if len(mix) == 1:
-                    f0, f1 = F(np.array([0.0]))[0], F(np.array([1.0]))[0]
-                    if f0 * f1 > 0:
-                        return None
-                    q = np.array([optimize.brentq(lambda w: F(np.array([w]))[0], 0.0, 1.0, xtol=1e-16)])
-                else:
-                    q = optimize.root(F, np.full(len(mix), 0.5), method="hybr", tol=1e-15).x
-            except (ValueError, RuntimeError):
-                return None
-            if not np.all((q >= -1e-12) & (q <= 1 + 1e-12)) or np.max(np.abs(F(q))) > 1e-12:
-                return None
-        vals, zz = run(q)
-        if vals is None:
-            return None
-        # the pure movers' bust values must lie where their policy is a best response
-        for r in flips:
-            kind, k = choice[r]
-            cuts = steps[r][0]
+    def rank(c):
+        return (sum(kind == "mix" for kind, _k in c),
+                sum(abs(k + (0.5 if kind == "mix" else 0.0) - theta[r]) for r, (kind, k) in enumerate(c)))
+    for combo in sorted(product(*choices), key=rank):
+        frac = [r for r, (kind, _k) in enumerate(combo) if kind == "mix"]
+        th = np.array([k for _kind, k in combo], dtype=float)
+
+        def G(w, th=th, frac=frac):
+            t = th.copy()
+            t[frac] += w
+            _v, zz = zs(t)
+            return np.array([zz[r] - lists[r][0][int(th[r])] for r in frac])
+        if frac:
+            w0 = np.clip(theta[frac] - th[frac], 0.01, 0.99)
+            got = optimize.root(G, w0, method="hybr", tol=1e-16)
+            w = got.x
+            if not np.all((w > -1e-12) & (w < 1 + 1e-12)) or np.max(np.abs(G(np.clip(w, 0, 1)))) > 1e-12:
+                continue
+            th = th.copy()
+            th[frac] += np.clip(w, 0.0, 1.0)
+        _v, zz = zs(th)
+        inside = True
+        for r, (kind, k) in enumerate(combo):
             if kind == "pure":
-                lo = cuts[k - 1] if k > 0 else -np.inf
-                hi = cuts[k] if k < len(cuts) else np.inf
-                if not (lo - 1e-13 <= zz[r] <= hi + 1e-13):
-                    return None
-        own, _A, _b = _turns(sub, zz, V, space, table, m, M1, N)
-        if np.max(own - vals[:, 0]) > CERTIFICATE:
-            return None
-        return vals, {int(sub[r]): float(np.clip(w, 0, 1)) for r, w in zip(mix, q)}
-
-    options = {r: [("pure", k) for k in range(len(steps[r][1]))] + [("mix", k) for k in range(len(steps[r][0]))]
-               for r in flips}
-    cands = sorted(product(*(options[r] for r in flips)), key=lambda c: sum(kind == "mix" for kind, _k in c))
-    for cand in cands:
-        got = solve_candidate(dict(zip(flips, cand)))
-        if got is not None:
-            V[sub] = got[0]
-            mixed.update(got[1])
+                cuts = lists[r][0]
+                a = cuts[k - 1] if k > 0 else -np.inf
+                c = cuts[k] if k < len(cuts) else np.inf
+                inside &= bool(a - 1e-13 <= zz[r] <= c + 1e-13)
+        if inside and _accept(th, frac, zs, sub, V, space, table, m, M1, N, mixed):
             return True
     return False
+
+
+def _accept(th, frac, zs, sub, V, space, table, m, M1, N, mixed) -> bool:
+    """Store the orbit's values for strategies ``th`` if every mover's best value against
+    its bust value (the turn DP) is its value in the orbit."""
+    vals, zz = zs(th)
+    own, _A, _b = _turns(sub, zz, V, space, table, m, M1, N)
+    if np.max(own - vals[:, 0]) > CERTIFICATE:
+        return False
+    V[sub] = vals
+    for r in frac:
+        mixed[int(sub[r])] = float(th[r] - np.floor(th[r]))
+    return True
+
+
+def _pure_equilibria(lists, succ, N, near, limit: int = 2_000_000):
+    """The pure equilibrium of an orbit nearest (in policy positions) to ``near``, or None:
+    every combination of the movers' policies is solved in closed form at once and kept
+    when each mover's bust value lies in its policy's interval."""
+    L = len(lists)
+    sizes = [len(p) for _c, p in lists]
+    if int(np.prod(sizes)) > limit:
+        return None
+    idx = np.indices(sizes).reshape(L, -1)                       # (L, C) policy of each mover
+    A = np.stack([np.array([p[0] for p in lists[r][1]])[idx[r]] for r in range(L)])   # (L, C, N)
+    b = np.stack([np.array([p[1] for p in lists[r][1]])[idx[r]] for r in range(L)])   # (L, C)
+    ok = np.ones(idx.shape[1], bool)
+    for r in range(L):
+        # the value of the state after mover r's bust, seen from r+1: the closed form at succ[r]
+        # (N steps go round an orbit shorter than N until the players are back in place)
+        num = np.zeros((idx.shape[1], N))
+        prod = np.ones(idx.shape[1])
+        row = succ[r]
+        for j in range(N):
+            num += prod[:, None] * np.roll(A[row], j, axis=-1)
+            prod = prod * b[row]
+            row = succ[row]
+        zr = num[:, N - 1] / (1.0 - prod)
+        cuts = lists[r][0]
+        lo = np.concatenate([[-np.inf], cuts])[idx[r]]
+        hi = np.concatenate([cuts, [np.inf]])[idx[r]]
+        ok &= (zr >= lo - 1e-13) & (zr <= hi + 1e-13)
+    found = np.flatnonzero(ok)
+    if not len(found):
+        return None
+    dist = np.abs(idx[:, found] - np.asarray(near)[:, None]).sum(axis=0)
+    return idx[:, found[np.argmin(dist)]]
 
 
 def certificate(V: np.ndarray, space, table, m: int, N: int) -> float:
