@@ -536,6 +536,7 @@ class Advisors:
         self.rs, self.mode, self.tables_dir = rs, mode, tables_dir
         self.solver = solver or _solve_here
         self._sol: dict = {}
+        self._players: int | None = None
 
     def _solution(self, objective: str):
         if objective not in self._sol:
@@ -547,8 +548,10 @@ class Advisors:
         from .tables import find_table
         if "duel" in self._sol or find_table(self.rs, "duel", self.tables_dir) is not None:
             return True, ""
-        from .states import build_state_space
-        n = len(build_state_space(self.rs, opponents=True))
+        if self._players is None:   # counted once (a second for classic)
+            from .states import build_state_space
+            self._players = len(build_state_space(self.rs, opponents=True))
+        n = self._players
         if n <= (SMALL_DUEL_EQUAL_TURNS if self.rs.equal_turns else SMALL_DUEL):
             return True, ""
         return False, _("the duel table of these rules is not solved yet ({n} player states: minutes to "
