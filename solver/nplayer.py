@@ -204,42 +204,49 @@ def _orbit_values(A: np.ndarray, b: np.ndarray, pos: np.ndarray, succ: np.ndarra
 
 
 def _solve_level(states, digits, V, space, table, m, M1, N, mixed) -> int:
+    """One level: best-response rounds on the orbits not yet settled (an orbit settles when
+    its decisions repeat and its bust values stop moving), then :func:`_mix_orbit` for the
+    orbits still cycling after :data:`MAX_ROUNDS` rounds. Returns the rounds taken."""
     states = np.sort(states)
     n = len(states)
-    pos = {int(s): k for k, s in enumerate(states)}
     sig = _rotate(states, m, M1, states // M1)              # bust: the mover keeps its state
     succ = np.searchsorted(states, sig)
     assert np.array_equal(states[succ], sig)
+    # each state's orbit, named by its smallest member (orbits are closed under succ)
+    orb, cur = np.arange(n), succ.copy()
+    for _k in range(N - 1):
+        orb, cur = np.minimum(orb, cur), succ[cur]
     z = np.full(n, 1.0 / N)
-    last_b = None
-    history: list[np.ndarray] = []
-    for rounds in range(1, MAX_ROUNDS + 1):
-        own, A, b = _turns(states, z, V, space, table, m, M1, N)
-        vals = _orbit_values(A, b, pos, succ, N)
+    A, b = np.zeros((n, N)), np.zeros(n)
+    last_b = np.full(n, np.nan)
+    active = np.ones(n, bool)
+    rounds = 0
+    while active.any() and rounds < MAX_ROUNDS:
+        rounds += 1
+        idx = np.flatnonzero(active)
+        _own, A[idx], b[idx] = _turns(states[idx], z[idx], V, space, table, m, M1, N)
+        vals = _orbit_values(A, b, None, succ, N)
         z_new = vals[succ, N - 1]
-        if last_b is not None and np.array_equal(b, last_b) and np.max(np.abs(z_new - z)) <= 1e-15:
-            V[states] = vals
-            return rounds
-        history.append(b.copy())
-        last_b = b
-        z = z_new
-    # some orbits cycle: settle the ones that did settle, mix in the others
-    own, A, b = _turns(states, z, V, space, table, m, M1, N)
-    vals = _orbit_values(A, b, pos, succ, N)
-    V[states] = vals
-    _mix_cycling(states, succ, z, V, space, table, m, M1, N, mixed)
-    return MAX_ROUNDS
+        still = (b != last_b) | (np.abs(z_new - z) > 1e-15)
+        moving = np.zeros(n, bool)
+        np.logical_or.at(moving, orb, still & active)
+        settled = active & ~moving[orb]
+        V[states[settled]] = vals[settled]
+        last_b, z = b.copy(), z_new
+        active &= ~settled
+    if active.any():
+        V[states[active]] = vals[active]
+        _mix_cycling(states, succ, z, V, space, table, m, M1, N, mixed, np.flatnonzero(active))
+    return rounds
 
 
-def _mix_cycling(states, succ, z, V, space, table, m, M1, N, mixed) -> None:
-    """Every orbit of the level whose best responses do not settle: :func:`_mix_orbit`."""
+def _mix_cycling(states, succ, z, V, space, table, m, M1, N, mixed, candidates) -> None:
+    """Every orbit among ``candidates`` (rows of the level) whose best responses do not
+    settle: :func:`_mix_orbit`."""
     vals = V[states]
     z_now = vals[succ, N - 1]
-    own, A, b = _turns(states, z_now, V, space, table, m, M1, N)
-    gain = own - vals[:, 0]
-    bad = np.flatnonzero(np.abs(gain) > CERTIFICATE)
-    if not len(bad):
-        return
+    own, _A, _b = _turns(states[candidates], z_now[candidates], V, space, table, m, M1, N)
+    bad = candidates[np.abs(own - vals[candidates, 0]) > CERTIFICATE]
     done = set()
     for k in bad:
         if k in done:
