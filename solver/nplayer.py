@@ -140,7 +140,7 @@ def solve_nplayer(rs: Ruleset, players: int = 3, progress=None) -> NPlayerSoluti
     order = np.argsort(-level, kind="stable")
     bounds = np.flatnonzero(np.diff(level[order])) + 1
     for lvl_states in np.split(order, bounds):
-        r = _solve_level(lvl_states, digits, V, space, table, m, M1, N, mixed)
+        r = _solve_level(lvl_states, V, space, table, m, M1, N, mixed)
         rounds_all = max(rounds_all, r)
         if progress:
             progress(int(level[lvl_states[0]]), r)
@@ -188,9 +188,9 @@ def _turns(states: np.ndarray, z: np.ndarray, V: np.ndarray, space, table, m: in
     return own, A, b
 
 
-def _orbit_values(A: np.ndarray, b: np.ndarray, pos: np.ndarray, succ: np.ndarray, N: int) -> np.ndarray:
-    """Closed-form values of a level's orbits for fixed decisions (module docstring):
-    ``pos`` maps a state's flat index to its row, ``succ[row]`` is the row of sigma(s)."""
+def _orbit_values(A: np.ndarray, b: np.ndarray, succ: np.ndarray, N: int) -> np.ndarray:
+    """Closed-form values of orbits for fixed decisions (module docstring): row ``r`` holds
+    a state's A and b, ``succ[r]`` is the row of sigma(s)."""
     n = len(A)
     num = np.zeros((n, N))
     prod = np.ones(n)
@@ -203,7 +203,7 @@ def _orbit_values(A: np.ndarray, b: np.ndarray, pos: np.ndarray, succ: np.ndarra
         return num / (1.0 - prod)[:, None]
 
 
-def _solve_level(states, digits, V, space, table, m, M1, N, mixed) -> int:
+def _solve_level(states, V, space, table, m, M1, N, mixed) -> int:
     """One level: best-response rounds on the orbits not yet settled (an orbit settles when
     its decisions repeat and its bust values stop moving), then :func:`_mix_orbit` for the
     orbits still cycling after :data:`MAX_ROUNDS` rounds. Returns the rounds taken."""
@@ -225,7 +225,7 @@ def _solve_level(states, digits, V, space, table, m, M1, N, mixed) -> int:
         rounds += 1
         idx = np.flatnonzero(active)
         _own, A[idx], b[idx] = _turns(states[idx], z[idx], V, space, table, m, M1, N)
-        vals = _orbit_values(A, b, None, succ, N)
+        vals = _orbit_values(A, b, succ, N)
         z_new = vals[succ, N - 1]
         still = (b != last_b) | (np.abs(z_new - z) > 1e-15)
         moving = np.zeros(n, bool)
@@ -325,7 +325,7 @@ def _mix_orbit(orbit, states, z, V, space, table, m, M1, N, mixed) -> bool:
         b = np.zeros(L)
         for r in range(L):
             A[r], b[r] = strategy(r, theta[r])
-        vals = _orbit_values(A, b, None, succ, N)
+        vals = _orbit_values(A, b, succ, N)
         return vals, vals[succ, N - 1]
 
     def stair(r, zr, eps):
