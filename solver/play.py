@@ -46,9 +46,14 @@ def _faces(dice) -> str:
     return ",".join(map(str, dice))
 
 
+def keep_label(points: int, dice) -> str:
+    """One set-aside in words: "keep 1,5 (+15)"."""
+    return _("keep {dice} (+{points})").format(dice=_faces(dice), points=points)
+
+
 def _keeps(options) -> str:
     """The set-asides a roll allows, in words: "keep 1,5 (+15); keep 1 (+10)"."""
-    return "; ".join(_("keep {dice} (+{points})").format(dice=_faces(d), points=p) for p, d in options)
+    return "; ".join(keep_label(p, d) for p, d in options)
 
 
 class Turn:

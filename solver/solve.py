@@ -409,8 +409,9 @@ def turn_seconds(rs: Ruleset, rows: int) -> float:
 def estimate(rs: Ruleset, objective: str) -> dict:
     """What a solve of ``objective`` will cost, known before it starts.
 
-    The race: a lower bound on the player states (every playable score with its
-    counters) and a rough time. The duel: the player states themselves (the closure of
+    ``seconds`` is always a (low, high) pair. The race: a lower bound on the player
+    states (every playable score with its counters) and a rough time (low = high; 0 for
+    objectives that take no noticeable time). The duel: the player states themselves (the closure of
     the seeds under every turn end and every opponent's move, cut off, with
     ``exceeded`` set, as soon as their pairs pass the solver's limit), the pairs and
     bytes of the values, and ``seconds``, a (low, high) range from one turn DP timed now
@@ -435,10 +436,8 @@ def estimate(rs: Ruleset, objective: str) -> dict:
                    seconds=(pairs * one * low, pairs * one * high))
         return out
     n = len(seeds(Moves(rs)))
-    out = {"player_states": n}
-    if objective == "race":
-        out.update(seconds=n * rows / 2 * 100 / RACE_STATE_ROWS_PER_S)
-    return out
+    race = n * rows / 2 * 100 / RACE_STATE_ROWS_PER_S if objective == "race" else 0.0
+    return {"player_states": n, "seconds": (race, race)}
 
 
 def _has_penalties(rs: Ruleset) -> bool:
@@ -464,8 +463,7 @@ def _check_size(rs: Ruleset, objective: str, progress: bool) -> dict:
                            "({mb} MB)").format(name=rs.name, n=est["player_states"], pairs=est["pairs"], seats=seats,
                                                values=est["bytes"] // 8, gib=est["bytes"] / 2**30,
                                                top=est["max_pairs"], mb=8 * est["max_pairs"] // 10**6))
-    seconds = est.get("seconds", 0.0)
-    low, high = seconds if isinstance(seconds, tuple) else (seconds, seconds)
+    low, high = est["seconds"]
     est["expected"] = high
     if progress and high > 30:
         when = _when(high) if high < 1.5 * low else f"{_when(low)} to {_when(high)}"

@@ -42,7 +42,7 @@ def po_entries(text: str) -> dict[str, list[str]]:
     """msgid -> its msgstr (or msgstr[k] forms), from the text of a .po file (a reader
     of the subset of the format the catalog uses, written apart from gettext's)."""
     entries: dict[str, list[str]] = {}
-    key, field, cur = None, None, {}
+    field, cur = None, {}
 
     def flush():
         if "msgid" in cur:

@@ -46,7 +46,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from .. import i18n
 from ..errors import Refused, ThousandError
 from ..i18n import N_, _
-from ..play import Advisors, Game, game_entry
+from ..play import Advisors, Game, game_entry, keep_label
 from ..rules import Ruleset, load_ruleset, preset_names
 from .jobs import Solves, Solving
 from .store import GameStore, UnknownGame
@@ -167,7 +167,7 @@ def state_of(game_id: str, g: Game, messages: list[str] | None = None) -> dict:
         turn = {"player": g.names[g.current], "total": tr.total, "dice": tr.dice,
                 "roll": list(tr.roll) if tr.roll else None,
                 "options": [{"keep": list(d), "points": p,
-                             "label": _("keep {dice} (+{points})").format(dice=",".join(map(str, d)), points=p)}
+                             "label": keep_label(p, d)}
                             for p, d in tr.options],
                 "can_stop": tr.roll is None and why is None, "stop_refusal": why,
                 "compulsory": tr.compulsory}
@@ -253,10 +253,11 @@ def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Sta
         seed = body.get("seed")
         if seed is not None and type(seed) is not int:
             raise HTTPException(400, "seed must be a whole number")
-        rs = load_ruleset(rules, _overrides(body.get("overrides")))
+        overrides = _overrides(body.get("overrides"))
+        rs = load_ruleset(rules, overrides)
         if not isinstance(rs, Ruleset):
             raise HTTPException(400, f"{rules} is not a ruleset of the 1000 family")
-        g = Game(rs, _players(body.get("players")), rules, _overrides(body.get("overrides")), seed)
+        g = Game(rs, _players(body.get("players")), rules, overrides, seed)
         game_id = server.store.create(g)
         return JSONResponse(state_of(game_id, g), status_code=201)
 

@@ -28,8 +28,7 @@ class Job:
     def __init__(self, rs: Ruleset, objective: str, tables_dir: str | None):
         from ..solve import estimate
         self.rs, self.objective, self.tables_dir = rs, objective, tables_dir
-        seconds = estimate(rs, objective).get("seconds", 0.0)
-        self.expected = float(seconds[1] if isinstance(seconds, tuple) else seconds)
+        self.expected = float(estimate(rs, objective)["seconds"][1])
         self.started = time.monotonic()
         self.error: str | None = None
         self.solution = None
