@@ -83,7 +83,8 @@ class Advice:
     def value_label(self) -> str:
         """The name of the options' values, in words: "P(win)", "expected turns", ..."""
         return {"win_probability": _("P(win)"), "expected_turns": _("expected turns"),
-                "expected_points": _("expected points"), "long_run_points": _("points (long run)")}[self.value_name]
+                "expected_points": _("expected points"), "long_run_points": _("points (long run)"),
+                "duel_product": _("product of duel P(win)")}[self.value_name]
 
     def render(self) -> str:
         head = _("{state}; turn total {t}").format(state=self.state, t=self.turn_total)
@@ -93,7 +94,7 @@ class Advice:
         if self.note:
             lines.append(self.note)
         width = max(len(o.label()) for o in self.options)
-        fmt = "{:.6f}" if self.value_name == "win_probability" else "{:.4f}"
+        fmt = "{:.6f}" if self.value_name in ("win_probability", "duel_product") else "{:.4f}"
         name = self.value_label()
         best = _("best")
         for k, o in enumerate(self.options):
@@ -342,6 +343,26 @@ def duel_advisor(solution, opponent: PlayerState, seat: int | None = None) -> Tu
         return vals, vals, bust, np.ones(1)
 
     return TurnAdvisor(solution.rs, "duel", values_of, float, True, "win_probability", horizon=horizon)
+
+
+def product_advisor(solution, opponents: list[PlayerState]) -> TurnAdvisor:
+    """Advice for three players and more by the product of the mover's duel chances
+    against each opponent (:mod:`thousand.approx`, method ``product``): the value of an
+    end is ``prod_j (1 - P(y_j', x'))`` with each opponent after overtaking and push-off as
+    in the duel. An approximation: its values are not win probabilities, its decisions are
+    what it offers (their measured cost is in docs/results.md)."""
+    for y in opponents:
+        solution.state_index(y)
+    if solution.table.values.ndim == 3:
+        raise StateError(_("{0} plays equal turns: the product of duels is for games that end at the first "
+                           "win").format(solution.rs.name))
+
+    def values_of(ends: TurnEnds):
+        vals, bust = duel_end_values(solution, ends, list(opponents))
+        stop = vals.prod(axis=1, keepdims=True)
+        return stop, stop, np.array([bust.prod()]), np.ones(1)
+
+    return TurnAdvisor(solution.rs, "duel", values_of, float, True, "duel_product")
 
 
 def last_turn_advisor(rs: Ruleset, to_beat: int) -> TurnAdvisor:

@@ -264,26 +264,48 @@ def tables_clean(tables_dir: str | None, everything: bool, as_json: bool) -> Non
 @main.command()
 @rules_argument
 @set_option
-@click.option("--objective", type=click.Choice(OBJECTIVES), required=True,
+@click.option("--objective", type=click.Choice(OBJECTIVES), default=None,
               help="turn: the most points one turn banks on average (instant; a bank counts its raw "
                    "total, with no barrel cap and no samosval; a bust, a mid-turn dump and an overshoot "
                    "count 0; an instant win counts the points missing to the goal); race: fewest "
                    "expected turns alone (seconds); duel: two-player win probability (seconds for Pig, "
                    "Farkle and plain, minutes for the 1000 presets); rate: the most points per turn in the "
                    "long run, with the penalty for repeated zero turns (a strategy per zero-turn counter; "
-                   "Farkle family, Pig, plain).")
+                   "Farkle family, Pig, plain). Required unless --players is given.")
+@click.option("--players", "players", type=int, default=None,
+              help="The win probability of every seat for this many players with equilibrium play "
+                   "(3 or more: the exact N-player equilibrium and its certificate; 2 is the duel).")
 @click.option("--method", type=click.Choice(("dp", "policy", "passes", "textbook")), default=None,
               help="How to solve (default: the objective's fastest; duel: policy, passes or textbook, "
                    "all reaching the same values; a stored table is used unless --force).")
 @tables_option
 @click.option("--force", is_flag=True, help="Solve again and replace the stored table (atomically).")
 @json_option
-def solve(rules: str, overrides: tuple[str, ...], objective: str, method: str | None, tables_dir: str | None,
-          force: bool, as_json: bool) -> None:
+def solve(rules: str, overrides: tuple[str, ...], objective: str | None, players: int | None, method: str | None,
+          tables_dir: str | None, force: bool, as_json: bool) -> None:
     """Solve a ruleset for an objective and print the value of the initial state."""
+    from .errors import StateError
     from .solve import solve as solve_rules
     rs = _ruleset(rules, overrides)
     t0 = time.perf_counter()
+    if players is not None and players < 2:
+        raise StateError(_("--players must be at least 2, not {0}").format(players))
+    if players is not None and players > 2:
+        if objective not in (None, "duel") or method is not None:
+            raise StateError(_("--players {0} solves the win probabilities of {0} seats: it takes neither "
+                               "--objective {1} nor --method").format(players, objective or method))
+        from .players import solve_players
+        res = solve_players(rs, players, tables_dir, force=force, progress=True)
+        data = {"ruleset": rs.name, "ruleset_hash": rs.hash, "objective": "win", **res.summary(),
+                "seconds": round(time.perf_counter() - t0, 6)}
+        _emit(data, as_json, res.describe())
+        return
+    if players == 2:
+        if objective not in (None, "duel"):
+            raise StateError(_("--players 2 is the duel: it takes no --objective {0}").format(objective))
+        objective = "duel"
+    if objective is None:
+        raise StateError(_("say what to solve: --objective turn|race|duel|rate, or --players N"))
     res = solve_rules(rs, objective, method=method, tables=tables_dir, force=force, progress=True)
     data = {"ruleset": rs.name, "ruleset_hash": rs.hash, "objective": objective}
     data.update(res.summary())
@@ -294,26 +316,28 @@ def solve(rules: str, overrides: tuple[str, ...], objective: str, method: str | 
 # --------------------------------------------------------------------------- advise
 
 
-def _counter_options(prefix: str, who_has: str, whose: str):
-    """Click options for one player's score and counters (``--me``/``--opp``): ``who_has``
-    ("You have"), ``whose`` ("Your") word the help."""
+COUNTERS = (("bolts", "bolts"), ("falls", "barrel falls so far"), ("pit_tries", "failed turns in the current pit"),
+            ("pit_entry", "score before entering the current pit"), ("barrel_tries", "failed turns on the barrel"),
+            ("barrel_entry", "score before climbing the barrel"), ("overshoots", "overshoots of an exact barrel"))
+
+
+def _counter_options(prefix: str):
+    """Click options for the counters of ``--me`` (no prefix) or of the opponents
+    (``--opp-...``, one value per ``--opp`` in the same order)."""
     p = f"--{prefix}-" if prefix else "--"
     dest = f"{prefix}_" if prefix else ""
-    opts = [
-        click.option(f"{p}unopened", f"{dest}unopened", is_flag=True, help=f"{who_has} not opened yet."),
-        click.option(f"{p}bolts", f"{dest}bolts", type=int, default=0, show_default=True, help=f"{whose} bolts."),
-        click.option(f"{p}falls", f"{dest}falls", type=int, default=0, help=f"{whose} barrel falls so far."),
-        click.option(f"{p}pit-tries", f"{dest}pit_tries", type=int, default=0,
-                     help=f"{whose} failed turns in the current pit."),
-        click.option(f"{p}pit-entry", f"{dest}pit_entry", type=int, default=None,
-                     help=f"{whose} score before entering the current pit."),
-        click.option(f"{p}barrel-tries", f"{dest}barrel_tries", type=int, default=0,
-                     help=f"{whose} failed turns on the barrel."),
-        click.option(f"{p}barrel-entry", f"{dest}barrel_entry", type=int, default=None,
-                     help=f"{whose} score before climbing the barrel."),
-        click.option(f"{p}overshoots", f"{dest}overshoots", type=int, default=0,
-                     help=f"{whose} overshoots of an exact barrel."),
-    ]
+    if prefix:
+        opts = [click.option(f"{p}unopened", f"{dest}unopened", type=int, multiple=True, metavar="K",
+                             help="Opponent K (1 = the next to move) has not opened yet; repeat for several.")]
+        opts += [click.option(f"{p}{name.replace('_', '-')}", f"{dest}{name}", type=int, multiple=True,
+                              help=f"The opponents' {what}, one per --opp in the same order (default 0).")
+                 for name, what in COUNTERS]
+    else:
+        opts = [click.option("--unopened", "unopened", is_flag=True, help="You have not opened yet.")]
+        opts += [click.option(f"--{name.replace('_', '-')}", name, type=int,
+                              default=None if name.endswith("entry") else 0,
+                              show_default=not name.endswith("entry"), help=f"Your {what}.")
+                 for name, what in COUNTERS]
 
     def deco(f):
         for o in reversed(opts):
@@ -322,12 +346,34 @@ def _counter_options(prefix: str, who_has: str, whose: str):
     return deco
 
 
-def _player(rs: Ruleset, score: int, kw: dict, prefix: str = ""):
+def _player(rs: Ruleset, score: int, kw: dict):
+    """The mover's state from ``--me`` and its counters."""
     from .game import Moves, PlayerState
-    g = lambda k: kw.pop(f"{prefix}_{k}" if prefix else k)  # noqa: E731
+    g = kw.pop
     x = PlayerState(score, not g("unopened"), g("bolts"), g("pit_tries"), g("pit_entry") or 0,
                     g("barrel_tries"), g("barrel_entry") or 0, g("falls"), g("overshoots"))
     return Moves(rs).check(x)
+
+
+def _opponents(rs: Ruleset, scores: tuple[int, ...], kw: dict) -> list:
+    """The opponents' states from ``--opp`` (in the order they move next) and the
+    ``--opp-...`` counters, matched by position."""
+    from .errors import StateError
+    from .game import Moves, PlayerState
+    n = len(scores)
+    per = {}
+    for name, _what in COUNTERS:
+        vals = kw.pop(f"opp_{name}")
+        if len(vals) > n:
+            raise StateError(_("--opp-{0} is given {1} times for {2} opponents (--opp)").format(
+                name.replace("_", "-"), len(vals), n))
+        per[name] = list(vals) + [0] * (n - len(vals))
+    unopened = set(kw.pop("opp_unopened"))
+    if unopened - set(range(1, n + 1)):
+        raise StateError(_("--opp-unopened K names opponent 1 to {0} (the order of --opp)").format(n))
+    return [Moves(rs).check(PlayerState(s, k + 1 not in unopened, per["bolts"][k], per["pit_tries"][k],
+                                        per["pit_entry"][k], per["barrel_tries"][k], per["barrel_entry"][k],
+                                        per["falls"][k], per["overshoots"][k])) for k, s in enumerate(scores)]
 
 
 @main.command()
@@ -338,9 +384,11 @@ def _player(rs: Ruleset, score: int, kw: dict, prefix: str = ""):
                    "(default: duel when --opp is given, else race); rate: the most points per turn in "
                    "the long run (--me-bolts: your zero turns in a row).")
 @click.option("--me", "me", type=int, required=True, help="Your banked score.")
-@_counter_options("", "You have", "Your")
-@click.option("--opp", "opp", type=int, default=None, help="The opponent's banked score (duel).")
-@_counter_options("opp", "The opponent has", "The opponent's")
+@_counter_options("")
+@click.option("--opp", "opp", type=int, multiple=True,
+              help="An opponent's banked score (duel); repeat for each opponent of a game of three or more, "
+                   "in the order they move after you.")
+@_counter_options("opp")
 @click.option("--seat", type=click.Choice(("first", "second")), default=None,
               help="equal_turns rulesets (duel): whether you move first or second in each round; required "
                    "there, an error elsewhere.")
@@ -354,32 +402,54 @@ def _player(rs: Ruleset, score: int, kw: dict, prefix: str = ""):
               help="The roll to set aside from, e.g. 1,5,5,2,3.")
 @tables_option
 @json_option
-def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: int, opp: int | None,
+def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: int, opp: tuple[int, ...],
            seat: str | None, to_beat: int | None, turn_total: int,
            dice: int | None, roll_text: str | None, tables_dir: str | None, as_json: bool, **kw) -> None:
     """Roll or stop, and which dice to keep, with the value of every option.
 
     With an equal_turns ruleset the duel needs your seat (--seat first|second);
     in the last turn of a round, after the first player finished with F, give
-    --to-beat F instead of --opp (a tie counts 1/2)."""
+    --to-beat F instead of --opp (a tie counts 1/2). With two opponents or more
+    (--opp S --opp S ..., in the order they move after you): the exact equilibrium
+    where it exists or is cheap, else the best measured approximation, labelled."""
     from .advisor import duel_advisor, last_turn_advisor, race_advisor
     from .errors import StateError
+    from .game import Moves
     from .scoring import parse_roll
     from .solve import solve_objective
     rs = _ruleset(rules, overrides)
-    objective = objective or ("duel" if opp is not None or to_beat is not None else "race")
+    objective = objective or ("duel" if opp or to_beat is not None else "race")
     if (seat or to_beat is not None) and not rs.equal_turns:
         raise StateError(_("--seat and --to-beat apply to equal_turns rulesets only; {name} ends at the "
                            "first win").format(name=rs.name))
     if objective == "race" and (seat or to_beat is not None):
         raise StateError(_("--seat and --to-beat are for the duel; the race has no seats"))
-    if to_beat is not None and (seat == "first" or opp is not None):
+    if to_beat is not None and (seat == "first" or opp):
         raise StateError(_("--to-beat F is the second player's last turn: it takes neither --seat first nor --opp"))
     x = _player(rs, me, kw)
-    y = _player(rs, opp, kw, "opp") if opp is not None else None
-    if y is not None:
-        from .game import Moves
+    ys = _opponents(rs, opp, kw)
+    for y in ys:
         Moves(rs).check_pair(x, y)
+    y = ys[0] if ys else None
+    if len(ys) > 1 and objective == "duel":
+        if rs.equal_turns:
+            raise StateError(_("{name} plays equal turns: advice for three players or more is the race "
+                               "(--objective race)").format(name=rs.name))
+        roll = parse_roll(roll_text, rs) if roll_text is not None else None
+        from .engine import TurnRules
+        from .play import Advisors
+        engine = TurnRules(rs)
+        engine.check_reachable(engine.state(x, turn_total, dice, roll))
+        label = "; ".join([_("you: {me}").format(me=x.describe(rs))] + [
+            _("opponent {k}: {opp}").format(k=k + 1, opp=o.describe(rs)) for k, o in enumerate(ys)])
+        parts = Advisors(rs, "auto", tables_dir).several(x, ys, turn_total, dice, roll, label)
+        if as_json:
+            click.echo(json.dumps({"ruleset": rs.name, "ruleset_hash": rs.hash, "players": len(ys) + 1,
+                                   "advice": [{"method": h, "exact": e, **(a.to_json() if a else {})}
+                                              for h, a, e in parts]}))
+        else:
+            click.echo("\n".join(h + ("\n" + a.render() if a is not None else "") for h, a, _e in parts))
+        return
     if objective == "duel" and y is None and to_beat is None:
         raise StateError(_("the duel needs the opponent's score: --opp S"))
     if objective == "duel" and rs.equal_turns and seat is None and to_beat is None:

@@ -113,10 +113,9 @@ def check_supported(rs: Ruleset, players: int) -> None:
                              "this ruleset has {1}").format(rs.name, ", ".join(why)))
 
 
-def solve_nplayer(rs: Ruleset, players: int = 3, progress=None) -> NPlayerSolution:
-    """The equilibrium of ``rs`` for ``players`` seats (see the module docstring)."""
-    check_supported(rs, players)
-    t0 = time.perf_counter()
+def check_size(rs: Ruleset, players: int) -> int:
+    """The player states of ``rs``, after refusing in one line a game too large to hold or
+    one whose turns this solver does not model (before any value is allocated)."""
     space = build_state_space(rs)
     m, N = len(space), players
     if m ** N * N > MAX_VALUES:
@@ -126,6 +125,17 @@ def solve_nplayer(rs: Ruleset, players: int = 3, progress=None) -> NPlayerSoluti
     if np.any(space.bust_idx != np.arange(m)) or any(f.any() for f in space.forced_ok):
         raise NPlayerError(_("{0}: a zero turn or a mid-turn end changes a player here: not solved for N "
                              "players yet").format(rs.name))
+    return m
+
+
+def solve_nplayer(rs: Ruleset, players: int = 3, progress=None) -> NPlayerSolution:
+    """The equilibrium of ``rs`` for ``players`` seats (see the module docstring).
+    ``progress(done, total)`` is called after each level with the states solved so far."""
+    check_supported(rs, players)
+    check_size(rs, players)
+    t0 = time.perf_counter()
+    space = build_state_space(rs)
+    m, N = len(space), players
     table = kernel.roll_table(rs)
     u = rs.unit
     score_units = np.array([x.score // u for x in space.states], dtype=np.int64)
@@ -134,16 +144,19 @@ def solve_nplayer(rs: Ruleset, players: int = 3, progress=None) -> NPlayerSoluti
     # the level (sum of the units of every score) of every state
     digits = np.indices((m,) * N).reshape(N, -1)          # digits[k][s] = x_k
     level = score_units[digits].sum(axis=0)
+    del digits
     V = np.zeros((total, N))
     rounds_all = 0
     mixed: dict = {}
     order = np.argsort(-level, kind="stable")
     bounds = np.flatnonzero(np.diff(level[order])) + 1
+    done = 0
     for lvl_states in np.split(order, bounds):
         r = _solve_level(lvl_states, V, space, table, m, M1, N, mixed)
         rounds_all = max(rounds_all, r)
+        done += len(lvl_states)
         if progress:
-            progress(int(level[lvl_states[0]]), r)
+            progress(done, total)
     cert = certificate(V, space, table, m, N)
     return NPlayerSolution(rs, N, space, V, cert, time.perf_counter() - t0, rounds_all, mixed)
 
@@ -163,28 +176,81 @@ def _turns(states: np.ndarray, z: np.ndarray, V: np.ndarray, space, table, m: in
     for i in np.unique(movers):
         cols = np.flatnonzero(movers == i)
         s = states[cols]
+        W, bank_rows, win_rows = _bank_values(int(i), s % M1, V, space, m, N)
+        stop_val = _stop_values(space, int(i), W[..., 0], bank_rows, win_rows)
+        own[cols], A[cols], b[cols] = _policy_ends(table, space, int(i), stop_val, z[cols], np.ones(len(s)),
+                                                   W, bank_rows, win_rows)
+    return own, A, b
+
+
+def _bank_values(i: int, rest: np.ndarray, V: np.ndarray, space, m: int, N: int, own: bool = False):
+    """The value vectors, seen by the mover (its own chance first), of banking at each
+    total ``t`` for mover ``i`` against the opponents ``rest`` (flat index of the others
+    in the order they move next): ``W`` (B, K, N) over the totals ``bank_rows`` that bank
+    without winning, and ``win_rows`` (the totals that win). ``own``: the mover's chance
+    alone, ``W`` (B, K)."""
+    nxt = space.stop_idx[i]                      # (T+1,) next player state, WIN_INDEX, -2
+    rows = np.flatnonzero(space.stop_ok[i])
+    win_rows = rows[nxt[rows] == WIN_INDEX]
+    bank_rows = rows[nxt[rows] >= 0]
+    # the next state after banking at t: (x_1, ..., x_{N-1}, next(i, t))
+    succ = rest[None, :] * m + nxt[bank_rows][:, None]              # (B, K)
+    if own:
+        return V[succ, N - 1], bank_rows, win_rows
+    return np.roll(V[succ], 1, axis=-1), bank_rows, win_rows
+
+
+def _own_values(states: np.ndarray, z: np.ndarray, V: np.ndarray, space, table, m: int, M1: int, N: int):
+    """The mover's best value in every state against bust values ``z``, and its derivative
+    in ``z`` (the chance of a bust under the best decisions): the turn DP alone, no end
+    distribution."""
+    own, d = np.empty(len(states)), np.empty(len(states))
+    movers = states // M1
+    for i in np.unique(movers):
+        cols = np.flatnonzero(movers == i)
+        W, bank_rows, win_rows = _bank_values(int(i), states[cols] % M1, V, space, m, N, own=True)
+        stop_val = _stop_values(space, int(i), W, bank_rows, win_rows)
         T = int(space.T[i])
-        nxt = space.stop_idx[i]                      # (T+1,) next player state, WIN_INDEX, -2
-        ok = space.stop_ok[i]
-        K = len(s)
-        rows = np.flatnonzero(ok)
-        win_rows = rows[nxt[rows] == WIN_INDEX]
-        bank_rows = rows[nxt[rows] >= 0]
-        # the next state after banking at t: (x_1, ..., x_{N-1}, next(i, t))
-        succ = (s % M1)[None, :] * m + nxt[bank_rows][:, None]          # (B, K)
-        W = np.roll(V[succ], 1, axis=-1)                                # the mover's view: S V[s']
-        stop_val = np.zeros((T + 1, K))
-        stop_val[bank_rows] = W[..., 0]
-        stop_val[win_rows] = 1.0
-        forced = np.zeros(T + 1, np.uint8)
-        fval = np.zeros((T + 1, K))
-        tv = kernel.turn_dp(table, ok, stop_val, forced, fval, z[cols], np.ones(K), full=True)
-        stop_p, _f, bust_p, win_p = kernel.end_distribution(table, ok, stop_val, forced, fval, tv)
-        own[cols] = tv.start
-        a = np.einsum("bk,bkn->kn", stop_p[bank_rows], W)
+        for c in _chunks(len(cols)):
+            tv = kernel.turn_dp(table, space.stop_ok[i], stop_val[:, c], np.zeros(T + 1, np.uint8),
+                                np.zeros((T + 1, 1)), z[cols[c]], np.ones(len(cols[c])), grad=True)
+            own[cols[c]], d[cols[c]] = tv.start, tv.dstart
+    return own, d
+
+
+def _chunks(K: int, size: int = 1024) -> list[slice]:
+    """Column blocks for the turn DP's full tables ((T+2) x (dice+1) values per column):
+    small enough to stay in cache, and to bound their memory."""
+    return [slice(lo, min(lo + size, K)) for lo in range(0, K, size)]
+
+
+def _stop_values(space, i: int, bank: np.ndarray, bank_rows, win_rows, win: float = 1.0) -> np.ndarray:
+    """The (T+1, K) stop values of mover ``i``: ``bank`` (B, K) at the banking totals,
+    ``win`` where banking wins."""
+    stop_val = np.zeros((int(space.T[i]) + 1, bank.shape[1]))
+    stop_val[bank_rows] = bank
+    stop_val[win_rows] = win
+    return stop_val
+
+
+def _policy_ends(table, space, i: int, stop_val, z, w, W, bank_rows, win_rows):
+    """The turn of mover ``i`` played by the decisions that maximise (``stop_val``, bust
+    ``z``, instant win ``w``), valued by the true value vectors ``W`` of its banks: (the
+    maximised value, A, b) -- A the expected value vector of the banks and wins under those
+    decisions, b their chance of a bust. The decider's values and the true ones coincide
+    for the equilibrium; an approximation decides by its own and is valued by the true ones."""
+    T = int(space.T[i])
+    K = len(z)
+    forced = np.zeros(T + 1, np.uint8)
+    ok = space.stop_ok[i]
+    own, A, b = np.empty(K), np.empty((K, W.shape[-1])), np.empty(K)
+    for c in _chunks(K):
+        fval = np.zeros((T + 1, c.stop - c.start))
+        tv = kernel.turn_dp(table, ok, stop_val[:, c], forced, fval, z[c], w[c], full=True)
+        stop_p, _f, bust_p, win_p = kernel.end_distribution(table, ok, stop_val[:, c], forced, fval, tv)
+        a = np.einsum("bk,bkn->kn", stop_p[bank_rows], W[:, c])
         a[:, 0] += stop_p[win_rows].sum(axis=0) + win_p
-        A[cols] = a
-        b[cols] = bust_p
+        own[c], A[c], b[c] = tv.start, a, bust_p
     return own, A, b
 
 
@@ -219,12 +285,21 @@ def _solve_level(states, V, space, table, m, M1, N, mixed) -> int:
     z = np.full(n, 1.0 / N)
     A, b = np.zeros((n, N)), np.zeros(n)
     last_b = np.full(n, np.nan)
+    last_d = np.full(n, np.nan)
     active = np.ones(n, bool)
     rounds = 0
     while active.any() and rounds < MAX_ROUNDS:
         rounds += 1
         idx = np.flatnonzero(active)
-        _own, A[idx], b[idx] = _turns(states[idx], z[idx], V, space, table, m, M1, N)
+        # A and b change only with the decisions: the end distributions are redone where the
+        # chance of a bust under the best decisions moved (a change of decisions that kept it
+        # to the bit and changed the others' values would be a tie for the mover: still a
+        # best response, and the certificate checks every state at the end)
+        _own, d = _own_values(states[idx], z[idx], V, space, table, m, M1, N)
+        redo = idx[d != last_d[idx]]
+        last_d[idx] = d
+        if len(redo):
+            _own, A[redo], b[redo] = _turns(states[redo], z[redo], V, space, table, m, M1, N)
         vals = _orbit_values(A, b, succ, N)
         z_new = vals[succ, N - 1]
         still = (b != last_b) | (np.abs(z_new - z) > 1e-15)
@@ -450,6 +525,70 @@ def certificate(V: np.ndarray, space, table, m: int, N: int) -> float:
     z = V[sig, N - 1]
     worst = 0.0
     for chunk in np.array_split(states, max(1, len(states) // 200_000)):
-        own, _A, _b = _turns(chunk, z[chunk], V, space, table, m, M1, N)
+        own, _d = _own_values(chunk, z[chunk], V, space, table, m, M1, N)
         worst = max(worst, float(np.max(own - V[chunk, 0])))
     return worst
+
+
+class EquilibriumDecider:
+    """The equilibrium's own decisions: the turn DP against the solution's values (a
+    mixed state is played by the kernel's tie rule, one of the two policies it mixes)."""
+
+    name = "equilibrium"
+
+    def __init__(self, sol: NPlayerSolution):
+        self.sol = sol
+
+    def decide(self, i: int, rest: np.ndarray):
+        sol = self.sol
+        m, N = sol.m, sol.players
+        W, bank_rows, win_rows = _bank_values(i, rest, sol.V, sol.space, m, N)
+        stop = _stop_values(sol.space, i, W[..., 0], bank_rows, win_rows)
+        return stop, sol.V[rest * m + i, N - 1], np.ones(len(rest))
+
+
+def evaluate_profile(space, players: int, deciders, table=None) -> np.ndarray:
+    """Exact values of a profile of fixed decisions: ``deciders[k]`` decides every turn of
+    seat ``k`` (one decider: every seat alike). Returns ``V`` (seats, m**N, N): ``V[k][s]``
+    is the value vector (in the order of play from the mover) of state ``s`` with seat
+    ``k`` to move; ``V[0][start]`` lists the seats' chances in seat order. With one decider
+    the seat index is dropped (``seats`` = 1).
+
+    The same levels and orbits as the solver, with decisions that no longer depend on the
+    values: each (seat, state) has its end distribution under its decider's policy, its A
+    and b valued by the profile's values above, and the orbit ``(k, s) -> (k + 1, sigma(s))``
+    in closed form (:func:`_orbit_values`)."""
+    deciders = list(deciders)
+    if len(deciders) not in (1, players):
+        raise ValueError("one decider, or one per seat")
+    seats = 1 if len(deciders) == 1 else players
+    m, N = len(space), players
+    table = table or kernel.roll_table(space.rs)
+    M1, total = m ** (N - 1), m ** N
+    u = space.rs.unit
+    score_units = np.array([x.score // u for x in space.states], dtype=np.int64)
+    level = score_units[np.indices((m,) * N).reshape(N, -1)].sum(axis=0)
+    V = np.zeros((seats, total, N))
+    order = np.argsort(-level, kind="stable")
+    bounds = np.flatnonzero(np.diff(level[order])) + 1
+    for lvl in np.split(order, bounds):
+        lvl = np.sort(lvl)
+        n = len(lvl)
+        sig = np.searchsorted(lvl, _rotate(lvl, m, M1, lvl // M1))
+        A, b = np.zeros((seats * n, N)), np.zeros(seats * n)
+        succ = np.empty(seats * n, dtype=np.int64)
+        for k in range(seats):
+            nk = (k + 1) % seats
+            succ[k * n:(k + 1) * n] = nk * n + sig
+            movers = lvl // M1
+            for i in np.unique(movers):
+                cols = np.flatnonzero(movers == i)
+                rest = lvl[cols] % M1
+                stop, z, w = deciders[k].decide(int(i), rest)
+                W, bank_rows, win_rows = _bank_values(int(i), rest, V[nk], space, m, N)
+                _v, A[k * n + cols], b[k * n + cols] = _policy_ends(table, space, int(i), stop, z, w, W,
+                                                                    bank_rows, win_rows)
+        vals = _orbit_values(A, b, succ, N)
+        for k in range(seats):
+            V[k][lvl] = vals[k * n:(k + 1) * n]
+    return V

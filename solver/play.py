@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from .engine import TurnEnd, TurnRules, TurnState, finish_turn
 from .errors import Refused, StateError, ThousandError
-from .i18n import N_, _, dice_count, ngettext
+from .i18n import N_, _, dice_count
 from .game import PlayerState
 from .rules import Ruleset, load_ruleset
 from .scoring import parse_roll
@@ -532,6 +532,16 @@ def _solve_here(rs: Ruleset, objective: str, tables_dir: str | None):
     return solve_objective(rs, objective, tables_dir, progress=True)
 
 
+def measured_cost(method: str) -> str:
+    """What ``bench/bench_approx.py`` measured an approximation to cost (:func:`thousand.approx.measured`)."""
+    from .approx import measured
+    got = measured().get(method)
+    if not got:
+        return _("its cost not measured")
+    return _("measured: one seat playing it among equilibrium players gives up {low:.4f} to {high:.4f} of a win "
+             "on {where}").format(low=got["loss_low"], high=got["loss_high"], where=got["where"])
+
+
 class Advisors:
     """Advice for the player to move, from the duel and/or race tables (solved on request)."""
 
@@ -567,7 +577,7 @@ class Advisors:
         """The advice for the player to move: (heading, advice, exact) triples, the heading
         naming the method (exact, or which approximation); a heading without advice says why
         a method is missing."""
-        from .advisor import duel_advisor, last_turn_advisor, race_advisor
+        from .advisor import duel_advisor, last_turn_advisor
         if g.over:
             raise Refused(_("the game is over"))
         tr, x, rs = g.turn, g.player, self.rs
@@ -587,6 +597,13 @@ class Advisors:
                 me=me, state=x.describe(rs), other=g.names[1 - g.current], total=F)
             head = _("advice (exact: the last turn, beat {total}; a tie counts 1/2)").format(total=F)
             return [(head, last_turn_advisor(rs, F).advise(x, tr.total, dice, roll, state_label=label), True)]
+        if len(others) > 1 and not rs.equal_turns:
+            # in the order they move next
+            order = [(g.current + k) % len(g.names) for k in range(1, len(g.names))]
+            order = [j for j in order if j in others]
+            label = "; ".join([_("{me}: {state}").format(me=me, state=x.describe(rs))] +
+                              [_("{me}: {state}").format(me=g.names[j], state=g.states[j].describe(rs)) for j in order])
+            return self.several(x, [g.states[j] for j in order], tr.total, dice, roll, label)
         out: list[tuple[str, Advice | None, bool]] = []
         use_duel = self.mode == "duel"
         note = ""
@@ -594,7 +611,7 @@ class Advisors:
             use_duel, note = False, _("the equal_turns duel is a two-player game")
         elif self.mode == "auto":
             use_duel, note = self.duel_available()
-        use_race = self.mode == "race" or (len(others) > 1 and self.mode == "auto") or not use_duel
+        use_race = self.mode == "race" or not use_duel
         if use_duel and others and rs.equal_turns and len(g.names) == 2:
             sol, j = self._solution("duel"), others[0]
             label = _("{me} ({seat} seat): {state}; {other}: {other_state}").format(
@@ -604,28 +621,66 @@ class Advisors:
             out.append((head, duel_advisor(sol, g.states[j], g.current).advise(x, tr.total, dice, roll,
                                                                                state_label=label), True))
         elif use_duel and others and not rs.equal_turns:
-            sol = self._solution("duel")
-            if len(others) == 1:
-                j = others[0]
-                head = _("advice (exact: duel against {other})").format(other=g.names[j])
-            else:
-                j = min(others, key=lambda k: sol.value(x, g.states[k]))
-                rest = ngettext("the other player", "the other {n} players", len(others) - 1).format(
-                    n=len(others) - 1)
-                head = _("advice (APPROXIMATION: a duel against {other}, the strongest opponent "
-                         "— your duel P(win) is lowest against them — ignoring {rest})").format(
-                    other=g.names[j], rest=rest)
-            out.append((head, duel_advisor(sol, g.states[j]).advise(x, tr.total, dice, roll,
-                                                                    state_label=against(j)), len(others) == 1))
+            j = others[0]
+            head = _("advice (exact: duel against {other})").format(other=g.names[j])
+            out.append((head, duel_advisor(self._solution("duel"), g.states[j]).advise(
+                x, tr.total, dice, roll, state_label=against(j)), True))
         elif note:
             out.append((_("(no duel advice: {why})").format(why=note), None, False))
         if use_race:
-            label = _("{me}: {state}").format(me=me, state=x.describe(rs))
-            head = _("advice (APPROXIMATION: race policy — the fewest expected turns to win alone, "
-                     "ignoring the opponents)")
-            out.append((head, race_advisor(self._solution("race")).advise(x, tr.total, dice, roll,
-                                                                          state_label=label), False))
+            out.append(self._race(x, tr.total, dice, roll, _("{me}: {state}").format(me=me, state=x.describe(rs))))
         return out
+
+    def players_available(self, players: int) -> tuple[bool, str]:
+        """Whether the exact equilibrium of ``players`` seats can be used now: its table is
+        found, or the solver takes the ruleset and it is small enough to solve in seconds."""
+        from .nplayer import NPlayerError
+        from .players import SMALL_GAME, estimate, objective
+        from .tables import find_table
+        obj = objective(players)
+        if obj in self._sol or find_table(self.rs, obj, self.tables_dir) is not None:
+            return True, ""
+        try:
+            states = estimate(self.rs, players)["states"]
+        except NPlayerError as exc:
+            return False, str(exc)
+        if states <= SMALL_GAME:
+            return True, ""
+        return False, _("the exact table of {n} players is not solved yet ({states:,} states); solve it with "
+                        "`thousand solve {name} --players {n}`").format(n=players, states=states, name=self.rs.name)
+
+    def several(self, x: PlayerState, opponents: list[PlayerState], total: int, dice, roll,
+                label: str) -> list[tuple[str, Advice | None, bool]]:
+        """Advice for a mover facing two opponents or more (in the order they move next):
+        the exact equilibrium where it is available, else the best measured approximation
+        (the product of duels when the duel table is at hand, else the race), labelled with
+        its measured cost."""
+        from .advisor import product_advisor
+        from .players import objective
+        N = len(opponents) + 1
+        out: list[tuple[str, Advice | None, bool]] = []
+        if self.mode != "race":
+            ok, why = self.players_available(N)
+            if ok:
+                head = _("advice (exact: the equilibrium of {n} players)").format(n=N)
+                adv = self._solution(objective(N)).advisor(opponents).advise(x, total, dice, roll, state_label=label)
+                return [(head, adv, True)]
+            use_duel, note = (True, "") if self.mode == "duel" else self.duel_available()
+            if use_duel:
+                head = _("advice (APPROXIMATION: your duel chances against each opponent, multiplied; "
+                         "{cost})").format(cost=measured_cost("product"))
+                adv = product_advisor(self._solution("duel"), opponents).advise(x, total, dice, roll,
+                                                                                state_label=label)
+                return [(head, adv, False)]
+            out.append((_("(no duel advice: {why})").format(why=note), None, False))
+        out.append(self._race(x, total, dice, roll, label))
+        return out
+
+    def _race(self, x: PlayerState, total: int, dice, roll, label: str) -> tuple[str, Advice, bool]:
+        from .advisor import race_advisor
+        head = _("advice (APPROXIMATION: race policy — the fewest expected turns to win alone, "
+                 "ignoring the opponents; {cost})").format(cost=measured_cost("race"))
+        return head, race_advisor(self._solution("race")).advise(x, total, dice, roll, state_label=label), False
 
     def advise(self, g: Game) -> str:
         """:meth:`advice` as text."""

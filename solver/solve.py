@@ -27,7 +27,7 @@ from .errors import StateError, TableError
 from .game import Moves, PlayerState
 from .rules import Ruleset
 from .states import decode
-from .tables import Table, find_table, save_table, write_target
+from .tables import PLAYERS, Table, find_table, save_table, write_target
 
 
 class Progress:
@@ -54,12 +54,25 @@ class Progress:
 
     def __call__(self, step: int, change: float) -> None:
         now = time.perf_counter()
-        if not self.enabled or now - self.t0 < 1.0 or (not self.tty and self.shown and now - self.last < 10.0):
-            return
-        self.shown, self.last = True, now
-        sys.stderr.write(("\r" + self.line(step, change, now) + "   ") if self.tty
-                         else self.line(step, change, now) + "\n")
+        if self._due(now):
+            self._show(self.line(step, change, now))
+
+    def _due(self, now: float) -> bool:
+        return self.enabled and now - self.t0 >= 1.0 and (self.tty or not self.shown or now - self.last >= 10.0)
+
+    def _show(self, text: str) -> None:
+        self.shown, self.last = True, time.perf_counter()
+        sys.stderr.write(("\r" + text + "   ") if self.tty else text + "\n")
         sys.stderr.flush()
+
+    def fraction(self, done: int, total: int) -> None:
+        """A solve that counts its work (``done`` of ``total``): the share done instead of a sweep."""
+        now = time.perf_counter()
+        if not self._due(now):
+            return
+        el, frac = now - self.t0, min(done / max(total, 1), 1.0)
+        left = f", roughly {el / frac - el:.0f} s left" if frac > 0.02 else ""
+        self._show(f"{self.label}: {done:,} of {total:,} states [{'#' * int(20 * frac):<20}] {el:.0f} s{left}")
 
     def close(self) -> None:
         if self.shown and self.tty:
@@ -406,6 +419,15 @@ def turn_seconds(rs: Ruleset, rows: int) -> float:
     return best
 
 
+def loaded(rs: Ruleset, objective: str, table: Table):
+    """The solution of a table found for ``objective``."""
+    seats = PLAYERS.fullmatch(objective)
+    if seats:
+        from .players import PlayersSolution
+        return PlayersSolution(rs, int(seats.group(1)), table, solved_now=False)
+    return Solution(rs, objective, table, solved_now=False)
+
+
 def estimate(rs: Ruleset, objective: str) -> dict:
     """What a solve of ``objective`` will cost, known before it starts.
 
@@ -418,6 +440,10 @@ def estimate(rs: Ruleset, objective: str) -> dict:
     and the work per pair measured on the presets. ``ends`` carries the closure for the
     solve that follows."""
     from .states import TooManyStates, closure, seeds
+    seats = PLAYERS.fullmatch(objective)
+    if seats:
+        from .players import estimate as players_estimate
+        return players_estimate(rs, int(seats.group(1)))
     rows = max(1, rs.goal // rs.unit)          # totals a turn runs through, at most
     if objective == "duel":
         from math import isqrt
@@ -478,12 +504,17 @@ def _check_size(rs: Ruleset, objective: str, progress: bool) -> dict:
 
 def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
                     progress: bool = True, force: bool = False, method: str | None = None) -> Solution:
-    """The table of ``objective`` (race or duel) for ``rs``: found on the search path,
-    or solved now (progress on stderr) and written atomically."""
+    """The table of ``objective`` (race, duel, or ``players<N>``: a
+    :class:`thousand.players.PlayersSolution`) for ``rs``: found on the search path, or
+    solved now (progress on stderr) and written atomically."""
+    seats = PLAYERS.fullmatch(objective)
+    if seats:
+        from .players import solve_players
+        return solve_players(rs, int(seats.group(1)), tables_dir, force=force, progress=progress)
     if not force:
         table = find_table(rs, objective, tables_dir)
         if table is not None:
-            return Solution(rs, objective, table, solved_now=False)
+            return loaded(rs, objective, table)
     est = _check_size(rs, objective, progress)
     expected = est["expected"]
     if objective == "race":

@@ -154,8 +154,10 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-TABLE_NAME = re.compile(r"[0-9a-f]{16}-[a-z]+")
-VALUE_RANGE = {"duel": (0.0, 1.0), "race": (1.0, float("inf")), "poker": (0.0, 1.0)}  # P(win); turns
+TABLE_NAME = re.compile(r"[0-9a-f]{16}-[a-z]+[0-9]*")
+VALUE_RANGE = {"duel": (0.0, 1.0), "race": (1.0, float("inf")), "poker": (0.0, 1.0),
+               "players": (0.0, 1.0)}  # P(win); turns
+PLAYERS = re.compile(r"players([0-9]+)")
 
 
 def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
@@ -182,7 +184,8 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
     fields = state_fields(objective)
     if meta.get("state_fields") != list(fields):
         raise TableError(_("table {0}: unknown state encoding").format(folder))
-    again = f"--players {meta.get('players')}" if objective == "poker" else f"--objective {objective}"
+    seats = PLAYERS.fullmatch(objective)
+    again = (f"--players {meta.get('players')}" if objective == "poker" or seats else f"--objective {objective}")
     repair = f"solve it again with `thousand solve {rs.name} {again} --force` (and the --set " \
              "options it was solved with), or delete the folder"
     sums = meta.get("sha256")
@@ -207,7 +210,7 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
             or list(states.shape) != meta.get("states_shape") or states.dtype != np.int32
             or states.ndim != 2 or states.shape[1] != len(fields)):
         raise TableError(_("table {0}: arrays do not match meta.json").format(folder))
-    lo, hi = VALUE_RANGE.get(objective, (-np.inf, np.inf))
+    lo, hi = VALUE_RANGE.get("players" if seats else objective, (-np.inf, np.inf))
     if not np.all(np.isfinite(values)) or (values.size and (values.min() < lo - 1e-9 or values.max() > hi + 1e-9)):
         raise TableError(_("table {0}: values outside [{1}, {2}] or not finite; {3}").format(
             folder, lo, hi, repair))
@@ -220,7 +223,25 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
                 folder, m, m, tuple(values.shape)))
         if not isinstance(horizon, int) or horizon < rs.goal or horizon % rs.unit:
             raise TableError(_("table {0}: no valid last_turn_horizon in meta.json").format(folder))
+    if seats:
+        _check_players(folder, meta, values, states, int(seats.group(1)), repair)
     return Table(folder, meta, values, states)
+
+
+def _check_players(folder: Path, meta: dict, values, states, players: int, repair: str) -> None:
+    """An N-player table: (m**N, N) values whose rows sum to 1, and an equilibrium certificate."""
+    from .nplayer import CERTIFICATE
+    m = states.shape[0]
+    if meta.get("players") != players or values.shape != (m ** players, players):
+        raise TableError(_("table {0}: a table of {1} players holds ({2}, {1}) values, not {3}").format(
+            folder, players, m ** players, tuple(values.shape)))
+    cert = meta.get("certificate")
+    if not isinstance(cert, (int, float)) or not 0 <= cert <= CERTIFICATE:
+        raise TableError(_("table {0}: no equilibrium certificate of at most {1} in meta.json; {2}").format(
+            folder, CERTIFICATE, repair))
+    for lo in range(0, values.shape[0], 1 << 20):
+        if np.max(np.abs(values[lo:lo + (1 << 20)].sum(axis=1) - 1.0)) > 1e-9:
+            raise TableError(_("table {0}: the players' chances do not sum to 1; {1}").format(folder, repair))
 
 
 def find_table(rs: Ruleset, objective: str, explicit: str | os.PathLike | None) -> Table | None:

@@ -215,7 +215,9 @@ def test_play_advice_duel_and_race(tmp_path):
     assert "exact: duel against B" in r.output and "P(win)" in r.output
     r = run(["play", "pig", "--set", "goal=20", "--players", "A", "B", "C", "--tables", tables],
             "roll 6\nroll 4\nstop\nhint\n")
-    assert "APPROXIMATION: a duel against A" in r.output
+    assert "exact: the equilibrium of 3 players" in r.output and "race policy" not in r.output
+    r = run(["play", "pig", "--set", "goal=20", "--players", "A", "B", "C", "--tables", tables,
+             "--advice", "race"], "hint\n")
     assert "APPROXIMATION: race policy" in r.output and "expected turns" in r.output
     r = run(["play", "pig", "--set", "goal=20", "--players", "A", "B", "--tables", tables,
              "--advice", "race"], "?\n")

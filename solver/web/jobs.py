@@ -66,7 +66,7 @@ class Solves:
     def solution(self, rs: Ruleset, objective: str, tables_dir: str | None = None):
         """The solution of ``objective`` for ``rs`` if its table exists (or a solve has
         finished); otherwise :class:`Solving` (a solve is started on the first ask)."""
-        from ..solve import Solution
+        from ..solve import loaded
         from ..tables import find_table
         key = (rs.hash, objective)
         with self._guard:
@@ -74,7 +74,7 @@ class Solves:
             if job is None:
                 table = find_table(rs, objective, self.tables_dir)
                 if table is not None:
-                    return Solution(rs, objective, table, solved_now=False)
+                    return loaded(rs, objective, table)
                 job = self._jobs[key] = Job(rs, objective, self.tables_dir)
         if not job.done:
             raise Solving(job)

@@ -317,7 +317,7 @@ async function advice() {
       n.textContent = part.note;
       box.append(n);
     }
-    const win = part.value === "win_probability";
+    const win = part.value === "win_probability" || part.value === "duel_product";
     const vals = part.options.map((o) => o[part.value]);
     const best = win ? Math.max(...vals) : Math.min(...vals);
     part.options.forEach((o, k) => {

@@ -1,0 +1,108 @@
+"""What the approximations for three players and more cost, measured exactly.
+
+For each ruleset: the exact equilibrium (thousand.nplayer), then for each method of
+thousand.approx two exact policy evaluations (thousand.nplayer.evaluate_profile, no
+simulation): every seat playing the method, and one seat playing it among equilibrium
+players (each seat in turn). The loss of a seat is its equilibrium chance minus its chance
+with the approximation. The equilibrium itself is evaluated the same way as a check (its
+mixed states are played by the tie rule there, so it may differ from the solved values by
+the weight of those states).
+
+    python bench/bench_approx.py [--only pig-50 ...] [--write]
+
+``--write`` stores the per-method range of the one-seat losses in
+solver/approx_measured.json, which the advice quotes (docs/results.md has the table).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+try:
+    import thousand  # noqa: F401
+except ImportError:  # run from a source checkout without installing
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+
+from thousand.approx import (DuelDecider, FinishDecider, ProductDecider, RaceDecider, duel_matrix,  # noqa: E402
+                             race_turns)
+from thousand.game import Moves  # noqa: E402
+from thousand.nplayer import EquilibriumDecider, evaluate_profile, solve_nplayer  # noqa: E402
+from thousand.rules import load_ruleset  # noqa: E402
+from thousand.solve import solve  # noqa: E402
+
+CASES = {  # name: (preset, overrides, players)
+    "pig-50": ("pig", ("goal=50",), 3),
+    "pig-100": ("pig", ("goal=100",), 3),
+    "plain-500": ("plain", ("goal=500",), 3),
+    "farkle-3000": ("farkle", ("goal=3000",), 3),
+    "pig-30-4": ("pig", ("goal=30",), 4),
+}
+
+
+def measure(name: str) -> dict:
+    preset, sets, N = CASES[name]
+    rs = load_ruleset(preset, sets)
+    t0 = time.perf_counter()
+    sol = solve_nplayer(rs, N)
+    t_eq = time.perf_counter() - t0
+    sp = sol.space
+    x0 = Moves(rs).normalise(Moves(rs).initial())
+    s0 = sol.index([x0] * N)
+    eq = sol.V[s0]
+    own = evaluate_profile(sp, N, [EquilibriumDecider(sol)])[0]
+    with tempfile.TemporaryDirectory() as d:
+        turns = race_turns(sp, solve(rs, "race", tables=d))
+        P = duel_matrix(sp, solve(rs, "duel", tables=d))
+    out = {"ruleset": name, "players": N, "states": int(sol.V.shape[0]), "equilibrium_seconds": round(t_eq, 1),
+           "certificate": sol.certificate, "mixed": len(sol.mixed), "seats": [float(v) for v in eq],
+           "equilibrium_evaluated_max_diff": float(np.max(np.abs(own - sol.V))), "methods": {}}
+    print(f"{name}: {N} players, {out['states']:,} states, equilibrium {t_eq:.1f} s, certificate "
+          f"{sol.certificate:.1e}, {len(sol.mixed)} mixed states; seats {', '.join(f'{v:.6f}' for v in eq)}; "
+          f"the equilibrium re-evaluated differs by at most {out['equilibrium_evaluated_max_diff']:.1e}", flush=True)
+    deciders = [ProductDecider(sp, P, N - 1), DuelDecider(sp, P, N - 1), RaceDecider(sp, turns),
+                FinishDecider(sp, turns, N - 1)]
+    for dec in deciders:
+        t0 = time.perf_counter()
+        every = evaluate_profile(sp, N, [dec])[0][s0]
+        loss = []
+        for k in range(N):
+            lineup = [EquilibriumDecider(sol)] * N
+            lineup[k] = dec
+            loss.append(float(eq[k] - evaluate_profile(sp, N, lineup)[0][s0][k]))
+        out["methods"][dec.name] = {"every_seat": [float(v) for v in every], "one_seat_loss": loss,
+                                    "seconds": round(time.perf_counter() - t0, 1)}
+        print(f"  {dec.name:8} every seat: {', '.join(f'{v:.6f}' for v in every)}; one seat among equilibrium "
+              f"players loses {', '.join(f'{v:.6f}' for v in loss)} (seats 1..{N}); "
+              f"{time.perf_counter() - t0:.1f} s", flush=True)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", nargs="+", choices=list(CASES), default=list(CASES))
+    ap.add_argument("--write", action="store_true", help="store the loss ranges in solver/approx_measured.json")
+    ap.add_argument("--json", dest="json_out", default=None, help="also write every figure to this file")
+    a = ap.parse_args()
+    results = [measure(n) for n in a.only]
+    if a.json_out:
+        Path(a.json_out).write_text(json.dumps(results, indent=1))
+    if a.write:
+        where = ", ".join(f"{r['ruleset']} ({r['players']} players)" for r in results)
+        summary = {}
+        for method in results[0]["methods"]:
+            losses = [v for r in results for v in r["methods"][method]["one_seat_loss"]]
+            summary[method] = {"loss_low": min(losses), "loss_high": max(losses), "where": where}
+        path = Path(__file__).resolve().parents[1] / "solver" / "approx_measured.json"
+        path.write_text(json.dumps(summary, indent=1) + "\n")
+        print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,218 @@
+"""Approximate play for three players and more, where the exact equilibrium
+(:mod:`thousand.nplayer`) is out of reach: what a seat's turn DP maximises instead.
+
+Every method here is a *decider*: for mover ``i`` against a tuple of opponents it gives
+the end values ``(stop[t], Z, W)`` its turn DP maximises (:func:`thousand.kernel.turn_dp`
+with the kernel's tie rules); the decisions that come out are then played in the real
+game. :func:`thousand.nplayer.evaluate_profile` values them exactly.
+
+* ``duel`` -- the duel against the strongest opponent (the one against whom the mover's
+  two-player P(win) is lowest), the others ignored: ``stop[t] = 1 - P(y*, next(i, t))``,
+  ``Z = 1 - P(y*, i)``, ``W = 1``.
+* ``race`` -- the fewest expected turns to win alone: ``stop[t] = -N(next(i, t))``,
+  ``Z = -N(i)``, ``W = 0``.
+* ``product`` -- every duel at once: the chance of beating each opponent in a duel from
+  where the turn leaves the two of them, multiplied, ``stop[t] = prod_j (1 - P(y_j, next(i, t)))``,
+  ``Z = prod_j (1 - P(y_j, i))``, ``W = 1``. The product would be the chance of beating all of
+  them if the duels were independent; they are not (they share the mover's own dice), but
+  the decisions it leads to are what matters, and they are the closest measured.
+* ``finish`` -- a best response to the opponents' finishing times. Each opponent ``j`` is
+  taken to play the race policy alone from its state ``y_j``; ``S_j(r)`` = P(it has not won
+  within ``r`` of its turns), by the race policy's Markov chain, and ``G(r) = prod_j S_j(r)``.
+  The mover wins on its turn ``r + 1`` from now if it reaches the goal then and every
+  opponent survived ``r`` turns, so
+
+      U(x, r) = TurnDP_x( stop[t] = U(next(x, t), r + 1), Z = U(zero(x), r + 1), W = G(r) ),
+
+  from ``U(., R + 1) = 0`` (``R`` the first ``r`` with ``G(r) < 1e-12`` for every opponent
+  tuple asked, at most :data:`MAX_ROUNDS`) down to ``r = 1``; the decision now is the turn
+  DP against ``U(., 1)`` with ``W = G(0) = 1``. ``U(x, 0)`` is the chance of a plan fixed
+  now against opponents who do race; replanning every turn, as advice does, sees their
+  actual states and does better. The opponents' reactions and every interaction
+  (overtaking, push-off) are ignored: measured, this is the weakest of the four.
+
+What each costs in win probability against the exact equilibrium is measured by
+``bench/bench_approx.py`` (docs/results.md); the measured figures ship in
+``approx_measured.json`` beside this module, and advice names the method and its loss.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+
+import numpy as np
+
+from . import kernel
+from .states import WIN_INDEX, StateSpace
+
+METHODS = ("product", "duel", "race", "finish")
+MAX_ROUNDS = 2000
+TAIL = 1e-12
+
+
+def race_turns(space: StateSpace, solution) -> np.ndarray:
+    """The race table's expected turns per state of ``space`` (the table's rows matched by state)."""
+    out = np.empty(len(space))
+    for k, x in enumerate(space.states):
+        out[k] = solution.value(x)
+    return out
+
+
+def duel_matrix(space: StateSpace, solution) -> np.ndarray:
+    """The duel table's P(mover i wins against j) over the states of ``space``."""
+    idx = np.array([solution.state_index(x) for x in space.states])
+    return np.asarray(solution.table.values)[np.ix_(idx, idx)]
+
+
+def _digits(rest: np.ndarray, m: int, n: int) -> np.ndarray:
+    """(K, n) player-state indices of the opponents named by flat indices ``rest``
+    (base ``m``, the next to move first)."""
+    out = np.empty((len(rest), n), dtype=np.int64)
+    r = np.asarray(rest, dtype=np.int64).copy()
+    for j in range(n - 1, -1, -1):
+        out[:, j] = r % m
+        r //= m
+    return out
+
+
+def _ends(space: StateSpace, i: int, values: np.ndarray, win) -> tuple[np.ndarray, np.ndarray]:
+    """(stop, forced) end values (T+1, K) of state ``i`` read from ``values`` (m, K) of the
+    next states, ``win`` (K,) where the end wins, 0 where there is none."""
+    K = values.shape[1]
+    out = []
+    for nxt in (space.stop_idx[i], space.forced_idx[i]):
+        v = np.zeros((len(nxt), K))
+        ok = nxt >= 0
+        v[ok] = values[nxt[ok]]
+        v[nxt == WIN_INDEX] = win
+        out.append(v)
+    return out[0], out[1]
+
+
+class RaceDecider:
+    """``race``: minus the expected turns to win alone (a win is 0)."""
+
+    name = "race"
+
+    def __init__(self, space: StateSpace, turns: np.ndarray):
+        self.space, self.J = space, -np.asarray(turns, dtype=float)
+
+    def decide(self, i: int, rest: np.ndarray):
+        K = len(rest)
+        stop, _forced = _ends(self.space, i, np.repeat(self.J[:, None], K, axis=1), np.zeros(K))
+        return stop, np.full(K, self.J[self.space.bust_idx[i]]), np.zeros(K)
+
+
+class DuelDecider:
+    """``duel``: the two-player values against the strongest opponent (lowest P(i wins))."""
+
+    name = "duel"
+
+    def __init__(self, space: StateSpace, P: np.ndarray, opponents: int):
+        self.space, self.P, self.n = space, np.asarray(P, dtype=float), opponents
+
+    def strongest(self, i: int, ys: np.ndarray) -> np.ndarray:
+        """Per row of ``ys`` (K, n), the opponent the mover ``i`` fares worst against
+        (the first of equals: the next to move)."""
+        return ys[np.arange(len(ys)), np.argmin(self.P[i][ys], axis=1)]
+
+    def decide(self, i: int, rest: np.ndarray):
+        m = len(self.space)
+        y = self.strongest(i, _digits(rest, m, self.n))
+        Q = 1.0 - self.P[y].T                       # Q[x', k] = 1 - P(y_k, x'): the mover's chance after
+        K = len(rest)
+        stop, _forced = _ends(self.space, i, Q, np.ones(K))
+        return stop, Q[self.space.bust_idx[i]], np.ones(K)
+
+
+class ProductDecider(DuelDecider):
+    """``product``: the product of the mover's duel chances against every opponent."""
+
+    name = "product"
+
+    def decide(self, i: int, rest: np.ndarray):
+        m, K = len(self.space), len(rest)
+        ys = _digits(rest, m, self.n)
+        Q = np.ones((m, K))
+        for j in range(self.n):
+            Q *= 1.0 - self.P[ys[:, j]].T
+        stop, _forced = _ends(self.space, i, Q, np.ones(K))
+        return stop, Q[self.space.bust_idx[i]], np.ones(K)
+
+
+class FinishTimes:
+    """The opponents' finishing times under the race policy, and the mover's best
+    response to them (the module docstring's ``U``)."""
+
+    def __init__(self, space: StateSpace, turns: np.ndarray, table=None):
+        from .race import policy_matrix
+        self.space = space
+        self.table = table or kernel.roll_table(space.rs)
+        J = np.append(-np.asarray(turns, dtype=float), 0.0)
+        P = policy_matrix(self.table, space, J).tocsr()
+        # S[y, r] = P(not won within r turns from y): S[:, r + 1] = P S[:, r]
+        cols = [np.ones(len(space))]
+        while len(cols) <= MAX_ROUNDS and cols[-1].max() >= TAIL:
+            cols.append(P @ cols[-1])
+        self.S = np.stack(cols, axis=1)              # (m, R + 1)
+
+    def survival(self, ys: np.ndarray) -> np.ndarray:
+        """G (K, R + 1): the chance that none of the opponents ``ys`` (K, n) has won within r turns."""
+        G = np.ones((len(ys), self.S.shape[1]))
+        for j in range(ys.shape[1]):
+            G *= self.S[ys[:, j]]
+        return G
+
+    def layers(self, ys: np.ndarray, down_to: int = 1) -> np.ndarray:
+        """U(., down_to) (m, K) against the opponent tuples ``ys`` (K, n)."""
+        G = self.survival(ys)
+        tail = np.flatnonzero((G < TAIL).all(axis=0))
+        R = int(tail[0]) if len(tail) else G.shape[1] - 1
+        sp, m, K = self.space, len(self.space), len(ys)
+        U = np.zeros((m, K))
+        for r in range(R, down_to - 1, -1):
+            new = np.empty((m, K))
+            for x in range(m):
+                stop, forced = _ends(sp, x, U, G[:, r])
+                new[x] = kernel.turn_dp(self.table, sp.stop_ok[x], stop, sp.forced_ok[x], forced,
+                                        U[sp.bust_idx[x]], G[:, r]).start
+            U = new
+        return U
+
+
+class FinishDecider:
+    """``finish``: the best response to the opponents' finishing times (:class:`FinishTimes`)."""
+
+    name = "finish"
+
+    def __init__(self, space: StateSpace, turns: np.ndarray, opponents: int, table=None):
+        self.space, self.n = space, opponents
+        self.times = FinishTimes(space, turns, table)
+        self._U1: np.ndarray | None = None
+
+    def first_layer(self) -> np.ndarray:
+        """U(x, 1) for every state x and every opponent tuple (columns by flat index)."""
+        if self._U1 is None:
+            m = len(self.space)
+            ys = _digits(np.arange(m ** self.n), m, self.n)
+            self._U1 = self.times.layers(ys)
+        return self._U1
+
+    def decide(self, i: int, rest: np.ndarray):
+        U = self.first_layer()[:, rest]
+        K = len(rest)
+        stop, _forced = _ends(self.space, i, U, np.ones(K))
+        return stop, U[self.space.bust_idx[i]], np.ones(K)
+
+
+@lru_cache(maxsize=1)
+def measured() -> dict:
+    """The losses ``bench/bench_approx.py --write`` measured (docs/results.md): per
+    method, the rulesets and figures; empty if the file is missing."""
+    try:
+        text = resources.files("thousand").joinpath("approx_measured.json").read_text(encoding="utf-8")
+    except (FileNotFoundError, OSError):
+        return {}
+    return json.loads(text)

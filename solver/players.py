@@ -1,0 +1,201 @@
+"""Three players and more through tables: the exact equilibrium of :mod:`thousand.nplayer`
+solved or loaded (:func:`solve_players`), the seats' chances, fair compensation, and advice
+for the player to move -- exact from the equilibrium, or by the best measured
+approximation of :mod:`thousand.approx`, labelled with its measured cost.
+
+The table of ``N`` players is ``<ruleset hash>-players<N>/`` in the usual format
+(:mod:`thousand.tables`): ``values.npy`` (m**N, N) float64, row ``sum_k x_k m**(N-1-k)``
+for the player states ``x_0`` (the mover), ``x_1``, ... (the others in the order they
+move next), column ``j`` the chance of the player in place ``j``; ``states.npy`` the
+player states; ``meta.json`` adds ``players``, the equilibrium ``certificate`` (the
+largest gain of a deviation, checked at most 1e-9 on load, with every row summing to 1)
+and ``mixed`` (the states where the mover mixes two policies, with the weight).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from . import kernel
+from .errors import StateError
+from .game import WIN, Moves, PlayerState
+from .i18n import _
+from .rules import Ruleset
+from .states import decode
+from .tables import Table, find_table, save_table, write_target
+
+# Up to this many states of the N-player game, a missing equilibrium is solved on request
+# (Pig to 50 for three players: 125,000 states, 4 s here).
+SMALL_GAME = 200_000
+# Seconds per state of the equilibrium solve on this project's 2-core machine (Pig to 100,
+# three players: 167 s for 1e6 states; plain to 500: 192 s for 1e6): the time estimate.
+SECONDS_PER_STATE = (1.5e-4, 3e-4)
+
+
+def objective(players: int) -> str:
+    """The table objective of ``players`` seats."""
+    return f"players{players}"
+
+
+class PlayersSolution:
+    """The equilibrium of ``players`` seats for ``rs``, from its table."""
+
+    def __init__(self, rs: Ruleset, players: int, table: Table, solved_now: bool):
+        self.rs, self.players, self.table, self.solved_now = rs, players, table, solved_now
+        self.index = {decode(row): i for i, row in enumerate(table.states)}
+        self.m = len(table.states)
+        self.moves = Moves(rs)
+
+    @property
+    def meta(self) -> dict:
+        return self.table.meta
+
+    def flat(self, states) -> int:
+        """The row of the tuple of player states (the mover first)."""
+        if len(states) != self.players:
+            raise StateError(_("{n} players: give the mover and {k} opponents").format(
+                n=self.players, k=self.players - 1))
+        s = 0
+        for x in states:
+            x = self.moves.check(x)
+            if x not in self.index:
+                raise StateError(_("no such game state in the table: {0}").format(x.describe(self.rs)))
+            s = s * self.m + self.index[x]
+        return s
+
+    def value(self, states) -> np.ndarray:
+        """Every player's chance in the state ``states`` (mover first, then the order of
+        play), in that order."""
+        return np.array(self.table.values[self.flat(states)], dtype=float)
+
+    def seat_values(self) -> np.ndarray:
+        """Each seat's chance from the start, the first seat to move."""
+        x0 = self.moves.normalise(self.moves.initial())
+        return self.value([x0] * self.players)
+
+    def fair_compensation(self) -> list[tuple[int, float]]:
+        """For each later seat k = 1..N-1: the head start ``c`` (seat k alone starts with c
+        points) that brings its chance closest to 1/N, and that chance."""
+        x0 = self.moves.normalise(self.moves.initial())
+        target = 1.0 / self.players
+        out = []
+        for k in range(1, self.players):
+            best = None
+            for c in range(0, self.rs.goal, self.rs.unit):
+                y = self.moves.normalise(PlayerState(c, opened=True)) if c else x0
+                if y not in self.index:
+                    continue
+                states = [x0] * self.players
+                states[k] = y
+                p = float(self.table.values[self.flat(states)][k])
+                if best is None or abs(p - target) < abs(best[1] - target):
+                    best = (c, p)
+                if p > target + 0.25:
+                    break
+            out.append(best)
+        return out
+
+    def advisor(self, opponents):
+        """A :class:`thousand.advisor.TurnAdvisor` for a mover facing ``opponents`` (in the
+        order they move next): values are the mover's chance in the equilibrium."""
+        from .advisor import TurnAdvisor
+        opponents = list(opponents)
+        N = self.players
+        # the row of (opponents..., x) is rest * m + index[x]; flat() checks the count and states
+        rest = self.flat([self.moves.normalise(self.moves.initial()), *opponents]) % self.m ** (N - 1)
+        V = self.table.values
+
+        def chance(y) -> float:
+            if y == WIN:
+                return 1.0
+            return float(V[rest * self.m + self.index[y], N - 1])
+
+        def values_of(ends):
+            stop = np.array([chance(y) if y is not None else 0.0 for y in ends.stop_next])[:, None]
+            forced = np.array([chance(y) if y is not None else 0.0 for y in ends.forced_next])[:, None]
+            return stop, forced, np.array([chance(ends.bust_next)]), np.ones(1)
+
+        return TurnAdvisor(self.rs, "duel", values_of, float, True, "win_probability")
+
+    def advise(self, me: PlayerState, opponents, *, turn: int = 0, dice: int | None = None, roll=None):
+        """The value of every option (:class:`thousand.advisor.Advice`) for ``me`` facing
+        ``opponents`` in the order they move next."""
+        adv = self.advisor(opponents)
+        me = self.moves.check(me)
+        roll = tuple(roll) if roll is not None else None
+        adv.engine.check_reachable(adv.engine.state(me, turn, dice, roll))
+        return adv.advise(me, turn, dice, roll)
+
+    def summary(self) -> dict:
+        m = self.meta
+        fair = self.fair_compensation()
+        return {"players": self.players, "seat_values": [float(v) for v in self.seat_values()],
+                "fair_compensation": [{"seat": k + 2, "points": c, "p_win": p} for k, (c, p) in enumerate(fair)],
+                "certificate": m["certificate"], "mixed_states": len(m.get("mixed", [])),
+                "states": m["states"], "player_states": m["player_states"], "solve_seconds": m["solve_seconds"],
+                "peak_memory_mb": m.get("peak_memory_mb"), "method": "equilibrium",
+                "table": str(self.table.path), "solved_now": self.solved_now}
+
+    def describe(self) -> str:
+        m = self.meta
+        how = "solved now" if self.solved_now else "from the stored table"
+        seats = ", ".join(f"seat {k + 1} {v:.9f}" for k, v in enumerate(self.seat_values()))
+        fair = "; ".join(f"seat {k + 2} starts with {c} -> {p:.6f}" for k, (c, p) in enumerate(self.fair_compensation()))
+        return (f"{self.rs.name}, {self.players} players: P(win) by seat with equilibrium play: {seats}\n"
+                f"  fair compensation (each later seat alone, closest to 1/{self.players}): {fair}\n"
+                f"  certificate (the largest gain of a deviation) {m['certificate']:.1e}; "
+                f"{len(m.get('mixed', []))} states where the mover mixes\n"
+                f"  {m['states']:,} states, {m['solve_seconds']:.2f} s ({how})\n  table: {self.table.path}")
+
+
+def estimate(rs: Ruleset, players: int) -> dict:
+    """The states of the N-player game and a time range for its solve, before any work;
+    a :class:`thousand.nplayer.NPlayerError` for what the solver refuses."""
+    from .nplayer import check_size, check_supported
+    check_supported(rs, players)
+    m = check_size(rs, players)
+    n = m ** players
+    return {"player_states": m, "states": n, "seconds": (n * SECONDS_PER_STATE[0], n * SECONDS_PER_STATE[1])}
+
+
+def solve_players(rs: Ruleset, players: int, tables_dir: str | os.PathLike | None = None, *,
+                  force: bool = False, progress: bool = False) -> PlayersSolution:
+    """The equilibrium table of ``players`` seats: found on the search path, or solved now
+    (refused in one line before any work when the solver cannot) and written atomically."""
+    from .nplayer import CERTIFICATE, NPlayerError, solve_nplayer
+    from .solve import Progress, _when, peak_memory_mb
+    if players < 3:
+        raise StateError(_("--players {0}: two players are the duel (--objective duel)").format(players))
+    obj = objective(players)
+    if not force:
+        table = find_table(rs, obj, tables_dir)
+        if table is not None:
+            return PlayersSolution(rs, players, table, solved_now=False)
+    est = estimate(rs, players)
+    low, high = est["seconds"]
+    if progress and high > 30:
+        sys.stderr.write(f"solving {rs.name} for {players} players: {est['states']:,} states, roughly "
+                         f"{_when(low)} to {_when(high)} here (Ctrl-C stops it; nothing is stored until it is "
+                         "done)\n")
+    bar = Progress(f"solving {rs.name}, {players} players", progress, high)
+    try:
+        sol = solve_nplayer(rs, players, progress=lambda done, total: bar.fraction(done, total))
+    finally:
+        bar.close()
+    if not sol.certificate <= CERTIFICATE:
+        raise NPlayerError(_("{0}, {1} players: the equilibrium found has a certificate of {2:.1e} (a deviation "
+                             "gains that much), above {3}; not stored").format(rs.name, players, sol.certificate,
+                                                                              CERTIFICATE))
+    extra = {"players": players, "states": int(sol.V.shape[0]), "player_states": sol.m,
+             "certificate": sol.certificate, "mixed": [[int(k), float(w)] for k, w in sorted(sol.mixed.items())],
+             "iterations": sol.rounds, "residual": sol.certificate, "solve_seconds": sol.seconds,
+             "kernel": kernel.IMPLEMENTATION, "method": "equilibrium", "peak_memory_mb": peak_memory_mb(),
+             "value_meaning": "P(win) of the player in each place (mover first, then the order of play) for "
+                              "the state with row sum_k x_k m**(N-1-k)"}
+    folder = save_table(Path(write_target(tables_dir)), rs, obj, sol.V, sol.space.encode(), extra)
+    from .tables import load_table
+    return PlayersSolution(rs, players, load_table(folder, rs, obj), solved_now=True)

@@ -1,0 +1,260 @@
+"""Three players and more: exact evaluation of fixed decisions (thousand.nplayer.
+evaluate_profile) against a value iteration written apart; the approximations of
+thousand.approx; the N-player tables (thousand.players) with their checks; and the
+interfaces: `thousand solve --players`, `thousand advise --opp ... --opp ...`, `thousand
+play` with three players."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from itertools import product
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from thousand.approx import (DuelDecider, FinishDecider, ProductDecider, RaceDecider, duel_matrix,
+                             race_turns)
+from thousand.cli import main
+from thousand.errors import StateError, TableError
+from thousand.game import Moves, PlayerState
+from thousand.nplayer import EquilibriumDecider, NPlayerError, evaluate_profile, solve_nplayer
+from thousand.players import objective, solve_players
+from thousand.rules import load_ruleset
+from thousand.solve import solve_objective
+from thousand.states import WIN_INDEX
+from thousand.tables import load_table
+
+from test_nplayer import reference_pig
+
+
+def small_pig(goal: int, faces: int):
+    return load_ruleset("pig", (f"goal={goal}", f"faces={faces}", "scoring.singles={}",
+                                *[f"scoring.singles.{f}={f}" for f in range(2, faces + 1)]))
+
+
+class HoldAt:
+    """A seat that rolls until its turn total reaches ``k`` (or it can win), then banks:
+    a win or a total of at least k is worth 1, a smaller bank -1, so the turn DP holds
+    exactly there."""
+
+    name = "hold"
+
+    def __init__(self, space, k: int):
+        self.space, self.k = space, k
+
+    def decide(self, i, rest):
+        T, K = int(self.space.T[i]), len(rest)
+        stop = np.where(np.arange(T + 1) >= self.k, 1.0, -1.0)[:, None] * np.ones((1, K))
+        stop[self.space.stop_idx[i] == WIN_INDEX] = 1.0
+        return stop, np.zeros(K), np.ones(K)
+
+
+def reference_holds(goal: int, faces: int, holds: list[int], sweeps: int = 20000):
+    """Value iteration for seats holding at fixed totals, apart from the solver:
+    V[(k, scores, t)] is the vector of win chances in the order of play from the mover,
+    seat k to move, scores from the mover on."""
+    N = len(holds)
+    V = {(k, s, t): np.zeros(N) for k in range(N) for s in product(range(goal), repeat=N) for t in range(goal)}
+    for _n in range(sweeps):
+        change = 0.0
+        for (k, s, t), old in V.items():
+            if s[0] + t >= goal:
+                continue
+            nk = (k + 1) % N
+
+            def after(total):
+                if s[0] + total >= goal:
+                    return np.eye(N)[0]
+                if total >= holds[k]:
+                    return np.roll(V[(nk, s[1:] + (s[0] + total,), 0)], 1)
+                return V[(k, s, total)]
+            outs = [np.roll(V[(nk, s[1:] + (s[0],), 0)], 1)] + [after(t + f) for f in range(2, faces + 1)]
+            new = sum(outs) / faces
+            change = max(change, float(np.max(np.abs(new - old))))
+            V[(k, s, t)] = new
+        if change < 1e-15:
+            return V
+    raise AssertionError("the reference did not converge")
+
+
+def test_fixed_decisions_are_evaluated_exactly_seat_by_seat():
+    goal, faces, holds = 7, 3, [2, 4, 3]
+    rs = small_pig(goal, faces)
+    sol = solve_nplayer(rs, 3)
+    sp = sol.space
+    V = evaluate_profile(sp, 3, [HoldAt(sp, h) for h in holds])
+    ref = reference_holds(goal, faces, holds)
+    moves = Moves(rs)
+    worst = 0.0
+    for k in range(3):
+        for s in product(range(goal), repeat=3):
+            xs = [moves.normalise(PlayerState(v)) for v in s]
+            worst = max(worst, float(np.max(np.abs(V[k][sol.index(xs)] - ref[(k, s, 0)]))))
+    assert worst <= 1e-12
+    # one decider for every seat drops the seat index and agrees with the per-seat form
+    same = evaluate_profile(sp, 3, [HoldAt(sp, 3)])
+    each = evaluate_profile(sp, 3, [HoldAt(sp, 3)] * 3)
+    assert same.shape[0] == 1 and np.allclose(same[0], each[0], atol=1e-13) and np.allclose(each[1], each[0])
+
+
+def test_the_equilibrium_played_is_the_equilibrium():
+    sol = solve_nplayer(load_ruleset("pig", ("goal=30",)), 3)
+    assert not sol.mixed
+    V = evaluate_profile(sol.space, 3, [EquilibriumDecider(sol)])
+    assert np.max(np.abs(V[0] - sol.V)) <= 1e-12
+
+
+@pytest.fixture(scope="module")
+def pig40(tmp_path_factory):
+    d = str(tmp_path_factory.mktemp("tables"))
+    rs = load_ruleset("pig", ("goal=40",))
+    sol = solve_nplayer(rs, 3)
+    race = solve_objective(rs, "race", d, progress=False)
+    duel = solve_objective(rs, "duel", d, progress=False)
+    return rs, sol, race, duel, d
+
+
+def test_approximations_lose_against_the_equilibrium_and_the_product_least(pig40):
+    rs, sol, race, duel, _d = pig40
+    sp = sol.space
+    x0 = Moves(rs).normalise(Moves(rs).initial())
+    s0 = sol.index([x0] * 3)
+    eq = sol.V[s0]
+    turns, P = race_turns(sp, race), duel_matrix(sp, duel)
+    worst = {}
+    for dec in (ProductDecider(sp, P, 2), DuelDecider(sp, P, 2), RaceDecider(sp, turns), FinishDecider(sp, turns, 2)):
+        every = evaluate_profile(sp, 3, [dec])[0][s0]
+        assert abs(every.sum() - 1) < 1e-12
+        losses = []
+        for k in range(3):
+            lineup = [EquilibriumDecider(sol)] * 3
+            lineup[k] = dec
+            got = evaluate_profile(sp, 3, lineup)[0][s0]
+            # no seat gains by leaving an equilibrium
+            assert got[k] <= eq[k] + 1e-12
+            losses.append(eq[k] - got[k])
+        worst[dec.name] = max(losses)
+    assert worst["product"] < worst["duel"] and worst["product"] < worst["race"]
+
+
+def test_the_finish_plan_is_beaten_by_replanning_against_racers(pig40):
+    """Against opponents who do play the race policy, U(x0, 0) is the value of the best
+    plan fixed now (by the opponents' turns since); the finish decider replans each turn
+    with their states in view, so it does at least as well, and no better than the exact
+    best response (the race seat's value in the duel against a best responder)."""
+    rs, sol, race, duel, _d = pig40
+    sp = sol.space
+    turns = race_turns(sp, race)
+    fin, rd = FinishDecider(sp, turns, 1), RaceDecider(sp, turns)
+    i0 = sp.lookup(Moves(rs).normalise(Moves(rs).initial()))
+    m = len(sp)
+    got = evaluate_profile(sp, 2, [fin, rd])[0][i0 * m + i0][0]
+    plan = fin.times.layers(np.array([[i0]]), down_to=0)[i0, 0]
+    assert plan <= got + 1e-12
+    # the survival chain: the expected turns alone are the sum of the survival function
+    assert abs(fin.times.S[i0].sum() - turns[i0]) < 1e-9
+
+
+def test_players_table_round_trip_and_checks(tmp_path):
+    rs = load_ruleset("pig", ("goal=20",))
+    sol = solve_players(rs, 3, tmp_path)
+    assert sol.solved_now and sol.meta["certificate"] <= 1e-9
+    again = solve_players(rs, 3, tmp_path)
+    assert not again.solved_now
+    direct = solve_nplayer(rs, 3)
+    assert np.array_equal(np.asarray(again.table.values), direct.V)
+    assert np.allclose(again.seat_values(), direct.start, atol=0)
+    # fair compensation: each later seat's head start brings its chance nearest to 1/3
+    for k, (c, p) in enumerate(again.fair_compensation(), start=1):
+        x0 = Moves(rs).normalise(Moves(rs).initial())
+        for d in range(0, rs.goal):
+            states = [x0] * 3
+            states[k] = Moves(rs).normalise(PlayerState(d)) if d else x0
+            assert abs(p - 1 / 3) <= abs(again.value(states)[k] - 1 / 3) + 1e-15
+    folder = again.table.path
+    # a table whose certificate is missing or too large is refused, and so are edited values
+    bad = tmp_path / "bad"
+    shutil.copytree(folder, bad / folder.name)
+    meta = json.loads((bad / folder.name / "meta.json").read_text())
+    meta["certificate"] = 1e-3
+    (bad / folder.name / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(TableError, match="certificate"):
+        load_table(bad / folder.name, rs, objective(3))
+    with pytest.raises(TableError, match="holds objective"):
+        load_table(folder, rs, objective(4))
+    with pytest.raises(StateError, match="3 players"):
+        again.value([PlayerState(0)] * 2)
+
+
+def test_players_refused_in_one_line_before_any_work(tmp_path):
+    with pytest.raises(NPlayerError, match="overtaking"):
+        solve_players(load_ruleset("classic"), 3, tmp_path)
+    with pytest.raises(NPlayerError, match="GB of values"):
+        solve_players(load_ruleset("farkle"), 4, tmp_path)
+    assert not any(tmp_path.iterdir())
+
+
+def test_solve_players_cli(tmp_path):
+    r = CliRunner().invoke(main, ["solve", "pig", "--set", "goal=20", "--players", "3", "--tables", str(tmp_path),
+                                  "--json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    direct = solve_nplayer(load_ruleset("pig", ("goal=20",)), 3).start
+    assert np.allclose(d["seat_values"], direct, atol=1e-15) and d["certificate"] <= 1e-9
+    assert [f["seat"] for f in d["fair_compensation"]] == [2, 3]
+    r = CliRunner().invoke(main, ["solve", "pig", "--set", "goal=20", "--players", "3", "--tables", str(tmp_path)])
+    assert r.exit_code == 0 and "from the stored table" in r.output and "certificate" in r.output
+    r = CliRunner().invoke(main, ["solve", "classic", "--players", "3", "--tables", str(tmp_path)])
+    assert r.exit_code == 2 and "overtaking" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = CliRunner().invoke(main, ["solve", "pig", "--players", "3", "--objective", "race"])
+    assert r.exit_code == 2
+    r = CliRunner().invoke(main, ["solve", "pig"])
+    assert r.exit_code == 2 and "--players N" in r.stderr
+
+
+def test_advise_three_players_exact(tmp_path):
+    """The exact advice's values are the reference value iteration's (goal 8, four faces)."""
+    goal, faces = 8, 4
+    sets = ["--set", f"goal={goal}", "--set", f"faces={faces}", "--set", "scoring.singles={}"] + \
+        [a for f in range(2, faces + 1) for a in ("--set", f"scoring.singles.{f}={f}")]
+    r = CliRunner().invoke(main, ["advise", "pig", *sets, "--me", "2", "--opp", "5", "--opp", "1", "--turn", "3",
+                                  "--tables", str(tmp_path), "--json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    part, = d["advice"]
+    assert part["exact"] and "equilibrium of 3 players" in part["method"]
+    ref = reference_pig(goal, faces, 3)
+    val = {o["action"]: o["win_probability"] for o in part["options"]}
+    assert abs(val["stop"] - ref[((5, 1, 5), 0)][2]) < 1e-12
+    assert abs(val["roll"] - ref[((2, 5, 1), 3)][0]) < 1e-12
+
+
+def test_advise_three_players_approximation(tmp_path):
+    """Pig to 100 for three players is a million states: not solved on request; the
+    product of the two duels is used, and its values are the duel table's."""
+    d = str(tmp_path)
+    rs = load_ruleset("pig")
+    duel = solve_objective(rs, "duel", d, progress=False)
+    r = CliRunner().invoke(main, ["advise", "pig", "--me", "60", "--opp", "90", "--opp", "30", "--turn", "12",
+                                  "--tables", d, "--json"])
+    assert r.exit_code == 0, r.output
+    part, = json.loads(r.stdout)["advice"]
+    assert not part["exact"] and "APPROXIMATION" in part["method"] and part["value"] == "duel_product"
+    stop = next(o for o in part["options"] if o["action"] == "stop")
+    x = PlayerState(72)
+    want = (1 - duel.value(PlayerState(90), x)) * (1 - duel.value(PlayerState(30), x))
+    assert abs(stop["duel_product"] - want) < 1e-12
+    r = CliRunner().invoke(main, ["advise", "pig", "--me", "60", "--opp", "90", "--opp", "30", "--opp-bolts", "1",
+                                  "--opp-bolts", "0", "--opp-bolts", "0", "--tables", d])
+    assert r.exit_code == 2 and "--opp-bolts is given 3 times for 2 opponents" in r.stderr
+
+
+def test_play_three_players_uses_the_equilibrium(tmp_path):
+    tables = str(tmp_path / "tables")
+    r = CliRunner().invoke(main, ["play", "pig", "--set", "goal=20", "--players", "A", "B", "C", "--tables", tables],
+                           input="roll 6\nroll 4\nstop\nhint\n")
+    assert r.exit_code == 0, r.output
+    assert "exact: the equilibrium of 3 players" in r.output and "P(win)" in r.output
+    assert (tmp_path / "tables" / f"{load_ruleset('pig', ('goal=20',)).hash}-players3").is_dir()
