@@ -42,6 +42,7 @@ minus the equilibrium's own value for it (at most 1e-9 to be accepted).
 from __future__ import annotations
 
 import time
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -339,33 +340,37 @@ def _mix_cycling(states, succ, z, V, space, table, m, M1, N, mixed, candidates) 
 def _policies(sub, r, V, space, table, m, M1, N):
     """Every decision rule mover ``r`` of an orbit best-responds with, as its bust value
     runs over [0, 1]: (breakpoints, [(A, b) per policy]) with policy k optimal between
-    breakpoints k-1 and k (found on a grid, then each change bisected to the last bit)."""
-    def at(zr):
-        _own, A, b = _turns(sub[r:r + 1], np.array([zr]), V, space, table, m, M1, N)
-        return A[0], float(b[0])
+    breakpoints k-1 and k (found on a grid, then each change bisected to the last bit; every
+    grid point, and every bisection step of all the changes at once, in one batch)."""
+    def at(zs):
+        zs = np.asarray(zs, dtype=float)
+        _own, A, b = _turns(np.full(len(zs), sub[r]), zs, V, space, table, m, M1, N)
+        return [(A[k], float(b[k])) for k in range(len(zs))]
 
     def same(p, q):
         return p[1] == q[1] and np.array_equal(p[0], q[0])
 
-    cuts, pols = [], []
-
-    def refine(a, pa, c, pc):
-        if same(pa, pc):
-            return
-        mid = 0.5 * (a + c)
-        if mid in (a, c):
-            cuts.append(c)
-            pols.append(pc)
-            return
-        pm = at(mid)
-        refine(a, pa, mid, pm)
-        refine(mid, pm, c, pc)
     grid = np.linspace(0.0, 1.0, 257)
-    ps = [at(g) for g in grid]
-    pols.append(ps[0])
-    for j in range(1, len(grid)):
-        refine(grid[j - 1], ps[j - 1], grid[j], ps[j])
-    return np.array(cuts), pols
+    ps = at(grid)
+    # open intervals (a, pa, c, pc) whose ends play different policies; each step bisects
+    # them all, keeping the halves whose ends still differ, until they are one bit wide
+    todo = [(grid[j - 1], ps[j - 1], grid[j], ps[j]) for j in range(1, len(grid)) if not same(ps[j - 1], ps[j])]
+    found = []
+    while todo:
+        mids = [0.5 * (a + c) for a, _pa, c, _pc in todo]
+        wide = [k for k, (a, _pa, c, _pc) in enumerate(todo) if mids[k] not in (a, c)]
+        found += [(todo[k][2], todo[k][3]) for k in range(len(todo)) if k not in set(wide)]
+        pm = at([mids[k] for k in wide])
+        nxt = []
+        for k, q in zip(wide, pm):
+            a, pa, c, pc = todo[k]
+            if not same(pa, q):
+                nxt.append((a, pa, mids[k], q))
+            if not same(q, pc):
+                nxt.append((mids[k], q, c, pc))
+        todo = nxt
+    found.sort(key=lambda e: e[0])
+    return np.array([c for c, _p in found]), [ps[0]] + [p for _c, p in found]
 
 
 def _mix_orbit(orbit, states, z, V, space, table, m, M1, N, mixed) -> bool:
@@ -386,26 +391,47 @@ def _mix_orbit(orbit, states, z, V, space, table, m, M1, N, mixed) -> bool:
     lists = [_policies(sub, r, V, space, table, m, M1, N) for r in range(L)]
     K = [len(p) - 1 for _c, p in lists]
 
-    def strategy(r, th):
-        cuts, pols = lists[r]
-        th = float(np.clip(th, 0.0, K[r]))
-        k = min(int(np.floor(th)), max(K[r] - 1, 0))
-        if K[r] == 0:
-            return pols[0]
-        w = th - k
-        return (1 - w) * pols[k][0] + w * pols[k + 1][0], (1 - w) * pols[k][1] + w * pols[k + 1][1]
+    # the policies as plain floats: the iterations below evaluate the orbit tens of
+    # thousands of times on a handful of numbers, where numpy's per-call cost dominates
+    polA = [[tuple(float(v) for v in p[0]) for p in pols] for _c, pols in lists]
+    polb = [[float(p[1]) for p in pols] for _c, pols in lists]
+    cutl = [[float(c) for c in cuts] for cuts, _p in lists]
 
-    def zs(theta):
-        A = np.zeros((L, N))
-        b = np.zeros(L)
+    def strategy(r, th):
+        if K[r] == 0:
+            return polA[r][0], polb[r][0]
+        th = min(max(float(th), 0.0), float(K[r]))
+        k = min(int(th), K[r] - 1)
+        w = th - k
+        a0, a1 = polA[r][k], polA[r][k + 1]
+        return tuple((1 - w) * x + w * y for x, y in zip(a0, a1)), (1 - w) * polb[r][k] + w * polb[r][k + 1]
+
+    def zs(theta, full=False):
+        """The bust value of every mover of the orbit for strategies ``theta`` (with
+        ``full``, also the orbit's value vectors): :func:`_orbit_values` on floats."""
+        Ab = [strategy(r, theta[r]) for r in range(L)]
+        loop = 1.0
+        for j in range(N):
+            loop *= Ab[j % L][1]
+        vals = []
         for r in range(L):
-            A[r], b[r] = strategy(r, theta[r])
-        vals = _orbit_values(A, b, succ, N)
-        return vals, vals[succ, N - 1]
+            v = [0.0] * N
+            prod = 1.0
+            for j in range(N):
+                a, bj = Ab[(r + j) % L]
+                for n in range(N):
+                    v[n] += prod * a[(n - j) % N]
+                prod *= bj
+            vals.append([x / (1.0 - loop) for x in v])
+        z_of = [vals[(r + 1) % L][N - 1] for r in range(L)]
+        return (np.array(vals), np.array(z_of)) if full else z_of
 
     def stair(r, zr, eps):
-        cuts = lists[r][0]
-        return float(np.sum(np.clip((zr - cuts) / eps + 0.5, 0.0, 1.0)))
+        # sum over the sorted cuts c of clip((zr - c) / eps + 1/2, 0, 1): the cuts below
+        # zr - eps/2 count 1, those inside the ramp their fraction
+        cuts = cutl[r]
+        lo, hi = bisect_left(cuts, zr - 0.5 * eps), bisect_right(cuts, zr + 0.5 * eps)
+        return lo + sum(min(max((zr - c) / eps + 0.5, 0.0), 1.0) for c in cuts[lo:hi])
 
     z0 = z[orbit]
     theta = np.array([float(np.searchsorted(lists[r][0], z0[r])) for r in range(L)])
@@ -416,16 +442,17 @@ def _mix_orbit(orbit, states, z, V, space, table, m, M1, N, mixed) -> bool:
     # the ramps narrowing), then solve exactly for the movers left between two policies
     # (the last width at which the iteration settled is kept: narrower ones get stiff)
     for eps in 10.0 ** -np.arange(2, 14):
-        th = theta.copy()
+        th = [float(v) for v in theta]
         for _k in range(4000):
-            _v, zz = zs(th)
-            target = np.array([stair(r, zz[r], eps) for r in range(L)])
-            if np.max(np.abs(target - th)) < 1e-12:
+            zz = zs(th)
+            target = [stair(r, zz[r], eps) for r in range(L)]
+            gap = max(abs(a - b) for a, b in zip(target, th))
+            if gap < 1e-12:
                 break
-            th = 0.98 * th + 0.02 * target
-        if np.max(np.abs(target - th)) > 1e-9:
+            th = [0.98 * a + 0.02 * b for a, b in zip(th, target)]
+        if gap > 1e-9:
             break
-        theta = th
+        theta = np.array(th)
     # exact: near the smoothed point (two policies either side) each mover keeps a policy
     # or mixes two neighbours at their breakpoint; the combinations are tried, fewest
     # mixtures first, then nearest the smoothed point
@@ -446,7 +473,7 @@ def _mix_orbit(orbit, states, z, V, space, table, m, M1, N, mixed) -> bool:
         def G(w, th=th, frac=frac):
             t = th.copy()
             t[frac] += w
-            _v, zz = zs(t)
+            zz = zs(t)
             return np.array([zz[r] - lists[r][0][int(th[r])] for r in frac])
         if frac:
             w0 = np.clip(theta[frac] - th[frac], 0.01, 0.99)
@@ -456,7 +483,7 @@ def _mix_orbit(orbit, states, z, V, space, table, m, M1, N, mixed) -> bool:
                 continue
             th = th.copy()
             th[frac] += np.clip(w, 0.0, 1.0)
-        _v, zz = zs(th)
+        zz = zs(th)
         inside = True
         for r, (kind, k) in enumerate(combo):
             if kind == "pure":
@@ -472,7 +499,7 @@ def _mix_orbit(orbit, states, z, V, space, table, m, M1, N, mixed) -> bool:
 def _accept(th, frac, zs, sub, V, space, table, m, M1, N, mixed) -> bool:
     """Store the orbit's values for strategies ``th`` if every mover's best value against
     its bust value (the turn DP) is its value in the orbit."""
-    vals, zz = zs(th)
+    vals, zz = zs(th, full=True)
     own, _A, _b = _turns(sub, zz, V, space, table, m, M1, N)
     if np.max(own - vals[:, 0]) > CERTIFICATE:
         return False
