@@ -8,6 +8,9 @@ The public Python API (docs/api.md)::
     sol.start_value()                           # expected turns to win alone
     sol.advise(thousand.PlayerState(0, opened=False), roll=(1, 5, 3, 3, 4))
 
+    three = thousand.solve_players(thousand.load_ruleset("pig", ["goal=30"]), 3)
+    three.seat_values()                         # each seat's chance, equilibrium play
+
     poker = thousand.load_ruleset("poker")      # poker dice, any number of players
     game = thousand.solve_poker(poker, players=3)
     game.seat_values[3]                         # each seat's chance with optimal play
@@ -34,6 +37,7 @@ _WHERE = {
     "PlayerState": "game",
     "Ruleset": "rules", "load_ruleset": "rules", "preset_names": "rules",
     "METHODS": "solve", "OBJECTIVES": "solve", "Solution": "solve",
+    "PlayersSolution": "players", "solve_players": "players",
     "PokerRuleset": "poker.rules", "PokerSolution": "poker.game", "solve_poker": "poker.game",
 }
 

@@ -56,18 +56,26 @@ class BotState:
     roll: tuple[int, ...]
     legal: tuple[Action, ...]
     hot: bool = False        # this roll is a roll of hot dice (all dice again)
+    others: tuple[PlayerState, ...] = ()   # three players and more: the opponents after ``opponent``
 
     @classmethod
-    def at(cls, engine: TurnRules, s: TurnState, opponent: PlayerState | None) -> "BotState":
+    def at(cls, engine: TurnRules, s: TurnState, opponent: PlayerState | None,
+           others: tuple[PlayerState, ...] = ()) -> "BotState":
         """The decision at the rolled turn state ``s`` (its legal actions by ``engine``)."""
-        return cls(engine.rs, s.player, opponent, s.total, s.roll, engine.legal(s), engine.compulsory(s))
+        return cls(engine.rs, s.player, opponent, s.total, s.roll, engine.legal(s), engine.compulsory(s),
+                   tuple(others))
+
+    @property
+    def opponents(self) -> tuple[PlayerState, ...]:
+        """Every opponent in the order they move next (``opponent`` first)."""
+        return ((self.opponent,) if self.opponent is not None else ()) + self.others
 
     @property
     def dice(self) -> int:
         return len(self.roll)
 
     def key(self) -> tuple:
-        return (self.me, self.opponent, self.turn_total, self.roll, self.hot)
+        return (self.me, self.opponent, self.turn_total, self.roll, self.hot, self.others)
 
     # what the bot machinery asks of a decision (poker dice has its own, PokerBotState)
 
@@ -84,7 +92,7 @@ class BotState:
 
     def to_json(self) -> dict:
         return {"me": player_json(self.me), "opponent": player_json(self.opponent) if self.opponent else None,
-                "turn_total": self.turn_total, "dice": self.dice, "roll": list(self.roll),
+                "opponents": [player_json(y) for y in self.opponents], "turn_total": self.turn_total, "dice": self.dice, "roll": list(self.roll),
                 "hot_dice_roll": self.hot, "legal": [a.to_json() for a in self.legal]}
 
 
@@ -94,10 +102,10 @@ def player_json(x: PlayerState) -> dict:
 
 def advise_command(rs: Ruleset, state: BotState, objective: str, overrides: tuple[str, ...] = ()) -> str:
     """The ``thousand advise`` command line that shows the options of ``state``."""
-    def counters(x: PlayerState, p: str) -> list[str]:
+    def counters(x: PlayerState, p: str, k: int = 1) -> list[str]:
         out = []
         if not x.opened:
-            out.append(f"--{p}unopened")
+            out.append(f"--{p}unopened" + (f" {k}" if p else ""))
         for k in ("bolts", "falls", "pit_tries", "pit_entry", "barrel_tries", "barrel_entry", "overshoots"):
             v = getattr(x, k)
             if v:
@@ -107,7 +115,8 @@ def advise_command(rs: Ruleset, state: BotState, objective: str, overrides: tupl
     parts += [f"--set {shlex.quote(o)}" for o in overrides]
     parts += [f"--me {state.me.score}"] + counters(state.me, "")
     if objective == "duel" and state.opponent is not None:
-        parts += [f"--opp {state.opponent.score}"] + counters(state.opponent, "opp-")
+        for k, y in enumerate(state.opponents, start=1):
+            parts += [f"--opp {y.score}"] + counters(y, "opp-", k)
     else:
         parts += ["--objective race"]
     parts += [f"--turn {state.turn_total}", f"--roll {','.join(map(str, state.roll))}"]

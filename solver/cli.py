@@ -526,10 +526,13 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
 @click.option("--worst", type=int, default=5, show_default=True, help="Worst decisions to list.")
 @click.option("--timeout", type=float, default=2.0, show_default=True,
               help="Seconds an exec: bot has for each decision.")
+@click.option("--players", "players", type=int, default=2, show_default=True,
+              help="3 or more: the bot in each seat in turn, the others playing the exact equilibrium of "
+                   "that many players (--opponent does not apply).")
 @tables_option
 @json_option
 def evaluate(rules: str, overrides: tuple[str, ...], bot_spec: str, opp_spec: str, objective: str, games: int,
-             seed: int, exact: bool, budget: int, blunder_games: int, worst: int, timeout: float,
+             seed: int, exact: bool, budget: int, blunder_games: int, worst: int, timeout: float, players: int,
              tables_dir: str | None, as_json: bool) -> None:
     """How far a bot is from optimal play, and where it goes wrong."""
     from .errors import BotError
@@ -541,6 +544,16 @@ def evaluate(rules: str, overrides: tuple[str, ...], bot_spec: str, opp_spec: st
             raise BotError(_("{0} must be 0 or more").format(name))
     if not timeout > 0:
         raise BotError(_("--timeout must be positive"))
+    if players < 2:
+        raise BotError(_("--players must be at least 2, not {0}").format(players))
+    if players > 2:
+        if objective != "duel" or opp_spec != "optimal":
+            raise BotError(_("--players {0}: the others play the equilibrium; it takes neither --objective race "
+                             "nor --opponent").format(players))
+        from .seats import evaluate_players
+        report = evaluate_players(rs, bot_spec, players, games, seed, exact, budget, timeout, tables_dir)
+        _emit(report["json"], as_json, report["text"])
+        return
     if objective == "duel" and rs.equal_turns:
         # the bots, the exact evaluation and the simulator know no seats and no last turn
         raise BotError(_("{0} plays equal turns: evaluate does not play equal_turns duels; use --objective "

@@ -49,8 +49,9 @@ class PolicyTurns:
         self.truncated = 0.0
         self._tails: dict = {}
 
-    def ends(self, x: PlayerState, y: PlayerState | None) -> dict:
-        """{(kind, t points): probability} of the turn of ``x`` against ``y``."""
+    def ends(self, x: PlayerState, y: PlayerState | None, others: tuple[PlayerState, ...] = ()) -> dict:
+        """{(kind, t points): probability} of the turn of ``x`` against ``y`` (and, with three
+        players or more, the ``others`` after it)."""
         if self.bot is None:
             return self.oracle.end_distribution(x, y)
         engine, rs = self.engine, self.engine.rs
@@ -82,12 +83,12 @@ class PolicyTurns:
                 if len(legal) == 1:
                     a = legal[0]
                 else:
-                    key = (x, y, t, r.roll)
+                    key = (x, y, t, r.roll, others)
                     a = self.answers.get(key)
                     if a is None:
                         if len(self.answers) >= self.budget:
                             raise BudgetExceeded
-                        st = BotState.at(engine, r, y)
+                        st = BotState.at(engine, r, y, others)
                         a = self.answers[key] = self.bot.choose(st)
                         if self.decisions is not None:
                             self.decisions.append((st, a))

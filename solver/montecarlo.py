@@ -26,10 +26,10 @@ from .rules import Ruleset
 
 
 def play_turn(engine: TurnRules, rng: random.Random, bot: Bot, x: PlayerState, y: PlayerState | None,
-              on_decision=None) -> TurnEnd:
-    """One turn of ``bot`` from ``x`` (against ``y``), the dice thrown by ``rng``; the bot
-    is asked only where the rules leave a choice, and ``on_decision(state, action)``
-    sees each answer."""
+              on_decision=None, others: tuple[PlayerState, ...] = ()) -> TurnEnd:
+    """One turn of ``bot`` from ``x`` (against ``y``, and the ``others`` after it), the dice
+    thrown by ``rng``; the bot is asked only where the rules leave a choice, and
+    ``on_decision(state, action)`` sees each answer."""
     faces = engine.rs.faces
     s = engine.start(x)
     while True:
@@ -40,7 +40,7 @@ def play_turn(engine: TurnRules, rng: random.Random, bot: Bot, x: PlayerState, y
         if len(legal) == 1:
             a = legal[0]
         else:
-            st = BotState.at(engine, r, y)
+            st = BotState.at(engine, r, y, others)
             a = bot.choose(st)
             if on_decision is not None:
                 on_decision(st, a)

@@ -576,7 +576,8 @@ class EquilibriumDecider:
 
 def evaluate_profile(space, players: int, deciders, table=None) -> np.ndarray:
     """Exact values of a profile of fixed decisions: ``deciders[k]`` decides every turn of
-    seat ``k`` (one decider: every seat alike). Returns ``V`` (seats, m**N, N): ``V[k][s]``
+    seat ``k`` (one decider: every seat alike) by its end values (``decide``), or gives the
+    turn's (A, b) itself (``turn_ends``, as a bot's enumerated turns do). Returns ``V`` (seats, m**N, N): ``V[k][s]``
     is the value vector (in the order of play from the mover) of state ``s`` with seat
     ``k`` to move; ``V[0][start]`` lists the seats' chances in seat order. With one decider
     the seat index is dropped (``seats`` = 1).
@@ -611,6 +612,9 @@ def evaluate_profile(space, players: int, deciders, table=None) -> np.ndarray:
             for i in np.unique(movers):
                 cols = np.flatnonzero(movers == i)
                 rest = lvl[cols] % M1
+                if hasattr(deciders[k], "turn_ends"):     # a seat that gives its turn's ends itself
+                    A[k * n + cols], b[k * n + cols] = deciders[k].turn_ends(int(i), rest, V[nk], m, N)
+                    continue
                 stop, z, w = deciders[k].decide(int(i), rest)
                 W, bank_rows, win_rows = _bank_values(int(i), rest, V[nk], space, m, N)
                 _v, A[k * n + cols], b[k * n + cols] = _policy_ends(table, space, int(i), stop, z, w, W,

@@ -31,9 +31,11 @@ from .tables import Table, find_table, save_table, write_target
 # Up to this many states of the N-player game, a missing equilibrium is solved on request
 # (Pig to 50 for three players: 125,000 states, 4 s here).
 SMALL_GAME = 200_000
-# Seconds per state of the equilibrium solve on this project's 2-core machine (Pig to 100,
-# three players: 167 s for 1e6 states; plain to 500: 192 s for 1e6): the time estimate.
-SECONDS_PER_STATE = (1.5e-4, 3e-4)
+# The solve's time per state in units of one turn DP of the ruleset (timed when the
+# estimate is made, :func:`thousand.solve.turn_seconds`), measured on this project's 2-core
+# machine: 0.3 (four players of Pig to 30) to 8 (three players of plain and farkle to 3000,
+# whose levels take six best-response rounds; Pig to 100, with its mixed orbits, 3.4).
+TURN_DPS_PER_STATE = (0.3, 8.0)
 
 
 def objective(players: int) -> str:
@@ -156,10 +158,12 @@ def estimate(rs: Ruleset, players: int) -> dict:
     """The states of the N-player game and a time range for its solve, before any work;
     a :class:`thousand.nplayer.NPlayerError` for what the solver refuses."""
     from .nplayer import check_size, check_supported
+    from .solve import turn_seconds
     check_supported(rs, players)
     m = check_size(rs, players)
     n = m ** players
-    return {"player_states": m, "states": n, "seconds": (n * SECONDS_PER_STATE[0], n * SECONDS_PER_STATE[1])}
+    one = n * turn_seconds(rs, max(1, rs.goal // rs.unit))
+    return {"player_states": m, "states": n, "seconds": (one * TURN_DPS_PER_STATE[0], one * TURN_DPS_PER_STATE[1])}
 
 
 def solve_players(rs: Ruleset, players: int, tables_dir: str | os.PathLike | None = None, *,

@@ -258,3 +258,135 @@ def test_play_three_players_uses_the_equilibrium(tmp_path):
     assert r.exit_code == 0, r.output
     assert "exact: the equilibrium of 3 players" in r.output and "P(win)" in r.output
     assert (tmp_path / "tables" / f"{load_ruleset('pig', ('goal=20',)).hash}-players3").is_dir()
+
+
+def test_tiny_three_player_pig_in_exact_fractions():
+    """Pig to 5 with a three-faced die (1 busts, 2 and 3 score), three players: the solver's
+    decisions, read off its values, are evaluated in exact fractions (levels from the top,
+    each rotation orbit closed in one division), and then every decision is checked to be
+    a best response in exact arithmetic; the solver's values are those fractions to 1e-15."""
+    from fractions import Fraction as F
+    goal, faces, N = 5, 3, 3
+    rs = small_pig(goal, faces)
+    sol = solve_nplayer(rs, N)
+    moves = Moves(rs)
+
+    def fval(s):
+        return sol.V[sol.index([moves.normalise(PlayerState(v)) for v in s])]
+
+    def rot(v):                 # the next state's vector as seen from this mover
+        return (v[-1],) + tuple(v[:-1])
+
+    def add(u, v, c=F(1)):
+        return tuple(a + c * b for a, b in zip(u, v))
+
+    win = (F(1),) + (F(0),) * (N - 1)
+    zero = (F(0),) * N
+    exact: dict = {}
+
+    def hold_value(s, t):
+        return win if s[0] + t >= goal else rot(exact[s[1:] + (s[0] + t,)])
+
+    def turn(s, hold):
+        """(C, beta): V(s, 0) = C + beta * rot(V(sigma s, 0)), under the decisions ``hold``."""
+        C, B = {}, {}
+        for t in range(goal - s[0] + faces, -1, -1):
+            if s[0] + t >= goal:
+                C[t], B[t] = win, F(0)
+            elif t > 0 and hold(s, t):
+                C[t], B[t] = hold_value(s, t), F(0)
+            else:
+                c, b = zero, F(1, faces)
+                for f in range(2, faces + 1):
+                    c, b = add(c, C[t + f], F(1, faces)), b + B[t + f] / faces
+                C[t], B[t] = c, b
+        return C, B
+
+    def solver_holds(s, t):
+        # the solver's decision: hold where banking is worth at least rolling on (its tie rule)
+        bank = 1.0 if s[0] + t >= goal else float(np.roll(fval(s[1:] + (s[0] + t,)), 1)[0])
+        return bank >= roll_value(s, t) - 1e-13
+
+    def roll_value(s, t):
+        z = np.roll(fval(s[1:] + (s[0],)), 1)[0]
+        out = z / faces
+        for f in range(2, faces + 1):
+            u = t + f
+            if s[0] + u >= goal:
+                out += 1.0 / faces
+            else:
+                out += max(float(np.roll(fval(s[1:] + (s[0] + u,)), 1)[0]) if u > 0 else -1, roll_value(s, u)) / faces
+        return out
+
+    for level in range(N * (goal - 1), -1, -1):
+        for s in product(range(goal), repeat=N):
+            if sum(s) != level or s in exact:
+                continue
+            orbit = [s]
+            while (nxt := orbit[-1][1:] + (orbit[-1][0],)) != s:
+                orbit.append(nxt)
+            parts = [turn(o, solver_holds) for o in orbit]
+            L = len(orbit)
+            for r in range(L):
+                num, prod = zero, F(1)
+                for j in range(N):
+                    C, B = parts[(r + j) % L]
+                    v = C[0]
+                    for _k in range(j):
+                        v = rot(v)
+                    num, prod = add(num, v, prod), prod * B[0]
+                exact[orbit[r]] = tuple(x / (1 - prod) for x in num)
+    worst = max(float(np.max(np.abs(fval(s) - np.array([float(x) for x in v])))) for s, v in exact.items())
+    assert worst <= 1e-15
+    # every decision of the solver is a best response, exactly: no seat gains by the other action
+    for s in exact:
+        C, B = turn(s, solver_holds)
+        z = rot(exact[s[1:] + (s[0],)])
+        for t in range(1, goal - s[0]):
+            held = hold_value(s, t)[0]
+            rolled = C[t][0] + B[t] * z[0] if not solver_holds(s, t) else None
+            if rolled is None:        # the solver holds: rolling on must not be worth more
+                roll_C, roll_B = zero, F(1, faces)
+                for f in range(2, faces + 1):
+                    roll_C, roll_B = add(roll_C, C[t + f], F(1, faces)), roll_B + B[t + f] / faces
+                assert roll_C[0] + roll_B * z[0] <= held
+            else:
+                assert rolled >= held
+    assert sum(exact[(0, 0, 0)]) == 1 and exact[(0, 0, 0)][0] > exact[(0, 0, 0)][1] > exact[(0, 0, 0)][2]
+
+
+def test_evaluate_players_exact_and_monte_carlo(tmp_path):
+    """A hold-at bot in each seat against equilibrium players: its enumerated turns give
+    the same chances as the turn DP's hold-at decisions (two separate paths), and the Monte
+    Carlo games agree within their intervals."""
+    from thousand.bots import load_bot
+    from thousand.seats import equilibrium, exact_seats, mc_seats
+    rs = load_ruleset("pig", ("goal=16",))
+    sol = equilibrium(rs, 3, str(tmp_path), progress=False)
+    bot = load_bot("hold:6", rs, "duel", str(tmp_path), 1, 2.0, {})
+    got, asked = exact_seats(sol, bot)
+    assert asked > 0
+    s0 = sol.index([Moves(rs).normalise(Moves(rs).initial())] * 3)
+    for k in range(3):
+        lineup = [EquilibriumDecider(sol)] * 3
+        lineup[k] = HoldAt(sol.space, 6)
+        assert abs(got[k] - evaluate_profile(sol.space, 3, lineup)[0][s0][k]) < 1e-12
+        assert got[k] < sol.start[k]
+    mc = mc_seats(sol, bot, 3000, seed=5)
+    for k, r in enumerate(mc):
+        lo, hi = r["ci95"]
+        assert r["games"] == 1000 and lo - 0.01 <= got[k] <= hi + 0.01
+
+
+def test_evaluate_players_cli(tmp_path):
+    r = CliRunner().invoke(main, ["evaluate", "pig", "--set", "goal=16", "--players", "3", "--bot", "hold:6",
+                                  "--games", "300", "--tables", str(tmp_path), "--json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert len(d["exact"]["seats"]) == 3 and len(d["monte_carlo"]["seats"]) == 3
+    assert all(b < e for b, e in zip(d["exact"]["seats"], d["equilibrium_seats"]))
+    r = CliRunner().invoke(main, ["evaluate", "pig", "--set", "goal=16", "--players", "3", "--bot", "hold:6",
+                                  "--opponent", "race", "--tables", str(tmp_path)])
+    assert r.exit_code == 2 and "--opponent" in r.stderr
+    r = CliRunner().invoke(main, ["evaluate", "classic", "--players", "3", "--bot", "hold:300"])
+    assert r.exit_code == 2 and "overtaking" in r.stderr
