@@ -283,7 +283,12 @@ def _solve_level(states, V, space, table, m, M1, N, mixed) -> int:
     orb, cur = np.arange(n), succ.copy()
     for _k in range(N - 1):
         orb, cur = np.minimum(orb, cur), succ[cur]
+    # the first guess of each mover's bust value: the same orbit with the mover one step
+    # higher (a level above, solved already), else 1/N
     z = np.full(n, 1.0 / N)
+    up = _one_step_up(space)[states // M1]
+    has = up >= 0
+    z[has] = V[(states[has] % M1) * m + up[has], N - 1]
     A, b = np.zeros((n, N)), np.zeros(n)
     last_b = np.full(n, np.nan)
     last_d = np.full(n, np.nan)
@@ -314,6 +319,16 @@ def _solve_level(states, V, space, table, m, M1, N, mixed) -> int:
         V[states[active]] = vals[active]
         _mix_cycling(states, succ, z, V, space, table, m, M1, N, mixed, np.flatnonzero(active))
     return rounds
+
+
+def _one_step_up(space) -> np.ndarray:
+    """Per player state, the index of the same state one unit higher (-1 if none)."""
+    got = getattr(space, "_one_up", None)
+    if got is None:
+        u = space.rs.unit
+        got = np.array([space.index.get(x._replace(score=x.score + u), -1) for x in space.states], dtype=np.int64)
+        space._one_up = got
+    return got
 
 
 def _mix_cycling(states, succ, z, V, space, table, m, M1, N, mixed, candidates) -> None:
