@@ -1809,8 +1809,9 @@ def end_distribution(Rolls rolls, stop_ok, stop_val, forced_ok, forced_val, V, R
     """How a solved turn ends (see :func:`thousand.kernel.end_distribution` and
     :func:`thousand._pure.end_distribution`): ``(stop_p, forced_p, bust_p, win_p)``.
 
-    A forward pass of probability mass, one column at a time without the GIL; the
-    tail row's hot-dice cycle is iterated until its mass is below 1e-17 (as the twin).
+    A forward pass of probability mass, one column at a time without the GIL (the columns
+    spread over OpenMP's threads); the tail row's hot-dice cycle is iterated until its mass
+    is below 1e-17 (as the twin).
     """
     cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode = rolls.arrays()
     cdef const int64_t[::1] cptr = _i64_1(cls_ptr)
@@ -1853,17 +1854,27 @@ def end_distribution(Rolls rolls, stop_ok, stop_val, forced_ok, forced_val, V, R
     cdef double[::1] bpm = bust_p
     cdef double[::1] wpm = win_p
     cdef Py_ssize_t L = T + 2, c
-    cdef double* w = <double*>malloc((4 * L * (N + 1) + 2 * L + 2 * (N + 1)) * sizeof(double))
-    if w == NULL:
-        raise MemoryError()
-    try:
-        with nogil:
-            for c in range(K):
+    cdef Py_ssize_t need = 4 * L * (N + 1) + 2 * L + 2 * (N + 1)
+    cdef double* w
+    # columns are independent: spread over OpenMP's threads (each with its own work space),
+    # unless there are too few to pay for waking them
+    cdef int nt = thk_max_threads()
+    if K * L * (N + 1) < _SERIAL_WORK or nt < 1:
+        nt = 1
+    cdef int failed = 0
+    cdef int* failp = &failed
+    with nogil, parallel(num_threads=nt):
+        w = <double*>malloc(need * sizeof(double))
+        if w == NULL:
+            failp[0] = 1
+        for c in prange(K, schedule="static"):
+            if w != NULL:
                 _ed_column(&tb, fl.left, c, K, T, &s_ok[0], &S[0, 0], &f_ok[0], &Fv[0, 0],
                            &Vm[0, 0, 0], &Rm[0, 0, 0], &RCm[0, 0], w, &spm[0, 0], &fpm[0, 0],
                            &bpm[0], &wpm[0])
-    finally:
         free(w)
+    if failed:
+        raise MemoryError("end_distribution: out of memory")
     return stop_p, forced_p, bust_p, win_p
 
 
