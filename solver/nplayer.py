@@ -34,9 +34,18 @@ that mix two neighbouring policies at a breakpoint (the weight that puts the mov
 value on that breakpoint). Several equilibria: the pure one nearest the policies the
 rounds reached, else the one with the fewest mixtures nearest the smoothed point.
 
+A round costs one turn DP per state (the mover's best value and its chance of a bust);
+the end distributions that give A and b are redone only where that chance moved, and the
+first guess of a bust value is the same orbit's with the mover one step higher.
+
 The certificate is the largest gain any seat could get by deviating at any decision: for
 every state, the mover's best value by the turn DP against the equilibrium's bust value,
 minus the equilibrium's own value for it (at most 1e-9 to be accepted).
+
+:func:`evaluate_profile` values fixed decisions exactly by the same levels and orbits
+(the decisions no longer depend on the values, so each orbit is closed in one step): one
+decider per seat, the seat of the mover tracked. It measures the approximations of
+:mod:`thousand.approx` and the bots of ``thousand evaluate --players N``.
 """
 
 from __future__ import annotations
