@@ -280,3 +280,26 @@ def test_the_serve_command_says_where_and_warns_on_the_network(tmp_path):
     assert r.exit_code == 2 and "99999" in r.output
     r = CliRunner().invoke(main, ["serve", "--games", "/proc/nope/x"])
     assert r.exit_code == 2 and r.output.startswith("thousand: error: cannot use /proc/nope/x")
+
+
+def test_three_players_get_the_exact_equilibrium(folder, tmp_path):
+    """Three players of a small Pig: the equilibrium of three is solved in the background
+    and the advice is exact, its stop value the table's value of the banked state."""
+    from thousand.game import PlayerState
+    from thousand.players import solve_players
+    tables = tmp_path / "tables"
+    with TestClient(create_app(folder, str(tables))) as c:
+        gid = new_game(c, rules="pig", players=("A", "B", "C"), overrides=["goal=20"])["id"]
+        entry(c, gid, "roll 4")
+        for _k in range(600):
+            r = c.get(f"/api/games/{gid}/advice")
+            if r.status_code == 200:
+                break
+            assert r.status_code == 202 and r.json()["objective"] == "players3"
+            threading.Event().wait(0.05)
+        (part,) = r.json()["advice"]
+        assert part["exact"] and "equilibrium of 3 players" in part["method"]
+    sol = solve_players(load_ruleset("pig", ("goal=20",)), 3, str(tables))
+    assert not sol.solved_now
+    stop = next(o for o in part["options"] if o["action"] == "stop")
+    assert abs(stop["win_probability"] - sol.value([PlayerState(0), PlayerState(0), PlayerState(4)])[2]) < 1e-12
