@@ -570,8 +570,8 @@ class Advisors:
         if n <= (SMALL_DUEL_EQUAL_TURNS if self.rs.equal_turns else SMALL_DUEL):
             return True, ""
         return False, _("the duel table of these rules is not solved yet ({n} player states: minutes to "
-                        "tens of minutes); solve it with `thousand solve {name} --objective duel` "
-                        "or ask with --advice duel").format(n=n, name=self.rs.name)
+                        "tens of minutes); solve it with `thousand solve {name} --objective duel`").format(
+            n=n, name=self.rs.name)
 
     def advice(self, g: Game) -> list[tuple[str, Advice | None, bool]]:
         """The advice for the player to move: (heading, advice, exact) triples, the heading
