@@ -31,11 +31,12 @@ from .tables import Table, find_table, save_table, write_target
 # Up to this many states of the N-player game, a missing equilibrium is solved on request
 # (Pig to 50 for three players: 125,000 states, 4 s here).
 SMALL_GAME = 200_000
-# The solve's time per state in units of one turn DP of the ruleset (timed when the
-# estimate is made, :func:`thousand.solve.turn_seconds`), measured on this project's 2-core
-# machine: 0.3 (four players of Pig to 30) to 8 (three players of plain and farkle to 3000,
-# whose levels take six best-response rounds; Pig to 100, with its mixed orbits, 3.4).
-TURN_DPS_PER_STATE = (0.3, 8.0)
+# The solve's time per state, fitted to what this project's 2-core machine measured:
+# 30 turn DPs of one column (in a call of many, :func:`thousand.solve.turn_seconds`; the
+# best-response rounds and the certificate) plus 2e-5 s of numpy and Python around them.
+# Pig to 50 and to 100, plain to 500 and to 1000, farkle to 3000 for three players all
+# fall within half to twice that; four players of Pig to 30 take a fifth of it.
+TURN_DPS_PER_STATE, SECONDS_AROUND = 30.0, 2e-5
 
 
 def objective(players: int) -> str:
@@ -162,8 +163,8 @@ def estimate(rs: Ruleset, players: int) -> dict:
     check_supported(rs, players)
     m = check_size(rs, players)
     n = m ** players
-    one = n * turn_seconds(rs, max(1, rs.goal // rs.unit))
-    return {"player_states": m, "states": n, "seconds": (one * TURN_DPS_PER_STATE[0], one * TURN_DPS_PER_STATE[1])}
+    guess = n * (TURN_DPS_PER_STATE * turn_seconds(rs, max(1, rs.goal // rs.unit), columns=256) + SECONDS_AROUND)
+    return {"player_states": m, "states": n, "seconds": (guess / 2, guess * 2)}
 
 
 def solve_players(rs: Ruleset, players: int, tables_dir: str | os.PathLike | None = None, *,
