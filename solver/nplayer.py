@@ -65,6 +65,8 @@ from .states import WIN_INDEX, build_state_space
 MAX_VALUES = 200_000_000     # float64 numbers of V (1.6 GB)
 MAX_ROUNDS = 60              # best-response rounds of an orbit before it is treated as cycling
 CERTIFICATE = 1e-9
+POLICY_ATOL = 1e-12          # ends (A, b) closer than this are the same policy of an orbit's mover
+POLICY_ATOL = 1e-12          # ends (A, b) closer than this are the same policy of an orbit's mover
 
 
 class NPlayerError(ThousandError):
@@ -372,7 +374,9 @@ def _policies(sub, r, V, space, table, m, M1, N):
         return [(A[k], float(b[k])) for k in range(len(zs))]
 
     def same(p, q):
-        return p[1] == q[1] and np.array_equal(p[0], q[0])
+        # decisions whose ends agree to rounding are one policy: a tie the turn DP breaks
+        # either way by the last bit would otherwise make thousands of breakpoints of noise
+        return abs(p[1] - q[1]) <= POLICY_ATOL and float(np.max(np.abs(p[0] - q[0]))) <= POLICY_ATOL
 
     grid = np.linspace(0.0, 1.0, 257)
     ps = at(grid)
@@ -490,34 +494,69 @@ def _mix_orbit(orbit, states, z, V, space, table, m, M1, N, mixed) -> bool:
     def rank(c):
         return (sum(kind == "mix" for kind, _k in c),
                 sum(abs(k + (0.5 if kind == "mix" else 0.0) - theta[r]) for r, (kind, k) in enumerate(c)))
-    for combo in sorted(product(*choices), key=rank):
-        frac = [r for r, (kind, _k) in enumerate(combo) if kind == "mix"]
-        th = np.array([k for _kind, k in combo], dtype=float)
+    # first exactly: the mixers' weights put their bust values on their breakpoints and the
+    # pure movers' inside their intervals; then, where no combination holds exactly (dense
+    # staircases, as Farkle's, where a mover's own weight barely moves its bust value), the
+    # same candidates and the smoothed point itself, kept if the certificate holds: no
+    # mover gains more than CERTIFICATE by its best response
+    combos = sorted(product(*choices), key=rank)
+    best = (np.inf, None, None)           # the relaxed pass: the candidate of least gain
 
-        def G(w, th=th, frac=frac):
-            t = th.copy()
-            t[frac] += w
-            zz = zs(t)
-            return np.array([zz[r] - lists[r][0][int(th[r])] for r in frac])
-        if frac:
-            w0 = np.clip(theta[frac] - th[frac], 0.01, 0.99)
-            got = optimize.root(G, w0, method="hybr", tol=1e-16)
-            w = got.x
-            if not np.all((w > -1e-12) & (w < 1 + 1e-12)) or np.max(np.abs(G(np.clip(w, 0, 1)))) > 1e-12:
-                continue
-            th = th.copy()
-            th[frac] += np.clip(w, 0.0, 1.0)
-        zz = zs(th)
-        inside = True
-        for r, (kind, k) in enumerate(combo):
-            if kind == "pure":
-                cuts = lists[r][0]
-                a = cuts[k - 1] if k > 0 else -np.inf
-                c = cuts[k] if k < len(cuts) else np.inf
-                inside &= bool(a - 1e-13 <= zz[r] <= c + 1e-13)
-        if inside and _accept(th, frac, zs, sub, V, space, table, m, M1, N, mixed):
-            return True
+    def consider(th, frac):
+        nonlocal best
+        g = _gain(th, zs, sub, V, space, table, m, M1, N)
+        if g < best[0]:
+            best = (g, th, frac)
+        return g <= 1e-12
+    for strict in (True, False):
+        if not strict and consider(theta, [r for r in range(L) if theta[r] != np.floor(theta[r])]):
+            break
+        for combo in combos:
+            frac = [r for r, (kind, _k) in enumerate(combo) if kind == "mix"]
+            th = np.array([k for _kind, k in combo], dtype=float)
+
+            def G(w, th=th, frac=frac):
+                t = th.copy()
+                t[frac] += w
+                zz = zs(t)
+                return np.array([zz[r] - lists[r][0][int(th[r])] for r in frac])
+            if frac:
+                w0 = np.clip(theta[frac] - th[frac], 0.01, 0.99)
+                got = optimize.root(G, w0, method="hybr", tol=1e-16)
+                w = got.x
+                if not strict or np.max(np.abs(G(np.clip(w, 0, 1)))) > 1e-12:
+                    # weakly coupled mixers: least squares inside the box of weights
+                    ls = optimize.least_squares(G, w0, bounds=(0.0, 1.0), xtol=1e-15, ftol=1e-15, gtol=1e-15)
+                    if np.max(np.abs(ls.fun)) < np.max(np.abs(G(np.clip(w, 0, 1)))):
+                        w = ls.x
+                if not np.all((w > -1e-12) & (w < 1 + 1e-12)):
+                    continue
+                if strict and np.max(np.abs(G(np.clip(w, 0, 1)))) > 1e-12:
+                    continue
+                th = th.copy()
+                th[frac] += np.clip(w, 0.0, 1.0)
+            zz = zs(th)
+            inside = True
+            for r, (kind, k) in enumerate(combo):
+                if kind == "pure" and strict:
+                    cuts = lists[r][0]
+                    a = cuts[k - 1] if k > 0 else -np.inf
+                    c = cuts[k] if k < len(cuts) else np.inf
+                    inside &= bool(a - 1e-13 <= zz[r] <= c + 1e-13)
+            if strict and inside and _accept(th, frac, zs, sub, V, space, table, m, M1, N, mixed):
+                return True
+            if not strict and consider(th, frac):
+                break
+    if best[1] is not None and _accept(best[1], best[2], zs, sub, V, space, table, m, M1, N, mixed):
+        return True
     return False
+
+
+def _gain(th, zs, sub, V, space, table, m, M1, N) -> float:
+    """The most any mover of the orbit gains by its best response to strategies ``th``."""
+    vals, zz = zs(th, full=True)
+    own, _A, _b = _turns(sub, zz, V, space, table, m, M1, N)
+    return float(np.max(own - vals[:, 0]))
 
 
 def _accept(th, frac, zs, sub, V, space, table, m, M1, N, mixed) -> bool:
