@@ -542,6 +542,16 @@ def measured_cost(method: str) -> str:
              "on {where}").format(low=got["loss_low"], high=got["loss_high"], where=got["where"])
 
 
+def best_duel_method() -> str:
+    """Of the approximations read off the duel table, ``product`` or ``duel``, the one whose
+    worst measured loss is smaller (``product`` when nothing is measured)."""
+    from .approx import measured
+    got = measured()
+    if "product" in got and "duel" in got and got["duel"]["loss_high"] < got["product"]["loss_high"]:
+        return "duel"
+    return "product"
+
+
 class Advisors:
     """Advice for the player to move, from the duel and/or race tables (solved on request)."""
 
@@ -653,9 +663,10 @@ class Advisors:
                 label: str) -> list[tuple[str, Advice | None, bool]]:
         """Advice for a mover facing two opponents or more (in the order they move next):
         the exact equilibrium where it is available, else the best measured approximation
-        (the product of duels when the duel table is at hand, else the race), labelled with
+        (with the duel table at hand, the product of duels or the duel against the strongest
+        opponent, whichever measured the smaller worst loss; else the race), labelled with
         its measured cost."""
-        from .advisor import product_advisor
+        from .advisor import duel_advisor, product_advisor
         from .players import objective
         N = len(opponents) + 1
         out: list[tuple[str, Advice | None, bool]] = []
@@ -667,10 +678,18 @@ class Advisors:
                 return [(head, adv, True)]
             use_duel, note = (True, "") if self.mode == "duel" else self.duel_available()
             if use_duel:
-                head = _("advice (APPROXIMATION: your duel chances against each opponent, multiplied; "
-                         "{cost})").format(cost=measured_cost("product"))
-                adv = product_advisor(self._solution("duel"), opponents).advise(x, total, dice, roll,
-                                                                                state_label=label)
+                # the approximation from the duel table that measured the smaller worst loss
+                sol = self._solution("duel")
+                if best_duel_method() == "duel":
+                    j = min(range(len(opponents)), key=lambda k: sol.value(x, opponents[k]))
+                    head = _("advice (APPROXIMATION: a duel against the strongest opponent, opponent {k} — your "
+                             "duel P(win) is lowest against them — ignoring the others; {cost})").format(
+                        k=j + 1, cost=measured_cost("duel"))
+                    adv = duel_advisor(sol, opponents[j]).advise(x, total, dice, roll, state_label=label)
+                else:
+                    head = _("advice (APPROXIMATION: your duel chances against each opponent, multiplied; "
+                             "{cost})").format(cost=measured_cost("product"))
+                    adv = product_advisor(sol, opponents).advise(x, total, dice, roll, state_label=label)
                 return [(head, adv, False)]
             out.append((_("(no duel advice: {why})").format(why=note), None, False))
         out.append(self._race(x, total, dice, roll, label))

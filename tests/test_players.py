@@ -231,21 +231,28 @@ def test_advise_three_players_exact(tmp_path):
     assert abs(val["roll"] - ref[((2, 5, 1), 3)][0]) < 1e-12
 
 
-def test_advise_three_players_approximation(tmp_path):
+def test_advise_three_players_approximation(tmp_path, monkeypatch):
     """Pig to 100 for three players is a million states: not solved on request; the
-    product of the two duels is used, and its values are the duel table's."""
+    approximation read off the duel table is used (the product of the two duels, or the
+    duel against the strongest, whichever measured better), its values the duel table's."""
+    import thousand.play
     d = str(tmp_path)
     rs = load_ruleset("pig")
     duel = solve_objective(rs, "duel", d, progress=False)
-    r = CliRunner().invoke(main, ["advise", "pig", "--me", "60", "--opp", "90", "--opp", "30", "--turn", "12",
-                                  "--tables", d, "--json"])
+    args = ["advise", "pig", "--me", "60", "--opp", "90", "--opp", "30", "--turn", "12", "--tables", d, "--json"]
+    x, y1, y2 = PlayerState(72), PlayerState(90), PlayerState(30)
+    monkeypatch.setattr(thousand.play, "best_duel_method", lambda: "product")
+    r = CliRunner().invoke(main, args)
     assert r.exit_code == 0, r.output
     part, = json.loads(r.stdout)["advice"]
-    assert not part["exact"] and "APPROXIMATION" in part["method"] and part["value"] == "duel_product"
+    assert not part["exact"] and "multiplied" in part["method"] and part["value"] == "duel_product"
     stop = next(o for o in part["options"] if o["action"] == "stop")
-    x = PlayerState(72)
-    want = (1 - duel.value(PlayerState(90), x)) * (1 - duel.value(PlayerState(30), x))
-    assert abs(stop["duel_product"] - want) < 1e-12
+    assert abs(stop["duel_product"] - (1 - duel.value(y1, x)) * (1 - duel.value(y2, x))) < 1e-12
+    monkeypatch.setattr(thousand.play, "best_duel_method", lambda: "duel")
+    part, = json.loads(CliRunner().invoke(main, args).stdout)["advice"]
+    assert "strongest opponent, opponent 1" in part["method"] and part["value"] == "win_probability"
+    stop = next(o for o in part["options"] if o["action"] == "stop")
+    assert abs(stop["win_probability"] - (1 - duel.value(y1, x))) < 1e-12
     r = CliRunner().invoke(main, ["advise", "pig", "--me", "60", "--opp", "90", "--opp", "30", "--opp-bolts", "1",
                                   "--opp-bolts", "0", "--opp-bolts", "0", "--tables", d])
     assert r.exit_code == 2 and "--opp-bolts is given 3 times for 2 opponents" in r.stderr
