@@ -11,8 +11,9 @@ other seats play the same in both).
 
     python bench/bench_approx.py [--only pig-50 ...] [--write]
 
-``--write`` stores the per-method range of the one-seat losses in
-solver/approx_measured.json, which the advice quotes (docs/results.md has the table).
+``--write`` stores the one-seat losses of every method per case in
+solver/approx_measured.json, which the advice quotes and chooses by (docs/results.md has
+the table); ``--from FILE`` writes it from the ``--json`` file of an earlier run.
 """
 
 from __future__ import annotations
@@ -89,24 +90,28 @@ def measure(name: str) -> dict:
     return out
 
 
+def write_measured(results: list[dict]) -> Path:
+    """solver/approx_measured.json: per case, the dice and the one-seat losses of every method."""
+    cases = [{"ruleset": r["ruleset"], "players": r["players"], "dice": load_ruleset(*CASES[r["ruleset"]][:2]).dice,
+              "losses": {name: m["one_seat_loss"] for name, m in r["methods"].items()}} for r in results]
+    path = Path(__file__).resolve().parents[1] / "solver" / "approx_measured.json"
+    path.write_text(json.dumps({"source": "python bench/bench_approx.py --write", "cases": cases}, indent=1) + "\n")
+    return path
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", nargs="+", choices=list(CASES), default=list(CASES))
-    ap.add_argument("--write", action="store_true", help="store the loss ranges in solver/approx_measured.json")
+    ap.add_argument("--write", action="store_true", help="store the losses in solver/approx_measured.json")
     ap.add_argument("--json", dest="json_out", default=None, help="also write every figure to this file")
+    ap.add_argument("--from", dest="json_in", default=None,
+                    help="take the figures from the --json file of an earlier run instead of measuring")
     a = ap.parse_args()
-    results = [measure(n) for n in a.only]
+    results = json.loads(Path(a.json_in).read_text()) if a.json_in else [measure(n) for n in a.only]
     if a.json_out:
         Path(a.json_out).write_text(json.dumps(results, indent=1))
     if a.write:
-        where = ", ".join(f"{r['ruleset']} ({r['players']} players)" for r in results)
-        summary = {}
-        for method in results[0]["methods"]:
-            losses = [v for r in results for v in r["methods"][method]["one_seat_loss"]]
-            summary[method] = {"loss_low": min(losses), "loss_high": max(losses), "where": where}
-        path = Path(__file__).resolve().parents[1] / "solver" / "approx_measured.json"
-        path.write_text(json.dumps(summary, indent=1) + "\n")
-        print(f"wrote {path}")
+        print(f"wrote {write_measured(results)}")
 
 
 if __name__ == "__main__":

@@ -208,11 +208,27 @@ class FinishDecider:
 
 
 @lru_cache(maxsize=1)
-def measured() -> dict:
-    """The losses ``bench/bench_approx.py --write`` measured (docs/results.md): per
-    method, the rulesets and figures; empty if the file is missing."""
+def _measured_file() -> dict:
     try:
         text = resources.files("thousand").joinpath("approx_measured.json").read_text(encoding="utf-8")
     except (FileNotFoundError, OSError):
         return {}
     return json.loads(text)
+
+
+def measured(dice: int | None = None) -> dict:
+    """What ``bench/bench_approx.py --write`` measured (docs/results.md): per method, the
+    least and the largest loss of one seat playing it among equilibrium players, and where.
+    With ``dice``, only the cases of the same kind of turn (one die, or several), when any
+    were measured: the methods do not rank alike on Pig and on the five- and six-dice games."""
+    cases = _measured_file().get("cases", [])
+    if dice is not None:
+        alike = [c for c in cases if (c["dice"] == 1) == (dice == 1)]
+        cases = alike or cases
+    out: dict = {}
+    for name in METHODS:
+        losses = [v for c in cases for v in c["losses"].get(name, [])]
+        if losses:
+            out[name] = {"loss_low": min(losses), "loss_high": max(losses),
+                         "where": ", ".join(f"{c['ruleset']} ({c['players']} players)" for c in cases)}
+    return out

@@ -532,21 +532,22 @@ def _solve_here(rs: Ruleset, objective: str, tables_dir: str | None):
     return solve_objective(rs, objective, tables_dir, progress=True)
 
 
-def measured_cost(method: str) -> str:
-    """What ``bench/bench_approx.py`` measured an approximation to cost (:func:`thousand.approx.measured`)."""
+def measured_cost(method: str, rs: Ruleset) -> str:
+    """What ``bench/bench_approx.py`` measured an approximation to cost on games like ``rs``
+    (:func:`thousand.approx.measured`)."""
     from .approx import measured
-    got = measured().get(method)
+    got = measured(rs.dice).get(method)
     if not got:
         return _("its cost not measured")
     return _("measured: one seat playing it among equilibrium players gives up {low:.4f} to {high:.4f} of a win "
              "on {where}").format(low=got["loss_low"], high=got["loss_high"], where=got["where"])
 
 
-def best_duel_method() -> str:
+def best_duel_method(rs: Ruleset) -> str:
     """Of the approximations read off the duel table, ``product`` or ``duel``, the one whose
-    worst measured loss is smaller (``product`` when nothing is measured)."""
+    worst measured loss on games like ``rs`` is smaller (``product`` when nothing is measured)."""
     from .approx import measured
-    got = measured()
+    got = measured(rs.dice)
     if "product" in got and "duel" in got and got["duel"]["loss_high"] < got["product"]["loss_high"]:
         return "duel"
     return "product"
@@ -680,15 +681,15 @@ class Advisors:
             if use_duel:
                 # the approximation from the duel table that measured the smaller worst loss
                 sol = self._solution("duel")
-                if best_duel_method() == "duel":
+                if best_duel_method(self.rs) == "duel":
                     j = min(range(len(opponents)), key=lambda k: sol.value(x, opponents[k]))
                     head = _("advice (APPROXIMATION: a duel against the strongest opponent, opponent {k} — your "
                              "duel P(win) is lowest against them — ignoring the others; {cost})").format(
-                        k=j + 1, cost=measured_cost("duel"))
+                        k=j + 1, cost=measured_cost("duel", self.rs))
                     adv = duel_advisor(sol, opponents[j]).advise(x, total, dice, roll, state_label=label)
                 else:
                     head = _("advice (APPROXIMATION: your duel chances against each opponent, multiplied; "
-                             "{cost})").format(cost=measured_cost("product"))
+                             "{cost})").format(cost=measured_cost("product", self.rs))
                     adv = product_advisor(sol, opponents).advise(x, total, dice, roll, state_label=label)
                 return [(head, adv, False)]
             out.append((_("(no duel advice: {why})").format(why=note), None, False))
@@ -698,7 +699,7 @@ class Advisors:
     def _race(self, x: PlayerState, total: int, dice, roll, label: str) -> tuple[str, Advice, bool]:
         from .advisor import race_advisor
         head = _("advice (APPROXIMATION: race policy — the fewest expected turns to win alone, "
-                 "ignoring the opponents; {cost})").format(cost=measured_cost("race"))
+                 "ignoring the opponents; {cost})").format(cost=measured_cost("race", self.rs))
         return head, race_advisor(self._solution("race")).advise(x, total, dice, roll, state_label=label), False
 
     def advise(self, g: Game) -> str:

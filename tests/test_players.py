@@ -241,14 +241,14 @@ def test_advise_three_players_approximation(tmp_path, monkeypatch):
     duel = solve_objective(rs, "duel", d, progress=False)
     args = ["advise", "pig", "--me", "60", "--opp", "90", "--opp", "30", "--turn", "12", "--tables", d, "--json"]
     x, y1, y2 = PlayerState(72), PlayerState(90), PlayerState(30)
-    monkeypatch.setattr(thousand.play, "best_duel_method", lambda: "product")
+    monkeypatch.setattr(thousand.play, "best_duel_method", lambda rs: "product")
     r = CliRunner().invoke(main, args)
     assert r.exit_code == 0, r.output
     part, = json.loads(r.stdout)["advice"]
     assert not part["exact"] and "multiplied" in part["method"] and part["value"] == "duel_product"
     stop = next(o for o in part["options"] if o["action"] == "stop")
     assert abs(stop["duel_product"] - (1 - duel.value(y1, x)) * (1 - duel.value(y2, x))) < 1e-12
-    monkeypatch.setattr(thousand.play, "best_duel_method", lambda: "duel")
+    monkeypatch.setattr(thousand.play, "best_duel_method", lambda rs: "duel")
     part, = json.loads(CliRunner().invoke(main, args).stdout)["advice"]
     assert "strongest opponent, opponent 1" in part["method"] and part["value"] == "win_probability"
     stop = next(o for o in part["options"] if o["action"] == "stop")
@@ -397,3 +397,23 @@ def test_evaluate_players_cli(tmp_path):
     assert r.exit_code == 2 and "--opponent" in r.stderr
     r = CliRunner().invoke(main, ["evaluate", "classic", "--players", "3", "--bot", "hold:300"])
     assert r.exit_code == 2 and "overtaking" in r.stderr
+
+
+def test_measured_costs_are_read_per_kind_of_turn(monkeypatch):
+    """The advice quotes the losses measured on games of the same kind of turn (one die, or
+    several) and picks the duel-table approximation whose worst loss there is smaller."""
+    import thousand.approx as approx
+    from thousand.play import best_duel_method, measured_cost
+    fake = {"cases": [
+        {"ruleset": "pig-50", "players": 3, "dice": 1,
+         "losses": {"product": [0.001, 0.002], "duel": [0.01, 0.02], "race": [0.1, 0.2]}},
+        {"ruleset": "plain-500", "players": 3, "dice": 5,
+         "losses": {"product": [0.003, 0.004], "duel": [0.0005, 0.0006], "race": [0.05, 0.06]}}]}
+    monkeypatch.setattr(approx, "_measured_file", lambda: fake)
+    pig, plain = load_ruleset("pig"), load_ruleset("classic")
+    assert best_duel_method(pig) == "product" and best_duel_method(plain) == "duel"
+    assert approx.measured(5)["duel"] == {"loss_low": 0.0005, "loss_high": 0.0006, "where": "plain-500 (3 players)"}
+    assert "0.0500 to 0.0600" in measured_cost("race", plain) and "plain-500" in measured_cost("race", plain)
+    assert approx.measured()["race"]["loss_high"] == 0.2
+    monkeypatch.setattr(approx, "_measured_file", lambda: {})
+    assert best_duel_method(plain) == "product" and measured_cost("race", plain) == "its cost not measured"
