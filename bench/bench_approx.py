@@ -107,9 +107,14 @@ def main() -> None:
     ap.add_argument("--from", dest="json_in", default=None,
                     help="take the figures from the --json file of an earlier run instead of measuring")
     a = ap.parse_args()
-    results = json.loads(Path(a.json_in).read_text()) if a.json_in else [measure(n) for n in a.only]
-    if a.json_out:
-        Path(a.json_out).write_text(json.dumps(results, indent=1))
+    if a.json_in:
+        results = json.loads(Path(a.json_in).read_text())
+    else:
+        results = []
+        for n in a.only:
+            results.append(measure(n))
+            if a.json_out:          # after every case: a long run that stops keeps what it measured
+                Path(a.json_out).write_text(json.dumps(results, indent=1))
     if a.write:
         print(f"wrote {write_measured(results)}")
 
