@@ -29,8 +29,10 @@ from .engine import MAX_TURNS, TurnEnd, TurnRules, finish_turn
 from .exact import EXACT_BUDGET, BudgetExceeded, PolicyTurns
 from .game import WIN
 from .montecarlo import play_turn, wilson
-from .nplayer import EquilibriumDecider, NPlayerSolution, _policy_ends, _bank_values, evaluate_profile
+from .nplayer import EquilibriumDecider, NPlayerSolution, evaluate_profile
 from .players import solve_players
+from .errors import TableError
+from .i18n import _
 from .rules import Ruleset
 from .states import build_state_space
 
@@ -69,7 +71,9 @@ def equilibrium(rs: Ruleset, players: int, tables_dir: str | None, progress: boo
     table = solve_players(rs, players, tables_dir, progress=progress)
     space = build_state_space(rs)
     if not np.array_equal(space.encode(), np.asarray(table.table.states)):
-        raise ValueError("the table's states are not this ruleset's")   # load_table checked the hash
+        # load_table checked the ruleset's hash: only a table of another model version gets here
+        raise TableError(_("table {0}: its player states are not this ruleset's; solve it again with "
+                           "--force").format(table.table.path))
     return NPlayerSolution(rs, players, space, np.asarray(table.table.values), table.meta["certificate"],
                            table.meta["solve_seconds"], table.meta["iterations"],
                            {int(k): w for k, w in table.meta.get("mixed", [])})
@@ -82,8 +86,8 @@ def exact_seats(sol: NPlayerSolution, bot, budget: int = EXACT_BUDGET) -> tuple[
     turns = PolicyTurns(TurnRules(sol.rs), bot, budget=budget)
     seat = BotSeat(sol.space, turns, N - 1)
     eq = EquilibriumDecider(sol)
-    start = sol.index([sol.space.states[sol.space.lookup(TurnRules(sol.rs).moves.normalise(
-        TurnRules(sol.rs).moves.initial()))]] * N)
+    moves = TurnRules(sol.rs).moves
+    start = sol.index([moves.normalise(moves.initial())] * N)
     out = np.empty(N)
     for k in range(N):
         lineup = [eq] * N
@@ -133,7 +137,7 @@ def mc_seats(sol: NPlayerSolution, bot, games: int, seed: int) -> list[dict]:
         bot.new_game()
         states = [x0] * N
         mover, winner = 0, None
-        for _ in range(MAX_TURNS):
+        for _turn in range(MAX_TURNS):
             order = [(mover + j) % N for j in range(1, N)]
             if mover == k:
                 opp = [states[j] for j in order]
