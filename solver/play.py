@@ -563,6 +563,7 @@ class Advisors:
         self.solver = solver or _solve_here
         self._sol: dict = {}
         self._players: int | None = None
+        self._states: dict = {}              # players -> states of the N-player game, or why not
 
     def _solution(self, objective: str):
         if objective not in self._sol:
@@ -651,10 +652,14 @@ class Advisors:
         obj = objective(players)
         if obj in self._sol or find_table(self.rs, obj, self.tables_dir) is not None:
             return True, ""
-        try:
-            states = estimate(self.rs, players)["states"]
-        except NPlayerError as exc:
-            return False, str(exc)
+        if players not in self._states:     # sized once (the web asks at every request)
+            try:
+                self._states[players] = estimate(self.rs, players)["states"]
+            except NPlayerError as exc:
+                self._states[players] = str(exc)
+        states = self._states[players]
+        if isinstance(states, str):
+            return False, states
         if states <= SMALL_GAME:
             return True, ""
         return False, _("the exact table of {n} players is not solved yet ({states:,} states); solve it with "
@@ -672,7 +677,7 @@ class Advisors:
         N = len(opponents) + 1
         out: list[tuple[str, Advice | None, bool]] = []
         if self.mode != "race":
-            ok, why = self.players_available(N)
+            ok, _why = self.players_available(N)
             if ok:
                 head = _("advice (exact: the equilibrium of {n} players)").format(n=N)
                 adv = self._solution(objective(N)).advisor(opponents).advise(x, total, dice, roll, state_label=label)
