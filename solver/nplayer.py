@@ -66,7 +66,6 @@ MAX_VALUES = 200_000_000     # float64 numbers of V (1.6 GB)
 MAX_ROUNDS = 60              # best-response rounds of an orbit before it is treated as cycling
 CERTIFICATE = 1e-9
 POLICY_ATOL = 1e-12          # ends (A, b) closer than this are the same policy of an orbit's mover
-POLICY_ATOL = 1e-12          # ends (A, b) closer than this are the same policy of an orbit's mover
 
 
 class NPlayerError(ThousandError):
