@@ -101,8 +101,8 @@ class RaceDecider:
 
     def decide(self, i: int, rest: np.ndarray):
         K = len(rest)
-        stop, _forced = _ends(self.space, i, np.repeat(self.J[:, None], K, axis=1), np.zeros(K))
-        return stop, np.full(K, self.J[self.space.bust_idx[i]]), np.zeros(K)
+        stop, _forced = _ends(self.space, i, self.J[:, None], np.zeros(1))   # alike for every column
+        return np.repeat(stop, K, axis=1), np.full(K, self.J[self.space.bust_idx[i]]), np.zeros(K)
 
 
 class DuelDecider:

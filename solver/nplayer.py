@@ -148,28 +148,31 @@ def solve_nplayer(rs: Ruleset, players: int = 3, progress=None) -> NPlayerSoluti
     space = build_state_space(rs)
     m, N = len(space), players
     table = kernel.roll_table(rs)
-    u = rs.unit
-    score_units = np.array([x.score // u for x in space.states], dtype=np.int64)
     M1 = m ** (N - 1)
     total = m ** N
-    # the level (sum of the units of every score) of every state
-    digits = np.indices((m,) * N).reshape(N, -1)          # digits[k][s] = x_k
-    level = score_units[digits].sum(axis=0)
-    del digits
     V = np.zeros((total, N))
     rounds_all = 0
     mixed: dict = {}
-    order = np.argsort(-level, kind="stable")
-    bounds = np.flatnonzero(np.diff(level[order])) + 1
+    up = _one_step_up(space)
     done = 0
-    for lvl_states in np.split(order, bounds):
-        r = _solve_level(lvl_states, V, space, table, m, M1, N, mixed)
+    for lvl_states in _levels(space, N):
+        r = _solve_level(lvl_states, V, space, table, m, M1, N, mixed, up)
         rounds_all = max(rounds_all, r)
         done += len(lvl_states)
         if progress:
             progress(done, total)
     cert = certificate(V, space, table, m, N)
     return NPlayerSolution(rs, N, space, V, cert, time.perf_counter() - t0, rounds_all, mixed)
+
+
+def _levels(space, N: int) -> list[np.ndarray]:
+    """The states of the N-player game by level (the sum of the units of every score), the
+    highest first, each level sorted: a bank raises the level, a bust keeps it."""
+    m = len(space)
+    score_units = np.array([x.score // space.rs.unit for x in space.states], dtype=np.int64)
+    level = score_units[np.indices((m,) * N).reshape(N, -1)].sum(axis=0)     # digits[k][s] = x_k
+    order = np.argsort(-level, kind="stable")
+    return [np.sort(lvl) for lvl in np.split(order, np.flatnonzero(np.diff(level[order])) + 1)]
 
 
 def _rotate(s: np.ndarray, m: int, M1: int, last: np.ndarray) -> np.ndarray:
@@ -280,11 +283,11 @@ def _orbit_values(A: np.ndarray, b: np.ndarray, succ: np.ndarray, N: int) -> np.
         return num / (1.0 - prod)[:, None]
 
 
-def _solve_level(states, V, space, table, m, M1, N, mixed) -> int:
+def _solve_level(states, V, space, table, m, M1, N, mixed, up) -> int:
     """One level: best-response rounds on the orbits not yet settled (an orbit settles when
     its decisions repeat and its bust values stop moving), then :func:`_mix_orbit` for the
-    orbits still cycling after :data:`MAX_ROUNDS` rounds. Returns the rounds taken."""
-    states = np.sort(states)
+    orbits still cycling after :data:`MAX_ROUNDS` rounds. ``up``: :func:`_one_step_up`.
+    Returns the rounds taken."""
     n = len(states)
     sig = _rotate(states, m, M1, states // M1)              # bust: the mover keeps its state
     succ = np.searchsorted(states, sig)
@@ -296,9 +299,9 @@ def _solve_level(states, V, space, table, m, M1, N, mixed) -> int:
     # the first guess of each mover's bust value: the same orbit with the mover one step
     # higher (a level above, solved already), else 1/N
     z = np.full(n, 1.0 / N)
-    up = _one_step_up(space)[states // M1]
-    has = up >= 0
-    z[has] = V[(states[has] % M1) * m + up[has], N - 1]
+    hi = up[states // M1]
+    has = hi >= 0
+    z[has] = V[(states[has] % M1) * m + hi[has], N - 1]
     A, b = np.zeros((n, N)), np.zeros(n)
     last_b = np.full(n, np.nan)
     last_d = np.full(n, np.nan)
@@ -333,12 +336,8 @@ def _solve_level(states, V, space, table, m, M1, N, mixed) -> int:
 
 def _one_step_up(space) -> np.ndarray:
     """Per player state, the index of the same state one unit higher (-1 if none)."""
-    got = getattr(space, "_one_up", None)
-    if got is None:
-        u = space.rs.unit
-        got = np.array([space.index.get(x._replace(score=x.score + u), -1) for x in space.states], dtype=np.int64)
-        space._one_up = got
-    return got
+    u = space.rs.unit
+    return np.array([space.index.get(x._replace(score=x.score + u), -1) for x in space.states], dtype=np.int64)
 
 
 def _mix_cycling(states, succ, z, V, space, table, m, M1, N, mixed, candidates) -> None:
@@ -346,7 +345,7 @@ def _mix_cycling(states, succ, z, V, space, table, m, M1, N, mixed, candidates) 
     settle: :func:`_mix_orbit`."""
     vals = V[states]
     z_now = vals[succ, N - 1]
-    own, _A, _b = _turns(states[candidates], z_now[candidates], V, space, table, m, M1, N)
+    own, _d = _own_values(states[candidates], z_now[candidates], V, space, table, m, M1, N)
     bad = candidates[np.abs(own - vals[candidates, 0]) > CERTIFICATE]
     done = set()
     for k in bad:
@@ -386,7 +385,7 @@ def _policies(sub, r, V, space, table, m, M1, N):
     while todo:
         mids = [0.5 * (a + c) for a, _pa, c, _pc in todo]
         wide = [k for k, (a, _pa, c, _pc) in enumerate(todo) if mids[k] not in (a, c)]
-        found += [(todo[k][2], todo[k][3]) for k in range(len(todo)) if k not in set(wide)]
+        found += [(c, pc) for (a, _pa, c, pc), mid in zip(todo, mids) if mid in (a, c)]
         pm = at([mids[k] for k in wide])
         nxt = []
         for k, q in zip(wide, pm):
@@ -554,18 +553,16 @@ def _mix_orbit(orbit, states, z, V, space, table, m, M1, N, mixed) -> bool:
 def _gain(th, zs, sub, V, space, table, m, M1, N) -> float:
     """The most any mover of the orbit gains by its best response to strategies ``th``."""
     vals, zz = zs(th, full=True)
-    own, _A, _b = _turns(sub, zz, V, space, table, m, M1, N)
+    own, _d = _own_values(sub, zz, V, space, table, m, M1, N)
     return float(np.max(own - vals[:, 0]))
 
 
 def _accept(th, frac, zs, sub, V, space, table, m, M1, N, mixed) -> bool:
     """Store the orbit's values for strategies ``th`` if every mover's best value against
     its bust value (the turn DP) is its value in the orbit."""
-    vals, zz = zs(th, full=True)
-    own, _A, _b = _turns(sub, zz, V, space, table, m, M1, N)
-    if np.max(own - vals[:, 0]) > CERTIFICATE:
+    if _gain(th, zs, sub, V, space, table, m, M1, N) > CERTIFICATE:
         return False
-    V[sub] = vals
+    V[sub] = zs(th, full=True)[0]
     for r in frac:
         mixed[int(sub[r])] = float(th[r] - np.floor(th[r]))
     return True
@@ -655,14 +652,8 @@ def evaluate_profile(space, players: int, deciders, table=None) -> np.ndarray:
     m, N = len(space), players
     table = table or kernel.roll_table(space.rs)
     M1, total = m ** (N - 1), m ** N
-    u = space.rs.unit
-    score_units = np.array([x.score // u for x in space.states], dtype=np.int64)
-    level = score_units[np.indices((m,) * N).reshape(N, -1)].sum(axis=0)
     V = np.zeros((seats, total, N))
-    order = np.argsort(-level, kind="stable")
-    bounds = np.flatnonzero(np.diff(level[order])) + 1
-    for lvl in np.split(order, bounds):
-        lvl = np.sort(lvl)
+    for lvl in _levels(space, N):
         n = len(lvl)
         sig = np.searchsorted(lvl, _rotate(lvl, m, M1, lvl // M1))
         A, b = np.zeros((seats * n, N)), np.zeros(seats * n)
