@@ -253,19 +253,26 @@ def _policy_ends(table, space, i: int, stop_val, z, w, W, bank_rows, win_rows):
     maximised value, A, b) -- A the expected value vector of the banks and wins under those
     decisions, b their chance of a bust. The decider's values and the true ones coincide
     for the equilibrium; an approximation decides by its own and is valued by the true ones."""
-    T = int(space.T[i])
     K = len(z)
-    forced = np.zeros(T + 1, np.uint8)
-    ok = space.stop_ok[i]
     own, A, b = np.empty(K), np.empty((K, W.shape[-1])), np.empty(K)
     for c in _chunks(K):
-        fval = np.zeros((T + 1, c.stop - c.start))
-        tv = kernel.turn_dp(table, ok, stop_val[:, c], forced, fval, z[c], w[c], full=True)
-        stop_p, _f, bust_p, win_p = kernel.end_distribution(table, ok, stop_val[:, c], forced, fval, tv)
+        own[c], stop_p, b[c], win_p = turn_ends(table, space, i, stop_val[:, c], z[c], w[c])
         a = np.einsum("bk,bkn->kn", stop_p[bank_rows], W[:, c])
         a[:, 0] += stop_p[win_rows].sum(axis=0) + win_p
-        own[c], A[c], b[c] = tv.start, a, bust_p
+        A[c] = a
     return own, A, b
+
+
+def turn_ends(table, space, i: int, stop_val, z, w):
+    """The turn DP of mover ``i`` maximising (``stop_val``, ``z``, ``w``) and how its turn
+    then ends: (the maximised value, P(bank at t) (T+1, K), P(bust), P(instant win))."""
+    T = int(space.T[i])
+    forced = np.zeros(T + 1, np.uint8)
+    fval = np.zeros((T + 1, len(z)))
+    ok = space.stop_ok[i]
+    tv = kernel.turn_dp(table, ok, stop_val, forced, fval, z, w, full=True)
+    stop_p, _f, bust_p, win_p = kernel.end_distribution(table, ok, stop_val, forced, fval, tv)
+    return tv.start, stop_p, bust_p, win_p
 
 
 def _orbit_values(A: np.ndarray, b: np.ndarray, succ: np.ndarray, N: int) -> np.ndarray:

@@ -29,7 +29,7 @@ from .engine import MAX_TURNS, TurnEnd, TurnRules, finish_turn
 from .exact import EXACT_BUDGET, BudgetExceeded, PolicyTurns
 from .game import WIN
 from .montecarlo import play_turn, wilson
-from .nplayer import EquilibriumDecider, NPlayerSolution, evaluate_profile
+from .nplayer import EquilibriumDecider, NPlayerSolution, evaluate_profile, turn_ends
 from .players import solve_players
 from .errors import TableError
 from .i18n import _
@@ -110,13 +110,9 @@ class EquilibriumTurns:
         if got is None:
             sol, sp = self.sol, self.sol.space
             r = np.array([rest])
-            stop, z, w = self.dec.decide(i, r)
-            T = int(sp.T[i])
-            tv = kernel.turn_dp(self.table, sp.stop_ok[i], stop, np.zeros(T + 1, np.uint8), np.zeros((T + 1, 1)),
-                                z, w, full=True)
-            stop_p, _f, bust_p, win_p = kernel.end_distribution(self.table, sp.stop_ok[i], stop,
-                                                                np.zeros(T + 1, np.uint8), np.zeros((T + 1, 1)), tv)
-            ends = [TurnEnd("stop", t * sol.rs.unit) for t in range(T + 1)] + [TurnEnd("bust"), TurnEnd("win")]
+            _v, stop_p, bust_p, win_p = turn_ends(self.table, sp, i, *self.dec.decide(i, r))
+            ends = [TurnEnd("stop", t * sol.rs.unit) for t in range(int(sp.T[i]) + 1)] + \
+                [TurnEnd("bust"), TurnEnd("win")]
             p = np.concatenate([stop_p[:, 0], bust_p, win_p])
             got = self._cache[key] = (ends, np.cumsum(p) / p.sum())
         ends, cum = got
