@@ -91,6 +91,14 @@ def _ends(space: StateSpace, i: int, values: np.ndarray, win) -> tuple[np.ndarra
     return out[0], out[1]
 
 
+def _chances(space: StateSpace, i: int, Q: np.ndarray):
+    """The end values of mover ``i`` from ``Q`` (m, K), its chance after a turn that leaves
+    it in each state, per column: (stop, bust, win = 1)."""
+    K = Q.shape[1]
+    stop, _forced = _ends(space, i, Q, np.ones(K))
+    return stop, Q[space.bust_idx[i]], np.ones(K)
+
+
 class RaceDecider:
     """``race``: minus the expected turns to win alone (a win is 0)."""
 
@@ -122,9 +130,7 @@ class DuelDecider:
         m = len(self.space)
         y = self.strongest(i, _digits(rest, m, self.n))
         Q = 1.0 - self.P[y].T                       # Q[x', k] = 1 - P(y_k, x'): the mover's chance after
-        K = len(rest)
-        stop, _forced = _ends(self.space, i, Q, np.ones(K))
-        return stop, Q[self.space.bust_idx[i]], np.ones(K)
+        return _chances(self.space, i, Q)
 
 
 class ProductDecider(DuelDecider):
@@ -138,8 +144,7 @@ class ProductDecider(DuelDecider):
         Q = np.ones((m, K))
         for j in range(self.n):
             Q *= 1.0 - self.P[ys[:, j]].T
-        stop, _forced = _ends(self.space, i, Q, np.ones(K))
-        return stop, Q[self.space.bust_idx[i]], np.ones(K)
+        return _chances(self.space, i, Q)
 
 
 class FinishTimes:
@@ -202,9 +207,7 @@ class FinishDecider:
 
     def decide(self, i: int, rest: np.ndarray):
         U = self.first_layer()[:, rest]
-        K = len(rest)
-        stop, _forced = _ends(self.space, i, U, np.ones(K))
-        return stop, U[self.space.bust_idx[i]], np.ones(K)
+        return _chances(self.space, i, U)
 
 
 @lru_cache(maxsize=1)
