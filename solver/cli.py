@@ -437,7 +437,7 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
                                "(--objective race)").format(name=rs.name))
         roll = parse_roll(roll_text, rs) if roll_text is not None else None
         from .engine import TurnRules
-        from .play import Advisors
+        from .play import Advisors, advice_json, advice_text
         engine = TurnRules(rs)
         engine.check_reachable(engine.state(x, turn_total, dice, roll))
         label = "; ".join([_("you: {me}").format(me=x.describe(rs))] + [
@@ -445,10 +445,9 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
         parts = Advisors(rs, "auto", tables_dir).several(x, ys, turn_total, dice, roll, label)
         if as_json:
             click.echo(json.dumps({"ruleset": rs.name, "ruleset_hash": rs.hash, "players": len(ys) + 1,
-                                   "advice": [{"method": h, "exact": e, **(a.to_json() if a else {})}
-                                              for h, a, e in parts]}))
+                                   "advice": advice_json(parts)}))
         else:
-            click.echo("\n".join(h + ("\n" + a.render() if a is not None else "") for h, a, _e in parts))
+            click.echo(advice_text(parts))
         return
     if objective == "duel" and y is None and to_beat is None:
         raise StateError(_("the duel needs the opponent's score: --opp S"))

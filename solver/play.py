@@ -709,8 +709,18 @@ class Advisors:
 
     def advise(self, g: Game) -> str:
         """:meth:`advice` as text."""
-        return "\n".join(head + ("\n" + adv.render() if adv is not None else "")
-                         for head, adv, _exact in self.advice(g))
+        return advice_text(self.advice(g))
+
+
+def advice_text(parts) -> str:
+    """(heading, advice, exact) parts as text: each heading, its advice below it."""
+    return "\n".join(head + ("\n" + adv.render() if adv is not None else "") for head, adv, _exact in parts)
+
+
+def advice_json(parts) -> list[dict]:
+    """(heading, advice, exact) parts as JSON: the method, whether exact, and the advice's fields."""
+    return [{"method": head, "exact": exact, **(adv.to_json() if adv is not None else {})}
+            for head, adv, exact in parts]
 
 
 # --------------------------------------------------------------------------- the command

@@ -46,7 +46,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from .. import i18n
 from ..errors import Refused, ThousandError
 from ..i18n import N_, _
-from ..play import Advisors, Game, game_entry, keep_label
+from ..play import Advisors, Game, advice_json, game_entry, keep_label
 from ..rules import Ruleset, load_ruleset, preset_names
 from .jobs import Solves, Solving
 from .store import GameStore, UnknownGame
@@ -299,13 +299,7 @@ def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Sta
             parts = server.advisors(g).advice(g)
         except Solving as s:
             return JSONResponse(s.job.progress(), status_code=202)
-        out = []
-        for head, adv, exact in parts:
-            item = {"method": head, "exact": exact}
-            if adv is not None:
-                item.update(adv.to_json())
-            out.append(item)
-        return JSONResponse({"status": "ready", "player": g.names[g.current], "advice": out})
+        return JSONResponse({"status": "ready", "player": g.names[g.current], "advice": advice_json(parts)})
 
     def save(request, body):
         game_id = request.path_params["id"]
