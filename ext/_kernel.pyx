@@ -2321,6 +2321,71 @@ def rows_minus(indptr, cols, vals, x, c, out, threads):
         raise ValueError("cols must index x")
 
 
+def solve_links(succ, a, b, out):
+    """Solve ``out[k] + a[k] * out[succ[k]] = b[k]`` for every k (``out[k] = b[k]``
+    where ``succ[k] < 0``): a functional graph (one successor per row), see
+    :meth:`thousand.kernel.Backend.solve_links`. Each unvisited row is followed along
+    its successors until a solved row, a row without successor, or a cycle; a cycle
+    ``c_0 -> ... -> c_{L-1} -> c_0`` is solved by composing its rows backwards into
+    ``x_{c_0} = p + q x_{c_0}``, then the path is substituted back. O(rows)."""
+    cdef const int64_t[::1] sc = _i64_1(succ)
+    cdef const double[::1] av = _f64_1(a)
+    cdef const double[::1] bv = _f64_1(b)
+    cdef double[::1] ov = out
+    cdef Py_ssize_t m = bv.shape[0], k0, u, L, i, j, node
+    if sc.shape[0] != m or av.shape[0] != m or ov.shape[0] < m:
+        raise ValueError("succ, a and b need one entry per row, out at least as many")
+    for k0 in range(m):
+        if sc[k0] >= m:
+            raise ValueError("succ must index the rows (or be negative)")
+    state_a = np.zeros(m, dtype=np.uint8)   # 0 unvisited, 1 on the current path, 2 solved
+    path_a = np.empty(m, dtype=np.int64)
+    cdef uint8_t[::1] st = state_a
+    cdef int64_t[::1] path = path_a
+    cdef double p, q
+    cdef bint singular = 0
+    with nogil:
+        for k0 in range(m):
+            if st[k0]:
+                continue
+            L = 0
+            u = k0
+            while u >= 0 and st[u] == 0:
+                st[u] = 1
+                path[L] = u
+                L += 1
+                u = sc[u]
+            if u >= 0 and st[u] == 1:
+                i = L - 1
+                while path[i] != u:
+                    i -= 1
+                p = bv[path[L - 1]]
+                q = -av[path[L - 1]]
+                for j in range(L - 2, i - 1, -1):
+                    node = path[j]
+                    p = bv[node] - av[node] * p
+                    q = -av[node] * q
+                if 1.0 - q == 0.0:
+                    singular = 1
+                    break
+                ov[u] = p / (1.0 - q)
+                st[u] = 2
+                for j in range(L - 1, i, -1):
+                    node = path[j]
+                    ov[node] = bv[node] - av[node] * ov[sc[node]]
+                    st[node] = 2
+                L = i
+            for j in range(L - 1, -1, -1):
+                node = path[j]
+                if sc[node] >= 0:
+                    ov[node] = bv[node] - av[node] * ov[sc[node]]
+                else:
+                    ov[node] = bv[node]
+                st[node] = 2
+    if singular:
+        raise ZeroDivisionError("solve_links: a cycle's rows are singular (the product of its -a is 1)")
+
+
 def rows_split(cap_ptr, cnt, cols, vals, local):
     """Compact the rows that duel_policy wrote into capacity slots (row p: ``cnt[p]``
     entries from ``cap_ptr[p]``) and split them (see :func:`thousand.kernel.rows_split`):

@@ -519,6 +519,31 @@ def rows_minus(indptr, cols, vals, x, c, out, threads):
     out[:m] = c[:m] - A @ x
 
 
+def solve_links(succ, a, b, out):
+    """Solve ``out[k] + a[k] * out[succ[k]] = b[k]`` (``out[k] = b[k]`` where
+    ``succ[k] < 0``) as one sparse LU solve (the compiled kernel follows the links)."""
+    m = len(b)
+    succ = np.asarray(succ, dtype=np.int64)
+    if len(succ) != m or len(a) != m or len(out) < m:
+        raise ValueError("succ, a and b need one entry per row, out at least as many")
+    if m and succ.max() >= m:
+        raise ValueError("succ must index the rows (or be negative)")
+    if m == 0:
+        return
+    from scipy import sparse
+    from scipy.sparse import linalg as spla
+    r = np.flatnonzero(succ >= 0)
+    A = sparse.identity(m, format="csr") + sparse.csr_matrix((np.asarray(a, float)[r], (r, succ[r])), shape=(m, m))
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sparse.SparseEfficiencyWarning)
+        warnings.simplefilter("ignore", spla.MatrixRankWarning)
+        x = spla.spsolve(A.tocsc(), np.asarray(b, dtype=float))
+    if not np.all(np.isfinite(x)):
+        raise ZeroDivisionError("solve_links: a cycle's rows are singular (the product of its -a is 1)")
+    out[:m] = x
+
+
 def rows_split(cap_ptr, cnt, cols, vals, local):
     """Compact rows written into capacity slots and split off the entries whose column
     has ``local[col] >= 0`` (see :func:`thousand.kernel.rows_split`)."""

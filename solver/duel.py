@@ -172,6 +172,9 @@ class DuelModel:
             **extra,
         )
         self.score = score
+        # the state one unit higher with the same counters (-1 if none): where a level's first values come from
+        up = np.array([idx.get(x._replace(score=x.score + u), -1) for x in st], dtype=np.int64)
+        self.up = np.where(one(up) >= 0, one(up) + shift, -1)
         # score groups of each seat's block: states are sorted by descending score, so each is a range
         sc = score[:m]
         bounds = np.flatnonzero(np.diff(sc)) + 1
@@ -228,6 +231,7 @@ class _Level:
     py: np.ndarray       # opponent of each pair
     succ: np.ndarray     # index (in this level) of the pair a bust leads to, or -1
     d_rows: np.ndarray   # pairs whose bust successor is in the level
+    ptr: np.ndarray      # mover j's pairs are ptr[j]:ptr[j+1]
 
 
 def _levels(model: DuelModel) -> list[_Level]:
@@ -257,7 +261,7 @@ def _levels(model: DuelModel) -> list[_Level]:
         inside = (jy >= 0) & (col >= 0) & (col < K[np.maximum(jy, 0)])
         succ = np.where(inside, ptr[np.maximum(jy, 0)] + col, -1)
         mover_pos[movers] = -1
-        out.append(_Level(movers, lo, hi, px, py, succ, np.flatnonzero(inside)))
+        out.append(_Level(movers, lo, hi, px, py, succ, np.flatnonzero(inside), ptr))
     return out
 
 
@@ -376,7 +380,7 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
             accel = _Anderson(depth=6)
         passes += 1
         before = Q.copy() if repeat else None
-        change = _pass(model, table, Q, levels, repeat, threads)
+        change = _pass(model, table, Q, levels, repeat, threads, first=passes == 1)
         if progress:
             progress(passes, change)
         if change <= tol or not repeat:
@@ -395,34 +399,97 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
     return DuelSolution(model, P, passes, residual, time.perf_counter() - t0, rounds, sweeps, fallback)
 
 
-def _pass(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], repeat: bool, threads: int) -> float:
+def _pass(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], repeat: bool, threads: int,
+          first: bool = False) -> float:
     """One Gauss-Seidel pass over the levels, top down, each level's bust cycles solved
-    exactly; returns the largest change."""
+    exactly (:func:`_solve_level`); returns the largest change. ``first``: Q holds no
+    values yet, so each level starts from :func:`_guess`."""
     change = 0.0
     for lv in levels:
         old = Q[lv.py, lv.px]
+        if first:
+            _guess(model, Q, lv)
         # with penalties the pass is repeated anyway: one DP run per level and
         # pass is enough (the final residual certifies the fixed point)
-        for _ in range(1 if repeat else 100):
-            v, d, _ptr = kernel.duel_level(table, model.plans, Q, lv.movers, lv.lo, lv.hi, grad=True,
-                                           threads=threads)
-            new = v
-            if len(lv.d_rows):
-                # P_k = v_k + d_k ((1 - P_succ(k)) - Z_k): exact while no decision changes
-                r = lv.d_rows
-                z = 1.0 - Q[model.plans.bust[lv.px[r]], lv.py[r]]
-                rhs = v.copy()
-                rhs[r] += d[r] * (1.0 - z)
-                m = len(v)
-                A = sparse.identity(m, format="csr") + sparse.csr_matrix((d[r], (r, lv.succ[r])),
-                                                                         shape=(m, m))
-                new = spla.spsolve(A.tocsc(), rhs)
-            moved = float(np.max(np.abs(new - v)))
-            Q[lv.py, lv.px] = new
-            if moved <= 1e-15:
-                break
+        _solve_level(model, table, Q, lv, 1 if repeat else 100, threads)
         change = max(change, float(np.max(np.abs(Q[lv.py, lv.px] - old))))
     return change
+
+
+RERUN = 1e-15  # a pair's turn DP is re-run when its bust value moved by more than this
+
+
+def _solve_level(model: DuelModel, table, Q: np.ndarray, lv: _Level, runs: int, threads: int) -> None:
+    """Solve one level's pairs in place (Newton's method on the bust links).
+
+    A turn DP at bust value ``Z_k`` gives ``v_k`` and ``d_k = dv_k/dZ`` (the chance
+    the turn busts); while its decisions hold, ``P_k = v_k + d_k (Z - Z_k)`` with
+    ``Z = 1 - P_succ(k)``, so the level's values solve
+
+        P_k + d_k P_succ(k) = v_k + d_k (1 - Z_k)
+
+    (a functional graph: :meth:`thousand.kernel.Backend.solve_links`). The DPs of
+    the pairs whose bust value then moved by more than :data:`RERUN` are run again
+    at the new value -- only those: every other pair's DP would repeat itself --
+    until none moved (at most ``runs`` DP runs; then the linearisation is exact)."""
+    plans = model.plans
+    r = lv.d_rows
+    bust_of = plans.bust[lv.px[r]]
+    py_r = lv.py[r]
+    z_used = np.empty(len(lv.px))
+    z_used[r] = 1.0 - Q[bust_of, py_r]
+    v, d, _ptr = kernel.duel_level(table, plans, Q, lv.movers, lv.lo, lv.hi, grad=True, threads=threads)
+    if not len(r):
+        Q[lv.py, lv.px] = v
+        return
+    a = np.zeros(len(v))
+    succ = lv.succ
+    for run in range(runs):
+        a[r] = d[r]
+        b = v.copy()
+        b[r] += d[r] * (1.0 - z_used[r])
+        new = table.backend.solve_links(succ, a, b)
+        Q[lv.py, lv.px] = new
+        z_new = 1.0 - new[succ[r]]
+        stale = r[np.abs(z_new - z_used[r]) > RERUN]
+        if run + 1 == runs or not len(stale):
+            return
+        z_used[stale] = 1.0 - Q[plans.bust[lv.px[stale]], lv.py[stale]]
+        movers, lo, hi, at = _runs(lv, stale)
+        v_s, d_s, _ = kernel.duel_level(table, plans, Q, movers, lo, hi, grad=True, threads=threads)
+        v[at] = v_s
+        d[at] = d_s
+
+
+def _runs(lv: _Level, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The sorted level pairs ``pairs`` as runs of consecutive opponents of one mover,
+    ``(movers, lo, hi)`` for :func:`thousand.kernel.duel_level`, and the level's pair
+    index of each value it returns."""
+    j = np.searchsorted(lv.ptr, pairs, side="right") - 1
+    start = np.ones(len(pairs), dtype=bool)
+    start[1:] = (np.diff(pairs) != 1) | (np.diff(j) != 0)
+    first = np.flatnonzero(start)
+    count = np.diff(np.append(first, len(pairs)))
+    p0 = pairs[first]
+    lo = lv.lo[j[first]] + (p0 - lv.ptr[j[first]])
+    return lv.movers[j[first]], lo, lo + count, pairs
+
+
+def _guess(model: DuelModel, Q: np.ndarray, lv: _Level) -> None:
+    """First values for a level whose pairs have none, read off the two levels above
+    (already solved): ``P(x, y) ~ P(x+, y) + P(x, y+) - P(x+, y+)``, with ``x+`` the
+    state one unit higher (:attr:`DuelModel.up`); a pair at the top of its range takes
+    its one neighbour above, or 1/2. Only where the DPs start: the bust values of the
+    level's pairs (the fixed point does not depend on it)."""
+    x, y = lv.px, lv.py
+    ux, uy = model.up[x], model.up[y]
+    hx, hy = ux >= 0, uy >= 0
+    g = np.full(len(x), 0.5)
+    both = hx & hy
+    g[both] = Q[y[both], ux[both]] + Q[uy[both], x[both]] - Q[uy[both], ux[both]]
+    g[hx & ~hy] = Q[y[hx & ~hy], ux[hx & ~hy]]
+    g[hy & ~hx] = Q[uy[hy & ~hx], x[hy & ~hx]]
+    Q[y, x] = np.clip(g, 0.0, 1.0)
 
 
 @dataclass

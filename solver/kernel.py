@@ -120,6 +120,17 @@ class Backend:
         return out
 
 
+    def solve_links(self, succ: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """``x`` with ``x[k] + a[k] x[succ[k]] = b[k]`` for every k (``x[k] = b[k]``
+        where ``succ[k] < 0``): the linear system of a duel level's bust links, a
+        functional graph whose cycles are the roles swapping. Raises
+        ZeroDivisionError on a singular cycle."""
+        out = np.empty(len(b))
+        self.impl.solve_links(np.ascontiguousarray(succ, dtype=np.int64), np.ascontiguousarray(a, dtype=float),
+                              np.ascontiguousarray(b, dtype=float), out)
+        return out
+
+
 def _with_nothing(out, points: int, n: int):
     """Roll classes where the bust class of all ``n`` dice scores ``points`` units using every
     die instead (the ruleset's "nothing" pattern; scoring.RollScorer.set_asides says the same)."""
