@@ -502,6 +502,8 @@ ctypedef struct _Tab:
     double* oR
     double* oRC
     _Pol* pol                      # not NULL: run the policy's forward pass after each block
+    const int64_t* row0            # not NULL (a frame of movers): column k's turn starts at
+                                   # row row0[k], and start[k] takes R(row0[k], N)
 
 
 ctypedef struct _Blk:
@@ -1008,6 +1010,8 @@ cdef void _solve_block(const _Tab* tb, _Blk* bk) noexcept nogil:
             _settle(tb, bk, n, sok, srow, grad)
         if conf:
             _roll(tb, bk, N, AC, dAC, offs, tb.pbust[N], bk.RCt, bk.dRCt, grad)
+        if tb.row0 != NULL:
+            _emit(tb, bk, t)
         if t > 0:
             _arrive(tb, bk, bk.A + base, dA, AC, dAC, fok, frow, sok, srow, grad)
             if tb.ring:
@@ -1018,9 +1022,21 @@ cdef void _solve_block(const _Tab* tb, _Blk* bk) noexcept nogil:
             r0 = r0 - 1 if r0 > 0 else P - 1
         else:
             r0 -= 1
-    _copy(tb.start + c0, bk.Rt + N * KB, kb)
-    if grad:
-        _copy(tb.dstart + c0, bk.dRt + N * KB, kb)
+    if tb.row0 == NULL:
+        _copy(tb.start + c0, bk.Rt + N * KB, kb)
+        if grad:
+            _copy(tb.dstart + c0, bk.dRt + N * KB, kb)
+
+
+cdef inline void _emit(const _Tab* tb, _Blk* bk, Py_ssize_t t) noexcept nogil:
+    """A frame of movers: the columns whose turn starts at row t take R(t, N) (and
+    its derivative) -- rows below a column's start only feed columns starting lower."""
+    cdef Py_ssize_t k, c0 = bk.c0, nk = tb.N * tb.KB
+    for k in range(bk.kb):
+        if tb.row0[c0 + k] == t:
+            tb.start[c0 + k] = bk.Rt[nk + k]
+            if tb.grad:
+                tb.dstart[c0 + k] = bk.dRt[nk + k]
 
 
 cdef inline double _pol_val(const _Tab* tb, const double* src, const double* tsrc,
@@ -1895,6 +1911,11 @@ ctypedef struct _Duel:
     double* out_d
     const int64_t* out_ptr
     bint grad
+    # frames (duel_frames; else NULL): entry j is a frame of columns lo[j]:hi[j], column c
+    # mover fmover[c] against fopp[c], its turn starting at row frow0[c] of mover movers[j]'s rows
+    const int64_t* fmover
+    const int64_t* fopp
+    const int64_t* frow0
 
 
 cdef inline void _duel_tab(const _Tab* tmpl, const _Duel* d, Py_ssize_t j, _Tab* tb,
@@ -1971,6 +1992,40 @@ cdef void _duel_ends(const _Duel* d, Py_ssize_t j, Py_ssize_t T, double* ends,
             row[k] = 1.0 - qrow[_opp_after(d, r, si, lo + k)]
 
 
+cdef void _frame_ends(const _Duel* d, Py_ssize_t j, Py_ssize_t T, double* ends,
+                      double* Z) noexcept nogil:
+    """Frame j's end values, ``ends`` (T+1) x K: column k (mover i against y, starting at
+    row r0) holds at row r0 + t what :func:`_duel_ends` gives mover i at total t, and 0
+    below r0; Z its bust value."""
+    cdef Py_ssize_t K = d.hi[j] - d.lo[j], k, c, i, y, r0, a, t, r, pr, nx
+    cdef int64_t si
+    for k in range(K):
+        c = d.lo[j] + k
+        i = d.fmover[c]
+        y = d.fopp[c]
+        r0 = d.frow0[c]
+        a = d.plan.ptr[i]
+        si = d.plan.score[i]
+        Z[k] = 1.0 - d.Q[d.plan.bust[i] * d.nQ + y]
+        for r in range(r0):
+            ends[r * K + k] = 0.0
+        for r in range(r0, T + 1):
+            pr = a + r - r0
+            if not (d.plan.stop_ok[pr] or d.plan.forced_ok[pr]):
+                ends[r * K + k] = 0.0
+                continue
+            nx = d.plan.next[pr]
+            if nx == -1:
+                if d.win_col != NULL and d.win_col[pr] >= 0:
+                    ends[r * K + k] = 1.0 - d.win_L[y * d.nL + d.win_col[pr]]
+                else:
+                    ends[r * K + k] = 1.0
+                continue
+            if nx < 0:
+                nx = 0
+            ends[r * K + k] = 1.0 - d.Q[nx * d.nQ + _opp_after(d, pr, si, y)]
+
+
 cdef void _pol_rows(const _Duel* d, Py_ssize_t j, const _Tab* tb, const double* ends,
                     _Pol* pol) noexcept nogil:
     """Mover j's policy as sparse rows, one per opponent (pair p): the turn's value is
@@ -2025,7 +2080,11 @@ cdef void _duel_one(const _Tab* tmpl, const Py_ssize_t* left, const _Duel* d, Py
     if K <= 0:
         return
     _duel_tab(tmpl, d, j, &tb, pol != NULL)
-    _duel_ends(d, j, tb.T, ends, Z)
+    if d.frow0 != NULL:
+        _frame_ends(d, j, tb.T, ends, Z)
+        tb.row0 = d.frow0 + d.lo[j]
+    else:
+        _duel_ends(d, j, tb.T, ends, Z)
     _layout(&tb, left, tb.KB, lay, lay + n_opt, lay + 2 * n_opt)
     tb.s_ok = d.plan.stop_ok + a
     tb.f_ok = d.plan.forced_ok + a
@@ -2057,6 +2116,57 @@ def duel_level(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_d
     _duel_call(rolls, plans, Q, movers, opp_lo, opp_hi, out_v, out_d, out_ptr, grad, threads, None)
 
 
+def duel_frames(Rolls rolls, Plans plans, Q, frame_movers, col_ptr, col_movers, col_opps, col_row0, out_v,
+                out_d, grad, threads):
+    """:func:`duel_level` for frames of movers (see :func:`thousand.kernel.duel_frames`;
+    the reference is :func:`thousand._pure.duel_frames`): frame f is one turn DP over the
+    rows of ``frame_movers[f]`` with a column per pair c in ``col_ptr[f]:col_ptr[f+1]``,
+    mover ``col_movers[c]`` against ``col_opps[c]``, whose turn starts at row
+    ``col_row0[c]``; its R goes to ``out_v[c]`` (the derivative to ``out_d[c]``).
+    Every column's turns must be the frame's rows shifted: ``T_c = T_f - row0`` and
+    the same stop_ok/forced_ok at every total t >= 1 (ValueError otherwise)."""
+    cp = np.ascontiguousarray(col_ptr, dtype=np.int64)
+    cm = np.ascontiguousarray(col_movers, dtype=np.int64)
+    co = np.ascontiguousarray(col_opps, dtype=np.int64)
+    cr = np.ascontiguousarray(col_row0, dtype=np.int64)
+    fm = np.ascontiguousarray(frame_movers, dtype=np.int64)
+    cdef Py_ssize_t F = fm.shape[0], C = cm.shape[0], nQ = plans.n
+    if cp.shape[0] != F + 1 or cp[0] != 0 or cp[F] != C or np.any(np.diff(cp) < 0):
+        raise ValueError("col_ptr must run from 0 to the number of columns, one entry per frame plus one")
+    if co.shape[0] != C or cr.shape[0] != C:
+        raise ValueError("col_movers, col_opps and col_row0 need one entry per column")
+    if C and (min(cm.min(), co.min(), fm.min() if F else 0) < 0 or max(cm.max(), co.max()) >= nQ
+              or (F and fm.max() >= nQ) or cr.min() < 0):
+        raise ValueError("frame and column movers, opponents must be state indices, rows >= 0")
+    _, plan_stop_ok, plan_forced_ok, *_ = plans.arrays()
+    cdef const int64_t[::1] pp = np.ascontiguousarray(plans.arrays()[0], dtype=np.int64)
+    cdef const uint8_t[::1] ps = np.ascontiguousarray(plan_stop_ok, dtype=np.uint8)
+    cdef const uint8_t[::1] pf = np.ascontiguousarray(plan_forced_ok, dtype=np.uint8)
+    cdef const int64_t[::1] cpv = cp, cmv = cm, crv = cr, fmv = fm
+    cdef Py_ssize_t f, c, i, fi, t, Tf, Ti, r0
+    cdef int bad = 0
+    with nogil:
+        for f in range(F):
+            fi = fmv[f]
+            Tf = pp[fi + 1] - pp[fi] - 1
+            for c in range(cpv[f], cpv[f + 1]):
+                i = cmv[c]
+                r0 = crv[c]
+                Ti = pp[i + 1] - pp[i] - 1
+                if Ti != Tf - r0:
+                    bad = 1
+                    break
+                for t in range(1, Ti + 1):
+                    if ps[pp[i] + t] != ps[pp[fi] + r0 + t] or pf[pp[i] + t] != pf[pp[fi] + r0 + t]:
+                        bad = 1
+                        break
+            if bad:
+                break
+    if bad:
+        raise ValueError("a column's turn is not its frame's rows shifted (horizon, banking or forced ends)")
+    _duel_call(rolls, plans, Q, fm, cp[:F], cp[1:], out_v, out_d, cp, grad, threads, None, (cm, co, cr))
+
+
 def duel_policy(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_ptr, out_c, cap_ptr, out_cols,
                 out_vals, out_cnt, threads):
     """:func:`duel_level` without the gradient, plus the greedy policy of every pair as a
@@ -2079,8 +2189,10 @@ def duel_policy(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_
 
 
 cdef _duel_call(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_d, out_ptr, grad, threads,
-                policy):
-    """The body of duel_level and duel_policy: checks, then every mover on OpenMP threads."""
+                policy, frames=None):
+    """The body of duel_level, duel_policy and duel_frames: checks, then every mover
+    (or frame: ``frames`` = its columns' movers, opponents, start rows, checked by
+    duel_frames; opp_lo/opp_hi then index the columns) on OpenMP threads."""
     cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode = rolls.arrays()
     (plan_ptr, plan_stop_ok, plan_forced_ok, plan_next, plan_after, plan_climbed, bust_idx, score, overtaken,
      pushed, on_barrel, win_col, win_L) = plans.arrays()
@@ -2122,7 +2234,7 @@ cdef _duel_call(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_
     if M:
         if mv_a.min() < 0 or mv_a.max() >= nQ:
             raise ValueError("movers must be state indices")
-        if lo_a.min() < 0 or hi_a.max() > nQ or np.any(hi_a < lo_a):
+        if lo_a.min() < 0 or (frames is None and hi_a.max() > nQ) or np.any(hi_a < lo_a):
             raise ValueError("need 0 <= opp_lo <= opp_hi <= n")
         if op_a[0] < 0 or np.any(np.diff(op_a) != hi_a - lo_a):
             raise ValueError("out_ptr must step by opp_hi - opp_lo")
@@ -2161,6 +2273,14 @@ cdef _duel_call(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_
     d.out_d = &od[0] if want_grad else &dummy
     d.out_ptr = &opt[0]
     d.grad = want_grad
+    d.fmover = d.fopp = d.frow0 = NULL
+    cdef const int64_t[::1] fmv_, fov_, frv_
+    if frames is not None:
+        fmv_, fov_, frv_ = frames
+        if fmv_.shape[0]:
+            d.fmover = &fmv_[0]
+            d.fopp = &fov_[0]
+            d.frow0 = &frv_[0]
 
     # ---- per-thread scratch sizes: the largest mover
     cdef bint want_pol = policy is not None

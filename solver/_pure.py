@@ -603,6 +603,42 @@ def duel_level(rolls, plans, Q, movers, opp_lo, opp_hi, out_v, out_d, out_ptr, g
             out_d[out_ptr[j]:out_ptr[j + 1]] = dstart
 
 
+def duel_frames(rolls, plans, Q, frame_movers, col_ptr, col_movers, col_opps, col_row0, out_v, out_d, grad,
+                threads):
+    """See :func:`thousand.kernel.duel_frames`: each column is its own mover's turn
+    against its opponent (one :func:`duel_level` pair); the frame only has to be
+    consistent with it (the compiled kernel runs a frame's columns as one turn DP)."""
+    F, C = len(frame_movers), len(col_movers)
+    col_ptr = np.asarray(col_ptr, dtype=np.int64)
+    if len(col_ptr) != F + 1 or col_ptr[0] != 0 or col_ptr[-1] != C or np.any(np.diff(col_ptr) < 0):
+        raise ValueError("col_ptr must run from 0 to the number of columns, one entry per frame plus one")
+    if len(col_opps) != C or len(col_row0) != C:
+        raise ValueError("col_movers, col_opps and col_row0 need one entry per column")
+    n = len(plans.ptr) - 1
+    if C and (min(np.min(col_movers), np.min(col_opps), np.min(frame_movers) if F else 0) < 0
+              or max(np.max(col_movers), np.max(col_opps)) >= n or (F and np.max(frame_movers) >= n)
+              or np.min(col_row0) < 0):
+        raise ValueError("frame and column movers, opponents must be state indices, rows >= 0")
+    ptr = plans.ptr
+    for f in range(F):
+        fi = frame_movers[f]
+        Tf = ptr[fi + 1] - ptr[fi] - 1
+        for c in range(col_ptr[f], col_ptr[f + 1]):
+            i, r0 = col_movers[c], col_row0[c]
+            Ti = ptr[i + 1] - ptr[i] - 1
+            mine, theirs = slice(ptr[i] + 1, ptr[i + 1]), slice(ptr[fi] + r0 + 1, ptr[fi + 1])
+            if Ti != Tf - r0 or np.any(plans.stop_ok[mine] != plans.stop_ok[theirs]) or np.any(
+                    plans.forced_ok[mine] != plans.forced_ok[theirs]):
+                raise ValueError("a column's turn is not its frame's rows shifted (horizon, banking or forced ends)")
+    one = np.array([0, 1], dtype=np.int64)
+    for c in range(C):
+        v, d = np.empty(1), np.empty(1)
+        duel_level(rolls, plans, Q, [col_movers[c]], [col_opps[c]], [col_opps[c] + 1], v, d, one, grad, threads)
+        out_v[c] = v[0]
+        if grad:
+            out_d[c] = d[0]
+
+
 def duel_policy(rolls, plans, Q, movers, opp_lo, opp_hi, out_v, out_ptr, out_c, cap_ptr, out_cols, out_vals,
                 out_cnt, threads):
     """See :func:`thousand.kernel.duel_policy`: :func:`duel_level` without the gradient,

@@ -175,6 +175,7 @@ class DuelModel:
         # the state one unit higher with the same counters (-1 if none): where a level's first values come from
         up = np.array([idx.get(x._replace(score=x.score + u), -1) for x in st], dtype=np.int64)
         self.up = np.where(one(up) >= 0, one(up) + shift, -1)
+        self.frame = self._frames(st, seats)
         # score groups of each seat's block: states are sorted by descending score, so each is a range
         sc = score[:m]
         bounds = np.flatnonzero(np.diff(sc)) + 1
@@ -185,6 +186,35 @@ class DuelModel:
         self.groups = block[0]
         # (mover groups, opponent groups) of the pairs that are solved
         self.sides = [(block[0], block[1]), (block[1], block[0])] if self.equal_turns else [(block[0], block[0])]
+
+    def _frames(self, st: list[PlayerState], seats: int) -> np.ndarray:
+        """A frame id per solver state: states whose turns are each other's shifted by
+        their scores (the same counters, the same last total in points, the same banking
+        and forced ends at every total t >= 1 reached from each) share an id, and one
+        level's movers of a frame share one vectorised turn DP
+        (:func:`thousand.kernel.duel_frames`)."""
+        p, u, m = self.plans, self.rs.unit, self.players
+        T = np.diff(p.ptr) - 1
+        frame = np.empty(self.n, dtype=np.int64)
+        groups: dict = {}
+        for i in range(self.n):
+            x = st[i % m]
+            groups.setdefault((i // m, x._replace(score=0), x.score + int(T[i]) * u), []).append(i)
+        next_id = 0
+        for members in groups.values():
+            base = None
+            for i in sorted(members, key=lambda i: self.score[i]):   # lowest score: the longest turn
+                if base is not None:
+                    r0 = (self.score[i] - self.score[base]) // u
+                    a, b = p.ptr[i] + 1, p.ptr[base] + r0 + 1
+                    k = T[i]
+                    if not (np.array_equal(p.stop_ok[a:a + k], p.stop_ok[b:b + k])
+                            and np.array_equal(p.forced_ok[a:a + k], p.forced_ok[b:b + k])):
+                        base = None
+                if base is None:
+                    base, next_id = i, next_id + 1
+                frame[i] = next_id - 1
+        return frame
 
     def index(self, x: PlayerState, seat: int = 0) -> int:
         """The solver's state index of player state ``x`` in ``seat`` (0 first, 1 second)."""
@@ -438,7 +468,7 @@ def _solve_level(model: DuelModel, table, Q: np.ndarray, lv: _Level, runs: int, 
     py_r = lv.py[r]
     z_used = np.empty(len(lv.px))
     z_used[r] = 1.0 - Q[bust_of, py_r]
-    v, d, _ptr = kernel.duel_level(table, plans, Q, lv.movers, lv.lo, lv.hi, grad=True, threads=threads)
+    v, d = _turns(model, table, Q, lv.px, lv.py, threads)
     if not len(r):
         Q[lv.py, lv.px] = v
         return
@@ -455,24 +485,33 @@ def _solve_level(model: DuelModel, table, Q: np.ndarray, lv: _Level, runs: int, 
         if run + 1 == runs or not len(stale):
             return
         z_used[stale] = 1.0 - Q[plans.bust[lv.px[stale]], lv.py[stale]]
-        movers, lo, hi, at = _runs(lv, stale)
-        v_s, d_s, _ = kernel.duel_level(table, plans, Q, movers, lo, hi, grad=True, threads=threads)
-        v[at] = v_s
-        d[at] = d_s
+        v[stale], d[stale] = _turns(model, table, Q, lv.px[stale], lv.py[stale], threads)
 
 
-def _runs(lv: _Level, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The sorted level pairs ``pairs`` as runs of consecutive opponents of one mover,
-    ``(movers, lo, hi)`` for :func:`thousand.kernel.duel_level`, and the level's pair
-    index of each value it returns."""
-    j = np.searchsorted(lv.ptr, pairs, side="right") - 1
-    start = np.ones(len(pairs), dtype=bool)
-    start[1:] = (np.diff(pairs) != 1) | (np.diff(j) != 0)
-    first = np.flatnonzero(start)
-    count = np.diff(np.append(first, len(pairs)))
-    p0 = pairs[first]
-    lo = lv.lo[j[first]] + (p0 - lv.ptr[j[first]])
-    return lv.movers[j[first]], lo, lo + count, pairs
+FRAME_COLUMNS = 16  # pairs per frame: wider frames vectorise more and waste more rows below their movers
+
+
+def _turns(model: DuelModel, table, Q: np.ndarray, px: np.ndarray, py: np.ndarray,
+           threads: int) -> tuple[np.ndarray, np.ndarray]:
+    """The turn DPs (values and bust derivatives) of the pairs ``(px[k], py[k])``: by
+    frames (:attr:`DuelModel.frame`) of up to :data:`FRAME_COLUMNS` pairs in order of the
+    mover's score, each over the rows of its lowest mover
+    (:func:`thousand.kernel.duel_frames`)."""
+    fr, sc = model.frame[px], model.score[px]
+    order = np.lexsort((sc, fr))
+    fr_s = fr[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = fr_s[1:] != fr_s[:-1]
+    group = np.maximum.accumulate(np.where(first, np.arange(len(order)), 0))
+    start = np.flatnonzero(first | ((np.arange(len(order)) - group) % FRAME_COLUMNS == 0))
+    cp = np.append(start, len(order))
+    movers, opps = px[order], py[order]
+    fm = movers[start]
+    row0 = (sc[order] - np.repeat(model.score[fm], np.diff(cp))) // model.rs.unit
+    v_s, d_s = kernel.duel_frames(table, model.plans, Q, fm, cp, movers, opps, row0, grad=True, threads=threads)
+    v, d = np.empty(len(px)), np.empty(len(px))
+    v[order], d[order] = v_s, d_s
+    return v, d
 
 
 def _guess(model: DuelModel, Q: np.ndarray, lv: _Level) -> None:

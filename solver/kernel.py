@@ -386,6 +386,32 @@ def duel_level(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.nda
     return v, (d if grad else None), out_ptr
 
 
+def duel_frames(table: RollTable, plans: DuelPlans, Q: np.ndarray, frame_movers: np.ndarray, col_ptr: np.ndarray,
+                col_movers: np.ndarray, col_opps: np.ndarray, col_row0: np.ndarray, grad: bool = True,
+                threads: int = 0):
+    """:func:`duel_level` for pairs whose movers differ, as frames.
+
+    Frame ``f`` runs one turn DP over the totals of mover ``frame_movers[f]`` with a
+    column per pair ``c`` in ``col_ptr[f]:col_ptr[f+1]``: mover ``col_movers[c]``
+    against ``col_opps[c]``, whose turn starts at row ``col_row0[c]`` (its total t is
+    row ``col_row0[c] + t``). That is exact when the column's turns are the frame's
+    rows shifted -- the same horizon and the same banking and forced ends at every
+    total t >= 1, as for states that differ only in score where the rules depend on the
+    score reached (checked: ValueError otherwise); each column's end values are its
+    own. One duel level's movers, one opponent each, then share one vectorised DP
+    instead of a scalar one per mover. Returns ``(v, d)``: ``v[c]`` = R(0, N) of pair c
+    (``d[c]`` its derivative with respect to Z when ``grad``)."""
+    C = len(col_movers)
+    v = np.empty(C)
+    d = np.empty(C) if grad else np.empty(0)
+    b = table.backend
+    b.impl.duel_frames(table.rolls, plans.native(b), Q, np.ascontiguousarray(frame_movers, dtype=np.int64),
+                       np.ascontiguousarray(col_ptr, dtype=np.int64), np.ascontiguousarray(col_movers, dtype=np.int64),
+                       np.ascontiguousarray(col_opps, dtype=np.int64), np.ascontiguousarray(col_row0, dtype=np.int64),
+                       v, d, bool(grad), int(threads))
+    return v, (d if grad else None)
+
+
 @dataclass
 class PolicyRows:
     """Solved turns and their greedy policies as sparse rows (:func:`duel_policy`).

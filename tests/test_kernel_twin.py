@@ -425,6 +425,68 @@ def test_duel_level_all_pairs(name):
         np.testing.assert_array_equal(e1, e)
 
 
+def _frames(model, px, py, width):
+    """Frames of the pairs (px, py) as the duel solver builds them: by the model's frame
+    ids, in order of the mover's score, ``width`` pairs at most, each frame over the rows
+    of its lowest mover."""
+    order = np.lexsort((model.score[px], model.frame[px]))
+    fr = model.frame[px][order]
+    cuts = [0]
+    for k in range(1, len(order)):
+        if fr[k] != fr[k - 1] or k - cuts[-1] == width:
+            cuts.append(k)
+    cp = np.array(cuts + [len(order)], dtype=np.int64)
+    movers, opps = px[order], py[order]
+    fm = movers[cp[:-1]]
+    row0 = (model.score[movers] - np.repeat(model.score[fm], np.diff(cp))) // model.rs.unit
+    return order, fm, cp, movers, opps, row0
+
+
+@_fast(30)
+@given(st.sampled_from(sorted(DUEL_RULES)), st.integers(0, 2 ** 32 - 1), st.integers(1, 40),
+       st.booleans(), st.sampled_from([0, 1, 2]))
+def test_duel_frames_agree(name, seed, width, grad, threads):
+    """Random pairs run as frames (several movers in one turn DP, each from its own
+    row): the compiled kernel, the pure twin, and each pair's own turn DP agree."""
+    model, tab = _model(name)
+    n = model.n
+    rng = np.random.default_rng(seed)
+    Q = rng.random((n, n))
+    movers, lo, _ = model.opponents()
+    k = int(rng.integers(1, 3 * n))
+    px = rng.integers(0, n, size=k).astype(np.int64)
+    py = lo[px] + rng.integers(0, model.players, size=k)
+    order, fm, cp, cm, co, row0 = _frames(model, px, py, width)
+    outs = []
+    for impl in (_pure, _kernel):
+        v, d = np.full(k, np.nan), np.full(k, np.nan) if grad else np.empty(0)
+        impl.duel_frames(rolls(impl, tab), plans(impl, model.plans), Q, fm, cp, cm, co, row0, v, d, grad, threads)
+        outs.append((v, d))
+    one = np.ones(k, dtype=np.int64)
+    w, e = _duel_both(model, tab, Q, cm, co, co + one, grad)
+    for v, d in outs:
+        np.testing.assert_allclose(v, w, rtol=0, atol=TOL)
+        if grad:
+            np.testing.assert_allclose(d, e, rtol=0, atol=TOL)
+
+
+def test_duel_frames_refuse_unshifted_turns():
+    """A column whose turn is not its frame's rows shifted (another horizon) is refused
+    by both kernels; so is a frame layout that does not cover the columns."""
+    model, tab = _model("overtaking-bolts")
+    T = np.diff(model.plans.ptr) - 1
+    a, b = int(np.argmax(T)), int(np.argmin(T))   # the longest and the shortest turn
+    Q = np.full((model.n, model.n), 0.5)
+    for impl in (_pure, _kernel):
+        args = (rolls(impl, tab), plans(impl, model.plans), Q)
+        with pytest.raises(ValueError):   # row 0 of a shorter turn: the horizons differ
+            impl.duel_frames(*args, np.array([a]), np.array([0, 1]), np.array([b]), np.array([0]),
+                             np.array([0]), np.empty(1), np.empty(1), True, 0)
+        with pytest.raises(ValueError):   # col_ptr does not end at the number of columns
+            impl.duel_frames(*args, np.array([a]), np.array([0, 2]), np.array([a]), np.array([0]),
+                             np.array([0]), np.empty(1), np.empty(1), True, 0)
+
+
 def test_duel_level_rejects_bad_inputs():
     model, tab = _model("overtaking-bolts")
     p = model.plans
