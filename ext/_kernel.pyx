@@ -58,6 +58,7 @@ cdef class Rolls:
     cdef readonly object cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used
     cdef readonly Py_ssize_t dice
     cdef readonly int hot_mode
+    cdef object _flat   # the classes flattened for the duel loops (a _Flat), built on first use
 
     def __cinit__(self, cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode):
         if dice < 1 or hot_mode not in (MUST_ROLL, FREE, CONFIRM):
@@ -1218,9 +1219,9 @@ cdef void _pol_block(const _Tab* tb, _Blk* bk, _Pol* pol) noexcept nogil:
         _zero(pol.e + t * K + c0, kb)
     _zero(pol.bw + c0, kb)
     _zero(pol.bw + K + c0, kb)
-    # a turn starts by rolling all dice
+    # a turn starts by rolling all dice (in a frame, at the column's own start row)
     for k in range(kb):
-        RM[N * KB + k] = 1.0
+        RM[(tb.row0[c0 + k] * RS if tb.row0 != NULL else 0) + N * KB + k] = 1.0
     _pol_push(tb, bk, pol, 0)
     for t in range(1, T + 1):
         _pol_pull(tb, bk, pol, t)
@@ -2069,6 +2070,50 @@ cdef void _pol_rows(const _Duel* d, Py_ssize_t j, const _Tab* tb, const double* 
         pol.cnt[p] = cnt
 
 
+cdef void _frame_pol_rows(const _Duel* d, Py_ssize_t j, const _Tab* tb, const double* ends,
+                          _Pol* pol) noexcept nogil:
+    """:func:`_pol_rows` for frame j: column k (pair c, mover i against y) ends at row r
+    at its own total r - row0, read off its own turn ends."""
+    cdef Py_ssize_t K = tb.K, T = tb.T, k, c, i, y, r0, a, r, pr, base, cnt, nx
+    cdef int64_t si, col
+    cdef double cv, m
+    for k in range(K):
+        c = d.lo[j] + k
+        i = d.fmover[c]
+        y = d.fopp[c]
+        r0 = d.frow0[c]
+        a = d.plan.ptr[i]
+        si = d.plan.score[i]
+        base = pol.cap_ptr[c]
+        cnt = 0
+        cv = 0.0
+        for r in range(r0 + 1, T + 1):
+            m = pol.e[r * K + k]
+            if m == 0.0:
+                continue
+            pr = a + r - r0
+            nx = d.plan.next[pr]
+            if nx == -1:
+                cv += m * ends[r * K + k]
+                continue
+            cv += m
+            col = nx * d.nQ + _opp_after(d, pr, si, y)
+            if cnt > 0 and pol.cols[base + cnt - 1] == col:
+                pol.vals[base + cnt - 1] += m
+                continue
+            pol.cols[base + cnt] = col
+            pol.vals[base + cnt] = m
+            cnt += 1
+        m = pol.bw[k]
+        if m != 0.0:
+            cv += m
+            pol.cols[base + cnt] = d.plan.bust[i] * d.nQ + y
+            pol.vals[base + cnt] = m
+            cnt += 1
+        pol.out_c[c] = cv + pol.bw[K + k]
+        pol.cnt[c] = cnt
+
+
 cdef void _duel_one(const _Tab* tmpl, const Py_ssize_t* left, const _Duel* d, Py_ssize_t j,
                     double* ends, double* Z, const double* W, Py_ssize_t* lay,
                     Py_ssize_t* offs, double* ws, _Pol* pol) noexcept nogil:
@@ -2096,7 +2141,9 @@ cdef void _duel_one(const _Tab* tmpl, const Py_ssize_t* left, const _Duel* d, Py
     tb.dstart = d.out_d + d.out_ptr[j] if d.grad else NULL
     tb.pol = pol
     _run_in(&tb, ws, offs)
-    if pol != NULL:
+    if pol != NULL and d.frow0 != NULL:
+        _frame_pol_rows(d, j, &tb, ends, pol)
+    elif pol != NULL:
         _pol_rows(d, j, &tb, ends, pol)
 
 
@@ -2116,15 +2163,9 @@ def duel_level(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_d
     _duel_call(rolls, plans, Q, movers, opp_lo, opp_hi, out_v, out_d, out_ptr, grad, threads, None)
 
 
-def duel_frames(Rolls rolls, Plans plans, Q, frame_movers, col_ptr, col_movers, col_opps, col_row0, out_v,
-                out_d, grad, threads):
-    """:func:`duel_level` for frames of movers (see :func:`thousand.kernel.duel_frames`;
-    the reference is :func:`thousand._pure.duel_frames`): frame f is one turn DP over the
-    rows of ``frame_movers[f]`` with a column per pair c in ``col_ptr[f]:col_ptr[f+1]``,
-    mover ``col_movers[c]`` against ``col_opps[c]``, whose turn starts at row
-    ``col_row0[c]``; its R goes to ``out_v[c]`` (the derivative to ``out_d[c]``).
-    Every column's turns must be the frame's rows shifted: ``T_c = T_f - row0`` and
-    the same stop_ok/forced_ok at every total t >= 1 (ValueError otherwise)."""
+def _frames_checked(Plans plans, frame_movers, col_ptr, col_movers, col_opps, col_row0):
+    """The frame arrays as contiguous int64, checked: the layout, the indices, and every
+    column's turn being its frame's rows shifted (ValueError otherwise)."""
     cp = np.ascontiguousarray(col_ptr, dtype=np.int64)
     cm = np.ascontiguousarray(col_movers, dtype=np.int64)
     co = np.ascontiguousarray(col_opps, dtype=np.int64)
@@ -2160,10 +2201,26 @@ def duel_frames(Rolls rolls, Plans plans, Q, frame_movers, col_ptr, col_movers, 
                     if ps[pp[i] + t] != ps[pp[fi] + r0 + t] or pf[pp[i] + t] != pf[pp[fi] + r0 + t]:
                         bad = 1
                         break
+                if bad:
+                    break
             if bad:
                 break
     if bad:
         raise ValueError("a column's turn is not its frame's rows shifted (horizon, banking or forced ends)")
+    return fm, cp, cm, co, cr
+
+
+def duel_frames(Rolls rolls, Plans plans, Q, frame_movers, col_ptr, col_movers, col_opps, col_row0, out_v,
+                out_d, grad, threads):
+    """:func:`duel_level` for frames of movers (see :func:`thousand.kernel.duel_frames`;
+    the reference is :func:`thousand._pure.duel_frames`): frame f is one turn DP over the
+    rows of ``frame_movers[f]`` with a column per pair c in ``col_ptr[f]:col_ptr[f+1]``,
+    mover ``col_movers[c]`` against ``col_opps[c]``, whose turn starts at row
+    ``col_row0[c]``; its R goes to ``out_v[c]`` (the derivative to ``out_d[c]``).
+    Every column's turns must be the frame's rows shifted: ``T_c = T_f - row0`` and
+    the same stop_ok/forced_ok at every total t >= 1 (ValueError otherwise)."""
+    fm, cp, cm, co, cr = _frames_checked(plans, frame_movers, col_ptr, col_movers, col_opps, col_row0)
+    cdef Py_ssize_t F = fm.shape[0]
     _duel_call(rolls, plans, Q, fm, cp[:F], cp[1:], out_v, out_d, cp, grad, threads, None, (cm, co, cr))
 
 
@@ -2186,6 +2243,25 @@ def duel_policy(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_
         raise ValueError("out_cols/out_vals are shorter than cap_ptr says")
     _duel_call(rolls, plans, Q, movers, opp_lo, opp_hi, out_v, np.empty(0), out_ptr, False, threads,
                (out_c, cap_a, out_cols, out_vals, out_cnt))
+
+
+def duel_policy_frames(Rolls rolls, Plans plans, Q, frame_movers, col_ptr, col_movers, col_opps, col_row0,
+                       out_v, out_c, cap_ptr, out_cols, out_vals, out_cnt, threads):
+    """:func:`duel_policy` for frames of movers (see :func:`duel_frames`): pair c (a
+    column) gets ``out_v[c]``, ``out_c[c]`` and ``out_cnt[c]`` entries from
+    ``cap_ptr[c]`` (capacity: its own mover's T + 1)."""
+    fm, cp, cm, co, cr = _frames_checked(plans, frame_movers, col_ptr, col_movers, col_opps, col_row0)
+    cdef Py_ssize_t F = fm.shape[0], C = cm.shape[0]
+    cap_a = np.ascontiguousarray(cap_ptr, dtype=np.int64)
+    if cap_a.shape[0] != C + 1:
+        raise ValueError("cap_ptr needs one entry per pair plus one")
+    for arr_, name in ((out_v, "out_v"), (out_c, "out_c"), (out_cnt, "out_cnt")):
+        if arr_.shape[0] < C:
+            raise ValueError(f"{name} needs one entry per pair")
+    if out_cols.shape[0] < cap_a[C] or out_vals.shape[0] < cap_a[C]:
+        raise ValueError("out_cols/out_vals are shorter than cap_ptr says")
+    _duel_call(rolls, plans, Q, fm, cp[:F], cp[1:], out_v, np.empty(0), cp, False, threads,
+               (out_c, cap_a, out_cols, out_vals, out_cnt), (cm, co, cr))
 
 
 cdef _duel_call(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_d, out_ptr, grad, threads,
@@ -2249,7 +2325,9 @@ cdef _duel_call(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_
     if M == 0 or op_a[M] == op_a[0]:
         return
 
-    cdef _Flat fl = _Flat(cptr, cprob, cinst, optr, opts, oused, N, 1)
+    if rolls._flat is None:   # flattened once per Rolls: a level's call is often small
+        rolls._flat = _Flat(cptr, cprob, cinst, optr, opts, oused, N, 1)
+    cdef _Flat fl = <_Flat>rolls._flat
     cdef _Tab tmpl = fl.tb
     tmpl.hot = hot
     cdef const int64_t[::1] pp = pp_a, pn = pn_a, pa = pa_a, bu = bu_a, sc = sc_a
@@ -2313,7 +2391,7 @@ cdef _duel_call(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_
     # the classes with one option, by dice left and units added (the forward pass pulls them)
     cdef Py_ssize_t nn, jj, oo
     sg_m, sg_n, sg_x, sg_p = [], [], [], []
-    for nn in range(1, N + 1):
+    for nn in range(1, (N + 1) if want_pol else 1):   # only the policy's forward pass reads them
         for jj in range(tmpl.nlo[nn], tmpl.nmid[nn]):
             oo = tmpl.cbeg[jj]
             sg_m.append(fl.left[oo])

@@ -603,11 +603,8 @@ def duel_level(rolls, plans, Q, movers, opp_lo, opp_hi, out_v, out_d, out_ptr, g
             out_d[out_ptr[j]:out_ptr[j + 1]] = dstart
 
 
-def duel_frames(rolls, plans, Q, frame_movers, col_ptr, col_movers, col_opps, col_row0, out_v, out_d, grad,
-                threads):
-    """See :func:`thousand.kernel.duel_frames`: each column is its own mover's turn
-    against its opponent (one :func:`duel_level` pair); the frame only has to be
-    consistent with it (the compiled kernel runs a frame's columns as one turn DP)."""
+def _check_frames(plans, frame_movers, col_ptr, col_movers, col_opps, col_row0) -> int:
+    """The checks of the compiled kernel's frames (ValueError); returns the columns."""
     F, C = len(frame_movers), len(col_movers)
     col_ptr = np.asarray(col_ptr, dtype=np.int64)
     if len(col_ptr) != F + 1 or col_ptr[0] != 0 or col_ptr[-1] != C or np.any(np.diff(col_ptr) < 0):
@@ -630,6 +627,15 @@ def duel_frames(rolls, plans, Q, frame_movers, col_ptr, col_movers, col_opps, co
             if Ti != Tf - r0 or np.any(plans.stop_ok[mine] != plans.stop_ok[theirs]) or np.any(
                     plans.forced_ok[mine] != plans.forced_ok[theirs]):
                 raise ValueError("a column's turn is not its frame's rows shifted (horizon, banking or forced ends)")
+    return C
+
+
+def duel_frames(rolls, plans, Q, frame_movers, col_ptr, col_movers, col_opps, col_row0, out_v, out_d, grad,
+                threads):
+    """See :func:`thousand.kernel.duel_frames`: each column is its own mover's turn
+    against its opponent (one :func:`duel_level` pair); the frame only has to be
+    consistent with it (the compiled kernel runs a frame's columns as one turn DP)."""
+    C = _check_frames(plans, frame_movers, col_ptr, col_movers, col_opps, col_row0)
     one = np.array([0, 1], dtype=np.int64)
     for c in range(C):
         v, d = np.empty(1), np.empty(1)
@@ -674,3 +680,21 @@ def duel_policy(rolls, plans, Q, movers, opp_lo, opp_hi, out_v, out_ptr, out_c, 
             out_c[p] = c + win_p[k]
             out_cnt[p] = at - cap_ptr[p]
         out_v[out_ptr[j]:out_ptr[j + 1]] = start
+
+
+def duel_policy_frames(rolls, plans, Q, frame_movers, col_ptr, col_movers, col_opps, col_row0, out_v, out_c,
+                       cap_ptr, out_cols, out_vals, out_cnt, threads):
+    """See :func:`thousand.kernel.duel_policy_frames`: each column as its own
+    :func:`duel_policy` pair."""
+    C = _check_frames(plans, frame_movers, col_ptr, col_movers, col_opps, col_row0)
+    one = np.array([0, 1], dtype=np.int64)
+    for c in range(C):
+        y = col_opps[c]
+        v, oc, cnt = np.empty(1), np.empty(1), np.zeros(1, dtype=np.int64)
+        cap = int(cap_ptr[c + 1] - cap_ptr[c])
+        cols, vals = np.empty(cap, dtype=np.int64), np.empty(cap)
+        duel_policy(rolls, plans, Q, [col_movers[c]], [y], [y + 1], v, one, oc, np.array([0, cap]), cols, vals,
+                    cnt, threads)
+        out_v[c], out_c[c], out_cnt[c] = v[0], oc[0], cnt[0]
+        out_cols[cap_ptr[c]:cap_ptr[c] + cnt[0]] = cols[:cnt[0]]
+        out_vals[cap_ptr[c]:cap_ptr[c] + cnt[0]] = vals[:cnt[0]]

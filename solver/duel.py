@@ -304,7 +304,7 @@ class DuelSolution:
     seconds: float
     rounds: int = 0         # policy-iteration rounds among the passes
     sweeps: int = 0         # sweeps of the policies' linear systems
-    fallback: str | None = None  # why policy iteration handed back to the passes, if it did
+    fallback: str | None = None  # why policy iteration first handed back to the passes, if it did
 
 
 class DuelDiverges(ThousandError):
@@ -315,6 +315,9 @@ STALL_PASSES = 40  # passes without a tenfold gain in the largest change before 
 POLICY_START = 5e-2  # largest pass change below which policy iteration takes over
 POLICY_PASSES = 10   # ... or after this many passes (classic-open's passes stall near 0.15)
 MAX_ROUNDS = 12      # policy rounds before falling back to passes
+LOST_WAY = "two policy rounds without a smaller residual"
+TOO_MANY_ROUNDS = f"{MAX_ROUNDS} policy rounds"
+POLICY_RESTART = 0.03  # after a fallback, the rounds try again once the pass change is this share of where they began
 MAX_SWEEPS = 2000    # sweeps of one policy evaluation
 EVAL_DEPTH = 10      # Anderson depth of a policy evaluation
 
@@ -396,17 +399,23 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
     accel = _Anderson(depth=6)
     history: list[float] = []
     use_policy = policy_iteration and repeat
+    start, tries = POLICY_START, 0
     residual = fallback = None
     while passes < max_passes:
-        if use_policy and history and (history[-1] < POLICY_START or len(history) >= POLICY_PASSES):
-            residual, r_rounds, r_sweeps, fallback = _policy_iteration(model, table, Q, levels, tol, threads,
-                                                                       progress, passes)
+        if use_policy and history and (history[-1] < start or (not tries and len(history) >= POLICY_PASSES)):
+            residual, r_rounds, r_sweeps, why = _policy_iteration(model, table, Q, levels, tol, threads,
+                                                                  progress, passes)
+            fallback = fallback or why
             passes += r_rounds
             rounds += r_rounds
             sweeps += r_sweeps
             if residual is not None:
                 break
-            use_policy = False  # the rounds did not settle: go on with passes from here
+            # the rounds did not settle: go on with passes from here, and where the rounds only
+            # lost their way (not memory, not a singular policy) try them once more closer in
+            tries += 1
+            use_policy = tries < 2 and why in (LOST_WAY, TOO_MANY_ROUNDS)
+            start = min(start, history[-1]) * POLICY_RESTART
             accel = _Anderson(depth=6)
         passes += 1
         before = Q.copy() if repeat else None
@@ -491,12 +500,24 @@ def _solve_level(model: DuelModel, table, Q: np.ndarray, lv: _Level, runs: int, 
 FRAME_COLUMNS = 16  # pairs per frame: wider frames vectorise more and waste more rows below their movers
 
 
-def _turns(model: DuelModel, table, Q: np.ndarray, px: np.ndarray, py: np.ndarray,
-           threads: int) -> tuple[np.ndarray, np.ndarray]:
-    """The turn DPs (values and bust derivatives) of the pairs ``(px[k], py[k])``: by
-    frames (:attr:`DuelModel.frame`) of up to :data:`FRAME_COLUMNS` pairs in order of the
-    mover's score, each over the rows of its lowest mover
-    (:func:`thousand.kernel.duel_frames`)."""
+@dataclass
+class _Frames:
+    """Pairs laid out as frames for :func:`thousand.kernel.duel_frames`: the pairs in
+    the order ``order``, frame f holding ``cp[f]:cp[f+1]`` over the rows of mover
+    ``fm[f]``, pair c = ``(movers[c], opps[c])`` starting at row ``row0[c]``."""
+
+    order: np.ndarray
+    fm: np.ndarray
+    cp: np.ndarray
+    movers: np.ndarray
+    opps: np.ndarray
+    row0: np.ndarray
+
+
+def _frames(model: DuelModel, px: np.ndarray, py: np.ndarray) -> _Frames:
+    """The pairs ``(px[k], py[k])`` by frames (:attr:`DuelModel.frame`) of up to
+    :data:`FRAME_COLUMNS` pairs in order of the mover's score, each over the rows of its
+    lowest mover."""
     fr, sc = model.frame[px], model.score[px]
     order = np.lexsort((sc, fr))
     fr_s = fr[order]
@@ -505,12 +526,21 @@ def _turns(model: DuelModel, table, Q: np.ndarray, px: np.ndarray, py: np.ndarra
     group = np.maximum.accumulate(np.where(first, np.arange(len(order)), 0))
     start = np.flatnonzero(first | ((np.arange(len(order)) - group) % FRAME_COLUMNS == 0))
     cp = np.append(start, len(order))
-    movers, opps = px[order], py[order]
+    movers = px[order]
     fm = movers[start]
     row0 = (sc[order] - np.repeat(model.score[fm], np.diff(cp))) // model.rs.unit
-    v_s, d_s = kernel.duel_frames(table, model.plans, Q, fm, cp, movers, opps, row0, grad=True, threads=threads)
+    return _Frames(order, fm, cp, movers, py[order], row0)
+
+
+def _turns(model: DuelModel, table, Q: np.ndarray, px: np.ndarray, py: np.ndarray,
+           threads: int) -> tuple[np.ndarray, np.ndarray]:
+    """The turn DPs (values and bust derivatives) of the pairs ``(px[k], py[k])``, by
+    frames (:func:`_frames`)."""
+    f = _frames(model, px, py)
+    v_s, d_s = kernel.duel_frames(table, model.plans, Q, f.fm, f.cp, f.movers, f.opps, f.row0, grad=True,
+                                  threads=threads)
     v, d = np.empty(len(px)), np.empty(len(px))
-    v[order], d[order] = v_s, d_s
+    v[f.order], d[f.order] = v_s, d_s
     return v, d
 
 
@@ -557,11 +587,12 @@ def _policy_round(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], 
     systems, residual = [], 0.0
     held = 2 * (EVAL_DEPTH + 2) * q.nbytes  # the evaluation's Anderson history and copies
     for lv in levels:
-        rows = lv.py * n + lv.px
+        f = _frames(model, lv.px, lv.py)
+        rows = f.opps * n + f.movers   # the level's pairs in frame order
         m = len(rows)
         pos[rows] = np.arange(m)
-        r = kernel.duel_policy(table, model.plans, Q, lv.movers, lv.lo, lv.hi, threads=threads,
-                               local=pos)
+        r = kernel.duel_policy(table, model.plans, Q, f.fm, None, None, threads=threads, local=pos,
+                               frames=(f.cp, f.movers, f.opps, f.row0))
         pos[rows] = -1
         residual = max(residual, float(np.max(np.abs(r.v - q[rows]))))
         in_rows, in_locs, in_vals = r.inner
@@ -617,7 +648,7 @@ def _policy_iteration(model: DuelModel, table, Q: np.ndarray, levels: list[_Leve
     best = np.inf
     best_Q = None
     gainless = 0
-    reason = f"{MAX_ROUNDS} policy rounds"
+    reason = TOO_MANY_ROUNDS
     budget = policy_memory_budget()
     _fixed_mmap_threshold()
     while rounds < MAX_ROUNDS:
@@ -641,7 +672,7 @@ def _policy_iteration(model: DuelModel, table, Q: np.ndarray, levels: list[_Leve
         else:
             gainless += 1
             if gainless >= 2:
-                reason = "two policy rounds without a smaller residual"
+                reason = LOST_WAY
                 break
         sweeps += _evaluate_policy(systems, Q.ravel(), table.backend, threads)
         del systems

@@ -442,30 +442,43 @@ class PolicyRows:
 
 
 def duel_policy(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.ndarray, opp_lo: np.ndarray,
-                opp_hi: np.ndarray, threads: int = 0, local: np.ndarray | None = None) -> PolicyRows:
+                opp_hi: np.ndarray, threads: int = 0, local: np.ndarray | None = None,
+                frames: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None) -> PolicyRows:
     """:func:`duel_level` (without the gradient) and the greedy policy of every pair
     as a sparse row: a forward pass of probability mass through each solved turn
     gives how it ends (see :func:`end_distribution`), and each end names the pair
-    that follows it. Policy iteration evaluates these rows as a linear system."""
+    that follows it. Policy iteration evaluates these rows as a linear system.
+
+    With ``frames = (col_ptr, col_movers, col_opps, col_row0)`` the pairs are frames as
+    in :func:`duel_frames` (``movers`` the frame movers, ``opp_lo``/``opp_hi``
+    ignored): pair p is column p."""
     movers = np.ascontiguousarray(movers, dtype=np.int64)
-    lo = np.ascontiguousarray(opp_lo, dtype=np.int64)
-    hi = np.ascontiguousarray(opp_hi, dtype=np.int64)
-    K = hi - lo
-    ptr = np.zeros(len(K) + 1, dtype=np.int64)
-    np.cumsum(K, out=ptr[1:])
+    if frames is not None:
+        ptr, col_movers, col_opps, col_row0 = (np.ascontiguousarray(a, dtype=np.int64) for a in frames)
+        own, per_pair = col_movers, np.ones(len(col_movers), dtype=np.int64)
+    else:
+        lo = np.ascontiguousarray(opp_lo, dtype=np.int64)
+        hi = np.ascontiguousarray(opp_hi, dtype=np.int64)
+        ptr = np.zeros(len(movers) + 1, dtype=np.int64)
+        np.cumsum(hi - lo, out=ptr[1:])
+        own, per_pair = movers, hi - lo
     pairs = int(ptr[-1])
     # capacity per pair: one entry per total 1..T of its mover, and the bust
-    T = (plans.ptr[movers + 1] - plans.ptr[movers] - 1) if len(movers) else np.zeros(0, np.int64)
+    T = (plans.ptr[own + 1] - plans.ptr[own] - 1) if len(own) else np.zeros(0, np.int64)
     cap = np.zeros(pairs + 1, dtype=np.int64)
-    np.cumsum(np.repeat(T + 1, K), out=cap[1:])
+    np.cumsum(np.repeat(T + 1, per_pair), out=cap[1:])
     v = np.empty(pairs)
     c = np.empty(pairs)
     cnt = np.zeros(pairs, dtype=np.int64)
     cols = np.empty(int(cap[-1]), dtype=np.int64)
     vals = np.empty(int(cap[-1]))
     b = table.backend
-    b.impl.duel_policy(table.rolls, plans.native(b), Q, movers, lo, hi, v, ptr, c, cap, cols, vals, cnt,
-                       int(threads))
+    if frames is not None:
+        b.impl.duel_policy_frames(table.rolls, plans.native(b), Q, movers, ptr, col_movers, col_opps, col_row0,
+                                  v, c, cap, cols, vals, cnt, int(threads))
+    else:
+        b.impl.duel_policy(table.rolls, plans.native(b), Q, movers, lo, hi, v, ptr, c, cap, cols, vals, cnt,
+                           int(threads))
     indptr, out_cols, out_vals, in_rows, in_locs, in_vals = b.impl.rows_split(cap, cnt, cols, vals, local)
     inner = (in_rows, in_locs, in_vals) if local is not None else None
     return PolicyRows(v, c, indptr, out_cols, out_vals, ptr, inner)

@@ -554,6 +554,34 @@ def test_duel_policy_agrees(name, seed, threads):
     np.testing.assert_allclose(r.v, v, rtol=0, atol=TOL)
 
 
+@_fast(30)
+@given(st.sampled_from(sorted(DUEL_RULES)), st.integers(0, 2 ** 32 - 1), st.integers(1, 40),
+       st.sampled_from([0, 1, 2]))
+def test_duel_policy_frames_agree(name, seed, width, threads):
+    """Random pairs as frames: the policy rows of both kernels agree with each other
+    and with each pair's own duel_policy row (values, constants, every entry)."""
+    from scipy import sparse
+    model, tab = _model(name)
+    n = model.n
+    rng = np.random.default_rng(seed)
+    Q = rng.random((n, n))
+    _, lo, _ = model.opponents()
+    k = int(rng.integers(1, 3 * n))
+    px = rng.integers(0, n, size=k).astype(np.int64)
+    py = lo[px] + rng.integers(0, model.players, size=k)
+    _, fm, cp, cm, co, row0 = _frames(model, px, py, width)
+    one = np.ones(k, dtype=np.int64)
+    want, Mw = _policy_both(model, tab, Q, cm, co, co + one, threads)
+    for b in (PURE, COMPILED):
+        r = kernel.duel_policy(b.roll_table(model.rs), model.plans, Q, fm, None, None, threads=threads,
+                               frames=(cp, cm, co, row0))
+        M = sparse.csr_matrix((r.vals, r.cols, r.indptr), shape=(k, n * n))
+        np.testing.assert_allclose(r.v, want.v, rtol=0, atol=TOL)
+        np.testing.assert_allclose(r.c, want.c, rtol=0, atol=TOL)
+        if M.nnz or Mw.nnz:
+            assert abs(M - Mw).max() <= TOL
+
+
 @pytest.mark.parametrize("name", sorted(DUEL_RULES))
 def test_duel_policy_rows_are_the_end_distribution(name):
     """Each row holds the turn's end distribution (kernel.end_distribution of the same
