@@ -392,9 +392,9 @@ def solve(rules: Ruleset | str, objective: str, *, method: str | None = None,
 
 # The duel's time is the pairs times one turn DP of the ruleset, timed on this machine
 # when the estimate is made, times the work per pair of a whole solve in units of one turn
-# DP: measured (docs/solver.md) 2.4 (farkle) to 4 (pig) without penalty links, and from
-# 2.4 (classic, 17 passes) to 14 (zilch: 11 passes and 5 policy rounds, 999 s) with them.
-DUEL_TURNS_PER_PAIR = {False: (2.4, 4.0), True: (2.4, 14.0)}
+# DP: measured (docs/solver.md) 0.8 (plain) to 1.7 (farkle) without penalty links (one pass,
+# frames), and from 1.9 (classic-nobarrel) to 14 (admission, zilch) with them.
+DUEL_TURNS_PER_PAIR = {False: (0.8, 1.8), True: (2.4, 14.0)}
 # classic's race: about 100 s on this project's 2-core machine
 RACE_STATE_ROWS_PER_S = 1.5e5
 
