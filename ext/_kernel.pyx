@@ -2027,91 +2027,56 @@ cdef void _frame_ends(const _Duel* d, Py_ssize_t j, Py_ssize_t T, double* ends,
             ends[r * K + k] = 1.0 - d.Q[nx * d.nQ + _opp_after(d, pr, si, y)]
 
 
+cdef void _pol_row(const _Duel* d, _Pol* pol, const double* ends, Py_ssize_t K, Py_ssize_t k,
+                   Py_ssize_t T, Py_ssize_t i, Py_ssize_t y, Py_ssize_t r0, Py_ssize_t p) noexcept nogil:
+    """Pair p's policy as a sparse row: mover i against y, in column k (of K) of a
+    solved turn that starts at row r0 (0 unless a frame) and ends at row r at the
+    mover's total r - r0. The turn's value is c_p - sum_e vals_e Q[cols_e] (cols_e =
+    successor pair, flat in Q), where c_p gathers every end that does not read Q (wins,
+    and the 1 of each 1 - Q)."""
+    cdef Py_ssize_t a = d.plan.ptr[i], base = pol.cap_ptr[p], cnt = 0, r, pr, nx
+    cdef int64_t si = d.plan.score[i], col
+    cdef double c = 0.0, m
+    for r in range(r0 + 1, T + 1):
+        m = pol.e[r * K + k]
+        if m == 0.0:
+            continue
+        pr = a + r - r0
+        nx = d.plan.next[pr]
+        if nx == -1:
+            c += m * ends[r * K + k]
+            continue
+        c += m
+        col = nx * d.nQ + _opp_after(d, pr, si, y)
+        if cnt > 0 and pol.cols[base + cnt - 1] == col:
+            # consecutive totals that hand over the same pair (a capped bank, an
+            # overshoot) make one entry
+            pol.vals[base + cnt - 1] += m
+            continue
+        pol.cols[base + cnt] = col
+        pol.vals[base + cnt] = m
+        cnt += 1
+    m = pol.bw[k]
+    if m != 0.0:
+        c += m
+        pol.cols[base + cnt] = d.plan.bust[i] * d.nQ + y
+        pol.vals[base + cnt] = m
+        cnt += 1
+    pol.out_c[p] = c + pol.bw[K + k]
+    pol.cnt[p] = cnt
+
+
 cdef void _pol_rows(const _Duel* d, Py_ssize_t j, const _Tab* tb, const double* ends,
                     _Pol* pol) noexcept nogil:
-    """Mover j's policy as sparse rows, one per opponent (pair p): the turn's value is
-    c_p - sum_e vals_e Q[cols_e] (cols_e = successor pair, flat in Q), where c_p
-    gathers every end that does not read Q (wins, and the 1 of each 1 - Q)."""
-    cdef Py_ssize_t i = d.movers[j], lo = d.lo[j], K = tb.K, T = tb.T, a = d.plan.ptr[i]
-    cdef Py_ssize_t k, t, p, base, cnt, r, nx
-    cdef int64_t si = d.plan.score[i], col
-    cdef double c, m
-    for k in range(K):
-        p = d.out_ptr[j] + k
-        base = pol.cap_ptr[p]
-        cnt = 0
-        c = 0.0
-        for t in range(1, T + 1):
-            m = pol.e[t * K + k]
-            if m == 0.0:
-                continue
-            r = a + t
-            nx = d.plan.next[r]
-            if nx == -1:
-                c += m * ends[t * K + k]
-                continue
-            c += m
-            col = nx * d.nQ + _opp_after(d, r, si, lo + k)
-            if cnt > 0 and pol.cols[base + cnt - 1] == col:
-                # consecutive totals that hand over the same pair (a capped bank, an
-                # overshoot) make one entry
-                pol.vals[base + cnt - 1] += m
-                continue
-            pol.cols[base + cnt] = col
-            pol.vals[base + cnt] = m
-            cnt += 1
-        m = pol.bw[k]
-        if m != 0.0:
-            c += m
-            pol.cols[base + cnt] = d.plan.bust[i] * d.nQ + lo + k
-            pol.vals[base + cnt] = m
-            cnt += 1
-        pol.out_c[p] = c + pol.bw[K + k]
-        pol.cnt[p] = cnt
-
-
-cdef void _frame_pol_rows(const _Duel* d, Py_ssize_t j, const _Tab* tb, const double* ends,
-                          _Pol* pol) noexcept nogil:
-    """:func:`_pol_rows` for frame j: column k (pair c, mover i against y) ends at row r
-    at its own total r - row0, read off its own turn ends."""
-    cdef Py_ssize_t K = tb.K, T = tb.T, k, c, i, y, r0, a, r, pr, base, cnt, nx
-    cdef int64_t si, col
-    cdef double cv, m
-    for k in range(K):
-        c = d.lo[j] + k
-        i = d.fmover[c]
-        y = d.fopp[c]
-        r0 = d.frow0[c]
-        a = d.plan.ptr[i]
-        si = d.plan.score[i]
-        base = pol.cap_ptr[c]
-        cnt = 0
-        cv = 0.0
-        for r in range(r0 + 1, T + 1):
-            m = pol.e[r * K + k]
-            if m == 0.0:
-                continue
-            pr = a + r - r0
-            nx = d.plan.next[pr]
-            if nx == -1:
-                cv += m * ends[r * K + k]
-                continue
-            cv += m
-            col = nx * d.nQ + _opp_after(d, pr, si, y)
-            if cnt > 0 and pol.cols[base + cnt - 1] == col:
-                pol.vals[base + cnt - 1] += m
-                continue
-            pol.cols[base + cnt] = col
-            pol.vals[base + cnt] = m
-            cnt += 1
-        m = pol.bw[k]
-        if m != 0.0:
-            cv += m
-            pol.cols[base + cnt] = d.plan.bust[i] * d.nQ + y
-            pol.vals[base + cnt] = m
-            cnt += 1
-        pol.out_c[c] = cv + pol.bw[K + k]
-        pol.cnt[c] = cnt
+    """Entry j's policy rows (:func:`_pol_row`): mover j against its opponents
+    lo..hi-1, or, for a frame, each column's own mover and opponent from its own row."""
+    cdef Py_ssize_t k, c
+    for k in range(tb.K):
+        if d.frow0 != NULL:
+            c = d.lo[j] + k
+            _pol_row(d, pol, ends, tb.K, k, tb.T, d.fmover[c], d.fopp[c], d.frow0[c], c)
+        else:
+            _pol_row(d, pol, ends, tb.K, k, tb.T, d.movers[j], d.lo[j] + k, 0, d.out_ptr[j] + k)
 
 
 cdef void _duel_one(const _Tab* tmpl, const Py_ssize_t* left, const _Duel* d, Py_ssize_t j,
@@ -2141,9 +2106,7 @@ cdef void _duel_one(const _Tab* tmpl, const Py_ssize_t* left, const _Duel* d, Py
     tb.dstart = d.out_d + d.out_ptr[j] if d.grad else NULL
     tb.pol = pol
     _run_in(&tb, ws, offs)
-    if pol != NULL and d.frow0 != NULL:
-        _frame_pol_rows(d, j, &tb, ends, pol)
-    elif pol != NULL:
+    if pol != NULL:
         _pol_rows(d, j, &tb, ends, pol)
 
 

@@ -442,6 +442,18 @@ def _frames(model, px, py, width):
     return order, fm, cp, movers, opps, row0
 
 
+def _random_frames(model, seed, width):
+    """A random Q and random solved pairs (repeats allowed), laid out as frames."""
+    n = model.n
+    rng = np.random.default_rng(seed)
+    Q = rng.random((n, n))
+    _, lo, _ = model.opponents()
+    k = int(rng.integers(1, 3 * n))
+    px = rng.integers(0, n, size=k).astype(np.int64)
+    py = lo[px] + rng.integers(0, model.players, size=k)
+    return Q, k, _frames(model, px, py, width)
+
+
 @_fast(30)
 @given(st.sampled_from(sorted(DUEL_RULES)), st.integers(0, 2 ** 32 - 1), st.integers(1, 40),
        st.booleans(), st.sampled_from([0, 1, 2]))
@@ -449,14 +461,7 @@ def test_duel_frames_agree(name, seed, width, grad, threads):
     """Random pairs run as frames (several movers in one turn DP, each from its own
     row): the compiled kernel, the pure twin, and each pair's own turn DP agree."""
     model, tab = _model(name)
-    n = model.n
-    rng = np.random.default_rng(seed)
-    Q = rng.random((n, n))
-    movers, lo, _ = model.opponents()
-    k = int(rng.integers(1, 3 * n))
-    px = rng.integers(0, n, size=k).astype(np.int64)
-    py = lo[px] + rng.integers(0, model.players, size=k)
-    order, fm, cp, cm, co, row0 = _frames(model, px, py, width)
+    Q, k, (_, fm, cp, cm, co, row0) = _random_frames(model, seed, width)
     outs = []
     for impl in (_pure, _kernel):
         v, d = np.full(k, np.nan), np.full(k, np.nan) if grad else np.empty(0)
@@ -563,13 +568,7 @@ def test_duel_policy_frames_agree(name, seed, width, threads):
     from scipy import sparse
     model, tab = _model(name)
     n = model.n
-    rng = np.random.default_rng(seed)
-    Q = rng.random((n, n))
-    _, lo, _ = model.opponents()
-    k = int(rng.integers(1, 3 * n))
-    px = rng.integers(0, n, size=k).astype(np.int64)
-    py = lo[px] + rng.integers(0, model.players, size=k)
-    _, fm, cp, cm, co, row0 = _frames(model, px, py, width)
+    Q, k, (_, fm, cp, cm, co, row0) = _random_frames(model, seed, width)
     one = np.ones(k, dtype=np.int64)
     want, Mw = _policy_both(model, tab, Q, cm, co, co + one, threads)
     for b in (PURE, COMPILED):
