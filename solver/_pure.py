@@ -507,7 +507,6 @@ def _end_distribution(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_u
     return stop_p[:T + 1], forced_p[:T + 1], bust_p, win_p
 
 
-
 def rows_minus(indptr, cols, vals, x, c, out, threads):
     """``out[i] = c[i] - sum_e vals[e] * x[cols[e]]`` over row i's entries
     ``indptr[i]:indptr[i+1]`` (the compiled kernel spreads the rows over threads)."""
@@ -530,11 +529,11 @@ def solve_links(succ, a, b, out):
         raise ValueError("succ must index the rows (or be negative)")
     if m == 0:
         return
+    import warnings
     from scipy import sparse
     from scipy.sparse import linalg as spla
     r = np.flatnonzero(succ >= 0)
     A = sparse.identity(m, format="csr") + sparse.csr_matrix((np.asarray(a, float)[r], (r, succ[r])), shape=(m, m))
-    import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", sparse.SparseEfficiencyWarning)
         warnings.simplefilter("ignore", spla.MatrixRankWarning)

@@ -175,7 +175,7 @@ class DuelModel:
         # the state one unit higher with the same counters (-1 if none): where a level's first values come from
         up = np.array([idx.get(x._replace(score=x.score + u), -1) for x in st], dtype=np.int64)
         self.up = np.where(one(up) >= 0, one(up) + shift, -1)
-        self.frame = self._frames(st, seats)
+        self.frame = self._frames(st)
         # score groups of each seat's block: states are sorted by descending score, so each is a range
         sc = score[:m]
         bounds = np.flatnonzero(np.diff(sc)) + 1
@@ -187,7 +187,7 @@ class DuelModel:
         # (mover groups, opponent groups) of the pairs that are solved
         self.sides = [(block[0], block[1]), (block[1], block[0])] if self.equal_turns else [(block[0], block[0])]
 
-    def _frames(self, st: list[PlayerState], seats: int) -> np.ndarray:
+    def _frames(self, st: list[PlayerState]) -> np.ndarray:
         """A frame id per solver state: states whose turns are each other's shifted by
         their scores (the same counters, the same last total in points, the same banking
         and forced ends at every total t >= 1 reached from each) share an id, and one
@@ -261,7 +261,6 @@ class _Level:
     py: np.ndarray       # opponent of each pair
     succ: np.ndarray     # index (in this level) of the pair a bust leads to, or -1
     d_rows: np.ndarray   # pairs whose bust successor is in the level
-    ptr: np.ndarray      # mover j's pairs are ptr[j]:ptr[j+1]
 
 
 def _levels(model: DuelModel) -> list[_Level]:
@@ -291,7 +290,7 @@ def _levels(model: DuelModel) -> list[_Level]:
         inside = (jy >= 0) & (col >= 0) & (col < K[np.maximum(jy, 0)])
         succ = np.where(inside, ptr[np.maximum(jy, 0)] + col, -1)
         mover_pos[movers] = -1
-        out.append(_Level(movers, lo, hi, px, py, succ, np.flatnonzero(inside), ptr))
+        out.append(_Level(movers, lo, hi, px, py, succ, np.flatnonzero(inside)))
     return out
 
 
