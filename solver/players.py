@@ -26,6 +26,7 @@ from .game import WIN, Moves, PlayerState
 from .i18n import _
 from .rules import Ruleset
 from .states import decode
+from .solve import nearer
 from .tables import Table, find_table, save_table, write_target
 
 # Up to this many states of the N-player game, a missing equilibrium is solved on request
@@ -95,7 +96,7 @@ class PlayersSolution:
                 states = [x0] * self.players
                 states[k] = y
                 p = float(self.table.values[self.flat(states)][k])
-                if best is None or abs(p - target) < abs(best[1] - target):
+                if best is None or nearer(p, best[1], target):
                     best = (c, p)
                 if p > target + 0.25:
                     break

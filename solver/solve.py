@@ -268,7 +268,8 @@ class Solution:
     def fair_compensation(self) -> tuple[int, float] | None:
         """The extra starting points for the second player that bring the duel
         closest to 50/50: the ``c`` minimising |P(first player wins) - 1/2| when
-        the second player starts with ``c`` points, and that probability.
+        the second player starts with ``c`` points, and that probability (the
+        smallest such ``c`` where values tie: :func:`nearer`).
 
         P(first wins) = P(x0, y_c) with x0 the initial state (first to move) and
         y_c the opened state with score c; scores that are not plain states of
@@ -283,7 +284,7 @@ class Solution:
             if y not in self.index:
                 continue
             p = self.value(x0, y, 0 if self.seated else None)
-            if best is None or abs(p - 0.5) < abs(best[1] - 0.5):
+            if best is None or nearer(p, best[1], 0.5):
                 best = (c, p)
             if p < 0.5 - 0.25:  # far past the balance point: nothing closer beyond
                 break
@@ -344,6 +345,17 @@ class Solution:
         return (f"{rs.name}: {what} = {self.start_value():.12f}\n"
                 f"  {m['states']} states, {m['iterations']} sweeps, residual {m['residual']:.2e}, "
                 f"{m['solve_seconds']:.2f} s ({how})\n{fair_line}  table: {self.table.path}")
+
+
+VALUE_TIE = 1e-12  # values this close are equal: the solver settles them to about 1e-13
+
+
+def nearer(p: float, q: float, target: float) -> bool:
+    """Whether ``p`` is closer to ``target`` than ``q`` by more than :data:`VALUE_TIE`:
+    a head start is preferred only when it is really closer to even, so that two head
+    starts worth the same (a tie in exact arithmetic, 1 ulp apart in floats) keep the
+    smaller."""
+    return abs(p - target) < abs(q - target) - VALUE_TIE
 
 
 def solve(rules: Ruleset | str, objective: str, *, method: str | None = None,
