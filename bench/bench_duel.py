@@ -73,10 +73,11 @@ def run(name: str, method: str, threads: int, save: str | None = None) -> dict |
     return r
 
 
-def export_textbook(name: str, path: str) -> None:
+def export_textbook(name: str, path: str) -> int:
     """Write the ruleset's pairs and roll classes in the layout textbook_duel.c reads,
-    refusing rulesets outside what it implements."""
+    refusing rulesets outside what it implements; returns the initial state's index."""
     from thousand.duel import DuelModel
+    from thousand.game import Moves
     from thousand.rules import load_ruleset
     from thousand.states import WIN_INDEX
     rs = load_ruleset(name)
@@ -89,10 +90,9 @@ def export_textbook(name: str, path: str) -> None:
     counts = np.diff(tab.opt_ptr)
     if counts.max() > 1:
         raise SystemExit(f"{name}: more than one set-aside per roll class")
-    T = np.diff(p.ptr) - 1
     last = p.ptr[1:] - 1
-    if not (p.stop_ok[last].all() and (p.next[last] == WIN_INDEX).all()):
-        raise SystemExit(f"{name}: banking at a mover's horizon must win")
+    if (np.diff(p.ptr) < 2).any() or not (p.stop_ok[last].all() and (p.next[last] == WIN_INDEX).all()):
+        raise SystemExit(f"{name}: every turn must run over a total or more, and banking at its horizon must win")
     points = np.where(counts == 1, tab.opt_points[np.minimum(tab.opt_ptr[:-1], len(tab.opt_points) - 1)], -1)
     used = np.where(counts == 1, tab.opt_used[np.minimum(tab.opt_ptr[:-1], len(tab.opt_used) - 1)], 0)
     nxt = np.where(p.next == WIN_INDEX, -1, p.next)
@@ -102,7 +102,7 @@ def export_textbook(name: str, path: str) -> None:
                         (used, np.int64), (p.ptr, np.int64), (p.stop_ok, np.uint8), (nxt, np.int64),
                         (p.bust, np.int64)):
             np.ascontiguousarray(arr, dtype=dt).tofile(f)
-    assert T.min() >= 1
+    return model.space.index[Moves(rs).initial()]
 
 
 def textbook_baseline(threads: int) -> None:
@@ -115,13 +115,13 @@ def textbook_baseline(threads: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         exe, data, out, mine = (os.path.join(tmp, f) for f in ("textbook_duel", "plain.bin", "P.bin", "P.npy"))
         subprocess.run([cc, "-O3", "-o", exe, os.path.join(here, "textbook_duel.c"), "-lm"], check=True)
-        export_textbook("plain", data)
+        i = export_textbook("plain", data)
         r = run("plain", "levels", threads, save=mine)
         done = subprocess.run([exe, data, out, "1e-12"], capture_output=True, text=True, check=True)
         sweeps, change, cpu, wall = done.stdout.split()
         P = np.load(mine)
         C = np.fromfile(out).reshape(P.shape)
-        first = C[_initial("plain")]
+        first = C[i, i]
         print(f"{'plain':18} {'textbook':9} {P.size:10d} {float(wall):9.2f} {float(cpu):8.2f} {sweeps:>9} "
               f"{'':6} {float(change):9.1e} {first:.12f}  "
               f"(C, -O3, one thread; largest difference from the solver's values {np.abs(C - P).max():.1e})",
@@ -129,15 +129,6 @@ def textbook_baseline(threads: int) -> None:
         if r:
             print(f"plain: solver / textbook C = {r['solve_s'] / float(wall):.3f} wall, "
                   f"{r['cpu_s'] / float(cpu):.3f} CPU", flush=True)
-
-
-def _initial(name: str) -> tuple[int, int]:
-    from thousand.duel import DuelModel
-    from thousand.game import Moves
-    from thousand.rules import load_ruleset
-    rs = load_ruleset(name)
-    i = DuelModel(rs).space.index[Moves(rs).initial()]
-    return i, i
 
 
 def main(argv: list[str]) -> None:

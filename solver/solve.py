@@ -406,7 +406,7 @@ def solve(rules: Ruleset | str, objective: str, *, method: str | None = None,
 # when the estimate is made, times the work per pair of a whole solve in units of one turn
 # DP: measured (docs/solver.md) 0.8 (plain) to 1.7 (farkle) without penalty links (one pass,
 # frames), and from 1.9 (classic-nobarrel) to 14 (admission, zilch) with them.
-DUEL_TURNS_PER_PAIR = {False: (0.8, 1.8), True: (2.4, 14.0)}
+DUEL_TURNS_PER_PAIR = {False: (0.8, 1.8), True: (1.9, 14.0)}
 # classic's race: about 100 s on this project's 2-core machine
 RACE_STATE_ROWS_PER_S = 1.5e5
 
