@@ -2436,24 +2436,55 @@ cdef _duel_call(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_
 # =========================================================================== sparse rows
 
 
+ctypedef fused _rowval:
+    float
+    double
+
+
+cdef int _rows_minus_k(const int64_t[::1] ip, const int32_t[::1] cl, const _rowval[::1] vl,
+                       const double[::1] xv, const double[::1] cv, double[::1] ov, int nt) noexcept nogil:
+    """The product of :func:`rows_minus` for float32 or float64 values; returns 1 if a
+    column is outside x (checked in the loop: one pass over the entries)."""
+    cdef Py_ssize_t m = ip.shape[0] - 1, i, e, nx = xv.shape[0]
+    cdef double acc
+    cdef int32_t col
+    cdef int bad = 0
+    cdef int* badp = &bad   # shared (an assignment in prange would make it thread-private)
+    for i in prange(m, num_threads=nt, schedule="static"):
+        acc = cv[i]
+        for e in range(ip[i], ip[i + 1]):
+            col = cl[e]
+            if col < 0 or col >= nx:
+                badp[0] = 1
+                continue
+            acc = acc - <double>vl[e] * xv[col]
+        ov[i] = acc
+    return bad
+
+
 def rows_minus(indptr, cols, vals, x, c, out, threads):
     """``out[i] = c[i] - sum_{e = indptr[i]}^{indptr[i+1]-1} vals[e] * x[cols[e]]`` for every
     row i (see :func:`thousand.kernel.rows_minus`), rows spread over ``threads`` OpenMP
-    threads (0: OpenMP's default)."""
+    threads (0: OpenMP's default). ``vals`` may be float32 (a policy's approximate rows,
+    summed in float64) or float64."""
     cdef const int64_t[::1] ip = _i64_1(indptr)
     cdef const int32_t[::1] cl = np.ascontiguousarray(cols, dtype=np.int32)
-    cdef const double[::1] vl = _f64_1(vals)
+    vals_a = np.asarray(vals)
+    cdef bint single = vals_a.dtype == np.float32
+    if not single:
+        vals_a = _f64_1(vals_a)
     cdef const double[::1] xv = _f64_1(x)
     cdef const double[::1] cv = _f64_1(c)
     cdef double[::1] ov = out
-    cdef Py_ssize_t m = ip.shape[0] - 1, i, e, nx = xv.shape[0]
+    cdef Py_ssize_t m = ip.shape[0] - 1, i
     if m < 0 or cv.shape[0] < m or ov.shape[0] < m:
         raise ValueError("indptr needs one entry per row plus one; c and out one per row")
     if m == 0:
         return
     cdef int bad = 0
+    cdef Py_ssize_t nv = vals_a.shape[0]
     with nogil:
-        if ip[0] != 0 or ip[m] > cl.shape[0] or ip[m] > vl.shape[0]:
+        if ip[0] != 0 or ip[m] > cl.shape[0] or ip[m] > nv:
             bad = 1
         for i in range(m):
             if ip[i + 1] < ip[i]:
@@ -2465,19 +2496,16 @@ def rows_minus(indptr, cols, vals, x, c, out, threads):
         nt = thk_max_threads()
     if ip[m] < 200000:
         nt = 1          # too little work to wake the other threads
-    cdef double acc
-    cdef int32_t col
-    cdef int* badp = &bad   # shared (an assignment in prange would make it thread-private)
-    with nogil:
-        for i in prange(m, num_threads=nt, schedule="static"):
-            acc = cv[i]
-            for e in range(ip[i], ip[i + 1]):
-                col = cl[e]
-                if col < 0 or col >= nx:
-                    badp[0] = 1     # checked in the loop: one pass over the entries
-                    continue
-                acc = acc - vl[e] * xv[col]
-            ov[i] = acc
+    cdef const float[::1] v32
+    cdef const double[::1] v64
+    if single:
+        v32 = np.ascontiguousarray(vals_a)
+        with nogil:
+            bad = _rows_minus_k(ip, cl, v32, xv, cv, ov, nt)
+    else:
+        v64 = vals_a
+        with nogil:
+            bad = _rows_minus_k(ip, cl, v64, xv, cv, ov, nt)
     if bad:
         raise ValueError("cols must index x")
 
@@ -2547,12 +2575,13 @@ def solve_links(succ, a, b, out):
         raise ZeroDivisionError("solve_links: a cycle's rows are singular (the product of its -a is 1)")
 
 
-def rows_split(cap_ptr, cnt, cols, vals, local):
+def rows_split(cap_ptr, cnt, cols, vals, local, double drop=0.0):
     """Compact the rows that duel_policy wrote into capacity slots (row p: ``cnt[p]``
     entries from ``cap_ptr[p]``) and split them (see :func:`thousand.kernel.rows_split`):
     entries whose column c has ``local[c] >= 0`` go to ``(in_rows, in_locs, in_vals)``
     (the row, local[c], the value), the others to the CSR rows ``(indptr, out_cols,
-    out_vals)`` with int32 columns. ``local`` None: no split."""
+    out_vals)`` with int32 columns. ``local`` None: no split. ``drop > 0``: entries
+    below ``drop`` are left out and ``out_vals`` is float32 (an approximate Jacobian)."""
     cdef const int64_t[::1] cp = _i64_1(cap_ptr)
     cdef const int64_t[::1] cn = _i64_1(cnt)
     cdef const int64_t[::1] cl = _i64_1(cols)
@@ -2574,6 +2603,8 @@ def rows_split(cap_ptr, cnt, cols, vals, local):
                 c = cl[e]
                 if c < 0 or c > 2147483647 or (split and c >= nloc):
                     bad = 1
+                elif fabs(vl[e]) < drop:
+                    pass
                 elif split and loc[c] >= 0:
                     n_in += 1
                 else:
@@ -2582,12 +2613,18 @@ def rows_split(cap_ptr, cnt, cols, vals, local):
     if bad:
         raise ValueError("columns must be pair indices below 2**31 (and inside local)")
     out_cols_a = np.empty(n_out, dtype=np.int32)
-    out_vals_a = np.empty(n_out)
+    out_vals_a = np.empty(n_out, dtype=np.float32 if drop > 0 else np.float64)
     in_rows_a = np.empty(n_in, dtype=np.int64)
     in_locs_a = np.empty(n_in, dtype=np.int64)
     in_vals_a = np.empty(n_in)
     cdef int32_t[::1] oc = out_cols_a
-    cdef double[::1] ov = out_vals_a
+    cdef double[::1] ov
+    cdef float[::1] ov32
+    cdef bint single = drop > 0
+    if single:
+        ov32 = out_vals_a
+    else:
+        ov = out_vals_a
     cdef int64_t[::1] ir = in_rows_a
     cdef int64_t[::1] il = in_locs_a
     cdef double[::1] iv = in_vals_a
@@ -2597,6 +2634,8 @@ def rows_split(cap_ptr, cnt, cols, vals, local):
         for p in range(m):
             for e in range(cp[p], cp[p] + cn[p]):
                 c = cl[e]
+                if fabs(vl[e]) < drop:
+                    continue
                 if split and loc[c] >= 0:
                     ir[n_in] = p
                     il[n_in] = loc[c]
@@ -2604,6 +2643,9 @@ def rows_split(cap_ptr, cnt, cols, vals, local):
                     n_in += 1
                 else:
                     oc[n_out] = <int32_t>c
-                    ov[n_out] = vl[e]
+                    if single:
+                        ov32[n_out] = <float>vl[e]
+                    else:
+                        ov[n_out] = vl[e]
                     n_out += 1
     return indptr_a, out_cols_a, out_vals_a, in_rows_a, in_locs_a, in_vals_a

@@ -543,9 +543,10 @@ def solve_links(succ, a, b, out):
     out[:m] = x
 
 
-def rows_split(cap_ptr, cnt, cols, vals, local):
+def rows_split(cap_ptr, cnt, cols, vals, local, drop=0.0):
     """Compact rows written into capacity slots and split off the entries whose column
-    has ``local[col] >= 0`` (see :func:`thousand.kernel.rows_split`)."""
+    has ``local[col] >= 0`` (see :func:`thousand.kernel.rows_split`); ``drop > 0``
+    leaves out the entries below it and gives float32 ``out_vals``."""
     m = len(cnt)
     cnt = np.asarray(cnt, dtype=np.int64)
     sel = np.repeat(np.asarray(cap_ptr[:m], dtype=np.int64), cnt) + (
@@ -554,11 +555,15 @@ def rows_split(cap_ptr, cnt, cols, vals, local):
     if len(c) and (c.min() < 0 or c.max() > 2 ** 31 - 1 or (local is not None and c.max() >= len(local))):
         raise ValueError("columns must be pair indices below 2**31 (and inside local)")
     row = np.repeat(np.arange(m), cnt)
+    if drop > 0:
+        kept = np.abs(v) >= drop
+        c, v, row = c[kept], v[kept], row[kept]
     inside = (local[c] >= 0) if local is not None else np.zeros(len(c), dtype=bool)
     out = ~inside
     indptr = np.zeros(m + 1, dtype=np.int64)
     np.cumsum(np.bincount(row[out], minlength=m), out=indptr[1:])
-    return (indptr, c[out].astype(np.int32), v[out], row[inside].astype(np.int64),
+    out_vals = v[out].astype(np.float32) if drop > 0 else v[out]
+    return (indptr, c[out].astype(np.int32), out_vals, row[inside].astype(np.int64),
             local[c[inside]].astype(np.int64) if local is not None else np.zeros(0, np.int64), v[inside])
 
 

@@ -32,8 +32,9 @@ distribution of the greedy turn, :func:`thousand.kernel.duel_policy`) and ``c``
 the rest (wins). Once passes have brought the largest change below
 :data:`POLICY_START` (or after :data:`POLICY_PASSES` passes), each round runs one Jacobi DP pass -- the Bellman
 residual and the greedy policy of every pair -- and solves that policy's
-system exactly (level-ordered Gauss-Seidel sweeps, Anderson-accelerated),
-until the pass finds the residual at most ``tol``.
+system approximately -- a Newton step ``P += (I + M~)^-1 (TurnDP(P) - P)`` with
+the small entries of ``M`` left out (level-ordered Gauss-Seidel sweeps,
+Anderson-accelerated) -- until the pass finds the residual at most ``tol``.
 
 With ``equal_turns`` (docs/rules.md section 7) the seat of the mover enters the
 state: ``P_A(x, y)`` for a first-seat mover against a second-seat opponent and
@@ -319,6 +320,8 @@ TOO_MANY_ROUNDS = f"{MAX_ROUNDS} policy rounds"
 POLICY_RESTART = 0.03  # after a fallback, the rounds try again once the pass change is this share of where they began
 MAX_SWEEPS = 2000    # sweeps of one policy evaluation
 EVAL_DEPTH = 10      # Anderson depth of a policy evaluation
+POLICY_DROP = 1e-4   # policy-row entries below this are left out of a round's Jacobian (docs/solver.md)
+EVAL_SHARE = 1e-3    # a round's correction is solved until a sweep moves it by this share of the residual
 
 
 HELD_FACTOR = 1.2   # resident memory per byte the rounds count (classic-open: 23.7 GB for 20 GB counted)
@@ -347,10 +350,12 @@ def _fixed_mmap_threshold() -> None:
     each level's system and frees the level's temporaries of similar size; with glibc's
     sliding mmap threshold those come from the heap and its holes stay resident
     (measured on classic: 5.8 GB resident for 2.5 GB of systems, 3.0 GB with the
-    threshold fixed at 1 MiB). Elsewhere (no glibc) nothing happens."""
+    threshold fixed at 1 MiB; most of a level's arrays are smaller than that, and at
+    16 KiB a freed round's systems go back to the system: a 2.2 GB peak instead of
+    3.9). Elsewhere (no glibc) nothing happens."""
     try:
         import ctypes
-        ctypes.CDLL(None).mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD
+        ctypes.CDLL(None).mallopt(-3, 1 << 14)  # M_MMAP_THRESHOLD
     except (OSError, AttributeError, TypeError):
         pass
 
@@ -373,7 +378,7 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
     largest change is below :data:`POLICY_START` (at most :data:`POLICY_PASSES`
     of them), then policy iteration
     (:func:`_policy_iteration`): each round is one turn-DP pass that also records the
-    greedy policy of every pair as a sparse row, and an exact evaluation of that
+    greedy policy of every pair as a sparse row, and an approximate Newton step for that
     policy (:func:`_evaluate_policy`); it ends when the pass finds the Bellman
     residual at most ``tol``.
 
@@ -562,13 +567,14 @@ def _guess(model: DuelModel, Q: np.ndarray, lv: _Level) -> None:
 
 @dataclass
 class _LevelSystem:
-    """One level's rows of a policy's linear system ``(I + M) q = c`` (q = Q.ravel()):
-    ``(I + D) q[rows] = c - O q``, with D the entries that stay in the level
-    (factorised once: ``lu``, None when D is empty) and O, the entries that leave it,
-    as CSR arrays ``indptr``, ``cols`` (int32), ``vals``."""
+    """One level's rows of a round's correction system ``(I + M~) delta = rho``
+    (q = Q.ravel()): ``(I + D) delta[rows] = rho - O delta``, with D the entries that
+    stay in the level (factorised once: ``lu``, None when D is empty) and O, the
+    entries that leave it, as CSR arrays ``indptr``, ``cols`` (int32), ``vals``
+    (float32); ``rho`` is the level's Bellman residual ``TurnDP(P) - P``."""
 
     rows: np.ndarray
-    c: np.ndarray
+    rho: np.ndarray
     indptr: np.ndarray
     cols: np.ndarray
     vals: np.ndarray
@@ -577,31 +583,33 @@ class _LevelSystem:
 
 def _policy_round(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], threads: int,
                   budget: int) -> tuple[list[_LevelSystem], float]:
-    """One Jacobi turn-DP pass at Q: the Bellman residual max |TurnDP(P) - P| and the
-    greedy policy of every pair, level by level, as linear systems (raises
-    :class:`_OverBudget` once they pass ``budget`` bytes)."""
+    """One Jacobi turn-DP pass at Q: the Bellman residual ``rho = TurnDP(P) - P`` and the
+    greedy policy of every pair, level by level, as the rows of an approximate Jacobian
+    (entries below :data:`POLICY_DROP` left out, float32; raises :class:`_OverBudget`
+    once they pass ``budget`` bytes). Returns the systems and max |rho|."""
     n = model.n
     q = Q.ravel()
     pos = np.full(n * n, -1, dtype=np.int64)
     systems, residual = [], 0.0
-    held = 2 * (EVAL_DEPTH + 2) * q.nbytes  # the evaluation's Anderson history and copies
+    held = 2 * (EVAL_DEPTH + 3) * q.nbytes  # the evaluation's Anderson history, correction and copies
     for lv in levels:
         f = _frames(model, lv.px, lv.py)
         rows = f.opps * n + f.movers   # the level's pairs in frame order
         m = len(rows)
         pos[rows] = np.arange(m)
         r = kernel.duel_policy(table, model.plans, Q, f.fm, None, None, threads=threads, local=pos,
-                               frames=(f.cp, f.movers, f.opps, f.row0))
+                               frames=(f.cp, f.movers, f.opps, f.row0), drop=POLICY_DROP)
         pos[rows] = -1
-        residual = max(residual, float(np.max(np.abs(r.v - q[rows]))))
+        rho = r.v - q[rows]
+        residual = max(residual, float(np.max(np.abs(rho))))
         in_rows, in_locs, in_vals = r.inner
         lu = None
         if len(in_vals):
             D = sparse.csc_matrix((in_vals, (in_rows, in_locs)), shape=(m, m))
             lu = spla.splu(sparse.identity(m, format="csc") + D)
-        sy = _LevelSystem(rows, r.c, r.indptr, r.cols, r.vals, lu)
+        sy = _LevelSystem(rows, rho, r.indptr, r.cols, r.vals, lu)
         systems.append(sy)
-        held += sy.vals.nbytes + sy.cols.nbytes + sy.indptr.nbytes + rows.nbytes + r.c.nbytes
+        held += sy.vals.nbytes + sy.cols.nbytes + sy.indptr.nbytes + rows.nbytes + rho.nbytes
         if lu is not None:
             held += (lu.L.nnz + lu.U.nnz) * 12
         if HELD_FACTOR * held > budget:
@@ -611,28 +619,38 @@ def _policy_round(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], 
 
 def _evaluate_policy(systems: list[_LevelSystem], q: np.ndarray, backend: kernel.Backend, threads: int = 0,
                      max_sweeps: int = MAX_SWEEPS) -> int:
-    """Solve the policy's linear system for q in place: Gauss-Seidel sweeps over the
-    levels, top down (each level's in-level part solved exactly), Anderson-accelerated
-    (the sweep map is affine, so this converges like a Krylov method), until a sweep
-    moves nothing by more than 1e-15 or stops gaining. Returns the sweeps taken."""
-    accel = _Anderson(depth=EVAL_DEPTH)
-    best, stale = np.inf, 0
+    """One approximate Newton step for the round's policy, in place on q:
+    ``q += delta`` with ``(I + M~) delta = rho``. With the exact rows M this is the
+    policy's exact evaluation, ``(I + M) q_new = c``, since ``rho = c - (I + M) q``;
+    with M~ (small entries left out) the step still lands within about
+    ``|(I + M~)^-1 (M - M~)|`` of it, and the fixed point is unchanged because rho
+    comes from the exact turn DP (measured in docs/solver.md). Gauss-Seidel sweeps over
+    the levels, top down (each level's in-level part solved exactly),
+    Anderson-accelerated (the sweep map is affine, so this converges like a Krylov
+    method), until a sweep moves delta by at most :data:`EVAL_SHARE` of max |rho| (or
+    1e-17) or stops gaining. Returns the sweeps taken."""
+    delta = np.zeros_like(q)
+    goal = max(EVAL_SHARE * max((float(np.max(np.abs(sy.rho))) for sy in systems), default=0.0), 1e-17)
+    accel = _Anderson(depth=EVAL_DEPTH, bounded=False)
+    best, stale, sweep = np.inf, 0, 0
     for sweep in range(1, max_sweeps + 1):
-        before = q.copy()
+        before = delta.copy()
         for sy in systems:
-            rhs = backend.rows_minus(sy.indptr, sy.cols, sy.vals, q, sy.c, threads)
-            q[sy.rows] = sy.lu.solve(rhs) if sy.lu is not None else rhs
-        change = float(np.max(np.abs(q - before)))
-        if change <= 1e-15:
-            return sweep
+            rhs = backend.rows_minus(sy.indptr, sy.cols, sy.vals, delta, sy.rho, threads)
+            delta[sy.rows] = sy.lu.solve(rhs) if sy.lu is not None else rhs
+        change = float(np.max(np.abs(delta - before)))
+        if change <= goal:
+            break
         if change < best * 0.5:
             best, stale = change, 0
         else:
             stale += 1
             if stale >= 30 and change < 1e-12:
-                return sweep  # rounding noise: the system is solved as well as floats allow
-        q[:] = accel.step(before, q)
-    return max_sweeps
+                break  # rounding noise: the system is solved as well as floats allow
+        delta[:] = accel.step(before, delta)
+    q += delta
+    np.clip(q, 0.0, 1.0, out=q)
+    return sweep
 
 
 def _policy_iteration(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], tol: float, threads: int,
@@ -728,8 +746,9 @@ class _Anderson:
     converged.
     """
 
-    def __init__(self, depth: int):
+    def __init__(self, depth: int, bounded: bool = True):
         self.depth = depth
+        self.bounded = bounded               # iterates are probabilities: clip them to [0, 1]
         self.dF: np.ndarray | None = None   # (depth, size): rows are differences of residuals
         self.dG: np.ndarray | None = None
         self.gram = np.zeros((depth, depth))
@@ -763,7 +782,9 @@ class _Anderson:
         m = self.used
         gamma, *_ = np.linalg.lstsq(self.gram[:m, :m], self.dF[:m] @ f, rcond=1e-13)
         out = g - gamma @ self.dG[:m]
-        return np.clip(out, 0.0, 1.0, out=out).reshape(x.shape)
+        if self.bounded:
+            np.clip(out, 0.0, 1.0, out=out)
+        return out.reshape(x.shape)
 
 
 def bellman_residual(model: DuelModel, table, P: np.ndarray) -> float:

@@ -443,7 +443,8 @@ class PolicyRows:
 
 def duel_policy(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.ndarray, opp_lo: np.ndarray,
                 opp_hi: np.ndarray, threads: int = 0, local: np.ndarray | None = None,
-                frames: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None) -> PolicyRows:
+                frames: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
+                drop: float = 0.0) -> PolicyRows:
     """:func:`duel_level` (without the gradient) and the greedy policy of every pair
     as a sparse row: a forward pass of probability mass through each solved turn
     gives how it ends (see :func:`end_distribution`), and each end names the pair
@@ -451,7 +452,9 @@ def duel_policy(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.nd
 
     With ``frames = (col_ptr, col_movers, col_opps, col_row0)`` the pairs are frames as
     in :func:`duel_frames` (``movers`` the frame movers, ``opp_lo``/``opp_hi``
-    ignored): pair p is column p."""
+    ignored): pair p is column p. ``drop > 0`` asks for an approximate Jacobian: row
+    entries below ``drop`` are left out (``c`` and ``v`` stay exact) and ``vals`` is
+    float32."""
     movers = np.ascontiguousarray(movers, dtype=np.int64)
     if frames is not None:
         ptr, col_movers, col_opps, col_row0 = (np.ascontiguousarray(a, dtype=np.int64) for a in frames)
@@ -479,6 +482,7 @@ def duel_policy(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.nd
     else:
         b.impl.duel_policy(table.rolls, plans.native(b), Q, movers, lo, hi, v, ptr, c, cap, cols, vals, cnt,
                            int(threads))
-    indptr, out_cols, out_vals, in_rows, in_locs, in_vals = b.impl.rows_split(cap, cnt, cols, vals, local)
+    indptr, out_cols, out_vals, in_rows, in_locs, in_vals = b.impl.rows_split(cap, cnt, cols, vals, local,
+                                                                              float(drop))
     inner = (in_rows, in_locs, in_vals) if local is not None else None
     return PolicyRows(v, c, indptr, out_cols, out_vals, ptr, inner)

@@ -14,6 +14,7 @@ from reference import exact_duel
 import tiny
 from tiny import TINY_DUELS
 from thousand.cli import main
+from thousand import duel, kernel
 from thousand.duel import DuelModel, solve_duel
 from thousand.game import Moves, PlayerState
 from thousand.race import solve_race
@@ -61,6 +62,52 @@ def test_policy_iteration_reaches_the_passes_fixed_point(name, monkeypatch):
         assert starved.sweeps == 0 and "memory budget" in starved.fallback
         assert sol.fallback is None
         assert np.max(np.abs(starved.P - by_passes.P)) <= 1e-12
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(TINY) if DuelModel(from_mapping(TINY[n])).lowers_levels()])
+def test_a_policy_round_is_an_approximate_newton_step(name, monkeypatch):
+    """A round moves Q by ``(I + M~)^-1 (TurnDP(P) - P)``: with the exact rows it lands on
+    the greedy policy's own value (a dense solve of ``(I + M) q = c`` here); with
+    entries below the drop left out, its error shrinks at least by the factor
+    ``|(I + M~)^-1 (M - M~)|`` that the left-out entries allow."""
+    rs = from_mapping(TINY[name])
+    model = DuelModel(rs)
+    n, levels = model.n, duel._levels(model)
+    Q = np.full((n, n), 0.5)
+    duel._pass(model, model.table, Q, levels, True, 0, first=True)
+    movers, lo, hi = model.opponents()
+    exact = kernel.duel_policy(model.table, model.plans, Q, movers, lo, hi)
+    pair = np.concatenate([np.arange(a, b) * n + i for i, a, b in zip(movers, lo, hi)])
+    def dense(drop):  # the rows as a matrix, entries below drop left out (a pair can appear twice in a row)
+        out, big = np.zeros((len(pair), n * n)), exact.vals >= drop
+        np.add.at(out, (np.repeat(np.arange(len(pair)), np.diff(exact.indptr))[big], exact.cols[big]),
+                  exact.vals[big])
+        return out
+
+    M = dense(0.0)
+    solved = np.zeros(n * n, dtype=bool)
+    solved[np.concatenate([lv.py * n + lv.px for lv in levels])] = True
+    keep = solved[pair]
+    pair, M, c = pair[keep], M[keep], exact.c[keep]
+    A = M[:, pair]                                   # the unknowns' part; the rest is constant
+    rhs = c - M[:, ~solved] @ Q.ravel()[~solved]
+    want = np.linalg.solve(np.eye(len(pair)) + A, rhs)
+    before = np.max(np.abs(Q.ravel()[pair] - want))
+    assert before > 1e-6                             # a step with something to do
+    monkeypatch.setattr(duel, "EVAL_SHARE", 1e-15)
+    for drop in (0.0, 0.05):
+        monkeypatch.setattr(duel, "POLICY_DROP", drop)
+        q = Q.copy().ravel()
+        systems, _ = duel._policy_round(model, model.table, q.reshape(n, n), levels, 0, 1 << 40)
+        duel._evaluate_policy(systems, q, model.table.backend)
+        after = np.max(np.abs(q[pair] - want))
+        if drop == 0.0:
+            assert after <= 1e-12
+        else:
+            At = dense(drop)[keep][:, pair]
+            assert np.count_nonzero(At) < np.count_nonzero(A)  # something was left out
+            factor = np.max(np.sum(np.abs(np.linalg.solve(np.eye(len(pair)) + At, A - At)), axis=1))
+            assert after <= (factor + 1e-6) * before + 1e-12
 
 
 @pytest.mark.parametrize("name", sorted(TINY))

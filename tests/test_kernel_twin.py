@@ -629,17 +629,19 @@ def test_duel_level_reads_the_last_turn():
 
 
 @_fast(40)
-@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 300), st.integers(1, 50), st.sampled_from([0, 1, 2]))
-def test_rows_minus_agrees(seed, rows, width, threads):
-    """c - A x for random CSR rows (some empty): both kernels, and a dense product."""
+@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 300), st.integers(1, 50), st.sampled_from([0, 1, 2]),
+       st.booleans())
+def test_rows_minus_agrees(seed, rows, width, threads, single):
+    """c - A x for random CSR rows (some empty), values float64 or float32 (a policy's
+    approximate rows): both kernels, and a dense float64 product."""
     rng = np.random.default_rng(seed)
     counts = rng.integers(0, 8, size=rows)
     indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     cols = rng.integers(0, width, size=int(indptr[-1])).astype(np.int32)
-    vals = rng.random(int(indptr[-1]))
+    vals = rng.random(int(indptr[-1])).astype(np.float32 if single else np.float64)
     x, c = rng.random(width), rng.random(rows)
     dense = np.zeros((rows, width))
-    np.add.at(dense, (np.repeat(np.arange(rows), counts), cols), vals)
+    np.add.at(dense, (np.repeat(np.arange(rows), counts), cols), vals.astype(np.float64))
     a = PURE.rows_minus(indptr, cols, vals, x, c, threads)
     b = COMPILED.rows_minus(indptr, cols, vals, x, c, threads)
     np.testing.assert_allclose(a, c - dense @ x, rtol=0, atol=TOL)
@@ -684,10 +686,11 @@ def test_solve_links_refuses_bad_input():
 
 
 @_fast(40)
-@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 60), st.booleans())
-def test_rows_split_agrees(seed, rows, split):
+@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 60), st.booleans(), st.sampled_from([0.0, 0.3]))
+def test_rows_split_agrees(seed, rows, split, drop):
     """Rows in capacity slots (with gaps) compacted and split by a local index: both
-    kernels alike, and every entry lands once, in its row, on the side local says."""
+    kernels alike, and every entry lands once, in its row, on the side local says;
+    with ``drop`` the entries below it are left out and the outer values are float32."""
     rng = np.random.default_rng(seed)
     width = 40
     cap = np.concatenate([[0], np.cumsum(rng.integers(0, 6, size=rows))]).astype(np.int64)
@@ -695,18 +698,22 @@ def test_rows_split_agrees(seed, rows, split):
     cols = rng.integers(0, width, size=int(cap[-1])).astype(np.int64)
     vals = rng.random(int(cap[-1]))
     local = np.where(rng.random(width) < 0.3, rng.integers(0, 10, size=width), -1) if split else None
-    a = _pure.rows_split(cap, cnt, cols, vals, local)
-    b = _kernel.rows_split(cap, cnt, cols, vals, local)
+    a = _pure.rows_split(cap, cnt, cols, vals, local, drop)
+    b = _kernel.rows_split(cap, cnt, cols, vals, local, drop)
     for x, y in zip(a, b):
+        assert x.dtype == y.dtype
         np.testing.assert_array_equal(x, y)
     indptr, oc, ov, ir, il, iv = b
-    assert oc.dtype == np.int32 and indptr[-1] == len(oc) and len(oc) + len(iv) == cnt.sum()
+    kept = sum(int(np.sum(vals[cap[p]:cap[p] + cnt[p]] >= drop)) for p in range(rows))
+    assert oc.dtype == np.int32 and indptr[-1] == len(oc) and len(oc) + len(iv) == kept
+    assert ov.dtype == (np.float32 if drop else np.float64)
     for p in range(rows):
         got = sorted(zip(oc[indptr[p]:indptr[p + 1]].tolist(), ov[indptr[p]:indptr[p + 1]].tolist()))
-        want = [(int(c), v) for c, v in zip(cols[cap[p]:cap[p] + cnt[p]], vals[cap[p]:cap[p] + cnt[p]])
-                if local is None or local[c] < 0]
+        want = [(int(c), float(ov.dtype.type(v))) for c, v in zip(cols[cap[p]:cap[p] + cnt[p]],
+                                                                 vals[cap[p]:cap[p] + cnt[p]])
+                if (local is None or local[c] < 0) and v >= drop]
         assert got == sorted(want)
     want_in = sorted((p, int(local[c]), v) for p in range(rows)
                      for c, v in zip(cols[cap[p]:cap[p] + cnt[p]], vals[cap[p]:cap[p] + cnt[p]])
-                     if local is not None and local[c] >= 0)
+                     if local is not None and local[c] >= 0 and v >= drop)
     assert sorted(zip(ir.tolist(), il.tolist(), iv.tolist())) == want_in
