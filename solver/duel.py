@@ -567,8 +567,8 @@ def _guess(model: DuelModel, Q: np.ndarray, lv: _Level) -> None:
 
 @dataclass
 class _LevelSystem:
-    """One level's rows of a round's correction system ``(I + M~) delta = rho``
-    (q = Q.ravel()): ``(I + D) delta[rows] = rho - O delta``, with D the entries that
+    """One level's rows of a round's correction system ``(I + M~) delta = rho`` (delta
+    indexed like Q.ravel()): ``(I + D) delta[rows] = rho - O delta``, with D the entries that
     stay in the level (factorised once: ``lu``, None when D is empty) and O, the
     entries that leave it, as CSR arrays ``indptr``, ``cols`` (int32), ``vals``
     (float32); ``rho`` is the level's Bellman residual ``TurnDP(P) - P``."""
