@@ -239,6 +239,17 @@ class DuelModel:
         m = self.players
         return np.stack([P[:m, m:], P[m:, :m]])
 
+    def from_table_values(self, values: np.ndarray) -> np.ndarray:
+        """``P`` (n, n) from a table's values (:meth:`table_values`); with equal_turns the
+        same-seat pairs, which no turn reaches, hold 1/2."""
+        values = np.asarray(values, dtype=np.float64)
+        if not self.equal_turns:
+            return np.array(values)
+        m = self.players
+        P = np.full((self.n, self.n), 0.5)
+        P[:m, m:], P[m:, :m] = values[0], values[1]
+        return P
+
     def lowers_levels(self) -> bool:
         """Whether any move lowers the sum of the scores (penalties): then the
         levels must be swept more than once."""
@@ -365,8 +376,12 @@ METHODS = ("policy", "passes", "textbook")
 
 def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: DuelModel | None = None,
                threads: int = 0, progress: Callable[[int, float], None] | None = None,
-               method: str = "policy") -> DuelSolution:
+               method: str = "policy", start: np.ndarray | None = None) -> DuelSolution:
     """Solve the duel for every pair of states (see the module docstring).
+
+    ``start``: first values ``P`` (n, n) instead of 1/2 and the levels' guesses (not for
+    the textbook method) -- a rounded table (a shipped fixed-point one) to refine. The fixed point, and the final
+    residual that certifies it, do not depend on it; only the work does.
 
     ``method``: ``"policy"`` (the default: passes, then policy iteration where
     penalties make levels cycle), ``"passes"`` (Gauss-Seidel passes alone) or
@@ -397,6 +412,10 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
     table = model.table
     n = model.n
     Q = np.full((n, n), 0.5)  # Q[y, x] = P(x, y): a mover's ends gather rows of Q
+    if start is not None:
+        if np.shape(start) != (n, n):
+            raise ThousandError(f"start values of shape {np.shape(start)}, not ({n}, {n})")
+        Q[:] = np.asarray(start, dtype=np.float64).T
     levels = _levels(model)
     repeat = model.lowers_levels()
     passes = rounds = sweeps = 0
@@ -423,7 +442,7 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
             accel = _Anderson(depth=6)
         passes += 1
         before = Q.copy() if repeat else None
-        change = _pass(model, table, Q, levels, repeat, threads, first=passes == 1)
+        change = _pass(model, table, Q, levels, repeat, threads, first=passes == 1 and start is None)
         if progress:
             progress(passes, change)
         if change <= tol or not repeat:

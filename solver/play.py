@@ -590,6 +590,7 @@ class Advisors:
         naming the method (exact, or which approximation); a heading without advice says why
         a method is missing."""
         from .advisor import duel_advisor, last_turn_advisor
+        from .solve import note_rounding
         if g.over:
             raise Refused(_("the game is over"))
         tr, x, rs = g.turn, g.player, self.rs
@@ -630,13 +631,14 @@ class Advisors:
                 me=me, seat=_(("first", "second")[g.current]), state=x.describe(rs), other=g.names[j],
                 other_state=g.states[j].describe(rs))
             head = _("advice (exact: duel against {other}, equal turns)").format(other=g.names[j])
-            out.append((head, duel_advisor(sol, g.states[j], g.current).advise(x, tr.total, dice, roll,
-                                                                               state_label=label), True))
+            out.append((head, note_rounding(sol, duel_advisor(sol, g.states[j], g.current).advise(
+                x, tr.total, dice, roll, state_label=label)), True))
         elif use_duel and others and not rs.equal_turns:
             j = others[0]
             head = _("advice (exact: duel against {other})").format(other=g.names[j])
-            out.append((head, duel_advisor(self._solution("duel"), g.states[j]).advise(
-                x, tr.total, dice, roll, state_label=against(j)), True))
+            sol = self._solution("duel")
+            out.append((head, note_rounding(sol, duel_advisor(sol, g.states[j]).advise(
+                x, tr.total, dice, roll, state_label=against(j))), True))
         elif note:
             out.append((_("(no duel advice: {why})").format(why=note), None, False))
         if use_race:

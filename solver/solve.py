@@ -306,9 +306,11 @@ class Solution:
         if "peak_memory_mb" in m:
             out["peak_memory_mb"] = m["peak_memory_mb"]
             out["player_states"] = m["player_states"]
-        for key in ("policy_rounds", "linear_sweeps", "policy_fallback"):
+        for key in ("policy_rounds", "linear_sweeps", "policy_fallback", "started_from"):
             if m.get(key) is not None:
                 out[key] = m[key]
+        out["values_encoding"] = m.get("values_encoding", "float64")
+        out["encoding_error"] = self.table.encoding_error
         fair = self.fair_compensation()
         if fair is not None:
             out["fair_compensation"] = {"points": fair[0], "p_first": fair[1]}
@@ -342,9 +344,16 @@ class Solution:
         fair = self.fair_compensation()
         fair_line = (f"  fair compensation: the second player starts with {fair[0]} points "
                      f"-> P(first player wins) = {fair[1]:.6f}\n" if fair else "")
+        rounded = "" if self.table.exact else "  " + self.rounding_note() + "\n"
         return (f"{rs.name}: {what} = {self.start_value():.12f}\n"
                 f"  {m['states']} states, {m['iterations']} sweeps, residual {m['residual']:.2e}, "
-                f"{m['solve_seconds']:.2f} s ({how})\n{fair_line}  table: {self.table.path}")
+                f"{m['solve_seconds']:.2f} s ({how})\n{rounded}{fair_line}  table: {self.table.path}")
+
+    def rounding_note(self) -> str:
+        """What a fixed-point table's values are worth, and how to get the exact ones."""
+        return _("values stored in 32-bit fixed point, within {err} of the solved ones (the exact table: "
+                 "`thousand solve {name} --objective {obj} --force`, which starts from these)").format(
+            err=f"{self.table.encoding_error:.1e}", name=self.rs.name, obj=self.objective)
 
 
 VALUE_TIE = 1e-12  # values this close are equal: the solver settles them to about 1e-13
@@ -359,7 +368,8 @@ def nearer(p: float, q: float, target: float) -> bool:
 
 
 def solve(rules: Ruleset | str, objective: str, *, method: str | None = None,
-          tables: str | os.PathLike | None = None, force: bool = False, progress: bool = False) -> Solution:
+          tables: str | os.PathLike | None = None, force: bool = False, progress: bool = False,
+          encoding: str = "float64") -> Solution:
     """Solve ``objective`` for a ruleset, or load its stored table.
 
     Parameters
@@ -378,6 +388,9 @@ def solve(rules: Ruleset | str, objective: str, *, method: str | None = None,
         Solve again and replace the stored table (atomically).
     progress : bool
         A progress line on stderr while solving.
+    encoding : {"float64", "fixed32"}
+        How a newly solved table stores its values: float64, or (win probabilities)
+        32-bit fixed point, within 1.2e-10 at half the size (the large shipped tables).
 
     Returns
     -------
@@ -399,7 +412,7 @@ def solve(rules: Ruleset | str, objective: str, *, method: str | None = None,
         t0 = time.perf_counter()
         r = expected_turn_points(rs)
         return Solution(rs, "turn", None, True, (r.value, r.T, r.doublings, r.change, time.perf_counter() - t0))
-    return solve_objective(rs, objective, tables, progress=progress, force=force, method=method)
+    return solve_objective(rs, objective, tables, progress=progress, force=force, method=method, encoding=encoding)
 
 
 # The duel's time is the pairs times one turn DP of the ruleset, timed on this machine
@@ -514,8 +527,27 @@ def _check_size(rs: Ruleset, objective: str, progress: bool) -> dict:
     return est
 
 
+def note_rounding(sol: Solution, adv):
+    """``adv`` (an :class:`thousand.advisor.Advice` from ``sol``), its note saying so when
+    the table's values are rounded to fixed point."""
+    if sol.table is not None and not sol.table.exact:
+        adv.note = "; ".join(n for n in (adv.note, sol.rounding_note()) if n)
+    return adv
+
+
+def _rounded_table(rs: Ruleset, tables_dir: str | None) -> Table | None:
+    """The fixed-point duel table of ``rs`` on the search path, if that is the one there
+    is: a solve forced over it starts from its values (docs/solver.md, shipped tables)."""
+    try:
+        table = find_table(rs, "duel", tables_dir)
+    except TableError:
+        return None   # a damaged table is replaced, not read
+    return None if table is None or table.exact else table
+
+
 def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
-                    progress: bool = True, force: bool = False, method: str | None = None) -> Solution:
+                    progress: bool = True, force: bool = False, method: str | None = None,
+                    encoding: str = "float64") -> Solution:
     """The table of ``objective`` (race, duel, or ``players<N>``: a
     :class:`thousand.players.PlayersSolution`) for ``rs``: found on the search path, or
     solved now (progress on stderr) and written atomically."""
@@ -523,10 +555,13 @@ def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
     if seats:
         from .players import solve_players
         return solve_players(rs, int(seats.group(1)), tables_dir, force=force, progress=progress)
+    seed = None
     if not force:
         table = find_table(rs, objective, tables_dir)
         if table is not None:
             return loaded(rs, objective, table)
+    elif objective == "duel":
+        seed = _rounded_table(rs, tables_dir)
     est = _check_size(rs, objective, progress)
     expected = est["expected"]
     if objective == "race":
@@ -548,7 +583,13 @@ def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
             from .duel import DuelModel
             from .states import build_state_space
             model = DuelModel(rs, space=build_state_space(rs, opponents=True, ends=est["ends"]))
-            sol = solve_duel(rs, model=model, progress=bar, method=method or "policy")
+            start = None
+            # the seed's states must be the ones this solver enumerates, in the same order
+            if seed is not None and method != "textbook" and np.array_equal(seed.states, model.space.encode()):
+                start = model.from_table_values(seed.values)
+                if progress:
+                    sys.stderr.write(_("starting from the fixed-point table {0}").format(seed.path) + "\n")
+            sol = solve_duel(rs, model=model, progress=bar, method=method or "policy", start=start)
         finally:
             bar.close()
         model = sol.model
@@ -558,12 +599,14 @@ def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
                  "residual": sol.residual, "solve_seconds": sol.seconds, "kernel": kernel.IMPLEMENTATION,
                  "method": method or "policy", "peak_memory_mb": peak_memory_mb(),
                  "value_meaning": "P(mover wins) for mover state (row) against opponent state (column)"}
+        if start is not None:
+            extra["started_from"] = str(seed.path)
         if model.equal_turns:
             extra["value_meaning"] = ("P(mover wins, a tie counted 1/2) for [seat of the mover (0 first, "
                                       "1 second), mover state, opponent state]")
             extra["last_turn_horizon"] = model.horizon
     else:
         raise TableError(_("unknown objective {0!r}").format(objective))
-    folder = save_table(Path(write_target(tables_dir)), rs, objective, values, states, extra)
+    folder = save_table(Path(write_target(tables_dir)), rs, objective, values, states, extra, encoding)
     from .tables import load_table
     return Solution(rs, objective, load_table(folder, rs, objective), solved_now=True)

@@ -80,6 +80,26 @@ def test_a_damaged_table_is_refused_with_how_to_repair_it(pig_tables, damage):
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # refusing touches nothing
 
 
+@pytest.mark.parametrize("edit", [{"values_encoding": "float64"}, {"values_encoding": "fixed16"},
+                                  {"encoding_error": 0.5}, {"encoding_error": None}])
+def test_a_fixed_point_table_whose_meta_lies_is_refused(pig_tables, edit):
+    """A fixed-point copy of the Pig table (uint32 values) with meta.json edited: an encoding
+    that does not match the array or an error bound no rounding can have."""
+    from thousand.tables import load_table, save_table
+    rs = load_ruleset("pig")
+    table = load_table(pig_tables / PIG_DUEL, rs, "duel")
+    rounded = pig_tables / "rounded"
+    folder = save_table(rounded, rs, "duel", np.asarray(table.values), table.states, dict(table.meta), "fixed32")
+    assert run([*ADVISE_PIG, "--tables", str(rounded)]).exit_code == 0
+    meta = json.loads((folder / "meta.json").read_text())
+    meta.update(edit)
+    (folder / "meta.json").write_text(json.dumps(meta))
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    line = one_line_error(run([*ADVISE_PIG, "--tables", str(rounded)]))
+    assert "encoding" in line or "do not match" in line
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
 def test_a_table_without_checksums_is_refused(pig_tables):
     meta = json.loads((pig_tables / PIG_DUEL / "meta.json").read_text())
     del meta["sha256"]
@@ -89,6 +109,7 @@ def test_a_table_without_checksums_is_refused(pig_tables):
 
 def test_every_shipped_table_passes_its_checks():
     from thousand.solve import solve
+    from thousand.tables import load_table
     seen = 0
     for folder in shipped_tables().iterdir():
         if folder.is_dir():
@@ -103,8 +124,9 @@ def test_every_shipped_table_passes_its_checks():
             else:
                 sol = solve(rs, meta["objective"])
                 assert not sol.solved_now and str(sol.table.path) == str(folder)
+                assert load_table(folder, rs, meta["objective"]).exact == (meta.get("values_encoding") != "fixed32")
             seen += 1
-    assert seen >= 15
+    assert seen >= 20
 
 
 # --------------------------------------------------------------------------- files and sizes

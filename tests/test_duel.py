@@ -188,6 +188,69 @@ def test_duel_cli_and_advice(tmp_path):
     assert r.exit_code == 2 and "--opp" in r.stderr
 
 
+@pytest.mark.heavy
+def test_the_open_barrel_scaled_down_by_policy_iteration_equals_passes_alone():
+    """classic-open (an exact barrel at the goal, six overshoots make a fall; the full
+    preset is solved only by policy iteration) at goal 200 with three overshoots and no pit
+    or dump: policy iteration and Gauss-Seidel passes alone reach the same table."""
+    rs = load_ruleset("classic-open", ["goal=200", "pits=[]", "dump=[]", "barrel.overshoots=3"])
+    assert rs.barrel.kind == "exact" and rs.overtake and rs.bolts.limit
+    by_policy = solve_duel(rs)
+    by_passes = solve_duel(rs, method="passes")
+    assert by_policy.rounds >= 1 and by_passes.rounds == 0
+    assert np.max(np.abs(by_policy.P - by_passes.P)) <= 1e-12
+    assert max(by_policy.residual, by_passes.residual) <= 1e-12
+
+
+# --------------------------------------------------------------------------- fixed-point tables
+
+
+@pytest.mark.parametrize("name", ["barrel-push-off", "overtaking-bolts"])
+def test_a_fixed_point_table_answers_and_a_forced_solve_starts_from_it(name, tmp_path, monkeypatch):
+    """A fixed-point table: each value within 1/(2 (2^32 - 1)) of the solved one (as
+    meta.json says), the advice labelled, and a forced solve that starts from it lands on the
+    cold solve's values in fewer passes, stored exactly and then preferred."""
+    from thousand.solve import solve_objective
+    from thousand.tables import FIXED32_SCALE, find_table
+    rs, sol = solved(name)
+    rounded = tmp_path / "rounded"
+    r = CliRunner().invoke(main, ["solve", str(_toml(rs, tmp_path)), "--objective", "duel", "--tables",
+                                  str(rounded), "--fixed-point", "--json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert d["values_encoding"] == "fixed32"
+    table = find_table(rs, "duel", str(rounded))
+    assert not table.exact and np.load(table.path / "values.npy").dtype == np.uint32
+    err = np.max(np.abs(np.asarray(table.values) - sol.P))
+    assert err <= 0.5 / FIXED32_SCALE + 1e-16
+    assert table.encoding_error == pytest.approx(err, abs=1e-15)     # meta.json against the cold solve
+    r = CliRunner().invoke(main, ["advise", str(_toml(rs, tmp_path)), "--tables", str(rounded), "--me", "0",
+                                  "--opp", "0", "--json"])
+    assert r.exit_code == 0, r.output
+    assert "32-bit fixed point" in json.loads(r.stdout)["note"]
+    # as a shipped table: the exact solve goes to the cache (the tests' own) and wins the lookup
+    from thousand import tables
+    monkeypatch.setattr(tables, "shipped_tables", lambda: rounded)
+    again = solve_objective(rs, "duel", None, progress=False, force=True)
+    assert again.table.exact and again.meta["started_from"] == str(table.path)
+    assert np.max(np.abs(np.asarray(again.table.values) - sol.P)) <= 1e-12
+    assert again.meta["residual"] <= 1e-12 and again.meta["iterations"] < sol.passes
+    assert find_table(rs, "duel", None).path == again.table.path
+
+
+def _toml(rs, where: Path) -> Path:
+    from thousand.rules import dump_toml
+    path = where / f"{rs.hash}.toml"
+    path.write_text(dump_toml(rs.to_mapping()), encoding="utf-8")
+    return path
+
+
+def test_fixed_point_is_refused_where_values_are_not_probabilities(tmp_path):
+    r = CliRunner().invoke(main, ["solve", "pig", "--set", "goal=20", "--objective", "race", "--fixed-point",
+                                  "--tables", str(tmp_path)])
+    assert r.exit_code == 2 and "--fixed-point" in r.stderr and not any(tmp_path.iterdir())
+
+
 def test_textbook_baseline_reaches_the_same_fixed_point():
     rs, sol = solved("barrel-push-off")
     base = solve_duel(rs, tol=1e-14, method="textbook")
@@ -211,7 +274,11 @@ def test_fair_compensation_is_the_start_closest_to_even(tmp_path):
     assert solution.summary()["fair_compensation"] == {"points": points, "p_first": p_first}
 
 
-@pytest.mark.parametrize("preset", ["pig", "plain", "farkle", "farkle-cardgames", "zilch"])
+SHIPPED_DUELS = ["pig", "plain", "farkle", "farkle-cardgames", "zilch", "admission", "classic-nobarrel", "kubiki",
+                 "street", "classic"]
+
+
+@pytest.mark.parametrize("preset", SHIPPED_DUELS)
 def test_shipped_duel_tables_load_and_are_converged(preset):
     from thousand.tables import folder_name, load_table, shipped_tables
     rs = load_ruleset(preset)
@@ -219,6 +286,22 @@ def test_shipped_duel_tables_load_and_are_converged(preset):
     P = np.asarray(table.values)
     assert P.shape == (table.meta["player_states"],) * 2
     assert table.meta["residual"] <= 1e-12 and P.min() >= 0.0 and P.max() <= 1.0
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("preset", SHIPPED_DUELS)
+def test_shipped_duel_tables_are_fixed_points_of_todays_rules(preset):
+    """One full DP pass over the stored values, by the rules as this code reads them: the
+    Bellman residual of an exact table is the solve's; of a fixed-point one, at most twice its
+    rounding (the turn DP moves no value by more than its inputs moved)."""
+    from thousand.duel import bellman_residual
+    from thousand.tables import FIXED32_SCALE, folder_name, load_table, shipped_tables
+    rs = load_ruleset(preset)
+    table = load_table(shipped_tables() / folder_name(rs, "duel"), rs, "duel")
+    model = DuelModel(rs)
+    assert np.array_equal(table.states, model.space.encode())
+    bound = 1e-12 if table.exact else 2 * 0.5 / FIXED32_SCALE + 1e-12
+    assert bellman_residual(model, model.table, model.from_table_values(table.values)) <= bound
 
 
 @pytest.mark.heavy
