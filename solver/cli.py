@@ -242,6 +242,36 @@ def tables_verify(tables_dir: str | None, as_json: bool) -> None:
         sys.exit(2)
 
 
+@tables.command("round")
+@rules_argument
+@set_option
+@click.option("--to", "to_dir", type=click.Path(file_okay=False), required=True,
+              help="Tables directory to write the fixed-point table to (e.g. the repository's tables/).")
+@tables_option
+@json_option
+def tables_round(rules: str, overrides: tuple[str, ...], to_dir: str, tables_dir: str | None,
+                 as_json: bool) -> None:
+    """Store the exact duel table of RULES (found on the search path) in 32-bit fixed point
+    under --to: half the size, every value within 1.2e-10 (how the largest shipped tables
+    are made from a solve)."""
+    from pathlib import Path
+
+    import numpy as np
+
+    from .errors import StateError
+    from .tables import FIXED32, find_table, load_table, save_table
+    rs = _ruleset(rules, overrides)
+    table = find_table(rs, "duel", tables_dir)
+    if table is None or not table.exact:
+        raise StateError(_("no exact duel table of {0} on the search path: solve it first with `thousand solve {0} "
+                           "--objective duel`").format(rs.name))
+    folder = save_table(Path(to_dir), rs, "duel", np.asarray(table.values), table.states,
+                        {**table.meta, "rounded_from": str(table.path)}, FIXED32)
+    err = load_table(folder, rs, "duel").encoding_error
+    _emit({"table": str(folder), "from": str(table.path), "encoding_error": err}, as_json,
+          f"{folder}: {rs.name} duel in fixed point, within {err:.1e} of {table.path}")
+
+
 @tables.command("clean")
 @tables_option
 @click.option("--all", "everything", is_flag=True, help="Remove every cached table, not only the bad ones.")

@@ -238,6 +238,28 @@ def test_a_fixed_point_table_answers_and_a_forced_solve_starts_from_it(name, tmp
     assert find_table(rs, "duel", None).path == again.table.path
 
 
+def test_tables_round_stores_an_exact_table_in_fixed_point(tmp_path):
+    """`thousand tables round` (how the largest shipped tables are made): the shipped Pig
+    table rounded, each value within the bound of the exact one; a table that is itself
+    rounded is not rounded again."""
+    from thousand.tables import FIXED32_SCALE, find_table, load_table
+    rs = load_ruleset("pig")
+    exact = find_table(rs, "duel", None)
+    r = CliRunner().invoke(main, ["tables", "round", "pig", "--to", str(tmp_path / "a"), "--json"])
+    assert r.exit_code == 0, r.output
+    folder = Path(json.loads(r.stdout)["table"])
+    rounded = load_table(folder, rs, "duel")
+    assert not rounded.exact and rounded.meta["rounded_from"] == str(exact.path)
+    assert np.max(np.abs(np.asarray(rounded.values) - np.asarray(exact.values))) <= 0.5 / FIXED32_SCALE + 1e-16
+    small = ["pig", "--set", "goal=20"]
+    r = CliRunner().invoke(main, ["solve", *small, "--objective", "duel", "--fixed-point", "--tables",
+                                  str(tmp_path / "b")])
+    assert r.exit_code == 0, r.output
+    for where in (str(tmp_path / "b"), str(tmp_path / "nothing")):
+        r = CliRunner().invoke(main, ["tables", "round", *small, "--tables", where, "--to", str(tmp_path / "c")])
+        assert r.exit_code == 2 and "no exact duel table" in r.stderr and not (tmp_path / "c").exists()
+
+
 def _toml(rs, where: Path) -> Path:
     from thousand.rules import dump_toml
     path = where / f"{rs.hash}.toml"
@@ -275,7 +297,7 @@ def test_fair_compensation_is_the_start_closest_to_even(tmp_path):
 
 
 SHIPPED_DUELS = ["pig", "plain", "farkle", "farkle-cardgames", "zilch", "admission", "classic-nobarrel", "kubiki",
-                 "street", "classic"]
+                 "street", "classic", "classic-open"]
 
 
 @pytest.mark.parametrize("preset", SHIPPED_DUELS)
