@@ -457,6 +457,8 @@ ctypedef struct _Pol:
     double* rm              # (N + 1) x KB: mass rolling n dice at the current total
     double* cm              # KB: mass making a confirming roll
     double* hv              # 5 x KB: the tail's hot-dice masses and a snapshot of its ends
+    double* bv              # KB: the best value of a class's options per column (_pol_throw)
+    Py_ssize_t* bi          # KB: which option it is
     double* out_c           # per pair: the policy's constant term
     int64_t* cols           # per pair, from cap_ptr[pair]: successor indices into Q
     double* vals            # their probabilities
@@ -1040,12 +1042,13 @@ cdef inline void _emit(const _Tab* tb, _Blk* bk, Py_ssize_t t) noexcept nogil:
                 tb.dstart[c0 + k] = bk.dRt[nk + k]
 
 
-cdef inline double _pol_val(const _Tab* tb, const double* src, const double* tsrc,
-                            Py_ssize_t t, Py_ssize_t o, Py_ssize_t k, bint tail) noexcept nogil:
-    """The value (in block storage ``src``, tail row ``tsrc``) of option o taken at total t."""
+cdef inline const double* _pol_src(const _Tab* tb, const double* src, const double* tsrc,
+                                   Py_ssize_t t, Py_ssize_t o, bint tail) noexcept nogil:
+    """The block's values (in block storage ``src``, tail row ``tsrc``) of option o taken
+    at total t: one per column."""
     if tail or t + tb.opts[o] > tb.T:
-        return tsrc[tb.oleft[o] + k]
-    return src[(t + tb.opts[o]) * tb.RS + tb.oleft[o] + k]
+        return tsrc + tb.oleft[o]
+    return src + (t + tb.opts[o]) * tb.RS + tb.oleft[o]
 
 
 cdef inline double* _pol_at(const _Tab* tb, double* target, double* ttarget, Py_ssize_t t,
@@ -1066,14 +1069,18 @@ cdef void _pol_throw(const _Tab* tb, _Blk* bk, _Pol* pol, Py_ssize_t t, Py_ssize
     t + points, or in the tail row ``ttarget`` when that passes T (always, with ``tail``).
     ``multi_only``: only the classes with a choice of options, and no busts (the rest
     of the roll is pulled, see :func:`_pol_pull`)."""
-    cdef Py_ssize_t kb = bk.kb, K = tb.K, c0 = bk.c0, j, o, o1, oo, k, best
-    cdef double pb = tb.pbust[n], pi = tb.pinst[n], p, v, bv
+    cdef Py_ssize_t kb = bk.kb, K = tb.K, c0 = bk.c0, j, o, o1, oo, k
+    cdef double pb = tb.pbust[n], pi = tb.pinst[n], p
     cdef double* bust = pol.bw + c0
     cdef double* win = pol.bw + K + c0
     if not multi_only:
         for k in range(kb):
             bust[k] += pb * mass[k]
             win[k] += pi * mass[k]
+    cdef double* top = pol.bv
+    cdef Py_ssize_t* pick = pol.bi
+    cdef const double* val
+    cdef double* dst
     for j in range(tb.nmid[n] if multi_only else tb.nlo[n], tb.nlo[n + 1]):
         o = tb.cbeg[j]
         o1 = tb.cend[j]
@@ -1081,17 +1088,20 @@ cdef void _pol_throw(const _Tab* tb, _Blk* bk, _Pol* pol, Py_ssize_t t, Py_ssize
         if o1 - o == 1:
             thk_axpy(_pol_at(tb, target, ttarget, t, o, tail), p, mass, kb)
             continue
+        # option by option over the block's columns (contiguous, as the turn DP's own max):
+        # the first best option per column (the turn DP's tie rule), then its mass
+        val = _pol_src(tb, src, tsrc, t, o, tail)
         for k in range(kb):
-            if mass[k] == 0.0:
-                continue
-            best = o
-            bv = _pol_val(tb, src, tsrc, t, o, k, tail)
-            for oo in range(o + 1, o1):
-                v = _pol_val(tb, src, tsrc, t, oo, k, tail)
-                if v > bv:
-                    bv = v
-                    best = oo
-            _pol_at(tb, target, ttarget, t, best, tail)[k] += p * mass[k]
+            top[k] = val[k]
+            pick[k] = o
+        for oo in range(o + 1, o1):
+            val = _pol_src(tb, src, tsrc, t, oo, tail)
+            for k in range(kb):
+                if val[k] > top[k]:
+                    top[k] = val[k]
+                    pick[k] = oo
+        for k in range(kb):
+            _pol_at(tb, target, ttarget, t, pick[k], tail)[k] += p * mass[k]
 
 
 cdef inline void _pol_confirmed(const _Tab* tb, _Blk* bk, bint sok, double* Mr, double* MCr, double* et,
@@ -1595,6 +1605,27 @@ def turn_dp(Rolls rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val, win
     ``dstart`` its derivative with respect to the bust value (None unless
     ``grad``); the tables V, R (T+2, N+1, K) and RC (T+2, K) (None unless ``full``).
     """
+    return _turn(rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad, full, False)[:5]
+
+
+def turn_ends(Rolls rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad):
+    """Solve one turn and say how it ends under its decisions (see
+    :func:`thousand.kernel.turn_ends` and :func:`thousand._pure.turn_ends`).
+
+    Returns ``(start, dstart, ends, bust_p, win_p)``: as :func:`turn_dp`, then per column
+    the probability of ending the turn at each total (banked or mid-turn; (T+1, K), totals
+    above T at T), of a bust and of an instant win. The forward pass of mass runs on each
+    column block right after the block is solved (the duel policy's pass, ``_pol_block``),
+    so no full table is written.
+    """
+    out = _turn(rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad, False, True)
+    return out[0], out[1], out[5], out[6], out[7]
+
+
+cdef tuple _turn(Rolls rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad, full,
+                 bint want_ends):
+    """:func:`turn_dp` (``full``: the tables V, R, RC) and, with ``want_ends``, the end
+    distribution of its decisions: ``(start, dstart, V, R, RC, ends, bust_p, win_p)``."""
     cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode = rolls.arrays()
     cdef const int64_t[::1] cptr = _i64_1(cls_ptr)
     cdef const double[::1] cprob = _f64_1(cls_prob)
@@ -1632,8 +1663,9 @@ def turn_dp(Rolls rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val, win
     tb.grad = want_grad
     tb.full = want_full
     # storage: rows t = 0 .. T + maxpts, or (long turns) a ring of period maxpts + 1
-    # stored twice so that slot(t) + pts never wraps
-    tb.ring = (not want_full) and T > maxpts + 1
+    # stored twice so that slot(t) + pts never wraps; the forward pass of the ends needs
+    # one row per total
+    tb.ring = (not want_full) and (not want_ends) and T > maxpts + 1
     tb.P = maxpts + 1 if tb.ring else T + maxpts + 1
     tb.NR = 2 * tb.P if tb.ring else T + maxpts + 1
     tb.s_ok = &s_ok[0]
@@ -1641,11 +1673,19 @@ def turn_dp(Rolls rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val, win
 
     start_a = np.empty(K)
     dstart_a = np.empty(K) if want_grad else None
-    V_a = R_a = RC_a = None
+    V_a = R_a = RC_a = ends_a = bw_a = None
     if want_full:
         V_a = np.zeros((T + 2, N + 1, K))
         R_a = np.zeros((T + 2, N + 1, K))
         RC_a = np.zeros((T + 2, K))
+    cdef _Pol pol
+    cdef double* pbuf = NULL
+    cdef Py_ssize_t[::1] pick_v = np.empty(KB, dtype=np.intp)
+    cdef Py_ssize_t* pick_a = &pick_v[0]
+    cdef Py_ssize_t store = tb.NR * RS
+    if want_ends:
+        ends_a = np.zeros((T + 1, K))
+        bw_a = np.zeros((2, K))
     if K > 0:
         tb.S = &S[0, 0]
         tb.F = &Fv[0, 0]
@@ -1658,11 +1698,68 @@ def turn_dp(Rolls rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val, win
             tb.oV = _ptr3(V_a)
             tb.oR = _ptr3(R_a)
             tb.oRC = _ptr2(RC_a)
-        with nogil:
-            rc = _run(&tb)
+        if want_ends:
+            # the classes with one option, by dice left and units added (the forward pass pulls them)
+            sg = _single_options(&fl.tb, fl.left, N, True)
+            sgptr_v, sgn_v, sgx_v, sgp_v = sg
+            _pol_views(&pol, sgptr_v, sgn_v, sgx_v, sgp_v)
+            pol.e = _ptr2(ends_a)
+            pol.bw = _ptr2(bw_a)
+            pbuf = <double*>malloc(((2 + (hot == HOT_CONFIRM)) * store + 6 * RS + 6 * KB) * sizeof(double))
+            if pbuf == NULL:
+                raise MemoryError("turn_ends: out of memory")
+            pol.M = pbuf
+            pol.RM = pbuf + store
+            pol.MC = pol.RM + store
+            pol.tm = pol.MC + (store if hot == HOT_CONFIRM else 0)
+            pol.rm = pol.tm + 4 * RS
+            pol.cm = pol.rm + RS
+            pol.hv = pol.cm + KB
+            pol.bv = pol.hv + 5 * KB
+            pol.bi = pick_a
+            tb.pol = &pol
+        try:
+            with nogil:
+                rc = _run(&tb)
+        finally:
+            free(pbuf)
         if rc != 0:
             raise MemoryError("turn_dp: out of memory")
-    return start_a, dstart_a, V_a, R_a, RC_a
+    return start_a, dstart_a, V_a, R_a, RC_a, ends_a, bw_a[0] if want_ends else None, \
+        bw_a[1] if want_ends else None
+
+
+cdef tuple _single_options(const _Tab* tb, const Py_ssize_t* left, Py_ssize_t N, bint wanted):
+    """The scoring classes with one option, sorted by dice left and then units added, as
+    (ptr by dice left (N + 2), dice rolled, units added, probability) arrays: the forward
+    pass of a policy pulls its arrivals at a total from them (:func:`_pol_pull`). Not
+    ``wanted``: none (empty arrays of the same shapes)."""
+    cdef Py_ssize_t nn, jj, oo
+    sg_m, sg_n, sg_x, sg_p = [], [], [], []
+    for nn in range(1, (N + 1) if wanted else 1):
+        for jj in range(tb.nlo[nn], tb.nmid[nn]):
+            oo = tb.cbeg[jj]
+            sg_m.append(left[oo])
+            sg_n.append(nn)
+            sg_x.append(tb.opts[oo])
+            sg_p.append(tb.cprob[jj])
+    order = np.lexsort((np.array(sg_x, dtype=np.intp), np.array(sg_m, dtype=np.intp)))
+    sg_m_a = np.array(sg_m, dtype=np.intp)[order]
+    return (np.searchsorted(sg_m_a, np.arange(N + 2)).astype(np.intp),
+            np.append(np.array(sg_n, dtype=np.intp)[order], 0),
+            np.append(np.array(sg_x, dtype=np.intp)[order], 0),
+            np.append(np.array(sg_p, dtype=np.float64)[order], 0.0))
+
+
+cdef void _pol_views(_Pol* pol, const Py_ssize_t[::1] sgptr, const Py_ssize_t[::1] sgn,
+                     const Py_ssize_t[::1] sgx, const double[::1] sgp):
+    """A zeroed ``pol`` pointing at the single-option classes (:func:`_single_options`);
+    the arrays must outlive its use."""
+    memset(pol, 0, sizeof(_Pol))
+    pol.sg_ptr = &sgptr[0]
+    pol.sg_n = &sgn[0]
+    pol.sg_x = &sgx[0]
+    pol.sg_p = &sgp[0]
 
 
 cdef double* _ptr1(object a) except NULL:
@@ -2347,30 +2444,13 @@ cdef _duel_call(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_
     # the policy's scratch: e, bw, M (and MC), the tail rows, rm, cm
     cdef Py_ssize_t RSB = (N + 1) * BLOCK, pol_need = 0
     cdef _Pol ptmpl
-    memset(&ptmpl, 0, sizeof(_Pol))
     cdef double[::1] pc_v
     cdef int64_t[::1] pcap_v, pcols_v, pcnt_v
     cdef double[::1] pvals_v
-    # the classes with one option, by dice left and units added (the forward pass pulls them)
-    cdef Py_ssize_t nn, jj, oo
-    sg_m, sg_n, sg_x, sg_p = [], [], [], []
-    for nn in range(1, (N + 1) if want_pol else 1):   # only the policy's forward pass reads them
-        for jj in range(tmpl.nlo[nn], tmpl.nmid[nn]):
-            oo = tmpl.cbeg[jj]
-            sg_m.append(fl.left[oo])
-            sg_n.append(nn)
-            sg_x.append(tmpl.opts[oo])
-            sg_p.append(tmpl.cprob[jj])
-    order = np.lexsort((np.array(sg_x, dtype=np.intp), np.array(sg_m, dtype=np.intp)))
-    sg_m_a = np.array(sg_m, dtype=np.intp)[order]
-    cdef Py_ssize_t[::1] sgptr_v = np.searchsorted(sg_m_a, np.arange(N + 2)).astype(np.intp)
-    cdef Py_ssize_t[::1] sgn_v = np.append(np.array(sg_n, dtype=np.intp)[order], 0)
-    cdef Py_ssize_t[::1] sgx_v = np.append(np.array(sg_x, dtype=np.intp)[order], 0)
-    cdef double[::1] sgp_v = np.append(np.array(sg_p, dtype=np.float64)[order], 0.0)
-    ptmpl.sg_ptr = &sgptr_v[0]
-    ptmpl.sg_n = &sgn_v[0]
-    ptmpl.sg_x = &sgx_v[0]
-    ptmpl.sg_p = &sgp_v[0]
+    # the classes with one option (only the policy's forward pass reads them)
+    sg = _single_options(&tmpl, fl.left, N, want_pol)
+    sgptr_v, sgn_v, sgx_v, sgp_v = sg
+    _pol_views(&ptmpl, sgptr_v, sgn_v, sgx_v, sgp_v)
     if want_pol:
         pol_need = ends_max + 2 * kmax + (2 + (hot == HOT_CONFIRM)) * store_max + 6 * RSB + 6 * BLOCK
         pc_v, pcap_v, pcols_v, pvals_v, pcnt_v = policy
@@ -2404,7 +2484,7 @@ cdef _duel_call(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_
     cdef const _Pol* ptp = &ptmpl
     with nogil, parallel(num_threads=nt):
         buf = <double*>malloc((ends_max + kmax + ws_max + pol_need) * sizeof(double))
-        ibuf = <Py_ssize_t*>malloc((n_lay + n_opt + 1) * sizeof(Py_ssize_t))
+        ibuf = <Py_ssize_t*>malloc((n_lay + n_opt + 1 + BLOCK) * sizeof(Py_ssize_t))
         polp = NULL
         if want_pol:
             polp = <_Pol*>malloc(sizeof(_Pol))
@@ -2422,6 +2502,8 @@ cdef _duel_call(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_
             polp.rm = polp.tm + 4 * RSB
             polp.cm = polp.rm + RSB
             polp.hv = polp.cm + BLOCK
+            polp.bv = polp.hv + 5 * BLOCK
+            polp.bi = ibuf + n_lay + n_opt + 1
         for j in prange(M, schedule="dynamic"):
             if buf != NULL and ibuf != NULL and (polp != NULL or not want_pol):
                 _duel_one(&tmpl, left, &d, j, buf, buf + ends_max, W, ibuf, ibuf + n_lay,

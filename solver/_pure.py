@@ -412,6 +412,16 @@ def _tail_fill(h, t, dice, hot_mode, settle, roll, A, AC, dA, dAC, R, RC, V, dR,
             dAC[t] = dA[t]
 
 
+def turn_ends(rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad):
+    """:func:`turn_dp` and the end distribution of its decisions, as the compiled
+    kernel's ``turn_ends``: ``(start, dstart, ends, bust_p, win_p)`` with ``ends`` the
+    banked and mid-turn ends together (the twin composes the two passes it has)."""
+    start, dstart, V, R, RC = turn_dp(rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val,
+                                      grad, True)
+    stop_p, forced_p, bust_p, win_p = end_distribution(rolls, stop_ok, stop_val, forced_ok, forced_val, V, R, RC)
+    return start, dstart, stop_p + forced_p, bust_p, win_p
+
+
 def end_distribution(rolls, stop_ok, stop_val, forced_ok, forced_val, V, R, RC):
     """See :func:`thousand.kernel.end_distribution`: ``(stop_p, forced_p, bust_p, win_p)``."""
     return _end_distribution(*rolls.arrays(), stop_ok, stop_val, forced_ok, forced_val, V, R, RC)

@@ -296,6 +296,30 @@ def turn_dp(table: RollTable, stop_ok, stop_val, forced_ok, forced_val, bust_val
     return TurnValues(*out)
 
 
+def turn_ends(table: RollTable, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val,
+              grad: bool = False):
+    """Solve one turn as :func:`turn_dp` and say how it ends under its decisions, without
+    the full tables: ``(tv, ends, bust_p, win_p)`` with ``tv`` the :class:`TurnValues`
+    (``start``, ``dstart``; no ``V``/``R``/``RC``), ``ends`` (T+1, K) the probability of
+    ending the turn at each total -- banked or mid-turn, totals above T counted at T:
+    :func:`end_distribution`'s ``stop_p + forced_p`` -- and the chances of a bust and of an
+    instant win. The compiled kernel runs the forward pass of mass on each column block as
+    soon as the block is solved (many columns at once, where :func:`end_distribution` goes
+    one column at a time)."""
+    K = len(bust_val)
+    T1 = len(stop_ok)
+    start, dstart, ends, bust_p, win_p = table.backend.impl.turn_ends(
+        table.rolls,
+        np.ascontiguousarray(stop_ok, dtype=np.uint8),
+        np.ascontiguousarray(np.broadcast_to(stop_val, (T1, K)), dtype=np.float64),
+        np.ascontiguousarray(forced_ok, dtype=np.uint8),
+        np.ascontiguousarray(np.broadcast_to(forced_val, (len(forced_ok), K)), dtype=np.float64),
+        np.ascontiguousarray(bust_val, dtype=np.float64),
+        np.ascontiguousarray(np.broadcast_to(win_val, (K,)), dtype=np.float64),
+        bool(grad))
+    return TurnValues(start, dstart, None, None, None), ends, bust_p, win_p
+
+
 def end_distribution(table: RollTable, stop_ok, stop_val, forced_ok, forced_val, tv: TurnValues):
     """How a turn ends under the optimal decisions of a solved turn ``tv``.
 

@@ -180,21 +180,27 @@ def _rotate(s: np.ndarray, m: int, M1: int, last: np.ndarray) -> np.ndarray:
     return (s % M1) * m + last
 
 
-def _turns(states: np.ndarray, z: np.ndarray, V: np.ndarray, space, table, m: int, M1: int, N: int):
-    """The mover's best turn in every state against bust values ``z``: (own value, A, b)
-    with A the value vector of the banks and instant wins, b the chance of a bust."""
+def _turns(states: np.ndarray, z: np.ndarray, V: np.ndarray, space, table, m: int, M1: int, N: int,
+           grad: bool = False):
+    """The mover's best turn in every state against bust values ``z``: (own value, A, b, d)
+    with A the value vector of the banks and instant wins, b the chance of a bust, and
+    (``grad``) d the DP's derivative in ``z`` (b again, by the backward pass: what
+    :func:`_own_values` compares between rounds)."""
     own = np.empty(len(states))
     A = np.zeros((len(states), N))
     b = np.empty(len(states))
+    d = np.empty(len(states)) if grad else None
     movers = states // M1
     for i in np.unique(movers):
         cols = np.flatnonzero(movers == i)
         s = states[cols]
         W, bank_rows, win_rows = _bank_values(int(i), s % M1, V, space, m, N)
         stop_val = _stop_values(space, int(i), W[..., 0], bank_rows, win_rows)
-        own[cols], A[cols], b[cols] = _policy_ends(table, space, int(i), stop_val, z[cols], np.ones(len(s)),
-                                                   W, bank_rows, win_rows)
-    return own, A, b
+        own[cols], A[cols], b[cols], dc = _policy_ends(table, space, int(i), stop_val, z[cols], np.ones(len(s)),
+                                                       W, bank_rows, win_rows, grad)
+        if grad:
+            d[cols] = dc
+    return own, A, b, d
 
 
 def _bank_values(i: int, rest: np.ndarray, V: np.ndarray, space, m: int, N: int, own: bool = False):
@@ -211,7 +217,8 @@ def _bank_values(i: int, rest: np.ndarray, V: np.ndarray, space, m: int, N: int,
     succ = rest[None, :] * m + nxt[bank_rows][:, None]              # (B, K)
     if own:
         return V[succ, N - 1], bank_rows, win_rows
-    return np.roll(V[succ], 1, axis=-1), bank_rows, win_rows
+    # seen by the mover: its own chance (the successor's last place) first -- one gather
+    return V[succ[..., None], np.roll(np.arange(N), 1)], bank_rows, win_rows
 
 
 def _own_values(states: np.ndarray, z: np.ndarray, V: np.ndarray, space, table, m: int, M1: int, N: int):
@@ -247,32 +254,42 @@ def _stop_values(space, i: int, bank: np.ndarray, bank_rows, win_rows, win: floa
     return stop_val
 
 
-def _policy_ends(table, space, i: int, stop_val, z, w, W, bank_rows, win_rows):
+def _policy_ends(table, space, i: int, stop_val, z, w, W, bank_rows, win_rows, grad: bool = False):
     """The turn of mover ``i`` played by the decisions that maximise (``stop_val``, bust
     ``z``, instant win ``w``), valued by the true value vectors ``W`` of its banks: (the
-    maximised value, A, b) -- A the expected value vector of the banks and wins under those
-    decisions, b their chance of a bust. The decider's values and the true ones coincide
-    for the equilibrium; an approximation decides by its own and is valued by the true ones."""
+    maximised value, A, b, d) -- A the expected value vector of the banks and wins under
+    those decisions, b their chance of a bust, d (``grad``, else None) the DP's derivative
+    in ``z``. The decider's values and the true ones coincide for the equilibrium; an
+    approximation decides by its own and is valued by the true ones."""
     K = len(z)
     own, A, b = np.empty(K), np.empty((K, W.shape[-1])), np.empty(K)
+    d = np.empty(K) if grad else None
     for c in _chunks(K):
-        own[c], stop_p, b[c], win_p = turn_ends(table, space, i, stop_val[:, c], z[c], w[c])
+        tv, stop_p, b[c], win_p = _turn_ends(table, space, i, stop_val[:, c], z[c], w[c], grad)
+        own[c] = tv.start
+        if grad:
+            d[c] = tv.dstart
         a = np.einsum("bk,bkn->kn", stop_p[bank_rows], W[:, c])
         a[:, 0] += stop_p[win_rows].sum(axis=0) + win_p
         A[c] = a
-    return own, A, b
+    return own, A, b, d
 
 
 def turn_ends(table, space, i: int, stop_val, z, w):
     """The turn DP of mover ``i`` maximising (``stop_val``, ``z``, ``w``) and how its turn
-    then ends: (the maximised value, P(bank at t) (T+1, K), P(bust), P(instant win))."""
-    T = int(space.T[i])
-    forced = np.zeros(T + 1, np.uint8)
-    fval = np.zeros((T + 1, len(z)))
-    ok = space.stop_ok[i]
-    tv = kernel.turn_dp(table, ok, stop_val, forced, fval, z, w, full=True)
-    stop_p, _f, bust_p, win_p = kernel.end_distribution(table, ok, stop_val, forced, fval, tv)
+    then ends: (the maximised value, P(bank at t) (T+1, K), P(bust), P(instant win)).
+    These rulesets have no mid-turn ends, so every end at a total is a bank."""
+    tv, stop_p, bust_p, win_p = _turn_ends(table, space, i, stop_val, z, w)
     return tv.start, stop_p, bust_p, win_p
+
+
+def _turn_ends(table, space, i: int, stop_val, z, w, grad: bool = False):
+    """:func:`thousand.kernel.turn_ends` for mover ``i`` (no mid-turn ends)."""
+    T = int(space.T[i])
+    K = len(z)
+    # a zero array of the full shape: the kernel wrapper then copies nothing
+    return kernel.turn_ends(table, space.stop_ok[i], stop_val, np.zeros(T + 1, np.uint8), np.zeros((T + 1, K)),
+                            z, w, grad=grad)
 
 
 def _orbit_values(A: np.ndarray, b: np.ndarray, succ: np.ndarray, N: int) -> np.ndarray:
@@ -321,11 +338,15 @@ def _solve_level(states, V, space, table, m, M1, N, mixed, up) -> int:
         # chance of a bust under the best decisions moved (a change of decisions that kept it
         # to the bit and changed the others' values would be a tie for the mover: still a
         # best response, and the certificate checks every state at the end)
-        _own, d = _own_values(states[idx], z[idx], V, space, table, m, M1, N)
-        redo = idx[d != last_d[idx]]
-        last_d[idx] = d
-        if len(redo):
-            _own, A[redo], b[redo] = _turns(states[redo], z[redo], V, space, table, m, M1, N)
+        if rounds == 1:
+            # every end distribution is new: one pass gives them and the DP's derivative
+            _own, A[idx], b[idx], last_d[idx] = _turns(states[idx], z[idx], V, space, table, m, M1, N, grad=True)
+        else:
+            _own, d = _own_values(states[idx], z[idx], V, space, table, m, M1, N)
+            redo = idx[d != last_d[idx]]
+            last_d[idx] = d
+            if len(redo):
+                _own, A[redo], b[redo], _d = _turns(states[redo], z[redo], V, space, table, m, M1, N)
         vals = _orbit_values(A, b, succ, N)
         z_new = vals[succ, N - 1]
         still = (b != last_b) | (np.abs(z_new - z) > 1e-15)
@@ -375,7 +396,7 @@ def _policies(sub, r, V, space, table, m, M1, N):
     grid point, and every bisection step of all the changes at once, in one batch)."""
     def at(zs):
         zs = np.asarray(zs, dtype=float)
-        _own, A, b = _turns(np.full(len(zs), sub[r]), zs, V, space, table, m, M1, N)
+        _own, A, b, _d = _turns(np.full(len(zs), sub[r]), zs, V, space, table, m, M1, N)
         return [(A[k], float(b[k])) for k in range(len(zs))]
 
     def same(p, q):
@@ -677,7 +698,7 @@ def evaluate_profile(space, players: int, deciders, table=None) -> np.ndarray:
                     continue
                 stop, z, w = deciders[k].decide(int(i), rest)
                 W, bank_rows, win_rows = _bank_values(int(i), rest, V[nk], space, m, N)
-                _v, A[k * n + cols], b[k * n + cols] = _policy_ends(table, space, int(i), stop, z, w, W,
+                _v, A[k * n + cols], b[k * n + cols], _d = _policy_ends(table, space, int(i), stop, z, w, W,
                                                                     bank_rows, win_rows)
         vals = _orbit_values(A, b, succ, N)
         for k in range(seats):

@@ -335,6 +335,59 @@ def test_end_distribution_plain(hot):
         np.testing.assert_array_equal(x, y)
 
 
+def _compare_turn_ends(tab, hot, inputs, twin=True):
+    """Compiled ``turn_ends`` (the blocked forward pass) against the compiled
+    column-at-a-time end_distribution and (``twin``) against the twin's turn_ends (turn_dp
+    and end_distribution composed). Exact ties are broken alike only by the same
+    arithmetic: the twin's values may differ in the last bits and take the other side."""
+    stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val = inputs
+    b = _kernel.turn_ends(rolls(_kernel, tab, hot), *inputs, True)
+    a = _pure.turn_ends(rolls(_pure, tab, hot), *inputs, True) if twin else b
+    start, dstart, V, R, RC = _kernel.turn_dp(rolls(_kernel, tab, hot), *inputs, True, True)
+    sp, fp, bp, wp = _kernel.end_distribution(rolls(_kernel, tab, hot), stop_ok, stop_val, forced_ok, forced_val,
+                                              V, R, RC)
+    for name, x, y, z in zip(("start", "dstart", "ends", "bust_p", "win_p"), a, b,
+                             (start, dstart, sp + fp, bp, wp)):
+        assert x.shape == y.shape == z.shape and y.dtype == np.float64, name
+        scale = max(1.0, float(np.max(np.abs(x)))) if x.size else 1.0
+        np.testing.assert_allclose(y, x, rtol=0, atol=TOL * scale, err_msg=name)
+        np.testing.assert_allclose(y, z, rtol=0, atol=TOL * scale, err_msg=name)
+    np.testing.assert_allclose(b[2].sum(axis=0) + b[3] + b[4], 1.0, rtol=0, atol=1e-9)
+
+
+@_fast(100)
+@given(dp_cases())
+def test_turn_ends_agrees(case):
+    """Random rulesets and inputs, every hot-dice mode, K = 1..4."""
+    tab, hot, inputs = _case(case)
+    _compare_turn_ends(tab, hot, inputs)
+
+
+@pytest.mark.parametrize("preset", ["farkle", "zilch", "plain"])
+def test_turn_ends_over_several_blocks(preset):
+    """K = 300 columns (three blocks of the compiled kernel, the last one short) on rulesets
+    whose rolls offer a choice of options (Farkle, Zilch), against the twin; then integer
+    stop values, which make exact ties between banking and rolling and between options,
+    against the compiled column-at-a-time pass."""
+    rs = load_ruleset(preset)
+    tab = COMPILED.roll_table(rs)
+    T, K = 45, 300
+    rng = np.random.default_rng(11)
+    stop_ok = (rng.random(T + 1) < 0.8).astype(np.uint8)
+    smooth = np.arange(T + 1)[:, None] / 8 + 3 * rng.random((T + 1, K))
+    forced_ok = np.zeros(T + 1, np.uint8)
+    forced_ok[[7, 30]] = 1 - stop_ok[[7, 30]]
+    rest = (forced_ok, rng.random((T + 1, K)), rng.normal(size=K), np.full(K, 9.0))
+    _compare_turn_ends(tab, tab.hot_mode, (stop_ok, smooth, *rest))
+    inputs = (stop_ok, np.floor(smooth), *rest)
+    _compare_turn_ends(tab, tab.hot_mode, inputs, twin=False)
+    # through the public wrapper
+    tv, ends, bust_p, win_p = kernel.turn_ends(tab, *inputs, grad=True)
+    ref = kernel.turn_dp(tab, *inputs, grad=True)
+    np.testing.assert_array_equal(tv.start, ref.start)
+    assert tv.V is None and ends.shape == (T + 1, K)
+
+
 # --------------------------------------------------------------------------- duel level
 
 from thousand.duel import DuelModel  # noqa: E402
