@@ -1708,14 +1708,7 @@ cdef tuple _turn(Rolls rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val
             pbuf = <double*>malloc(((2 + (hot == HOT_CONFIRM)) * store + 6 * RS + 6 * KB) * sizeof(double))
             if pbuf == NULL:
                 raise MemoryError("turn_ends: out of memory")
-            pol.M = pbuf
-            pol.RM = pbuf + store
-            pol.MC = pol.RM + store
-            pol.tm = pol.MC + (store if hot == HOT_CONFIRM else 0)
-            pol.rm = pol.tm + 4 * RS
-            pol.cm = pol.rm + RS
-            pol.hv = pol.cm + KB
-            pol.bv = pol.hv + 5 * KB
+            _pol_scratch(&pol, pbuf, store, RS, KB, hot == HOT_CONFIRM)
             pol.bi = pick_a
             tb.pol = &pol
         try:
@@ -1749,6 +1742,21 @@ cdef tuple _single_options(const _Tab* tb, const Py_ssize_t* left, Py_ssize_t N,
             np.append(np.array(sg_n, dtype=np.intp)[order], 0),
             np.append(np.array(sg_x, dtype=np.intp)[order], 0),
             np.append(np.array(sg_p, dtype=np.float64)[order], 0.0))
+
+
+cdef inline void _pol_scratch(_Pol* pol, double* buf, Py_ssize_t store, Py_ssize_t RS, Py_ssize_t KB,
+                              bint confirm) noexcept nogil:
+    """Lay the forward pass's scratch out in ``buf``: M, RM (and MC with ``confirm``) of
+    ``store`` doubles, the tail rows (4 RS), rm (RS), cm (KB), hv (5 KB) and bv (KB) --
+    (2 + confirm) store + 6 RS + 6 KB doubles in all (RS >= KB)."""
+    pol.M = buf
+    pol.RM = buf + store
+    pol.MC = pol.RM + store
+    pol.tm = pol.MC + (store if confirm else 0)
+    pol.rm = pol.tm + 4 * RS
+    pol.cm = pol.rm + RS
+    pol.hv = pol.cm + KB
+    pol.bv = pol.hv + 5 * KB
 
 
 cdef void _pol_views(_Pol* pol, const Py_ssize_t[::1] sgptr, const Py_ssize_t[::1] sgn,
@@ -2495,14 +2503,7 @@ cdef _duel_call(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_
             pb = buf + ends_max + kmax + ws_max
             polp.e = pb
             polp.bw = pb + ends_max
-            polp.M = pb + ends_max + 2 * kmax
-            polp.RM = polp.M + store_max
-            polp.MC = polp.RM + store_max
-            polp.tm = polp.MC + (store_max if hot == HOT_CONFIRM else 0)
-            polp.rm = polp.tm + 4 * RSB
-            polp.cm = polp.rm + RSB
-            polp.hv = polp.cm + BLOCK
-            polp.bv = polp.hv + 5 * BLOCK
+            _pol_scratch(polp, pb + ends_max + 2 * kmax, store_max, RSB, BLOCK, hot == HOT_CONFIRM)
             polp.bi = ibuf + n_lay + n_opt + 1
         for j in prange(M, schedule="dynamic"):
             if buf != NULL and ibuf != NULL and (polp != NULL or not want_pol):

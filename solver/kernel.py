@@ -282,18 +282,21 @@ def turn_dp(table: RollTable, stop_ok, stop_val, forced_ok, forced_val, bust_val
     float64 (T+1, K); ``bust_val``/``win_val``: float64 (K,). Totals above T
     take the values at T.
     """
-    K = len(bust_val)
-    T1 = len(stop_ok)
-    out = table.backend.impl.turn_dp(
-        table.rolls,
-        np.ascontiguousarray(stop_ok, dtype=np.uint8),
-        np.ascontiguousarray(np.broadcast_to(stop_val, (T1, K)), dtype=np.float64),
-        np.ascontiguousarray(forced_ok, dtype=np.uint8),
-        np.ascontiguousarray(np.broadcast_to(forced_val, (len(forced_ok), K)), dtype=np.float64),
-        np.ascontiguousarray(bust_val, dtype=np.float64),
-        np.ascontiguousarray(np.broadcast_to(win_val, (K,)), dtype=np.float64),
-        bool(grad), bool(full))
+    out = table.backend.impl.turn_dp(table.rolls, *_turn_inputs(stop_ok, stop_val, forced_ok, forced_val, bust_val,
+                                                                  win_val), bool(grad), bool(full))
     return TurnValues(*out)
+
+
+def _turn_inputs(stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val) -> tuple:
+    """A turn's inputs as the kernels take them: contiguous, scalars broadcast to (T+1, K)
+    and (K,)."""
+    K = len(bust_val)
+    return (np.ascontiguousarray(stop_ok, dtype=np.uint8),
+            np.ascontiguousarray(np.broadcast_to(stop_val, (len(stop_ok), K)), dtype=np.float64),
+            np.ascontiguousarray(forced_ok, dtype=np.uint8),
+            np.ascontiguousarray(np.broadcast_to(forced_val, (len(forced_ok), K)), dtype=np.float64),
+            np.ascontiguousarray(bust_val, dtype=np.float64),
+            np.ascontiguousarray(np.broadcast_to(win_val, (K,)), dtype=np.float64))
 
 
 def turn_ends(table: RollTable, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val,
@@ -306,17 +309,8 @@ def turn_ends(table: RollTable, stop_ok, stop_val, forced_ok, forced_val, bust_v
     instant win. The compiled kernel runs the forward pass of mass on each column block as
     soon as the block is solved (many columns at once, where :func:`end_distribution` goes
     one column at a time)."""
-    K = len(bust_val)
-    T1 = len(stop_ok)
     start, dstart, ends, bust_p, win_p = table.backend.impl.turn_ends(
-        table.rolls,
-        np.ascontiguousarray(stop_ok, dtype=np.uint8),
-        np.ascontiguousarray(np.broadcast_to(stop_val, (T1, K)), dtype=np.float64),
-        np.ascontiguousarray(forced_ok, dtype=np.uint8),
-        np.ascontiguousarray(np.broadcast_to(forced_val, (len(forced_ok), K)), dtype=np.float64),
-        np.ascontiguousarray(bust_val, dtype=np.float64),
-        np.ascontiguousarray(np.broadcast_to(win_val, (K,)), dtype=np.float64),
-        bool(grad))
+        table.rolls, *_turn_inputs(stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val), bool(grad))
     return TurnValues(start, dstart, None, None, None), ends, bust_p, win_p
 
 
