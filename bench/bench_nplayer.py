@@ -1,8 +1,10 @@
-"""The N-player solver (thousand.nplayer) on three-player Pig: states, time, peak memory,
-the certificate (the largest gain of a deviation) and the mixed states, per goal; two
-players beside it against the duel solver, in the same run.
+"""The N-player solver (thousand.nplayer) on three-player Pig (or ``--rules``: plain,
+farkle, ...): states, time, peak memory, the certificate (the largest gain of a deviation)
+and the mixed states, per goal; two players beside it against the duel solver, in the same
+run.
 
-    python bench/bench_nplayer.py [--goals 20 50 100] [--players 3]
+    python bench/bench_nplayer.py [--rules pig] [--goals 20 50 100] [--players 3]
+    python bench/bench_nplayer.py --rules plain --goals 500 1000
 """
 
 from __future__ import annotations
@@ -30,11 +32,13 @@ def peak_mb() -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--rules", default="pig", help="a preset (its goal replaced by each of --goals)")
     ap.add_argument("--goals", type=int, nargs="+", default=[20, 50, 100])
     ap.add_argument("--players", type=int, default=3)
     a = ap.parse_args()
     for goal in a.goals:
-        rs = load_ruleset("pig", (f"goal={goal}",))
+        rs = load_ruleset(a.rules, (f"goal={goal}",))
+        name = f"{a.rules} goal {goal}"
         t0 = time.perf_counter()
         two = solve_nplayer(rs, 2)
         t2 = time.perf_counter() - t0
@@ -42,15 +46,15 @@ def main() -> None:
         duel = solve_duel(rs)
         td = time.perf_counter() - t0
         i0 = duel.model.space.lookup(Moves(rs).initial())
-        print(f"pig goal {goal}, 2 players: N-player solver {t2:.2f} s, duel solver {td:.2f} s, "
+        print(f"{name}, 2 players: N-player solver {t2:.2f} s, duel solver {td:.2f} s, "
               f"P(first) {two.start[0]:.12f} and {float(duel.P[i0, i0]):.12f}")
         t0 = time.perf_counter()
         try:
             sol = solve_nplayer(rs, a.players)
         except NPlayerError as exc:
-            print(f"pig goal {goal}, {a.players} players: REFUSED after {time.perf_counter() - t0:.1f} s: {exc}")
+            print(f"{name}, {a.players} players: REFUSED after {time.perf_counter() - t0:.1f} s: {exc}")
             continue
-        print(f"pig goal {goal}, {a.players} players: {len(sol.space) ** a.players:,} states, "
+        print(f"{name}, {a.players} players: {len(sol.space) ** a.players:,} states, "
               f"{sol.seconds:.1f} s, peak {peak_mb():.0f} MB, certificate {sol.certificate:.1e}, "
               f"mixed states {len(sol.mixed)}, seats {', '.join(f'{v:.6f}' for v in sol.start)}")
 

@@ -380,8 +380,9 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
     """Solve the duel for every pair of states (see the module docstring).
 
     ``start``: first values ``P`` (n, n) instead of 1/2 and the levels' guesses (not for
-    the textbook method) -- a rounded table (a shipped fixed-point one) to refine. The fixed point, and the final
-    residual that certifies it, do not depend on it; only the work does.
+    the textbook method) -- a rounded table (a shipped fixed-point one) to refine. The
+    fixed point, and the final residual that certifies it, do not depend on it; only the
+    work does.
 
     ``method``: ``"policy"`` (the default: passes, then policy iteration where
     penalties make levels cycle), ``"passes"`` (Gauss-Seidel passes alone) or
