@@ -44,6 +44,7 @@ MODEL_VERSION = 2  # 2: a pit entry above the pit is stored as low - unit (one s
 ARRAYS = ("values.npy", "states.npy")
 FIXED32 = "fixed32"          # values_encoding of a 32-bit fixed-point table
 FIXED32_SCALE = 2**32 - 1    # q = round(v * scale): v in [0, 1], error at most 1 / (2 scale) = 1.2e-10
+FIXED32_BOUND = 0.5 / FIXED32_SCALE + 1e-15   # the most encoding_error a table may claim (rounding's bound)
 
 
 def shipped_tables() -> Path:
@@ -255,7 +256,7 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
         raise TableError(_("table {0}: arrays do not match meta.json").format(folder))
     if encoding == FIXED32:
         err = meta.get("encoding_error")
-        if not isinstance(err, (int, float)) or not 0 <= err <= 1 / FIXED32_SCALE:
+        if not isinstance(err, (int, float)) or not 0 <= err <= FIXED32_BOUND:
             raise TableError(_("table {0}: no valid encoding_error in meta.json; {1}").format(folder, repair))
         values = _decode(values)
     lo, hi = _value_range(objective)

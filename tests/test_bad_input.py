@@ -81,7 +81,7 @@ def test_a_damaged_table_is_refused_with_how_to_repair_it(pig_tables, damage):
 
 
 @pytest.mark.parametrize("edit", [{"values_encoding": "float64"}, {"values_encoding": "fixed16"},
-                                  {"encoding_error": 0.5}, {"encoding_error": None}])
+                                  {"encoding_error": 2e-10}, {"encoding_error": None}])
 def test_a_fixed_point_table_whose_meta_lies_is_refused(pig_tables, edit):
     """A fixed-point copy of the Pig table (uint32 values) with meta.json edited: an encoding
     that does not match the array or an error bound no rounding can have."""
