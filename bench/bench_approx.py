@@ -95,7 +95,9 @@ def write_measured(results: list[dict]) -> Path:
     cases = [{"ruleset": r["ruleset"], "players": r["players"], "dice": load_ruleset(*CASES[r["ruleset"]][:2]).dice,
               "losses": {name: m["one_seat_loss"] for name, m in r["methods"].items()}} for r in results]
     path = Path(__file__).resolve().parents[1] / "solver" / "approx_measured.json"
-    path.write_text(json.dumps({"source": "python bench/bench_approx.py --write", "cases": cases}, indent=1) + "\n")
+    kept = json.loads(path.read_text()) if path.exists() else {}
+    kept.update({"source": "python bench/bench_approx.py --write", "cases": cases})
+    path.write_text(json.dumps(kept, indent=1) + "\n")
     return path
 
 

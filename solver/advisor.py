@@ -84,7 +84,8 @@ class Advice:
         """The name of the options' values, in words: "P(win)", "expected turns", ..."""
         return {"win_probability": _("P(win)"), "expected_turns": _("expected turns"),
                 "expected_points": _("expected points"), "long_run_points": _("points (long run)"),
-                "duel_product": _("product of duel P(win)")}[self.value_name]
+                "duel_product": _("product of duel P(win)"),
+                "estimated_win_probability": _("estimated P(win)")}[self.value_name]
 
     def render(self) -> str:
         head = _("{state}; turn total {t}").format(state=self.state, t=self.turn_total)
@@ -94,7 +95,7 @@ class Advice:
         if self.note:
             lines.append(self.note)
         width = max(len(o.label()) for o in self.options)
-        fmt = "{:.6f}" if self.value_name in ("win_probability", "duel_product") else "{:.4f}"
+        fmt = "{:.6f}" if self.value_name in ("win_probability", "duel_product", "estimated_win_probability") else "{:.4f}"
         name = self.value_label()
         best = _("best")
         for k, o in enumerate(self.options):
@@ -284,15 +285,12 @@ def duel_end_values(solution, ends: TurnEnds, opponents: list[PlayerState], seat
     moves = Moves(solution.rs)
     x = ends.x
     rs = solution.rs
-    values = solution.table.values
-    if values.ndim == 3:
+    if solution.seated:
         if seat not in (0, 1):
             raise StateError(_("{0} plays equal turns: the duel needs the mover's seat (first or second)").format(
                 rs.name))
-        P = values[1 - seat]
-        horizon = int(solution.meta["last_turn_horizon"])
-    else:
-        P = values
+        horizon = solution.last_turn_horizon
+    P = solution.opponent_values(seat if solution.seated else None)
     idx = solution.index
     yi = np.array([solution.state_index(y) for y in opponents])
     # without overtaking or push-off a bank leaves the opponent as is (and skipping
@@ -300,7 +298,7 @@ def duel_end_values(solution, ends: TurnEnds, opponents: list[PlayerState], seat
     interacts = bool(rs.overtake) or (rs.barrel.kind != "none" and rs.barrel.push_off != "none")
     vals = np.zeros((ends.T + 1, len(opponents)))
     last = None
-    if values.ndim == 3 and seat == 0:  # L(y, F) for every final total F this turn can reach
+    if solution.seated and seat == 0:  # L(y, F) for every final total F this turn can reach
         u = rs.unit
         F = np.minimum(x.score + np.arange(ends.T + 1) * u, horizon)
         targets = np.arange(rs.goal, max(horizon, rs.goal) + 1, u)
@@ -323,26 +321,29 @@ def duel_end_values(solution, ends: TurnEnds, opponents: list[PlayerState], seat
     return vals, 1.0 - P[yi, idx[ends.bust_next]]
 
 
-def duel_advisor(solution, opponent: PlayerState, seat: int | None = None) -> TurnAdvisor:
-    """Advice from a duel table against ``opponent``: values are win probabilities.
+def duel_advisor(solution, opponent: PlayerState, seat: int | None = None,
+                 value_name: str = "win_probability") -> TurnAdvisor:
+    """Advice from a duel table against ``opponent``: values are win probabilities
+    (or, from a :class:`thousand.geometric.GeometricDuel`, the approximation's estimates:
+    ``value_name``).
     With equal_turns, ``seat`` is the mover's (0 first, 1 second); a first-seat
     turn runs to the table's horizon (it may roll on past the goal to raise its
     final total)."""
     solution.state_index(opponent)
     horizon = None
-    if solution.table.values.ndim == 3:
+    if solution.seated:
         if seat not in (0, 1):
             raise StateError(_("{0} plays equal turns: the duel needs the mover's seat (first or second)").format(
                 solution.rs.name))
         if seat == 0:
-            moves, top = Moves(solution.rs), int(solution.meta["last_turn_horizon"])
+            moves, top = Moves(solution.rs), solution.last_turn_horizon
             horizon = lambda x: first_seat_T(solution.rs, moves, x, top) * solution.rs.unit  # noqa: E731
 
     def values_of(ends: TurnEnds):
         vals, bust = duel_end_values(solution, ends, [opponent], seat)
         return vals, vals, bust, np.ones(1)
 
-    return TurnAdvisor(solution.rs, "duel", values_of, float, True, "win_probability", horizon=horizon)
+    return TurnAdvisor(solution.rs, "duel", values_of, float, True, value_name, horizon=horizon)
 
 
 def product_advisor(solution, opponents: list[PlayerState]) -> TurnAdvisor:

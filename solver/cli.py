@@ -523,9 +523,19 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
         if seat:
             label = _("you ({seat} seat): {me}; opponent: {opp}").format(seat=_(seat), me=x.describe(rs),
                                                                           opp=y.describe(rs))
-        sol = solve_objective(rs, objective, tables_dir, progress=True)
-        adv = note_rounding(sol, duel_advisor(sol, y, ("first", "second").index(seat) if seat else None).advise(
-            x, turn_total, dice, roll, state_label=label))
+        from .solve import DuelTooLarge
+        seat_i = ("first", "second").index(seat) if seat else None
+        try:
+            sol = solve_objective(rs, objective, tables_dir, progress=True)
+        except DuelTooLarge as too_large:
+            # the exact duel does not fit: the measured memoryless-opponent approximation, labelled
+            from .geometric import approximation_note, geometric_duel
+            adv = duel_advisor(geometric_duel(rs, tables_dir), y, seat_i, "estimated_win_probability").advise(
+                x, turn_total, dice, roll, state_label=label)
+            adv.note = "; ".join(n for n in (approximation_note(str(too_large)), adv.note) if n)
+        else:
+            adv = note_rounding(sol, duel_advisor(sol, y, seat_i).advise(x, turn_total, dice, roll,
+                                                                          state_label=label))
     else:
         adv = race_advisor(solve_objective(rs, objective, tables_dir, progress=True)).advise(
             x, turn_total, dice, roll)

@@ -814,3 +814,50 @@ def bellman_residual(model: DuelModel, table, P: np.ndarray) -> float:
     v, _, _ = kernel.duel_level(table, model.plans, Q, movers, lo, hi, grad=False)
     m = hi[0] - lo[0]  # every mover faces one block of m opponents
     return float(np.max(np.abs(v.reshape(len(movers), m) - P[movers[:, None], lo[:, None] + np.arange(m)])))
+
+
+def seat_profile_values(model: DuelModel, table, Q_first: np.ndarray, Q_second: np.ndarray) -> np.ndarray:
+    """Exact values of a duel in which each seat plays the turn decisions greedy for its
+    own values: the first seat's turns (solver states ``0..players-1``) those of
+    :func:`thousand.kernel.duel_policy` at ``Q_first``, the second seat's at
+    ``Q_second`` (both laid out as the solver's ``Q[y, x] = P(x, y)``). With the
+    decisions fixed the duel is linear (module docstring, policy iteration):
+
+        P_p = c_p - sum_e M_pe P_e
+
+    over every solved pair, solved here by one sparse LU factorisation. Returns ``P``
+    (n, n) like :attr:`DuelSolution.P` (the mover's chance under the profile). With
+    ``Q_first = Q_second`` = the solved duel's values this is the duel itself; with one
+    seat's values replaced by an approximation's stand-in, its cost in win probability
+    is read off exactly (bench/bench_approx.py --duel). Needs ``equal_turns`` (seats
+    are part of the state; without them a pair does not say whose turn policy is whose)."""
+    if not model.equal_turns:
+        raise ThousandError("profile values need seats in the state (equal_turns); other duels are "
+                            "evaluated by thousand.exact")
+    n, m = model.n, model.players
+    movers, lo, hi = model.opponents()
+    rows, cols, vals, c_all, flat_all = [], [], [], [], []
+    for seat, Q in ((0, Q_first), (1, Q_second)):
+        sel = slice(seat * m, (seat + 1) * m)
+        r = kernel.duel_policy(table, model.plans, np.ascontiguousarray(Q), movers[sel], lo[sel], hi[sel])
+        mv = np.repeat(movers[sel], hi[sel] - lo[sel])
+        op = np.concatenate([np.arange(a, b) for a, b in zip(lo[sel], hi[sel])])
+        flat = op * n + mv
+        counts = np.diff(r.indptr)
+        rows.append(np.repeat(flat, counts))
+        cols.append(np.asarray(r.cols, dtype=np.int64))
+        vals.append(np.asarray(r.vals, dtype=np.float64))
+        c_all.append(r.c)
+        flat_all.append(flat)
+    flat = np.concatenate(flat_all)
+    pos = np.full(n * n, -1, dtype=np.int64)
+    pos[flat] = np.arange(len(flat))
+    r_, c_ = pos[np.concatenate(rows)], pos[np.concatenate(cols)]
+    if np.any(c_ < 0):
+        raise ThousandError("a turn hands over to a pair that is not solved")
+    A = sparse.identity(len(flat), format="csc") + sparse.csc_matrix((np.concatenate(vals), (r_, c_)),
+                                                                     shape=(len(flat), len(flat)))
+    q = spla.splu(A).solve(np.concatenate(c_all))
+    Qp = np.full(n * n, 0.5)
+    Qp[flat] = q
+    return np.ascontiguousarray(Qp.reshape(n, n).T)

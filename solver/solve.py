@@ -196,6 +196,18 @@ class Solution:
         ``values[seat, mover, opponent]``, seat 0 first, 1 second)."""
         return self.table is not None and self.table.values.ndim == 3
 
+    @property
+    def last_turn_horizon(self) -> int | None:
+        """An equal_turns duel's horizon of final totals (:func:`thousand.lastturn.last_turn_horizon`)."""
+        h = self.meta.get("last_turn_horizon")
+        return None if h is None else int(h)
+
+    def opponent_values(self, seat: int | None = None) -> np.ndarray:
+        """A duel's ``P[opponent, mover]`` as the turn of a mover in ``seat`` reads it: the
+        other seat's values with equal_turns, else the table's."""
+        v = self.table.values
+        return v[1 - seat] if v.ndim == 3 else v
+
     def value(self, x: PlayerState, y: PlayerState | None = None, seat: int | None = None) -> float:
         """The value of state ``x``: expected points of its turn (turn), expected turns
         (race), or P(win) of mover ``x`` against ``y`` (duel; with equal_turns, mover
@@ -503,13 +515,17 @@ def _when(seconds: float) -> str:
     return (f"{seconds:,.0f} seconds" if m < 2 else f"{m:,.0f} minutes" if m < 120 else f"{m / 60:,.1f} hours")
 
 
+class DuelTooLarge(TableError):
+    """The duel's pairs do not fit the solver (refused before anything is allocated)."""
+
+
 def _check_size(rs: Ruleset, objective: str, progress: bool) -> dict:
     """Refuse at once what cannot fit; say what a long solve will cost before it starts.
     Returns the :func:`estimate`, its ``expected`` seconds (the high end of a range) added."""
     est = estimate(rs, objective)
     if objective == "duel" and est["exceeded"]:
         seats = _(" (equal turns: each seat against the other)") if rs.equal_turns else ""
-        raise TableError(_("{name}: at least {n:,} player states make at least {pairs:,} pairs{seats}, a value "
+        raise DuelTooLarge(_("{name}: at least {n:,} player states make at least {pairs:,} pairs{seats}, a value "
                            "matrix of at least {values:,} values ({gib:,.2f} GiB); the duel solver holds {top:,} "
                            "({mb} MB)").format(name=rs.name, n=est["player_states"], pairs=est["pairs"], seats=seats,
                                                values=est["bytes"] // 8, gib=est["bytes"] / 2**30,

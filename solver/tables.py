@@ -196,7 +196,7 @@ def file_sha256(path: Path) -> str:
 
 TABLE_NAME = re.compile(r"[0-9a-f]{16}-[a-z]+[0-9]*")
 VALUE_RANGE = {"duel": (0.0, 1.0), "race": (1.0, float("inf")), "poker": (0.0, 1.0),
-               "players": (0.0, 1.0)}  # P(win); turns
+               "players": (0.0, 1.0), "geometric": (0.0, 1.0)}  # P(win); turns
 PLAYERS = re.compile(r"players([0-9]+)")
 
 
@@ -228,6 +228,8 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
     again = (f"--players {meta.get('players')}" if objective == "poker" or seats else f"--objective {objective}")
     repair = f"solve it again with `thousand solve {rs.name} {again} --force` (and the --set " \
              "options it was solved with), or delete the folder"
+    if objective == "geometric":
+        repair = "delete the folder: the next duel advice for these rules solves it again"
     sums = meta.get("sha256")
     if not isinstance(sums, dict):
         raise TableError(_("table {0}: meta.json has no checksums; {1}").format(folder, repair))
@@ -274,6 +276,12 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
             raise TableError(_("table {0}: no valid last_turn_horizon in meta.json").format(folder))
     if seats:
         _check_players(folder, meta, values, states, int(seats.group(1)), repair)
+    if objective == "geometric":
+        grid = meta.get("grid")
+        if (not isinstance(grid, list) or not grid or values.shape != (states.shape[0], len(grid))
+                or not all(isinstance(g, (int, float)) and g >= 1 for g in grid) or sorted(grid) != grid):
+            raise TableError(_("table {0}: a geometric table holds one column per grid value of meta.json; "
+                               "{1}").format(folder, repair))
     return Table(folder, meta, values, states)
 
 
