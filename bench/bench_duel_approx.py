@@ -31,8 +31,7 @@ except ImportError:  # run from a source checkout without installing
 import numpy as np  # noqa: E402
 
 from thousand.duel import DuelModel, seat_profile_values, solve_duel  # noqa: E402
-from thousand.geometric import GeometricDuel, pair_matrix, solve_geometric  # noqa: E402
-from thousand.race import solve_race  # noqa: E402
+from thousand.geometric import stand_ins  # noqa: E402
 from thousand.rules import load_ruleset  # noqa: E402
 
 NO_BARREL_TRIES = ("barrel.attempts=0", "barrel.max_falls=0", "barrel.fall_to=penalty")
@@ -45,42 +44,27 @@ CASES = {  # name: overrides of six-dice (goal 200, barrel at 150; the preset's 
 }
 
 
-def race_stand_in(turns: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
-    """The race policy as duel values: a bank that leaves the mover at x is worth
-    ``1 - a N(x)`` (an increasing affine map of minus the expected turns, a win 1), so the
-    duel kernel's greedy play is the race's (with the exact last-turn win rows)."""
-    a = 1.0 / (float(np.max(turns)) + 1.0)
-    return np.ascontiguousarray(np.broadcast_to((a * turns[rows])[:, None], (n, n)))
-
-
 def measure(name: str) -> dict:
     rs = load_ruleset("six-dice", CASES[name])
     t0 = time.perf_counter()
     model = DuelModel(rs)
     sol = solve_duel(rs, model=model)
     t_duel = time.perf_counter() - t0
-    m, n, table = model.players, model.n, model.table
+    m, table = model.players, model.table
     Q = np.ascontiguousarray(sol.P.T)
     x0 = model.moves.initial()
     s0, s1 = model.index(x0, 0), model.index(x0, 1)
     exact = float(sol.P[s0, s1])
     check = float(seat_profile_values(model, table, Q, Q)[s0, s1])
-    race = solve_race(rs, space=model.space)
     t0 = time.perf_counter()
-    geo = solve_geometric(rs, space=model.space)
+    methods, geo = stand_ins(model)
     t_geo = time.perf_counter() - t0
-    rows = np.arange(n) % m
-    stand_ins = {
-        "geometric": pair_matrix(GeometricDuel(rs, model.space.index, geo.values, geo.grid, race.turns,
-                                               model.horizon), rows),
-        "race": race_stand_in(race.turns, rows, n),
-    }
     out = {"ruleset": name, "overrides": list(CASES[name]), "player_states": m, "pairs": model.pairs,
-           "duel_seconds": round(t_duel, 1), "duel_residual": sol.residual, "geometric_seconds": round(t_geo, 2),
+           "duel_seconds": round(t_duel, 1), "duel_residual": sol.residual, "approximations_seconds": round(t_geo, 2),
            "geometric_residual": geo.residual, "p_first": exact, "p_first_evaluated": check, "losses": {}}
     print(f"{name}: {m} player states, {model.pairs:,} pairs; exact duel {t_duel:.1f} s, P(first) {exact:.9f} "
-          f"(evaluated {check:.9f}); geometric values {t_geo:.2f} s, residual {geo.residual:.1e}", flush=True)
-    for method, A in stand_ins.items():
+          f"(evaluated {check:.9f}); race and geometric values {t_geo:.2f} s, residual {geo.residual:.1e}", flush=True)
+    for method, A in methods.items():
         first = exact - float(seat_profile_values(model, table, A, Q)[s0, s1])
         second = float(seat_profile_values(model, table, Q, A)[s0, s1]) - exact
         out["losses"][method] = [first, second]

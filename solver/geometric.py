@@ -107,7 +107,7 @@ def _sweep(table, space: StateSpace, V: np.ndarray, d: np.ndarray) -> float:
 def _evaluate(table, space: StateSpace, V: np.ndarray, d: np.ndarray) -> np.ndarray:
     """The values of the turn policies greedy for ``V``, column by column: ``(I - d P) V = w``."""
     n, K = len(space), len(d)
-    rows, cols, vals = [[] for _ in range(K)], [[] for _ in range(K)], [[] for _ in range(K)]
+    rows, cols, vals, ks = [], [], [], []   # the transitions of every column, told apart by ks
     win = np.zeros((n, K))
     for i in range(n):
         stop_v, forced_v = _ends(space, i, V, d)
@@ -115,25 +115,24 @@ def _evaluate(table, space: StateSpace, V: np.ndarray, d: np.ndarray) -> np.ndar
         tv = kernel.turn_dp(table, space.stop_ok[i], stop_v, space.forced_ok[i], forced_v, bust, np.ones(K),
                             full=True)
         sp, fp, bp, wp = kernel.end_distribution(table, space.stop_ok[i], stop_v, space.forced_ok[i], forced_v, tv)
+        win[i] = wp
         for idx, p in ((space.stop_idx[i], sp), (space.forced_idx[i], fp)):
-            won = idx == WIN_INDEX
-            win[i] += p[won].sum(axis=0)
-            keep_state = idx >= 0
-            for k in range(K):
-                keep = keep_state & (p[:, k] > 0)
-                rows[k].append(np.full(int(keep.sum()), i))
-                cols[k].append(idx[keep])
-                vals[k].append(p[keep, k])
-        win[i] += wp
-        for k in range(K):
-            rows[k].append(np.array([i]))
-            cols[k].append(np.array([space.bust_idx[i]]))
-            vals[k].append(bp[k:k + 1])
+            win[i] += p[idx == WIN_INDEX].sum(axis=0)
+            t, k = np.nonzero((idx >= 0)[:, None] & (p > 0))
+            rows.append(np.full(len(t), i))
+            cols.append(idx[t])
+            vals.append(p[t, k])
+            ks.append(k)
+        rows.append(np.full(K, i))
+        cols.append(np.full(K, space.bust_idx[i]))
+        vals.append(bp)
+        ks.append(np.arange(K))
+    rows, cols, vals, ks = (np.concatenate(a) for a in (rows, cols, vals, ks))
     out = np.empty((n, K))
     eye = sparse.identity(n, format="csc")
     for k in range(K):
-        P = sparse.csr_matrix((np.concatenate(vals[k]), (np.concatenate(rows[k]), np.concatenate(cols[k]))),
-                              shape=(n, n))
+        sel = ks == k
+        P = sparse.csr_matrix((vals[sel], (rows[sel], cols[sel])), shape=(n, n))
         out[:, k] = spla.spsolve((eye - d[k] * P).tocsc(), win[:, k])
     return out
 
@@ -158,7 +157,7 @@ def solve_geometric(rs: Ruleset, tol: float = 1e-12, grid=GRID, space: StateSpac
     grid = np.asarray(grid, dtype=np.float64)
     d = discounts(grid)
     n = len(space)
-    V = np.zeros((n + 1, len(d)))   # row n: read where an index is WIN_INDEX (-1) or none (-2: never used)
+    V = np.zeros((n + 1, len(d)))   # row n: where WIN_INDEX (-1) points (its ends are set to 1 by _ends)
     steps, delta = 0, np.inf
     while steps < 500 and delta > WARM:
         steps += 1
@@ -233,16 +232,28 @@ class _OpponentChances:
         y, x = key
         y = np.atleast_1d(np.asarray(y))
         d, V = self.g.at(y)
-        out = 1.0 - d * V[x]
-        return out
+        return 1.0 - d * V[x]
 
 
-def pair_matrix(g: GeometricDuel, rows: np.ndarray) -> np.ndarray:
-    """``A[i, j] = 1 - d(y_j) V(x_i)`` over the states ``rows`` (as the duel solver's
-    ``Q[x, y] = P(y, x)``): the approximation's stand-in for the duel's values, from which
-    the duel kernel's greedy policy is the approximation's play (measurement only: n x n)."""
-    d, V = g.at(rows)
-    return 1.0 - V[rows] * d[None, :]
+def stand_ins(model) -> tuple[dict, object]:
+    """The approximations as stand-ins for a duel model's values (measurement only: n x n
+    each), in the solver's layout ``Q[x, y] = P(y, x)``, from which the duel kernel's greedy
+    policy is each approximation's play (:func:`thousand.duel.seat_profile_values`):
+
+    * ``geometric``: ``1 - d(y) V(x)`` at the opponent's ``N(y)`` (:class:`GeometricDuel`);
+    * ``race``: ``a N(x)``, so that a bank leaving the mover at x is worth ``1 - a N(x)``, an
+      increasing map of minus its expected turns alone (a win 1; ``a`` keeps it in [0, 1]).
+
+    Returns ``(stand_ins, geometric solution)``; both are solved on the model's player states."""
+    from .race import solve_race
+    rs, n, m = model.rs, model.n, model.players
+    race = solve_race(rs, space=model.space)
+    geo = solve_geometric(rs, space=model.space)
+    rows = np.arange(n) % m
+    d, V = GeometricDuel(rs, model.space.index, geo.values, geo.grid, race.turns, model.horizon).at(rows)
+    a = 1.0 / (float(np.max(race.turns)) + 1.0)
+    return {"geometric": 1.0 - V[rows] * d[None, :],
+            "race": np.ascontiguousarray(np.broadcast_to((a * race.turns[rows])[:, None], (n, n)))}, geo
 
 
 def geometric_duel(rs: Ruleset, tables_dir: str | None = None, progress: bool = True) -> GeometricDuel:
@@ -281,12 +292,8 @@ def geometric_duel(rs: Ruleset, tables_dir: str | None = None, progress: bool = 
         table = load_table(folder, rs, "geometric")
     index = {decode(row): i for i, row in enumerate(table.states)}
     turns = np.array([race.value(x) for x in index])
-    horizon = table.meta.get("last_turn_horizon")
-    if rs.equal_turns and not isinstance(horizon, int):
-        from .errors import TableError
-        raise TableError(f"table {table.path}: no valid last_turn_horizon in meta.json; delete the folder: the "
-                         "next duel advice for these rules solves it again")
-    return GeometricDuel(rs, index, np.asarray(table.values), table.meta["grid"], turns, horizon)
+    return GeometricDuel(rs, index, np.asarray(table.values), table.meta["grid"], turns,
+                         table.meta.get("last_turn_horizon"))
 
 
 def measured() -> dict:

@@ -526,10 +526,10 @@ def _check_size(rs: Ruleset, objective: str, progress: bool) -> dict:
     if objective == "duel" and est["exceeded"]:
         seats = _(" (equal turns: each seat against the other)") if rs.equal_turns else ""
         raise DuelTooLarge(_("{name}: at least {n:,} player states make at least {pairs:,} pairs{seats}, a value "
-                           "matrix of at least {values:,} values ({gib:,.2f} GiB); the duel solver holds {top:,} "
-                           "({mb} MB)").format(name=rs.name, n=est["player_states"], pairs=est["pairs"], seats=seats,
-                                               values=est["bytes"] // 8, gib=est["bytes"] / 2**30,
-                                               top=est["max_pairs"], mb=8 * est["max_pairs"] // 10**6))
+                             "matrix of at least {values:,} values ({gib:,.2f} GiB); the duel solver holds {top:,} "
+                             "({mb} MB)").format(name=rs.name, n=est["player_states"], pairs=est["pairs"], seats=seats,
+                                                 values=est["bytes"] // 8, gib=est["bytes"] / 2**30,
+                                                 top=est["max_pairs"], mb=8 * est["max_pairs"] // 10**6))
     low, high = est["seconds"]
     est["expected"] = high
     if progress and high > 30:

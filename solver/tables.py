@@ -265,11 +265,12 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
     if not np.all(np.isfinite(values)) or (values.size and (values.min() < lo - 1e-9 or values.max() > hi + 1e-9)):
         raise TableError(_("table {0}: values outside [{1}, {2}] or not finite; {3}").format(
             folder, lo, hi, repair))
-    if objective == "duel" and rs.equal_turns:
-        # equal_turns: values[seat, mover, opponent], and the final-total horizon the values assume
+    if objective in ("duel", "geometric") and rs.equal_turns:
+        # equal_turns: the duel's values[seat, mover, opponent], and the final-total horizon the
+        # values (the duel) or the advice's first-seat turns (geometric) assume
         m = states.shape[0]
         horizon = meta.get("last_turn_horizon")
-        if values.shape != (2, m, m):
+        if objective == "duel" and values.shape != (2, m, m):
             raise TableError(_("table {0}: an equal_turns duel table holds (2, {1}, {2}) values, not {3}").format(
                 folder, m, m, tuple(values.shape)))
         if not isinstance(horizon, int) or horizon < rs.goal or horizon % rs.unit:

@@ -16,8 +16,7 @@ from thousand import duel as duel_module
 from thousand.cli import main
 from thousand.duel import seat_profile_values
 from thousand.errors import ThousandError
-from thousand.geometric import GRID, GeometricDuel, discounts, pair_matrix, solve_geometric
-from thousand.race import solve_race
+from thousand.geometric import GRID, discounts, solve_geometric, stand_ins
 from thousand.rules import load_ruleset
 
 
@@ -62,18 +61,6 @@ def test_sure_opponent_leaves_only_this_turn():
     assert abs(sol.values[i, 0] - (4 / 6 + 1 / 6 * 5 / 6)) <= 1e-15
 
 
-def _stand_ins(rs, sol):
-    model = sol.model
-    n, m = model.n, model.players
-    rows = np.arange(n) % m
-    race = solve_race(rs, space=model.space)
-    geo = solve_geometric(rs, space=model.space)
-    g = GeometricDuel(rs, model.space.index, geo.values, geo.grid, race.turns, model.horizon)
-    a = 1.0 / (race.turns.max() + 1)
-    return {"geometric": pair_matrix(g, rows),
-            "race": np.ascontiguousarray(np.broadcast_to((a * race.turns[rows])[:, None], (n, n)))}
-
-
 @pytest.mark.parametrize("name", ["equal-pig-like", "equal-barrel", "equal-exact"])
 def test_profile_of_optimal_seats_is_the_duel_and_deviations_lose(name):
     rs, sol = tiny.solved(TINY_EQUAL_TURNS, name)
@@ -85,7 +72,7 @@ def test_profile_of_optimal_seats_is_the_duel_and_deviations_lose(name):
     cross[:m, m:] = cross[m:, :m] = True
     assert np.max(np.abs(P - sol.P)[cross]) <= 1e-12
     # the exact duel is a saddle point: a player who plays anything else, in either seat, does not gain
-    for A in _stand_ins(rs, sol).values():
+    for A in stand_ins(model)[0].values():
         first = seat_profile_values(model, model.table, A, Q)
         second = seat_profile_values(model, model.table, Q, A)
         assert np.all(first[:m, m:] <= sol.P[:m, m:] + 1e-12)      # first-seat movers' chances
