@@ -121,6 +121,12 @@ def test_every_shipped_table_passes_its_checks():
                 from thousand.tables import find_table
                 table = find_table(rs, "poker", None)
                 assert str(table.path) == str(folder) and load_poker(table, rs).players == meta["players"]
+            elif meta["objective"] == "geometric":   # the duel approximation's table (thousand.geometric)
+                from thousand.geometric import geometric_duel
+                from thousand.tables import find_table
+                assert str(find_table(rs, "geometric", None).path) == str(folder)
+                g = geometric_duel(rs, progress=False)
+                assert g.values.shape == (len(g.index), len(meta["grid"]))
             else:
                 sol = solve(rs, meta["objective"])
                 assert not sol.solved_now and str(sol.table.path) == str(folder)
