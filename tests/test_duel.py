@@ -213,6 +213,8 @@ def test_a_fixed_point_table_answers_and_a_forced_solve_starts_from_it(name, tmp
     from thousand.solve import solve_objective
     from thousand.tables import FIXED32_SCALE, find_table
     rs, sol = solved(name)
+    # a cache of its own: an exact table of these rules solved by an earlier test would win the lookup
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     rounded = tmp_path / "rounded"
     r = CliRunner().invoke(main, ["solve", str(_toml(rs, tmp_path)), "--objective", "duel", "--tables",
                                   str(rounded), "--fixed-point", "--json"])
