@@ -68,7 +68,7 @@ from . import kernel
 from .errors import ThousandError
 from .game import WIN, Moves, PlayerState
 from .rules import Ruleset
-from .states import WIN_INDEX, StateSpace, build_state_space
+from .states import WIN_INDEX, StateSpace, build_state_space, opponent_maps
 from .lastturn import first_seat_T, last_turn_horizon, last_turn_table
 from .turn import TurnEnds
 
@@ -146,9 +146,7 @@ class DuelModel:
                             win_col[a + t] = (min(x.score + t * u, self.horizon) - rs.goal) // u
                         continue
                     nxt[a + t] = off + idx[y]
-                    if e.forced_event[t] != "overshoot":
-                        after[a + t] = mv.raised_to(x, t * u)
-                        climbed[a + t] = mv.climbed(x, y)
+                    _before, after[a + t], climbed[a + t] = e.others_after(mv, t)
         one = lambda a: np.tile(np.asarray(a), seats)  # noqa: E731  per-state arrays, one copy per seat
         shift = np.repeat(np.arange(seats) * m, m)     # ... and state indices into their own seat's block
         score = one([x.score for x in st]).astype(np.int64)
@@ -160,16 +158,15 @@ class DuelModel:
             extra = dict(win_col=win_col, win_L=win_L)
             self.last_turn = win_L[m:]
             self.targets = targets
+        others = opponent_maps(self.space)
         self.plans = kernel.DuelPlans(
             ptr=ptr,
             stop_ok=np.concatenate([e.stop_ok for e in ends_all]).astype(np.uint8),
             forced_ok=np.concatenate([e.forced_ok for e in ends_all]).astype(np.uint8),
             next=nxt, after=after, climbed=climbed,
             bust=one(self.space.bust_idx).astype(np.int64) + shift, score=score,
-            overtaken=one([idx[mv.affect_opponent(x, x.score - 1, x.score + 1, False)] for x in st]
-                          ).astype(np.int64) + shift,
-            pushed=one([idx[mv.affect_opponent(x, x.score, x.score, True)] for x in st]).astype(np.int64) + shift,
-            on_barrel=one([mv.on_barrel(x) for x in st]).astype(np.uint8),
+            overtaken=one(others.overtaken) + shift, pushed=one(others.pushed) + shift,
+            on_barrel=one(others.on_barrel).astype(np.uint8),
             **extra,
         )
         self.score = score

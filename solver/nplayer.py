@@ -52,7 +52,9 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left, bisect_right
+from math import gcd
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -60,7 +62,8 @@ from . import kernel
 from .errors import ThousandError
 from .i18n import _
 from .rules import Ruleset
-from .states import WIN_INDEX, build_state_space
+from .game import Moves
+from .states import WIN_INDEX, build_state_space, opponent_maps
 
 MAX_VALUES = 200_000_000     # float64 numbers of V (1.6 GB)
 MAX_ROUNDS = 60              # best-response rounds of an orbit before it is treated as cycling
@@ -86,6 +89,11 @@ class NPlayerSolution:
     seconds: float
     rounds: int
     mixed: dict = field(default_factory=dict)
+    passes: int = 1
+
+    @cached_property
+    def game(self) -> "NPlayerGame":
+        return NPlayerGame(self.rs, self.players, self.space)
 
     @property
     def m(self) -> int:
@@ -110,64 +118,85 @@ def check_supported(rs: Ruleset, players: int) -> None:
     """Refuse in one line what this solver does not solve, before any work."""
     if players < 2:
         raise NPlayerError(_("a game needs at least two players: --players A B [C ...]"))
-    why = []
     if rs.equal_turns:
-        why.append("equal_turns")
-    if rs.overtake:
-        why.append("overtaking")
-    if rs.barrel.kind != "none":
-        why.append("a barrel")
-    if rs.bolts.limit or rs.pit_attempts or rs.dump:
-        why.append("penalties (bolts, pits with attempts, dumps)")
-    if why:
-        raise NPlayerError(_("{0}: the exact N-player solver plays games whose turns change only the mover; "
-                             "this ruleset has {1}").format(rs.name, ", ".join(why)))
+        raise NPlayerError(_("{0}: equal_turns (the round completed after a win) is not solved for three "
+                             "players and more yet").format(rs.name))
 
 
 def check_size(rs: Ruleset, players: int) -> int:
-    """The player states of ``rs``, after refusing in one line a game too large to hold or
-    one whose turns this solver does not model (before any value is allocated)."""
-    space = build_state_space(rs)
+    """The player states of ``rs``, after refusing in one line a game too large to hold
+    (before any value is allocated)."""
+    space = build_state_space(rs, opponents=True)
     m, N = len(space), players
     if m ** N * N > MAX_VALUES:
         raise NPlayerError(_("{0}: {1:,} player states make {2:,} states of {3} players, {4:,.1f} GB of values; "
                              "the N-player solver holds {5:,}").format(
             rs.name, m, m ** N, N, 8 * m ** N * N / 1e9, MAX_VALUES))
-    if np.any(space.bust_idx != np.arange(m)) or any(f.any() for f in space.forced_ok):
-        raise NPlayerError(_("{0}: a zero turn or a mid-turn end changes a player here: not solved for N "
-                             "players yet").format(rs.name))
     return m
 
 
-def solve_nplayer(rs: Ruleset, players: int = 3, progress=None) -> NPlayerSolution:
+class NPlayerGame:
+    """The N-player game of a ruleset: its player states (closed under every way another
+    player's move changes a player), each mover's :class:`EndRows`, the roll table, and
+    ``m``, ``N``, ``M1 = m**(N-1)`` for the flat state index."""
+
+    def __init__(self, rs: Ruleset, players: int, space=None, table=None):
+        self.rs, self.N = rs, players
+        self.space = space if space is not None else build_state_space(rs, opponents=True)
+        self.m = len(self.space)
+        self.M1 = self.m ** (players - 1)
+        self.table = table or kernel.roll_table(rs)
+        self.ends = end_rows(self.space)
+        self.bust = self.space.bust_idx
+        score = np.array([x.score for x in self.space.states], dtype=np.int64)
+        # whether some move lowers the sum of the scores (penalties, overtaking, push-off):
+        # then a level reads values of lower levels, and the levels are swept until they settle
+        self.lowers = bool(np.any(score[self.bust] < score) or any(
+            e.opp is not None or np.any(score[e.nxt] < score[i]) for i, e in enumerate(self.ends)))
+
+    def bust_next(self, states: np.ndarray) -> np.ndarray:
+        """The state after the mover's zero turn: (x_1, ..., x_{N-1}, zero(x_0))."""
+        return _rotate(states, self.m, self.M1, self.bust[states // self.M1])
+
+
+def solve_nplayer(rs: Ruleset, players: int = 3, progress=None, tol: float = 1e-13,
+                  max_passes: int = 500) -> NPlayerSolution:
     """The equilibrium of ``rs`` for ``players`` seats (see the module docstring).
-    ``progress(done, total)`` is called after each level with the states solved so far."""
+    ``progress(done, total)`` is called after each level with the states solved so far
+    (with penalties, ``total`` grows by a sweep's states each pass)."""
     check_supported(rs, players)
     check_size(rs, players)
     t0 = time.perf_counter()
-    space = build_state_space(rs)
-    m, N = len(space), players
-    table = kernel.roll_table(rs)
-    M1 = m ** (N - 1)
+    game = NPlayerGame(rs, players)
+    m, N = game.m, players
     total = m ** N
-    V = np.zeros((total, N))
+    V = np.full((total, N), 1.0 / N)
     rounds_all = 0
-    mixed: dict = {}
-    up = _one_step_up(space)
-    done = 0
-    for lvl_states in _levels(space, N):
-        r = _solve_level(lvl_states, V, space, table, m, M1, N, mixed, up)
-        rounds_all = max(rounds_all, r)
-        done += len(lvl_states)
-        if progress:
-            progress(done, total)
-    cert = certificate(V, space, table, m, N)
-    return NPlayerSolution(rs, N, space, V, cert, time.perf_counter() - t0, rounds_all, mixed)
+    up = _one_step_up(game.space)
+    levels = _levels(game.space, N)
+    done, passes, change = 0, 0, np.inf
+    while change > tol:
+        if passes >= max_passes:
+            raise NPlayerError(_("{0}, {1} players: the sweeps over the levels do not settle; after {2} passes "
+                                 "values still move by {3:.1e}").format(rs.name, N, passes, change))
+        passes += 1
+        before = V.copy() if game.lowers else None
+        mixed: dict = {}
+        for lvl_states in levels:
+            r = _solve_level(lvl_states, V, game, mixed, up)
+            rounds_all = max(rounds_all, r)
+            done += len(lvl_states)
+            if progress:
+                progress(done, total * (passes + (1 if game.lowers else 0)))
+        change = float(np.max(np.abs(V - before))) if game.lowers else 0.0
+    cert = certificate(V, game)
+    return NPlayerSolution(rs, N, game.space, V, cert, time.perf_counter() - t0, rounds_all, mixed, passes)
 
 
 def _levels(space, N: int) -> list[np.ndarray]:
     """The states of the N-player game by level (the sum of the units of every score), the
-    highest first, each level sorted: a bank raises the level, a bust keeps it."""
+    highest first, each level sorted: a bank raises the level unless it changes another
+    player, a zero turn keeps it unless it costs a penalty."""
     m = len(space)
     score_units = np.array([x.score // space.rs.unit for x in space.states], dtype=np.int64)
     level = score_units[np.indices((m,) * N).reshape(N, -1)].sum(axis=0)     # digits[k][s] = x_k
@@ -180,12 +209,12 @@ def _rotate(s: np.ndarray, m: int, M1: int, last: np.ndarray) -> np.ndarray:
     return (s % M1) * m + last
 
 
-def _turns(states: np.ndarray, z: np.ndarray, V: np.ndarray, space, table, m: int, M1: int, N: int,
-           grad: bool = False):
+def _turns(states: np.ndarray, z: np.ndarray, V: np.ndarray, game, grad: bool = False):
     """The mover's best turn in every state against bust values ``z``: (own value, A, b, d)
     with A the value vector of the banks and instant wins, b the chance of a bust, and
     (``grad``) d the DP's derivative in ``z`` (b again, by the backward pass: what
     :func:`_own_values` compares between rounds)."""
+    N, M1 = game.N, game.M1
     own = np.empty(len(states))
     A = np.zeros((len(states), N))
     b = np.empty(len(states))
@@ -194,47 +223,90 @@ def _turns(states: np.ndarray, z: np.ndarray, V: np.ndarray, space, table, m: in
     for i in np.unique(movers):
         cols = np.flatnonzero(movers == i)
         s = states[cols]
-        W, bank_rows, win_rows = _bank_values(int(i), s % M1, V, space, m, N)
-        stop_val = _stop_values(space, int(i), W[..., 0], bank_rows, win_rows)
-        own[cols], A[cols], b[cols], dc = _policy_ends(table, space, int(i), stop_val, z[cols], np.ones(len(s)),
-                                                       W, bank_rows, win_rows, grad)
+        W, bank_rows, win_rows = _bank_values(int(i), s % M1, V, game)
+        stop_val = _stop_values(game.space, int(i), W[..., 0], bank_rows, win_rows)
+        own[cols], A[cols], b[cols], dc = _policy_ends(game.table, game.space, int(i), stop_val, z[cols],
+                                                       np.ones(len(s)), W, bank_rows, win_rows, grad)
         if grad:
             d[cols] = dc
     return own, A, b, d
 
 
-def _bank_values(i: int, rest: np.ndarray, V: np.ndarray, space, m: int, N: int, own: bool = False):
-    """The value vectors, seen by the mover (its own chance first), of banking at each
-    total ``t`` for mover ``i`` against the opponents ``rest`` (flat index of the others
-    in the order they move next): ``W`` (B, K, N) over the totals ``bank_rows`` that bank
-    without winning, and ``win_rows`` (the totals that win). ``own``: the mover's chance
-    alone, ``W`` (B, K)."""
-    nxt = space.stop_idx[i]                      # (T+1,) next player state, WIN_INDEX, -2
-    rows = np.flatnonzero(space.stop_ok[i])
-    win_rows = rows[nxt[rows] == WIN_INDEX]
-    bank_rows = rows[nxt[rows] >= 0]
-    # the next state after banking at t: (x_1, ..., x_{N-1}, next(i, t))
-    succ = rest[None, :] * m + nxt[bank_rows][:, None]              # (B, K)
+@dataclass
+class EndRows:
+    """Mover ``i``'s turn ends in the N-player game: the totals ``rows`` at which its turn
+    ends without a win (a bank, or a mid-turn end such as a dump or an overshoot), its next
+    state there (``nxt``), the totals that win (``win_rows``), and ``opp`` (B, m): every
+    other player's state after the end at each row (overtaking, push-off), or None where
+    no end changes another player."""
+
+    rows: np.ndarray
+    nxt: np.ndarray
+    win_rows: np.ndarray
+    opp: np.ndarray | None
+
+
+def end_rows(space) -> list[EndRows]:
+    """:class:`EndRows` of every player state of ``space`` (closed under opponents' moves)."""
+    moves = Moves(space.rs)
+    maps = opponent_maps(space)
+    out = []
+    for i, e in enumerate(space.ends):
+        nxt = np.where(space.stop_ok[i] != 0, space.stop_idx[i], space.forced_idx[i])
+        ok = (space.stop_ok[i] != 0) | (space.forced_ok[i] != 0)
+        ok[0] = False
+        rows = np.flatnonzero(ok & (nxt >= 0))
+        win_rows = np.flatnonzero(ok & (nxt == WIN_INDEX))
+        opp = None
+        if len(rows):
+            after = [e.others_after(moves, int(t)) for t in rows]
+            opp = maps.after(e.x.score, np.array([a for _b, a, _c in after]), np.array([c for _b, _a, c in after]))
+            if np.array_equal(opp, np.broadcast_to(np.arange(len(space)), opp.shape)):
+                opp = None
+        out.append(EndRows(rows, nxt[rows], win_rows, opp))
+    return out
+
+
+def _moved(rest: np.ndarray, opp: np.ndarray, m: int, N: int) -> np.ndarray:
+    """(B, K): the others ``rest`` (flat, in the order they move next) after each of the
+    B ends whose changes ``opp`` (B, m) gives, digit by digit."""
+    out = np.zeros((opp.shape[0], len(rest)), dtype=np.int64)
+    for k in range(N - 1):
+        out = out * m + opp[:, (rest // m ** (N - 2 - k)) % m]
+    return out
+
+
+def _bank_values(i: int, rest: np.ndarray, V: np.ndarray, game, own: bool = False):
+    """The value vectors, seen by the mover (its own chance first), of every end of mover
+    ``i``'s turn at a total without a win, against the others ``rest`` (flat index, in the
+    order they move next): ``W`` (B, K, N) over the totals ``bank_rows``, and ``win_rows``
+    (the totals that win). ``own``: the mover's chance alone, ``W`` (B, K)."""
+    e = game.ends[i]
+    m, N = game.m, game.N
+    others = rest[None, :] if e.opp is None else _moved(rest, e.opp, m, N)
+    # the next state after the end at t: (x_1', ..., x_{N-1}', next(i, t))
+    succ = others * m + e.nxt[:, None]                               # (B, K)
     if own:
-        return V[succ, N - 1], bank_rows, win_rows
+        return V[succ, N - 1], e.rows, e.win_rows
     # seen by the mover: its own chance (the successor's last place) first -- one gather
-    return V[succ[..., None], np.roll(np.arange(N), 1)], bank_rows, win_rows
+    return V[succ[..., None], np.roll(np.arange(N), 1)], e.rows, e.win_rows
 
 
-def _own_values(states: np.ndarray, z: np.ndarray, V: np.ndarray, space, table, m: int, M1: int, N: int):
+def _own_values(states: np.ndarray, z: np.ndarray, V: np.ndarray, game):
     """The mover's best value in every state against bust values ``z``, and its derivative
     in ``z`` (the chance of a bust under the best decisions): the turn DP alone, no end
     distribution."""
+    space, M1 = game.space, game.M1
     own, d = np.empty(len(states)), np.empty(len(states))
     movers = states // M1
     for i in np.unique(movers):
         cols = np.flatnonzero(movers == i)
-        W, bank_rows, win_rows = _bank_values(int(i), states[cols] % M1, V, space, m, N, own=True)
+        W, bank_rows, win_rows = _bank_values(int(i), states[cols] % M1, V, game, own=True)
         stop_val = _stop_values(space, int(i), W, bank_rows, win_rows)
-        T = int(space.T[i])
         for c in _chunks(len(cols)):
-            tv = kernel.turn_dp(table, space.stop_ok[i], stop_val[:, c], np.zeros(T + 1, np.uint8),
-                                np.zeros((T + 1, 1)), z[cols[c]], np.ones(len(cols[c])), grad=True)
+            # the end values serve as stop values and as mid-turn ones: each total has one kind
+            tv = kernel.turn_dp(game.table, space.stop_ok[i], stop_val[:, c], space.forced_ok[i], stop_val[:, c],
+                                z[cols[c]], np.ones(len(cols[c])), grad=True)
             own[cols[c]], d[cols[c]] = tv.start, tv.dstart
     return own, d
 
@@ -246,8 +318,8 @@ def _chunks(K: int, size: int = 1024) -> list[slice]:
 
 
 def _stop_values(space, i: int, bank: np.ndarray, bank_rows, win_rows, win: float = 1.0) -> np.ndarray:
-    """The (T+1, K) stop values of mover ``i``: ``bank`` (B, K) at the banking totals,
-    ``win`` where banking wins."""
+    """The (T+1, K) end values of mover ``i``: ``bank`` (B, K) at the totals that end the
+    turn without a win (a bank, or a mid-turn end), ``win`` where the end wins."""
     stop_val = np.zeros((int(space.T[i]) + 1, bank.shape[1]))
     stop_val[bank_rows] = bank
     stop_val[win_rows] = win
@@ -277,53 +349,103 @@ def _policy_ends(table, space, i: int, stop_val, z, w, W, bank_rows, win_rows, g
 
 def turn_ends(table, space, i: int, stop_val, z, w):
     """The turn DP of mover ``i`` maximising (``stop_val``, ``z``, ``w``) and how its turn
-    then ends: (the maximised value, P(bank at t) (T+1, K), P(bust), P(instant win)).
-    These rulesets have no mid-turn ends, so every end at a total is a bank."""
+    then ends: (the maximised value, P(end at t) (T+1, K) -- a bank or a mid-turn end,
+    whichever the total has --, P(bust), P(instant win))."""
     tv, stop_p, bust_p, win_p = _turn_ends(table, space, i, stop_val, z, w)
     return tv.start, stop_p, bust_p, win_p
 
 
 def _turn_ends(table, space, i: int, stop_val, z, w, grad: bool = False):
-    """:func:`thousand.kernel.turn_ends` for mover ``i`` (no mid-turn ends)."""
-    T = int(space.T[i])
-    K = len(z)
-    # a zero array of the full shape: the kernel wrapper then copies nothing
-    return kernel.turn_ends(table, space.stop_ok[i], stop_val, np.zeros(T + 1, np.uint8), np.zeros((T + 1, K)),
-                            z, w, grad=grad)
+    """:func:`thousand.kernel.turn_ends` for mover ``i``: the end values ``stop_val`` serve
+    as stop values and as mid-turn ones (each total has one kind)."""
+    return kernel.turn_ends(table, space.stop_ok[i], stop_val, space.forced_ok[i], stop_val, z, w, grad=grad)
 
 
-def _orbit_values(A: np.ndarray, b: np.ndarray, succ: np.ndarray, N: int) -> np.ndarray:
-    """Closed-form values of orbits for fixed decisions (module docstring): row ``r`` holds
-    a state's A and b, ``succ[r]`` is the row of sigma(s)."""
+def _orbit_values(A: np.ndarray, b: np.ndarray, succ: np.ndarray, N: int, M: int | None = None) -> np.ndarray:
+    """Closed-form values of cycles for fixed decisions (module docstring): row ``r``
+    holds a state's A and b, ``succ[r]`` is the row its zero turn leads to; ``M`` steps
+    (a multiple of N and of every cycle's length; N by default) bring each row back to
+    itself with the players in place."""
     n = len(A)
     num = np.zeros((n, N))
     prod = np.ones(n)
     row = np.arange(n)
-    for j in range(N):
+    for j in range(M or N):
         num += prod[:, None] * np.roll(A[row], j, axis=-1)
         prod = prod * b[row]
         row = succ[row]
+    # a cycle that never ends the game (every mover always busts) wins nobody anything
     with np.errstate(divide="ignore", invalid="ignore"):
-        return num / (1.0 - prod)[:, None]
+        return np.where((prod < 1.0)[:, None], num / (1.0 - prod)[:, None], 0.0)
 
 
-def _solve_level(states, V, space, table, m, M1, N, mixed, up) -> int:
-    """One level: best-response rounds on the orbits not yet settled (an orbit settles when
-    its decisions repeat and its bust values stop moving), then :func:`_mix_orbit` for the
-    orbits still cycling after :data:`MAX_ROUNDS` rounds. ``up``: :func:`_one_step_up`.
-    Returns the rounds taken."""
+def _cycle_steps(succ: np.ndarray, N: int) -> int:
+    """The least common multiple of N and the length of every cycle of ``succ`` (every
+    row lies on a cycle)."""
+    M = N
+    rows = np.arange(len(succ))
+    cur, k = succ.copy(), 1
+    left = np.ones(len(succ), bool)
+    while left.any():
+        back = left & (cur == rows)
+        if back.any():
+            M = int(np.lcm(M, k))
+            left &= ~back
+        cur, k = succ[cur], k + 1
+    return M
+
+
+def _solve_level(states, V, game, mixed, up) -> int:
+    """One level. A zero turn leads each state to one successor (the mover's zero turn,
+    then the rotation), in this level or below it (a penalty). In the level these links
+    form trees that end in cycles or leave the level. The cycles are small games of their
+    own: :func:`_solve_cycles`. The trees are then solved from their ends outwards, one
+    turn DP per state: its successor is known, so its best response is exact.
+    Returns the rounds the cycles took."""
+    N = game.N
     n = len(states)
-    sig = _rotate(states, m, M1, states // M1)              # bust: the mover keeps its state
-    succ = np.searchsorted(states, sig)
-    assert np.array_equal(states[succ], sig)
+    nxt = game.bust_next(states)
+    pos = np.minimum(np.searchsorted(states, nxt), n - 1)
+    succ = np.where(states[pos] == nxt, pos, -1)
+    # peel the states no link of the level points to, again and again: what is left lies on cycles
+    linked = succ >= 0
+    indeg = np.bincount(succ[linked], minlength=n)
+    alive = np.ones(n, bool)
+    fronts = []
+    front = np.flatnonzero(indeg == 0)
+    while len(front):
+        fronts.append(front)
+        alive[front] = False
+        tgt = succ[front]
+        tgt = tgt[tgt >= 0]
+        np.subtract.at(indeg, tgt, 1)
+        front = np.unique(tgt[indeg[tgt] == 0])
+    cyc = np.flatnonzero(alive)
+    rounds = _solve_cycles(states[cyc], np.searchsorted(cyc, succ[cyc]), V, game, mixed, up) if len(cyc) else 0
+    for front in reversed(fronts):
+        after = nxt[front]
+        _own, A, b, _d = _turns(states[front], V[after, N - 1], V, game)
+        V[states[front]] = A + b[:, None] * np.roll(V[after], 1, axis=1)
+    return rounds
+
+
+def _solve_cycles(states, succ, V, game, mixed, up) -> int:
+    """The states of a level on cycles of zero turns (``succ``: the row each one's zero
+    turn leads to): best-response rounds on the cycles not yet settled (a cycle settles
+    when its decisions repeat and its bust values stop moving), then :func:`_mix_orbit`
+    for the cycles still cycling after :data:`MAX_ROUNDS` rounds. ``up``:
+    :func:`_one_step_up`. Returns the rounds taken."""
+    m, M1, N = game.m, game.M1, game.N
+    n = len(states)
+    M = _cycle_steps(succ, N)
     # each state's orbit, named by its smallest member (orbits are closed under succ)
     orb, cur = np.arange(n), succ.copy()
-    for _k in range(N - 1):
+    for _k in range(M - 1):
         orb, cur = np.minimum(orb, cur), succ[cur]
     # the first guess of each mover's bust value: the same orbit with the mover one step
     # higher (a level above, solved already), else 1/N
     z = np.full(n, 1.0 / N)
-    hi = up[states // M1]
+    hi = up[game.bust[states // M1]]
     has = hi >= 0
     z[has] = V[(states[has] % M1) * m + hi[has], N - 1]
     A, b = np.zeros((n, N)), np.zeros(n)
@@ -340,14 +462,14 @@ def _solve_level(states, V, space, table, m, M1, N, mixed, up) -> int:
         # best response, and the certificate checks every state at the end)
         if rounds == 1:
             # every end distribution is new: one pass gives them and the DP's derivative
-            _own, A[idx], b[idx], last_d[idx] = _turns(states[idx], z[idx], V, space, table, m, M1, N, grad=True)
+            _own, A[idx], b[idx], last_d[idx] = _turns(states[idx], z[idx], V, game, grad=True)
         else:
-            _own, d = _own_values(states[idx], z[idx], V, space, table, m, M1, N)
+            _own, d = _own_values(states[idx], z[idx], V, game)
             redo = idx[d != last_d[idx]]
             last_d[idx] = d
             if len(redo):
-                _own, A[redo], b[redo], _d = _turns(states[redo], z[redo], V, space, table, m, M1, N)
-        vals = _orbit_values(A, b, succ, N)
+                _own, A[redo], b[redo], _d = _turns(states[redo], z[redo], V, game)
+        vals = _orbit_values(A, b, succ, N, M)
         z_new = vals[succ, N - 1]
         still = (b != last_b) | (np.abs(z_new - z) > 1e-15)
         moving = np.zeros(n, bool)
@@ -358,7 +480,7 @@ def _solve_level(states, V, space, table, m, M1, N, mixed, up) -> int:
         active &= ~settled
     if active.any():
         V[states[active]] = vals[active]
-        _mix_cycling(states, succ, z, V, space, table, m, M1, N, mixed, np.flatnonzero(active))
+        _mix_cycling(states, succ, z, V, game, mixed, np.flatnonzero(active))
     return rounds
 
 
@@ -368,12 +490,13 @@ def _one_step_up(space) -> np.ndarray:
     return np.array([space.index.get(x._replace(score=x.score + u), -1) for x in space.states], dtype=np.int64)
 
 
-def _mix_cycling(states, succ, z, V, space, table, m, M1, N, mixed, candidates) -> None:
+def _mix_cycling(states, succ, z, V, game, mixed, candidates) -> None:
     """Every orbit among ``candidates`` (rows of the level) whose best responses do not
     settle: :func:`_mix_orbit`."""
+    N = game.N
     vals = V[states]
     z_now = vals[succ, N - 1]
-    own, _d = _own_values(states[candidates], z_now[candidates], V, space, table, m, M1, N)
+    own, _d = _own_values(states[candidates], z_now[candidates], V, game)
     bad = candidates[np.abs(own - vals[candidates, 0]) > CERTIFICATE]
     done = set()
     for k in bad:
@@ -383,20 +506,20 @@ def _mix_cycling(states, succ, z, V, space, table, m, M1, N, mixed, candidates) 
         while int(succ[orbit[-1]]) != orbit[0]:
             orbit.append(int(succ[orbit[-1]]))
         done.update(orbit)
-        if not _mix_orbit(np.array(orbit), states, z_now, V, space, table, m, M1, N, mixed):
+        if not _mix_orbit(np.array(orbit), states, z_now, V, game, mixed, np.inf if game.lowers else CERTIFICATE):
             raise NPlayerError(_("{0} players: no equilibrium found for the orbit of state {1} (best responses "
                                  "cycle, and no candidate of pure decisions and mixtures at the breakpoints "
                                  "near the cycle holds)").format(N, int(states[k])))
 
 
-def _policies(sub, r, V, space, table, m, M1, N):
+def _policies(sub, r, V, game):
     """Every decision rule mover ``r`` of an orbit best-responds with, as its bust value
     runs over [0, 1]: (breakpoints, [(A, b) per policy]) with policy k optimal between
     breakpoints k-1 and k (found on a grid, then each change bisected to the last bit; every
     grid point, and every bisection step of all the changes at once, in one batch)."""
     def at(zs):
         zs = np.asarray(zs, dtype=float)
-        _own, A, b, _d = _turns(np.full(len(zs), sub[r]), zs, V, space, table, m, M1, N)
+        _own, A, b, _d = _turns(np.full(len(zs), sub[r]), zs, V, game)
         return [(A[k], float(b[k])) for k in range(len(zs))]
 
     def same(p, q):
@@ -424,10 +547,21 @@ def _policies(sub, r, V, space, table, m, M1, N):
                 nxt.append((mids[k], q, c, pc))
         todo = nxt
     found.sort(key=lambda e: e[0])
-    return np.array([c for c, _p in found]), [ps[0]] + [p for _c, p in found]
+    cuts, pols = [], [ps[0]]
+    for c, p in found:
+        if cuts and c - cuts[-1] <= POLICY_ATOL:
+            # several policies change at one bust value (their values in z all cross there,
+            # as when every bank of the turn leads to the same state): the mover is
+            # indifferent among them only at that point, where mixing the first and the
+            # last of them reaches every chance of a bust between
+            pols[-1] = p
+            continue
+        cuts.append(c)
+        pols.append(p)
+    return np.array(cuts), pols
 
 
-def _mix_orbit(orbit, states, z, V, space, table, m, M1, N, mixed) -> bool:
+def _mix_orbit(orbit, states, z, V, game, mixed, settle: float = CERTIFICATE) -> bool:
     """An equilibrium of one orbit whose best responses cycle (module docstring).
 
     Each mover's best response, as its bust value z grows, steps through a list of
@@ -437,12 +571,15 @@ def _mix_orbit(orbit, states, z, V, space, table, m, M1, N, mixed) -> bool:
     staircase: inside its policy's interval, or at the breakpoint where it mixes. The
     staircases are smoothed by ramps of width eps, the smooth fixed point is followed as
     eps shrinks to 1e-13, and the exact equilibrium is then solved for the movers found
-    mixing and checked by the turn DP."""
+    mixing and checked by the turn DP. Failing all of that, the candidate of least gain
+    is kept if its gain is at most ``settle`` (a sweep whose lower levels are not final
+    yet keeps it whatever its gain: the certificate judges the end)."""
     from scipy import optimize
-    L = len(orbit)
+    L, N = len(orbit), game.N
+    M = L * N // gcd(L, N)          # steps round the orbit until it is back, the players in place
     sub = states[orbit]
     succ = np.roll(np.arange(L), -1)
-    lists = [_policies(sub, r, V, space, table, m, M1, N) for r in range(L)]
+    lists = [_policies(sub, r, V, game) for r in range(L)]
     K = [len(p) - 1 for _c, p in lists]
 
     # the policies as plain floats: the iterations below evaluate the orbit tens of
@@ -465,18 +602,19 @@ def _mix_orbit(orbit, states, z, V, space, table, m, M1, N, mixed) -> bool:
         ``full``, also the orbit's value vectors): :func:`_orbit_values` on floats."""
         Ab = [strategy(r, theta[r]) for r in range(L)]
         loop = 1.0
-        for j in range(N):
+        for j in range(M):
             loop *= Ab[j % L][1]
         vals = []
         for r in range(L):
             v = [0.0] * N
             prod = 1.0
-            for j in range(N):
+            for j in range(M):
                 a, bj = Ab[(r + j) % L]
                 for n in range(N):
                     v[n] += prod * a[(n - j) % N]
                 prod *= bj
-            vals.append([x / (1.0 - loop) for x in v])
+            # a loop that never ends the game (every mover always busts) wins nobody anything
+            vals.append([x / (1.0 - loop) if loop < 1.0 else 0.0 for x in v])
         z_of = [vals[(r + 1) % L][N - 1] for r in range(L)]
         return (np.array(vals), np.array(z_of)) if full else z_of
 
@@ -489,9 +627,9 @@ def _mix_orbit(orbit, states, z, V, space, table, m, M1, N, mixed) -> bool:
 
     z0 = z[orbit]
     theta = np.array([float(np.searchsorted(lists[r][0], z0[r])) for r in range(L)])
-    pure = _pure_equilibria(lists, succ, N, theta)
+    pure = _pure_equilibria(lists, succ, N, M, theta)
     if pure is not None:
-        return _accept(pure.astype(float), [], zs, sub, V, space, table, m, M1, N, mixed)
+        return _accept(pure.astype(float), [], zs, sub, V, game, mixed)
     # no pure equilibrium: follow the smoothed staircases (a damped fixed-point iteration,
     # the ramps narrowing), then solve exactly for the movers left between two policies
     # (the last width at which the iteration settled is kept: narrower ones get stiff)
@@ -530,7 +668,7 @@ def _mix_orbit(orbit, states, z, V, space, table, m, M1, N, mixed) -> bool:
 
     def consider(th, frac):
         nonlocal best
-        g = _gain(th, zs, sub, V, space, table, m, M1, N)
+        g = _gain(th, zs, sub, V, game)
         if g < best[0]:
             best = (g, th, frac)
         return g <= 1e-12
@@ -569,26 +707,26 @@ def _mix_orbit(orbit, states, z, V, space, table, m, M1, N, mixed) -> bool:
                     a = cuts[k - 1] if k > 0 else -np.inf
                     c = cuts[k] if k < len(cuts) else np.inf
                     inside &= bool(a - 1e-13 <= zz[r] <= c + 1e-13)
-            if strict and inside and _accept(th, frac, zs, sub, V, space, table, m, M1, N, mixed):
+            if strict and inside and _accept(th, frac, zs, sub, V, game, mixed):
                 return True
             if not strict and consider(th, frac):
                 break
-    if best[1] is not None and _accept(best[1], best[2], zs, sub, V, space, table, m, M1, N, mixed):
+    if best[1] is not None and _accept(best[1], best[2], zs, sub, V, game, mixed, bound=settle):
         return True
     return False
 
 
-def _gain(th, zs, sub, V, space, table, m, M1, N) -> float:
+def _gain(th, zs, sub, V, game) -> float:
     """The most any mover of the orbit gains by its best response to strategies ``th``."""
     vals, zz = zs(th, full=True)
-    own, _d = _own_values(sub, zz, V, space, table, m, M1, N)
+    own, _d = _own_values(sub, zz, V, game)
     return float(np.max(own - vals[:, 0]))
 
 
-def _accept(th, frac, zs, sub, V, space, table, m, M1, N, mixed) -> bool:
+def _accept(th, frac, zs, sub, V, game, mixed, bound: float = CERTIFICATE) -> bool:
     """Store the orbit's values for strategies ``th`` if every mover's best value against
-    its bust value (the turn DP) is its value in the orbit."""
-    if _gain(th, zs, sub, V, space, table, m, M1, N) > CERTIFICATE:
+    its bust value (the turn DP) is its value in the orbit, to ``bound``."""
+    if _gain(th, zs, sub, V, game) > bound:
         return False
     V[sub] = zs(th, full=True)[0]
     for r in frac:
@@ -596,7 +734,7 @@ def _accept(th, frac, zs, sub, V, space, table, m, M1, N, mixed) -> bool:
     return True
 
 
-def _pure_equilibria(lists, succ, N, near, limit: int = 2_000_000):
+def _pure_equilibria(lists, succ, N, M, near, limit: int = 2_000_000):
     """The pure equilibrium of an orbit nearest (in policy positions) to ``near``, or None:
     every combination of the movers' policies is solved in closed form at once and kept
     when each mover's bust value lies in its policy's interval."""
@@ -610,15 +748,16 @@ def _pure_equilibria(lists, succ, N, near, limit: int = 2_000_000):
     ok = np.ones(idx.shape[1], bool)
     for r in range(L):
         # the value of the state after mover r's bust, seen from r+1: the closed form at succ[r]
-        # (N steps go round an orbit shorter than N until the players are back in place)
+        # (M steps go round the orbit until it is back with the players in place)
         num = np.zeros((idx.shape[1], N))
         prod = np.ones(idx.shape[1])
         row = succ[r]
-        for j in range(N):
+        for j in range(M):
             num += prod[:, None] * np.roll(A[row], j, axis=-1)
             prod = prod * b[row]
             row = succ[row]
-        zr = num[:, N - 1] / (1.0 - prod)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            zr = np.where(prod < 1.0, num[:, N - 1] / (1.0 - prod), 0.0)
         cuts = lists[r][0]
         lo = np.concatenate([[-np.inf], cuts])[idx[r]]
         hi = np.concatenate([cuts, [np.inf]])[idx[r]]
@@ -630,16 +769,13 @@ def _pure_equilibria(lists, succ, N, near, limit: int = 2_000_000):
     return idx[:, found[np.argmin(dist)]]
 
 
-def certificate(V: np.ndarray, space, table, m: int, N: int) -> float:
+def certificate(V: np.ndarray, game) -> float:
     """The largest gain of a deviation: max over states of (the mover's best value by the
     turn DP against the equilibrium's bust value) - (its equilibrium value)."""
-    M1 = m ** (N - 1)
-    states = np.arange(m ** N)
-    sig = _rotate(states, m, M1, states // M1)
-    z = V[sig, N - 1]
+    states = np.arange(game.m ** game.N)
     worst = 0.0
     for chunk in np.array_split(states, max(1, len(states) // 200_000)):
-        own, _d = _own_values(chunk, z[chunk], V, space, table, m, M1, N)
+        own, _d = _own_values(chunk, V[game.bust_next(chunk), game.N - 1], V, game)
         worst = max(worst, float(np.max(own - V[chunk, 0])))
     return worst
 
@@ -656,9 +792,9 @@ class EquilibriumDecider:
     def decide(self, i: int, rest: np.ndarray):
         sol = self.sol
         m, N = sol.m, sol.players
-        W, bank_rows, win_rows = _bank_values(i, rest, sol.V, sol.space, m, N)
+        W, bank_rows, win_rows = _bank_values(i, rest, sol.V, sol.game)
         stop = _stop_values(sol.space, i, W[..., 0], bank_rows, win_rows)
-        return stop, sol.V[rest * m + i, N - 1], np.ones(len(rest))
+        return stop, sol.V[rest * m + sol.game.bust[i], N - 1], np.ones(len(rest))
 
 
 def evaluate_profile(space, players: int, deciders, table=None) -> np.ndarray:
@@ -678,7 +814,11 @@ def evaluate_profile(space, players: int, deciders, table=None) -> np.ndarray:
         raise ValueError("one decider, or one per seat")
     seats = 1 if len(deciders) == 1 else players
     m, N = len(space), players
-    table = table or kernel.roll_table(space.rs)
+    game = NPlayerGame(space.rs, players, space, table)
+    if game.lowers or np.any(game.bust != np.arange(m)):
+        raise NPlayerError(_("{0}: fixed decisions are valued exactly only where a turn changes no other "
+                             "player and a zero turn changes nobody").format(space.rs.name))
+    table = game.table
     M1, total = m ** (N - 1), m ** N
     V = np.zeros((seats, total, N))
     for lvl in _levels(space, N):
@@ -697,7 +837,7 @@ def evaluate_profile(space, players: int, deciders, table=None) -> np.ndarray:
                     A[k * n + cols], b[k * n + cols] = deciders[k].turn_ends(int(i), rest, V[nk], m, N)
                     continue
                 stop, z, w = deciders[k].decide(int(i), rest)
-                W, bank_rows, win_rows = _bank_values(int(i), rest, V[nk], space, m, N)
+                W, bank_rows, win_rows = _bank_values(int(i), rest, V[nk], game)
                 _v, A[k * n + cols], b[k * n + cols], _d = _policy_ends(table, space, int(i), stop, z, w, W,
                                                                     bank_rows, win_rows)
         vals = _orbit_values(A, b, succ, N)

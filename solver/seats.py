@@ -69,7 +69,7 @@ class BotSeat:
 def equilibrium(rs: Ruleset, players: int, tables_dir: str | None, progress: bool) -> NPlayerSolution:
     """The stored equilibrium (solved if missing) as the solver's result type."""
     table = solve_players(rs, players, tables_dir, progress=progress)
-    space = build_state_space(rs)
+    space = build_state_space(rs, opponents=True)
     if not np.array_equal(space.encode(), np.asarray(table.table.states)):
         # load_table checked the ruleset's hash: only a table of another model version gets here
         raise TableError(_("table {0}: its player states are not this ruleset's; solve it again with "

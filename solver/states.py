@@ -60,6 +60,41 @@ class StateSpace:
         return self.index[x]
 
 
+@dataclass
+class OpponentMaps:
+    """What another player's move can do to each state, as state indices: ``pushed[y]``,
+    ``y`` knocked off the barrel (itself if not on it); ``overtaken[y]``, ``y`` overtaken
+    (docs/rules.md section 3, steps 4-5); ``score`` and ``on_barrel`` to decide which
+    applies. The opponent after an end ``(before, after, climbed)`` of the mover is
+    ``pushed`` where ``climbed and on_barrel``, then ``overtaken`` of that where
+    ``before < score < after`` -- as :meth:`thousand.game.Moves.affect_opponent`."""
+
+    score: np.ndarray
+    on_barrel: np.ndarray
+    pushed: np.ndarray
+    overtaken: np.ndarray
+
+    def after(self, before: int, after: np.ndarray, climbed: np.ndarray) -> np.ndarray:
+        """(B, m): every state after each of B ends of a mover at score ``before``."""
+        y = np.arange(len(self.score))[None, :]
+        y = np.where(np.asarray(climbed, bool)[:, None] & self.on_barrel[y], self.pushed[y], y)
+        passed = (before < self.score[y]) & (self.score[y] < np.asarray(after)[:, None])
+        return np.where(passed, self.overtaken[y], y)
+
+
+def opponent_maps(space: "StateSpace") -> OpponentMaps:
+    """:class:`OpponentMaps` of a state space closed under opponents' moves
+    (``build_state_space(rs, opponents=True)``)."""
+    mv, idx = Moves(space.rs), space.index
+    st = space.states
+    return OpponentMaps(
+        score=np.array([x.score for x in st], dtype=np.int64),
+        on_barrel=np.array([mv.on_barrel(x) for x in st], dtype=bool),
+        pushed=np.array([idx[mv.affect_opponent(x, x.score, x.score, True)] for x in st], dtype=np.int64),
+        overtaken=np.array([idx[mv.affect_opponent(x, x.score - 1, x.score + 1, False)] for x in st],
+                           dtype=np.int64))
+
+
 def decode(row) -> PlayerState:
     """The :class:`PlayerState` of one row of :meth:`StateSpace.encode`."""
     return PlayerState(int(row[0]), bool(row[1]), *(int(v) for v in row[2:]))

@@ -58,6 +58,17 @@ class TurnEnds:
                 stop_next[t] = moves.bank(x, pts)
         return cls(x, T, stop_ok, stop_next, forced_ok, forced_next, events, moves.zero(x))
 
+    def others_after(self, moves: Moves, t: int) -> tuple[int, int, bool]:
+        """What the end at total ``t`` does to every other player, as the arguments
+        ``(before, after, climbed)`` of :meth:`thousand.game.Moves.affect_opponent`: the
+        mover's score before and the score it reached (an overshoot reaches nothing), and
+        whether it climbed onto the barrel."""
+        x = self.x
+        y = self.stop_next[t] if self.stop_ok[t] else self.forced_next[t]
+        if y is None or self.forced_event[t] == "overshoot":
+            return x.score, x.score, False
+        return x.score, moves.raised_to(x, t * moves.rs.unit), moves.climbed(x, y)
+
 
 class TurnSolution(NamedTuple):
     """The objective ``turn`` for one player state: the value, the DP tables of the
