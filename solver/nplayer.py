@@ -174,7 +174,7 @@ def solve_nplayer(rs: Ruleset, players: int = 3, progress=None, tol: float = 1e-
     rounds_all = 0
     up = _one_step_up(game.space)
     levels = _levels(game.space, N)
-    done, passes, change = 0, 0, np.inf
+    done, passes, change, expect = 0, 0, np.inf, 1
     while change > tol:
         if passes >= max_passes:
             raise NPlayerError(_("{0}, {1} players: the sweeps over the levels do not settle; after {2} passes "
@@ -187,8 +187,13 @@ def solve_nplayer(rs: Ruleset, players: int = 3, progress=None, tol: float = 1e-
             rounds_all = max(rounds_all, r)
             done += len(lvl_states)
             if progress:
-                progress(done, total * (passes + (1 if game.lowers else 0)))
-        change = float(np.max(np.abs(V - before))) if game.lowers else 0.0
+                progress(done, total * max(expect, passes))
+        last, change = change, (float(np.max(np.abs(V - before))) if game.lowers else 0.0)
+        if game.lowers:
+            # the passes to go if the change keeps shrinking at the rate of the last pass
+            rate = change / last if np.isfinite(last) and last > 0 else 0.5
+            expect = passes + (int(np.ceil(np.log(tol / change) / np.log(rate))) if 0 < rate < 1 and change > tol
+                               else 1)
     cert = certificate(V, game)
     return NPlayerSolution(rs, N, game.space, V, cert, time.perf_counter() - t0, rounds_all, mixed, passes)
 

@@ -107,21 +107,30 @@ class PlayersSolution:
         """A :class:`thousand.advisor.TurnAdvisor` for a mover facing ``opponents`` (in the
         order they move next): values are the mover's chance in the equilibrium."""
         from .advisor import TurnAdvisor
-        opponents = list(opponents)
+        opponents = [self.moves.check(o) for o in opponents]
         N = self.players
-        # the row of (opponents..., x) is rest * m + index[x]; flat() checks the count and states
-        rest = self.flat([self.moves.normalise(self.moves.initial()), *opponents]) % self.m ** (N - 1)
+        self.flat([self.moves.normalise(self.moves.initial()), *opponents])   # checks the count and states
         V = self.table.values
+        mv = self.moves
 
-        def chance(y) -> float:
+        def chance(others, y) -> float:
+            """The mover's chance after its turn ends in ``y`` with the others as ``others``."""
             if y == WIN:
                 return 1.0
-            return float(V[rest * self.m + self.index[y], N - 1])
+            return float(V[self.flat([*others, y]), N - 1])
 
         def values_of(ends):
-            stop = np.array([chance(y) if y is not None else 0.0 for y in ends.stop_next])[:, None]
-            forced = np.array([chance(y) if y is not None else 0.0 for y in ends.forced_next])[:, None]
-            return stop, forced, np.array([chance(ends.bust_next)]), np.ones(1)
+            # an end at total t changes the others too (overtaking, push-off): ends.others_after
+            def at(t, y):
+                if y is None:
+                    return 0.0
+                if y == WIN:
+                    return 1.0
+                change = ends.others_after(mv, t)
+                return chance([mv.affect_opponent(o, *change) for o in opponents], y)
+            stop = np.array([at(t, y) for t, y in enumerate(ends.stop_next)])[:, None]
+            forced = np.array([at(t, y) for t, y in enumerate(ends.forced_next)])[:, None]
+            return stop, forced, np.array([chance(opponents, ends.bust_next)]), np.ones(1)
 
         return TurnAdvisor(self.rs, "duel", values_of, float, True, "win_probability")
 

@@ -29,7 +29,7 @@ from .engine import MAX_TURNS, TurnEnd, TurnRules, finish_turn
 from .exact import EXACT_BUDGET, BudgetExceeded, PolicyTurns
 from .game import WIN
 from .montecarlo import play_turn, wilson
-from .nplayer import EquilibriumDecider, NPlayerSolution, evaluate_profile, turn_ends
+from .nplayer import EquilibriumDecider, NPlayerError, NPlayerSolution, evaluate_profile, turn_ends
 from .players import solve_players
 from .errors import TableError
 from .i18n import _
@@ -111,7 +111,9 @@ class EquilibriumTurns:
             sol, sp = self.sol, self.sol.space
             r = np.array([rest])
             _v, stop_p, bust_p, win_p = turn_ends(self.table, sp, i, *self.dec.decide(i, r))
-            ends = [TurnEnd("stop", t * sol.rs.unit) for t in range(int(sp.T[i]) + 1)] + \
+            e = sp.ends[i]
+            ends = [TurnEnd("forced", t * sol.rs.unit, e.forced_event[t]) if e.forced_ok[t]
+                    else TurnEnd("stop", t * sol.rs.unit) for t in range(int(sp.T[i]) + 1)] + \
                 [TurnEnd("bust"), TurnEnd("win")]
             p = np.concatenate([stop_p[:, 0], bust_p, win_p])
             got = self._cache[key] = (ends, np.cumsum(p) / p.sum())
@@ -178,6 +180,9 @@ def evaluate_players(rs: Ruleset, bot_spec: str, players: int, games: int = 3000
             except BudgetExceeded:
                 out["exact"] = {"skipped": f"more than {budget:,} decision states"}
                 lines.append(f"exact: skipped (more than {budget:,} decision states); Monte Carlo only")
+            except NPlayerError as e:
+                out["exact"] = {"skipped": str(e)}
+                lines.append(f"exact: skipped ({e}); Monte Carlo only")
         if ex is not None:
             for k in range(players):
                 lines.append(f"  seat {k + 1}: bot {ex[k]:.6f}, equilibrium {eq[k]:.6f}, given up "

@@ -13,6 +13,9 @@ from thousand.nplayer import NPlayerError, solve_nplayer
 from thousand.rules import load_ruleset
 from thousand.solve import solve_objective
 
+import tiny
+from tiny import TINY_DUELS
+
 
 def test_two_players_are_the_duel(tmp_path):
     rs = load_ruleset("pig", ("goal=30",))
@@ -84,7 +87,117 @@ def test_three_player_pig_is_an_equilibrium(goal):
 
 
 def test_refused_in_one_line_before_any_work():
-    with pytest.raises(NPlayerError, match="overtaking"):
+    with pytest.raises(NPlayerError, match="GB of values"):
         solve_nplayer(load_ruleset("classic"), 3)
     with pytest.raises(NPlayerError, match="GB of values"):
         solve_nplayer(load_ruleset("plain"), 4)
+    with pytest.raises(NPlayerError, match="equal_turns"):
+        solve_nplayer(load_ruleset("six-dice"), 3)
+
+
+INTERACTING = [name for name in sorted(TINY_DUELS) if name != "pig-10"]
+
+
+@pytest.mark.parametrize("name", INTERACTING)
+def test_two_players_with_interactions_are_the_duel(name):
+    """Overtaking, push-off, mid-turn dumps, bolts and barrels: the N-player solver's
+    repeated level sweeps reach the duel solver's values (its passes and policy rounds)."""
+    rs, duel = tiny.solved(TINY_DUELS, name)
+    sol = solve_nplayer(rs, 2)
+    assert sol.passes > 1          # these rules lower levels: one sweep is not enough
+    assert [x for x in sol.space.states] == [x for x in duel.model.space.states]
+    m = sol.m
+    assert np.max(np.abs(sol.V[:, 0].reshape(m, m) - duel.P)) <= 1e-12
+    assert sol.certificate <= 1e-12
+
+
+def reference_players(rs, sol):
+    """Every state's turn solved by the reference turn (tests/reference.py: sorted rolls
+    scored one by one, plain recursion, no kernel) against the solver's values, the
+    others changed by each end as the rules say (thousand.game.Moves); then the profile
+    of those decisions valued by one sparse linear solve over (state, place). Returns
+    (the reference's best value of each mover, the profile's values (S, N))."""
+    from scipy import sparse
+    from scipy.sparse.linalg import spsolve
+    from reference import TurnReference
+    from thousand.game import WIN
+    ref = TurnReference(rs)
+    mv = ref.moves
+    N, m = sol.players, sol.m
+    st = sol.space.states
+    S = m ** N
+    rows, cols, vals = [], [], []
+    rhs = np.zeros(S * N)
+    best = np.empty(S)
+    for s in range(S):
+        xs = [st[(s // m ** (N - 1 - k)) % m] for k in range(N)]
+        x, others = xs[0], xs[1:]
+
+        def label(kind, t, x=x, others=others):
+            if kind == "win":
+                return WIN
+            if kind == "bust":
+                return (*others, mv.zero(x))
+            ev = mv.mid_turn(x, t) if kind == "forced" else None
+            y = mv.mid_turn_end(x, t, ev) if ev else mv.bank(x, t)
+            if y == WIN:
+                return WIN
+            if ev == "overshoot":
+                return (*others, y)
+            return (*(mv.affect_opponent(o, x.score, mv.raised_to(x, t), mv.climbed(x, y)) for o in others), y)
+
+        def value(o):
+            return 1.0 if o == WIN else sol.V[sol.index(o), N - 1]
+
+        v, dist = ref.solve(x, value, label)
+        best[s] = float(v)
+        for k in range(N):
+            rows.append(s * N + k)
+            cols.append(s * N + k)
+            vals.append(1.0)
+        for o, q in dist.items():
+            if o == WIN:
+                rhs[s * N] += float(q)
+                continue
+            j = sol.index(o)
+            for k in range(N):          # V[s][k] = sum q V[o][k - 1]: the mover goes last
+                rows.append(s * N + k)
+                cols.append(j * N + (k - 1) % N)
+                vals.append(-float(q))
+    A = sparse.csr_matrix((vals, (rows, cols)), shape=(S * N, S * N))
+    return best, spsolve(A.tocsc(), rhs).reshape(S, N)
+
+
+@pytest.mark.parametrize("name", INTERACTING)
+def test_three_players_with_interactions_against_an_independent_evaluation(name):
+    """Three players of tiny rulesets with every interaction: no mover gains by deviating
+    (the reference turn's best value is the solver's), and the solver's values are those
+    of the profile of the reference's decisions, valued by one linear solve."""
+    rs = tiny.solved(TINY_DUELS, name)[0]
+    sol = solve_nplayer(rs, 3)
+    assert not sol.mixed
+    best, profile = reference_players(rs, sol)
+    assert np.max(np.abs(best - sol.V[:, 0])) <= 1e-12
+    assert np.max(np.abs(profile - sol.V)) <= 1e-12
+    assert np.allclose(sol.V.sum(axis=1), 1.0, atol=1e-12)
+    assert sol.certificate <= 1e-12
+
+
+@pytest.mark.heavy
+def test_three_players_of_a_small_classic():
+    """A 1000 ruleset with pits, a dump, overtaking, bolts and a barrel with push-off:
+    three players' equilibrium, certified, its values probabilities that sum to 1, and
+    the first seat's head start worth something."""
+    rs = load_ruleset("classic", SMALL_CLASSIC)
+    sol = solve_nplayer(rs, 3)
+    assert sol.certificate <= 1e-9
+    assert np.all(sol.V >= -1e-12) and np.all(sol.V <= 1 + 1e-12)
+    assert np.allclose(sol.V.sum(axis=1), 1.0, atol=1e-12)
+    assert sol.start[0] > 1 / 3
+
+
+# every interaction of classic on a board small enough for three players (79,507 states);
+# pits cost bolts here: with bolts exempt in a pit, players waiting in pits for the others
+# to climb out first make a war of attrition in which the game need not end
+SMALL_CLASSIC = ("goal=150", "pits=[{low=50,exit=75}]", "barrel.threshold=100", "dump=[85]",
+                 "barrel.max_falls=1", "bolts.limit=2", 'bolts.exempt=["unopened"]')
