@@ -5,6 +5,9 @@ run.
 
     python bench/bench_nplayer.py [--rules pig] [--goals 20 50 100] [--players 3]
     python bench/bench_nplayer.py --rules plain --goals 500 1000
+    python bench/bench_nplayer.py --rules classic --goals 150 --set "pits=[{low=50,exit=75}]" \
+        --set barrel.threshold=100 --set "dump=[85]" --set barrel.max_falls=1 --set bolts.limit=2 \
+        --set 'bolts.exempt=["unopened"]'
 """
 
 from __future__ import annotations
@@ -35,9 +38,10 @@ def main() -> None:
     ap.add_argument("--rules", default="pig", help="a preset (its goal replaced by each of --goals)")
     ap.add_argument("--goals", type=int, nargs="+", default=[20, 50, 100])
     ap.add_argument("--players", type=int, default=3)
+    ap.add_argument("--set", action="append", default=[], help="a rule override, as for thousand (repeatable)")
     a = ap.parse_args()
     for goal in a.goals:
-        rs = load_ruleset(a.rules, (f"goal={goal}",))
+        rs = load_ruleset(a.rules, (f"goal={goal}", *a.set))
         name = f"{a.rules} goal {goal}"
         t0 = time.perf_counter()
         two = solve_nplayer(rs, 2)
@@ -55,7 +59,7 @@ def main() -> None:
             print(f"{name}, {a.players} players: REFUSED after {time.perf_counter() - t0:.1f} s: {exc}")
             continue
         print(f"{name}, {a.players} players: {len(sol.space) ** a.players:,} states, "
-              f"{sol.seconds:.1f} s, peak {peak_mb():.0f} MB, certificate {sol.certificate:.1e}, "
+              f"{sol.seconds:.1f} s, {sol.passes} sweeps over the levels, peak {peak_mb():.0f} MB, certificate {sol.certificate:.1e}, "
               f"mixed states {len(sol.mixed)}, seats {', '.join(f'{v:.6f}' for v in sol.start)}")
 
 

@@ -189,8 +189,10 @@ def test_players_table_round_trip_and_checks(tmp_path):
 
 
 def test_players_refused_in_one_line_before_any_work(tmp_path):
-    with pytest.raises(NPlayerError, match="overtaking"):
+    with pytest.raises(NPlayerError, match="GB of values"):
         solve_players(load_ruleset("classic"), 3, tmp_path)
+    with pytest.raises(NPlayerError, match="equal_turns"):
+        solve_players(load_ruleset("six-dice"), 3, tmp_path)
     with pytest.raises(NPlayerError, match="GB of values"):
         solve_players(load_ruleset("farkle"), 4, tmp_path)
     assert not any(tmp_path.iterdir())
@@ -207,7 +209,7 @@ def test_solve_players_cli(tmp_path):
     r = CliRunner().invoke(main, ["solve", "pig", "--set", "goal=20", "--players", "3", "--tables", str(tmp_path)])
     assert r.exit_code == 0 and "from the stored table" in r.output and "certificate" in r.output
     r = CliRunner().invoke(main, ["solve", "classic", "--players", "3", "--tables", str(tmp_path)])
-    assert r.exit_code == 2 and "overtaking" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert r.exit_code == 2 and "GB of values" in r.stderr and len(r.stderr.strip().splitlines()) == 1
     r = CliRunner().invoke(main, ["solve", "pig", "--players", "3", "--objective", "race"])
     assert r.exit_code == 2
     r = CliRunner().invoke(main, ["solve", "pig"])
