@@ -1,12 +1,15 @@
-"""Any number of players: an exact equilibrium of games whose turns change only the mover
-(Pig, plain, Farkle and rulesets like them: no overtaking, no push-off, no penalty that
-lowers a score, no equal turns), with its certificate.
+"""Any number of players: an exact equilibrium of N seats, with its certificate -- Pig,
+plain, Farkle, and 1000 rulesets with every interaction (overtaking, push-off, samosval,
+bolts, pits, barrels); not yet ``equal_turns``.
 
 A state is ``s = (x_0, x_1, ..., x_{N-1})``, player-state indices with ``x_0`` the mover
 and then the seats that follow in order; its value ``V[s]`` is the vector of the players'
-win probabilities in that order (they sum to 1). A turn of ``x_0`` ends by banking at a
-total ``t`` (the mover becomes ``x' = next(x_0, t)``, or wins), by a bust (``x_0`` stays)
-or by an instant win; the next state is the rotation ``s' = (x_1, ..., x_{N-1}, x')``. So
+win probabilities in that order (they sum to 1). A turn of ``x_0`` ends at a total ``t``
+(a bank, or a mid-turn end: the mover becomes ``x' = next(x_0, t)``, or wins, and every
+other player ``x_k`` becomes ``x_k' = f_t(x_k)``: overtaken, pushed off the barrel, or
+unchanged -- :class:`EndRows`), by a zero turn (the mover becomes ``zero(x_0)``: a bolt,
+a failed attempt, a penalty; the others stay) or by an instant win; the next state is
+the rotation ``s' = (x_1', ..., x_{N-1}', x')``. So
 
     V[s][0] = max over the mover's decisions of  E[ V[s'][N-1] ]      (the turn DP)
     V[s][k] = E_pi[ V[s'][k-1] ],  k = 1..N-1                          (under those decisions)
@@ -14,13 +17,22 @@ or by an instant win; the next state is the rotation ``s' = (x_1, ..., x_{N-1}, 
 with ``V = e_0`` (the mover's unit vector) on a win. Each player maximises their own
 chance; the mover banks on exact ties (the kernel's tie rule, as in the duel).
 
-Levels: a bank raises the score sum, a bust keeps it, so levels are solved from the top
-down. Inside a level the busts link ``s`` to its rotation ``sigma(s)`` (the mover keeps its
-state and moves to the last place): orbits of at most N states, each a small game of its
-own coupled to the rest only through the higher levels. For fixed decisions an orbit is
-linear and solved in closed form,
+Levels: without interactions a bank raises the score sum and a zero turn keeps it, so
+levels are solved from the top down in one sweep. Penalties, overtaking and push-off
+lower it: then a level reads the lower levels' values from the sweep before, and the
+sweeps repeat until no value moves by more than ``tol`` (Gauss-Seidel over levels; the
+duel's passes). A zero turn that changes the mover (a bolt, an attempt) links a state to
+another of its level or to a lower one: the links of a level form trees that end in
+cycles or leave it; each tree state is solved once its successor is (the best response
+to a known bust value is one turn DP), the cycles as below.
 
-    V[s] = sum_{j<N} (prod_{i<j} b(sigma^i s)) S^j A(sigma^j s) / (1 - prod_{i<N} b(sigma^i s)),
+Cycles: where the zero turn keeps the mover's state, it links ``s`` to its rotation
+``sigma(s)`` (the mover moves to the last place): orbits of at most N states (longer ones
+through counters that come round, as bolts at the floor), each a small game of its own
+coupled to the rest only through values already known. For fixed decisions an orbit is
+linear and solved in closed form, with ``M`` a multiple of N and of the orbit's length,
+
+    V[s] = sum_{j<M} (prod_{i<j} b(sigma^i s)) S^j A(sigma^j s) / (1 - prod_{i<M} b(sigma^i s)),
 
 where ``A(s)`` is the value of the turn's banks and instant wins, ``b(s)`` its chance of a
 bust and ``S`` the rotation of a value vector (``(S v)[0] = v[N-1]``). The decisions are
