@@ -7,13 +7,14 @@ with the kernel's tie rules); the decisions that come out are then played in the
 game. :func:`thousand.nplayer.evaluate_profile` values them exactly.
 
 * ``duel`` -- the duel against the strongest opponent (the one against whom the mover's
-  two-player P(win) is lowest), the others ignored: ``stop[t] = 1 - P(y*, next(i, t))``,
-  ``Z = 1 - P(y*, i)``, ``W = 1``.
+  two-player P(win) is lowest), the others ignored: ``stop[t] = 1 - P(y*_t, next(i, t))``,
+  ``Z = 1 - P(y*, zero(i))``, ``W = 1``, with ``y*_t`` the opponent after the end at ``t``
+  (overtaken, pushed off the barrel).
 * ``race`` -- the fewest expected turns to win alone: ``stop[t] = -N(next(i, t))``,
   ``Z = -N(i)``, ``W = 0``.
 * ``product`` -- every duel at once: the chance of beating each opponent in a duel from
-  where the turn leaves the two of them, multiplied, ``stop[t] = prod_j (1 - P(y_j, next(i, t)))``,
-  ``Z = prod_j (1 - P(y_j, i))``, ``W = 1``. The product would be the chance of beating all of
+  where the turn leaves the two of them, multiplied, ``stop[t] = prod_j (1 - P(y_j,t, next(i, t)))``,
+  ``Z = prod_j (1 - P(y_j, zero(i)))``, ``W = 1``. The product would be the chance of beating all of
   them if the duels were independent; they are not (they share the mover's own dice), but
   the decisions it leads to are what matters, and they are the closest measured.
 * ``finish`` -- a best response to the opponents' finishing times. Each opponent ``j`` is
@@ -93,10 +94,11 @@ def _ends(space: StateSpace, i: int, values: np.ndarray, win) -> tuple[np.ndarra
 
 def _chances(space: StateSpace, i: int, Q: np.ndarray):
     """The end values of mover ``i`` from ``Q`` (m, K), its chance after a turn that leaves
-    it in each state, per column: (stop, bust, win = 1)."""
+    it in each state, per column: (end values at every total -- a bank or a mid-turn end,
+    whichever the total has --, bust, win = 1)."""
     K = Q.shape[1]
-    stop, _forced = _ends(space, i, Q, np.ones(K))
-    return stop, Q[space.bust_idx[i]], np.ones(K)
+    stop, forced = _ends(space, i, Q, np.ones(K))
+    return stop + forced, Q[space.bust_idx[i]], np.ones(K)
 
 
 class RaceDecider:
@@ -109,8 +111,8 @@ class RaceDecider:
 
     def decide(self, i: int, rest: np.ndarray):
         K = len(rest)
-        stop, _forced = _ends(self.space, i, self.J[:, None], np.zeros(1))   # alike for every column
-        return np.repeat(stop, K, axis=1), np.full(K, self.J[self.space.bust_idx[i]]), np.zeros(K)
+        stop, forced = _ends(self.space, i, self.J[:, None], np.zeros(1))   # alike for every column
+        return np.repeat(stop + forced, K, axis=1), np.full(K, self.J[self.space.bust_idx[i]]), np.zeros(K)
 
 
 class DuelDecider:
@@ -119,18 +121,31 @@ class DuelDecider:
     name = "duel"
 
     def __init__(self, space: StateSpace, P: np.ndarray, opponents: int):
+        from .nplayer import end_rows
         self.space, self.P, self.n = space, np.asarray(P, dtype=float), opponents
+        self.rows = end_rows(space)
 
     def strongest(self, i: int, ys: np.ndarray) -> np.ndarray:
         """Per row of ``ys`` (K, n), the opponent the mover ``i`` fares worst against
         (the first of equals: the next to move)."""
         return ys[np.arange(len(ys)), np.argmin(self.P[i][ys], axis=1)]
 
+    def duels(self, i: int, ys: np.ndarray):
+        """The end values of the product of mover ``i``'s duel chances against the opponents
+        ``ys`` (K, n'), each opponent after overtaking and push-off at every end, as the
+        advice's ``product_advisor`` and ``duel_advisor`` value them: ``prod_j (1 - P(y_j', x'))``."""
+        e = self.rows[i]
+        K = len(ys)
+        after = ys[None] if e.opp is None else e.opp[:, ys]            # (B, K, n') the opponents after each end
+        ends = np.zeros((int(self.space.T[i]) + 1, K))
+        ends[e.rows] = np.prod(1.0 - self.P[after, e.nxt[:, None, None]], axis=-1)
+        ends[e.win_rows] = 1.0
+        bust = np.prod(1.0 - self.P[ys, self.space.bust_idx[i]], axis=-1)
+        return ends, bust, np.ones(K)
+
     def decide(self, i: int, rest: np.ndarray):
-        m = len(self.space)
-        y = self.strongest(i, _digits(rest, m, self.n))
-        Q = 1.0 - self.P[y].T                       # Q[x', k] = 1 - P(y_k, x'): the mover's chance after
-        return _chances(self.space, i, Q)
+        y = self.strongest(i, _digits(rest, len(self.space), self.n))
+        return self.duels(i, y[:, None])
 
 
 class ProductDecider(DuelDecider):
@@ -139,12 +154,7 @@ class ProductDecider(DuelDecider):
     name = "product"
 
     def decide(self, i: int, rest: np.ndarray):
-        m, K = len(self.space), len(rest)
-        ys = _digits(rest, m, self.n)
-        Q = np.ones((m, K))
-        for j in range(self.n):
-            Q *= 1.0 - self.P[ys[:, j]].T
-        return _chances(self.space, i, Q)
+        return self.duels(i, _digits(rest, len(self.space), self.n))
 
 
 class FinishTimes:

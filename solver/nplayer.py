@@ -166,6 +166,14 @@ class NPlayerGame:
         self.lowers = bool(np.any(score[self.bust] < score) or any(
             e.opp is not None or np.any(score[e.nxt] < score[i]) for i, e in enumerate(self.ends)))
 
+    def successors(self, i: int, rest: np.ndarray):
+        """``(succ, rows, win_rows)``: the state after each end of mover ``i``'s turn without a
+        win, ``succ`` (B, K) over the totals ``rows`` (B,), against the others ``rest`` (K,
+        flat, in the order they move next), and the totals that win."""
+        e = self.ends[i]
+        others = rest[None, :] if e.opp is None else _moved(rest, e.opp, self.m, self.N)
+        return others * self.m + e.nxt[:, None], e.rows, e.win_rows
+
     def bust_next(self, states: np.ndarray) -> np.ndarray:
         """The state after the mover's zero turn: (x_1, ..., x_{N-1}, zero(x_0))."""
         return _rotate(states, self.m, self.M1, self.bust[states // self.M1])
@@ -298,15 +306,12 @@ def _bank_values(i: int, rest: np.ndarray, V: np.ndarray, game, own: bool = Fals
     ``i``'s turn at a total without a win, against the others ``rest`` (flat index, in the
     order they move next): ``W`` (B, K, N) over the totals ``bank_rows``, and ``win_rows``
     (the totals that win). ``own``: the mover's chance alone, ``W`` (B, K)."""
-    e = game.ends[i]
-    m, N = game.m, game.N
-    others = rest[None, :] if e.opp is None else _moved(rest, e.opp, m, N)
-    # the next state after the end at t: (x_1', ..., x_{N-1}', next(i, t))
-    succ = others * m + e.nxt[:, None]                               # (B, K)
+    succ, rows, win_rows = game.successors(i, rest)
+    N = game.N
     if own:
-        return V[succ, N - 1], e.rows, e.win_rows
+        return V[succ, N - 1], rows, win_rows
     # seen by the mover: its own chance (the successor's last place) first -- one gather
-    return V[succ[..., None], np.roll(np.arange(N), 1)], e.rows, e.win_rows
+    return V[succ[..., None], np.roll(np.arange(N), 1)], rows, win_rows
 
 
 def _own_values(states: np.ndarray, z: np.ndarray, V: np.ndarray, game):
@@ -424,9 +429,21 @@ def _solve_level(states, V, game, mixed, up) -> int:
     nxt = game.bust_next(states)
     pos = np.minimum(np.searchsorted(states, nxt), n - 1)
     succ = np.where(states[pos] == nxt, pos, -1)
-    # peel the states no link of the level points to, again and again: what is left lies on cycles
-    linked = succ >= 0
-    indeg = np.bincount(succ[linked], minlength=n)
+    fronts, cyc = _links(succ)
+    rounds = _solve_cycles(states[cyc], np.searchsorted(cyc, succ[cyc]), V, game, mixed, up) if len(cyc) else 0
+    for front in reversed(fronts):
+        after = nxt[front]
+        _own, A, b, _d = _turns(states[front], V[after, N - 1], V, game)
+        V[states[front]] = A + b[:, None] * np.roll(V[after], 1, axis=1)
+    return rounds
+
+
+def _links(succ: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+    """The functional graph ``succ`` (-1: a link out of it) taken apart: the rows on its
+    cycles, and the others in fronts, peeled from the rows no link points to; taken in
+    reverse, each front's successors are on a cycle, out of the graph, or in a later front."""
+    n = len(succ)
+    indeg = np.bincount(succ[succ >= 0], minlength=n)
     alive = np.ones(n, bool)
     fronts = []
     front = np.flatnonzero(indeg == 0)
@@ -437,13 +454,7 @@ def _solve_level(states, V, game, mixed, up) -> int:
         tgt = tgt[tgt >= 0]
         np.subtract.at(indeg, tgt, 1)
         front = np.unique(tgt[indeg[tgt] == 0])
-    cyc = np.flatnonzero(alive)
-    rounds = _solve_cycles(states[cyc], np.searchsorted(cyc, succ[cyc]), V, game, mixed, up) if len(cyc) else 0
-    for front in reversed(fronts):
-        after = nxt[front]
-        _own, A, b, _d = _turns(states[front], V[after, N - 1], V, game)
-        V[states[front]] = A + b[:, None] * np.roll(V[after], 1, axis=1)
-    return rounds
+    return fronts, np.flatnonzero(alive)
 
 
 def _solve_cycles(states, succ, V, game, mixed, up) -> int:
@@ -814,50 +825,85 @@ class EquilibriumDecider:
         return stop, sol.V[rest * m + sol.game.bust[i], N - 1], np.ones(len(rest))
 
 
-def evaluate_profile(space, players: int, deciders, table=None) -> np.ndarray:
+def evaluate_profile(space, players: int, deciders, table=None, tol: float = 1e-13,
+                     max_passes: int = 1000) -> np.ndarray:
     """Exact values of a profile of fixed decisions: ``deciders[k]`` decides every turn of
     seat ``k`` (one decider: every seat alike) by its end values (``decide``), or gives the
-    turn's (A, b) itself (``turn_ends``, as a bot's enumerated turns do). Returns ``V`` (seats, m**N, N): ``V[k][s]``
-    is the value vector (in the order of play from the mover) of state ``s`` with seat
-    ``k`` to move; ``V[0][start]`` lists the seats' chances in seat order. With one decider
-    the seat index is dropped (``seats`` = 1).
+    turn's (A, b) itself (``turn_ends``, as a bot's enumerated turns do). Returns ``V``
+    (seats, m**N, N): ``V[k][s]`` is the value vector (in the order of play from the mover)
+    of state ``s`` with seat ``k`` to move; ``V[0][start]`` lists the seats' chances in seat
+    order. With one decider the seat index is dropped (``seats`` = 1).
 
-    The same levels and orbits as the solver, with decisions that no longer depend on the
-    values: each (seat, state) has its end distribution under its decider's policy, its A
-    and b valued by the profile's values above, and the orbit ``(k, s) -> (k + 1, sigma(s))``
-    in closed form (:func:`_orbit_values`)."""
+    The same levels, sweeps, trees and cycles as the solver, with decisions that no longer
+    depend on the values: each (seat, state) has its end distribution under its decider's
+    policy, its A and b valued by the profile's values, and the zero-turn links
+    ``(k, s) -> (k + 1, zero(s))`` solved in closed form on the cycles
+    (:func:`_orbit_values`) and outwards on the trees. Where the levels are swept more than
+    once (penalties, overtaking, push-off), the end distributions are kept between sweeps."""
     deciders = list(deciders)
     if len(deciders) not in (1, players):
         raise ValueError("one decider, or one per seat")
     seats = 1 if len(deciders) == 1 else players
     m, N = len(space), players
     game = NPlayerGame(space.rs, players, space, table)
-    if game.lowers or np.any(game.bust != np.arange(m)):
-        raise NPlayerError(_("{0}: fixed decisions are valued exactly only where a turn changes no other "
-                             "player and a zero turn changes nobody").format(space.rs.name))
     table = game.table
     M1, total = m ** (N - 1), m ** N
-    V = np.zeros((seats, total, N))
-    for lvl in _levels(space, N):
-        n = len(lvl)
-        sig = np.searchsorted(lvl, _rotate(lvl, m, M1, lvl // M1))
-        A, b = np.zeros((seats * n, N)), np.zeros(seats * n)
-        succ = np.empty(seats * n, dtype=np.int64)
-        for k in range(seats):
-            nk = (k + 1) % seats
-            succ[k * n:(k + 1) * n] = nk * n + sig
+    V = np.full((seats, total, N), 1.0 / N)
+    levels = _levels(space, N)
+    kept: dict = {}
+    for _sweep in range(max_passes):
+        before = V.copy() if game.lowers else None
+        for li, lvl in enumerate(levels):
+            n = len(lvl)
+            nxt = game.bust_next(lvl)
+            pos = np.minimum(np.searchsorted(lvl, nxt), n - 1)
+            inside = lvl[pos] == nxt
+            A, b = np.zeros((seats * n, N)), np.zeros(seats * n)
+            succ = np.full(seats * n, -1, dtype=np.int64)
             movers = lvl // M1
-            for i in np.unique(movers):
-                cols = np.flatnonzero(movers == i)
-                rest = lvl[cols] % M1
-                if hasattr(deciders[k], "turn_ends"):     # a seat that gives its turn's ends itself
-                    A[k * n + cols], b[k * n + cols] = deciders[k].turn_ends(int(i), rest, V[nk], m, N)
-                    continue
-                stop, z, w = deciders[k].decide(int(i), rest)
-                W, bank_rows, win_rows = _bank_values(int(i), rest, V[nk], game)
-                _v, A[k * n + cols], b[k * n + cols], _d = _policy_ends(table, space, int(i), stop, z, w, W,
-                                                                    bank_rows, win_rows)
-        vals = _orbit_values(A, b, succ, N)
-        for k in range(seats):
-            V[k][lvl] = vals[k * n:(k + 1) * n]
-    return V
+            for k in range(seats):
+                nk = (k + 1) % seats
+                succ[k * n:(k + 1) * n] = np.where(inside, nk * n + pos, -1)
+                for i in np.unique(movers):
+                    cols = np.flatnonzero(movers == i)
+                    rest = lvl[cols] % M1
+                    rows = k * n + cols
+                    if hasattr(deciders[k], "turn_ends"):     # a seat that gives its turn's ends itself
+                        A[rows], b[rows] = deciders[k].turn_ends(int(i), rest, V[nk], game)
+                        continue
+                    ends = kept.get((k, li, int(i)))
+                    if ends is None:
+                        ends = _decided_ends(game, int(i), *deciders[k].decide(int(i), rest))
+                        if game.lowers:
+                            kept[(k, li, int(i))] = ends
+                    bank_p, win_p, b[rows] = ends
+                    W, _rows, _wins = _bank_values(int(i), rest, V[nk], game)
+                    A[rows] = np.einsum("bk,bkn->kn", bank_p, W)
+                    A[rows, 0] += win_p
+            fronts, cyc = _links(succ)
+            if len(cyc):
+                csucc = np.searchsorted(cyc, succ[cyc])
+                V[cyc // n, lvl[cyc % n]] = _orbit_values(A[cyc], b[cyc], csucc, N, _cycle_steps(csucc, N))
+            for front in reversed(fronts):
+                k, r = front // n, front % n
+                after = V[(k + 1) % seats, nxt[r]]
+                V[k, lvl[r]] = A[front] + b[front, None] * np.roll(after, 1, axis=1)
+        if not game.lowers or float(np.max(np.abs(V - before))) <= tol:
+            return V
+    raise NPlayerError(_("{0}, {1} players: the sweeps over the levels do not settle; after {2} passes "
+                         "values still move by {3:.1e}").format(space.rs.name, N, max_passes,
+                                                                float(np.max(np.abs(V - before)))))
+
+
+def _decided_ends(game, i: int, stop_val, z, w):
+    """How mover ``i``'s turns end under the decisions that maximise (``stop_val``, bust
+    ``z``, instant win ``w``): P(end at each total without a win) (B, K) over
+    ``game.ends[i].rows``, P(a win) and P(a zero turn) (K,)."""
+    e = game.ends[i]
+    K = len(z)
+    bank_p, win_p, bust_p = np.empty((len(e.rows), K)), np.empty(K), np.empty(K)
+    for c in _chunks(K):
+        _tv, ends, bust_p[c], wp = _turn_ends(game.table, game.space, i, stop_val[:, c], z[c], w[c])
+        bank_p[:, c] = ends[e.rows]
+        win_p[c] = ends[e.win_rows].sum(axis=0) + wp
+    return bank_p, win_p, bust_p

@@ -46,8 +46,13 @@ class BotSeat:
         self.space, self.turns, self.n = space, turns, opponents
         self.moves = turns.engine.moves
 
-    def turn_ends(self, i: int, rest: np.ndarray, Vnext: np.ndarray, m: int, N: int):
+    def turn_ends(self, i: int, rest: np.ndarray, Vnext: np.ndarray, game):
         x = self.space.states[i]
+        m, N, u = game.m, game.N, game.rs.unit
+        succ, rows, win_rows = game.successors(i, rest)
+        row_of = {int(t): r for r, t in enumerate(rows)}
+        wins = {int(t) for t in win_rows}
+        T = int(self.space.T[i])
         ys = _digits(rest, m, self.n)
         A, b = np.zeros((len(rest), N)), np.zeros(len(rest))
         for c, row in enumerate(ys):
@@ -57,12 +62,14 @@ class BotSeat:
                     b[c] += p
                 elif kind == "win":
                     A[c, 0] += p
-                else:                       # a bank (the rulesets here have no mid-turn ends)
-                    y = self.moves.bank(x, t)
-                    if y == WIN:
+                else:
+                    # a bank or a mid-turn end at t (totals past the horizon end as at it, as
+                    # in the turn DP): the game's end rows say what it does to every player
+                    tu = min(t // u, T)
+                    if tu in wins:
                         A[c, 0] += p
                     else:
-                        A[c] += p * np.roll(Vnext[rest[c] * m + self.space.lookup(y)], 1)
+                        A[c] += p * np.roll(Vnext[succ[row_of[tu], c]], 1)
         return A, b
 
 

@@ -201,3 +201,36 @@ def test_three_players_of_a_small_classic():
 # to climb out first make a war of attrition in which the game need not end
 SMALL_CLASSIC = ("goal=150", "pits=[{low=50,exit=75}]", "barrel.threshold=100", "dump=[85]",
                  "barrel.max_falls=1", "bolts.limit=2", 'bolts.exempt=["unopened"]')
+
+
+@pytest.mark.parametrize("name", INTERACTING)
+def test_the_equilibrium_played_is_the_equilibrium_with_interactions(name):
+    """The solver's decisions valued as fixed decisions (thousand.nplayer.evaluate_profile:
+    kept end distributions, sweeps, trees and cycles of zero turns) give its values."""
+    from thousand.nplayer import EquilibriumDecider, evaluate_profile
+    rs = tiny.solved(TINY_DUELS, name)[0]
+    sol = solve_nplayer(rs, 3)
+    V = evaluate_profile(sol.space, 3, [EquilibriumDecider(sol)])
+    assert np.max(np.abs(V[0] - sol.V)) <= 1e-12
+
+
+@pytest.mark.parametrize("name", ["overtaking-bolts", "barrel-push-off"])
+def test_a_bot_among_equilibrium_players_with_interactions(name, tmp_path):
+    """A hold-at bot in each seat of a three-player game with overtaking and bolts, or a
+    barrel with push-off: its exact chances (its turns enumerated through the turn engine,
+    the game valued by evaluate_profile) agree with Monte Carlo games played through the
+    engine's own end-of-turn rules (thousand.engine.finish_turn)."""
+    from thousand.bots import load_bot
+    from thousand.nplayer import NPlayerSolution, certificate
+    from thousand.seats import exact_seats, mc_seats
+    rs = tiny.solved(TINY_DUELS, name)[0]
+    sol = solve_nplayer(rs, 3)
+    bot = load_bot("hold:10", rs, "duel", str(tmp_path), 1, 2.0, {})
+    got, asked = exact_seats(sol, bot)
+    assert asked > 0
+    assert isinstance(sol, NPlayerSolution) and certificate(sol.V, sol.game) <= 1e-12
+    mc = mc_seats(sol, bot, 6000, seed=3)
+    for k, r in enumerate(mc):
+        lo, hi = r["ci95"]
+        assert lo - 0.005 <= got[k] <= hi + 0.005, (k, got[k], r)
+        assert got[k] <= sol.start[k] + 1e-12

@@ -398,7 +398,7 @@ def test_evaluate_players_cli(tmp_path):
                                   "--opponent", "race", "--tables", str(tmp_path)])
     assert r.exit_code == 2 and "--opponent" in r.stderr
     r = CliRunner().invoke(main, ["evaluate", "classic", "--players", "3", "--bot", "hold:300"])
-    assert r.exit_code == 2 and "overtaking" in r.stderr
+    assert r.exit_code == 2 and "GB of values" in r.stderr
 
 
 def test_measured_costs_are_read_per_kind_of_turn(monkeypatch):
