@@ -33,7 +33,7 @@ except ImportError:  # run from a source checkout without installing
 import numpy as np  # noqa: E402
 
 from thousand.approx import (DuelDecider, FinishDecider, ProductDecider, RaceDecider, duel_matrix,  # noqa: E402
-                             race_turns)
+                             interacting, race_turns)
 from thousand.game import Moves  # noqa: E402
 from thousand.nplayer import EquilibriumDecider, evaluate_profile, solve_nplayer  # noqa: E402
 from thousand.rules import load_ruleset  # noqa: E402
@@ -45,6 +45,9 @@ CASES = {  # name: (preset, overrides, players)
     "plain-500": ("plain", ("goal=500",), 3),
     "farkle-3000": ("farkle", ("goal=3000",), 3),
     "pig-30-4": ("pig", ("goal=30",), 4),
+    # a 1000 game with every interaction (docs/results.md's small classic)
+    "classic-150": ("classic", ("goal=150", "pits=[{low=50,exit=75}]", "barrel.threshold=100", "dump=[85]",
+                                "barrel.max_falls=1", "bolts.limit=2", 'bolts.exempt=["unopened"]'), 3),
 }
 
 
@@ -91,11 +94,16 @@ def measure(name: str) -> dict:
 
 
 def write_measured(results: list[dict]) -> Path:
-    """solver/approx_measured.json: per case, the dice and the one-seat losses of every method."""
-    cases = [{"ruleset": r["ruleset"], "players": r["players"], "dice": load_ruleset(*CASES[r["ruleset"]][:2]).dice,
+    """solver/approx_measured.json: per case, the dice and the one-seat losses of every method
+    (the cases measured now replace their earlier figures; the others are kept)."""
+    rules = {r["ruleset"]: load_ruleset(*CASES[r["ruleset"]][:2]) for r in results}
+    cases = [{"ruleset": r["ruleset"], "players": r["players"], "dice": rules[r["ruleset"]].dice,
+              "interactions": interacting(rules[r["ruleset"]]),
               "losses": {name: m["one_seat_loss"] for name, m in r["methods"].items()}} for r in results]
     path = Path(__file__).resolve().parents[1] / "solver" / "approx_measured.json"
     kept = json.loads(path.read_text()) if path.exists() else {}
+    now = {c["ruleset"] for c in cases}
+    cases = [c for c in kept.get("cases", []) if c["ruleset"] not in now] + cases
     kept.update({"source": "python bench/bench_approx.py --write", "cases": cases})
     path.write_text(json.dumps(kept, indent=1) + "\n")
     return path

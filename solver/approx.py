@@ -229,14 +229,26 @@ def _measured_file() -> dict:
     return json.loads(text)
 
 
-def measured(dice: int | None = None) -> dict:
+def interacting(rs) -> bool:
+    """Whether a ruleset's moves change other players or cost penalties (overtaking,
+    push-off, barrels, bolts, dumps, pits with attempts): the 1000 games, as against Pig,
+    plain and Farkle."""
+    return bool(rs.overtake or rs.barrel.kind != "none" or rs.bolts.limit or rs.dump or rs.pit_attempts)
+
+
+def measured(dice: int | None = None, interactions: bool | None = None) -> dict:
     """What ``bench/bench_approx.py --write`` measured (docs/results.md): per method, the
     least and the largest loss of one seat playing it among equilibrium players, and where.
     With ``dice``, only the cases of the same kind of turn (one die, or several), when any
-    were measured: the methods do not rank alike on Pig and on the five- and six-dice games."""
+    were measured: the methods do not rank alike on Pig and on the five- and six-dice games;
+    with ``interactions`` too, of those only the cases that have them (or have none) alike,
+    when any were measured (:func:`interacting`)."""
     cases = _measured_file().get("cases", [])
     if dice is not None:
         alike = [c for c in cases if (c["dice"] == 1) == (dice == 1)]
+        cases = alike or cases
+    if interactions is not None:
+        alike = [c for c in cases if bool(c.get("interactions", False)) == interactions]
         cases = alike or cases
     out: dict = {}
     for name in METHODS:

@@ -535,8 +535,8 @@ def _solve_here(rs: Ruleset, objective: str, tables_dir: str | None):
 def measured_cost(method: str, rs: Ruleset) -> str:
     """What ``bench/bench_approx.py`` measured an approximation to cost on games like ``rs``
     (:func:`thousand.approx.measured`)."""
-    from .approx import measured
-    got = measured(rs.dice).get(method)
+    from .approx import interacting, measured
+    got = measured(rs.dice, interacting(rs)).get(method)
     if not got:
         return _("its cost not measured")
     return _("measured: one seat playing it among equilibrium players gives up {low:.4f} to {high:.4f} of a win "
@@ -546,8 +546,8 @@ def measured_cost(method: str, rs: Ruleset) -> str:
 def best_duel_method(rs: Ruleset) -> str:
     """Of the approximations read off the duel table, ``product`` or ``duel``, the one whose
     worst measured loss on games like ``rs`` is smaller (``product`` when nothing is measured)."""
-    from .approx import measured
-    got = measured(rs.dice)
+    from .approx import interacting, measured
+    got = measured(rs.dice, interacting(rs))
     if "product" in got and "duel" in got and got["duel"]["loss_high"] < got["product"]["loss_high"]:
         return "duel"
     return "product"

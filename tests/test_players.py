@@ -417,5 +417,11 @@ def test_measured_costs_are_read_per_kind_of_turn(monkeypatch):
     assert approx.measured(5)["duel"] == {"loss_low": 0.0005, "loss_high": 0.0006, "where": "plain-500 (3 players)"}
     assert "0.0500 to 0.0600" in measured_cost("race", plain) and "plain-500" in measured_cost("race", plain)
     assert approx.measured()["race"]["loss_high"] == 0.2
+    # a case with interactions measured: the 1000 rules read it, plain and Farkle do not
+    fake["cases"].append({"ruleset": "classic-150", "players": 3, "dice": 5, "interactions": True,
+                          "losses": {"product": [0.002, 0.0022], "duel": [0.0025, 0.003], "race": [0.02, 0.023]}})
+    assert best_duel_method(plain) == "product" and "classic-150" in measured_cost("product", plain)
+    assert best_duel_method(load_ruleset("plain")) == "duel"
+    assert "classic-150" not in measured_cost("race", load_ruleset("farkle"))
     monkeypatch.setattr(approx, "_measured_file", lambda: {})
     assert best_duel_method(plain) == "product" and measured_cost("race", plain) == "its cost not measured"

@@ -129,7 +129,9 @@ def test_three_players_of_classic_on_a_phone(server, browser, tmp_path):
     css("#advice-btn").click()
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#advice .bar-row")) == 2)
     # three players of classic: the best measured approximation that the shipped duel table allows
-    assert css("#advice h3").text.startswith("advice (APPROXIMATION: a duel against the strongest opponent")
+    # (on the small classic with three players, the product of the duels lost least)
+    assert css("#advice h3").text.startswith("advice (APPROXIMATION: your duel chances against each opponent, "
+                                             "multiplied")
     assert "P(win)" in css("#advice .bar-row.best").text
     no_sideways_scroll()
     b.execute_script("window.scrollTo(0, document.getElementById('where').offsetTop - 70)")
