@@ -75,12 +75,14 @@ from .errors import ThousandError
 from .i18n import _
 from .rules import Ruleset
 from .game import Moves
+from .duel import _Anderson
 from .states import WIN_INDEX, build_state_space, opponent_maps
 
 MAX_VALUES = 200_000_000     # float64 numbers of V (1.6 GB)
 MAX_ROUNDS = 60              # best-response rounds of an orbit before it is treated as cycling
 CERTIFICATE = 1e-9
 POLICY_ATOL = 1e-12          # ends (A, b) closer than this are the same policy of an orbit's mover
+ACCELERATE = 1e-2            # sweeps that change values by less than this are Anderson-mixed
 
 
 class NPlayerError(ThousandError):
@@ -195,6 +197,7 @@ def solve_nplayer(rs: Ruleset, players: int = 3, progress=None, tol: float = 1e-
     up = _one_step_up(game.space)
     levels = _levels(game.space, N)
     done, passes, change, expect = 0, 0, np.inf, 1
+    accel = _Anderson(depth=6)
     while change > tol:
         if passes >= max_passes:
             raise NPlayerError(_("{0}, {1} players: the sweeps over the levels do not settle; after {2} passes "
@@ -210,10 +213,15 @@ def solve_nplayer(rs: Ruleset, players: int = 3, progress=None, tol: float = 1e-
                 progress(done, total * max(expect, passes))
         last, change = change, (float(np.max(np.abs(V - before))) if game.lowers else 0.0)
         if game.lowers:
-            # the passes to go if the change keeps shrinking at the rate of the last pass
+            # the passes to go if the change keeps shrinking at the rate of the last pass (at most 50)
             rate = change / last if np.isfinite(last) and last > 0 else 0.5
-            expect = passes + (int(np.ceil(np.log(tol / change) / np.log(rate))) if 0 < rate < 1 and change > tol
-                               else 1)
+            expect = passes + (min(50, int(np.ceil(np.log(tol / change) / np.log(rate))))
+                               if 0 < rate < 1 and change > tol else 1)
+            if tol < change < ACCELERATE:
+                # near the solution no decision changes and a sweep is an affine map: mix the last
+                # sweeps (Anderson, as the duel's passes); the next sweep's change is measured at
+                # the mixed values, and the solve ends only on a plain sweep that moved nothing
+                V[:] = accel.step(before, V)
     cert = certificate(V, game)
     return NPlayerSolution(rs, N, game.space, V, cert, time.perf_counter() - t0, rounds_all, mixed, passes)
 
