@@ -93,7 +93,8 @@ class NPlayerError(ThousandError):
 class NPlayerSolution:
     """``V`` (m**N, N): the value of every state (flat index ``sum x_k m**(N-1-k)``);
     ``start``: the value of the first state, seat 0 to move; ``certificate``: the largest
-    gain of a deviation; ``mixed``: the states where the mover mixes (state -> weight)."""
+    gain of a deviation; ``mixed``: the states where the mover mixes (state -> weight);
+    ``passes``: the sweeps over the levels."""
 
     rs: Ruleset
     players: int
@@ -184,8 +185,9 @@ class NPlayerGame:
 def solve_nplayer(rs: Ruleset, players: int = 3, progress=None, tol: float = 1e-13,
                   max_passes: int = 500) -> NPlayerSolution:
     """The equilibrium of ``rs`` for ``players`` seats (see the module docstring).
-    ``progress(done, total)`` is called after each level with the states solved so far
-    (with penalties, ``total`` grows by a sweep's states each pass)."""
+    ``progress(done, total)`` is called after each level with the states solved so far;
+    where the levels are swept more than once, ``total`` counts the sweeps expected from
+    the rate at which the last one settled."""
     check_supported(rs, players)
     check_size(rs, players)
     t0 = time.perf_counter()
