@@ -234,3 +234,21 @@ def test_a_bot_among_equilibrium_players_with_interactions(name, tmp_path):
         lo, hi = r["ci95"]
         assert lo - 0.005 <= got[k] <= hi + 0.005, (k, got[k], r)
         assert got[k] <= sol.start[k] + 1e-12
+
+
+@pytest.mark.parametrize("name", ["overtaking-bolts", "barrel-push-off", "dump-opening"])
+def test_exact_advice_with_interactions_is_the_equilibrium(name, tmp_path):
+    """The advice for three players (thousand.players: the turn engine's own turn, each end
+    valued in the stored table with the others as the end leaves them) gives, at the start
+    of a turn, the solver's value of the mover in every state."""
+    from thousand.players import solve_players
+    rs = tiny.solved(TINY_DUELS, name)[0]
+    table = solve_players(rs, 3, tmp_path)
+    sol = solve_nplayer(rs, 3)
+    st = sol.space.states
+    worst = 0.0
+    for s in range(0, sol.V.shape[0], 7):
+        xs = [st[(s // sol.m ** (2 - k)) % sol.m] for k in range(3)]
+        adv = table.advise(xs[0], xs[1:], turn=0, dice=rs.dice)
+        worst = max(worst, abs(adv.best.value - sol.V[s, 0]))
+    assert worst <= 1e-12
