@@ -83,6 +83,7 @@ MAX_ROUNDS = 60              # best-response rounds of an orbit before it is tre
 CERTIFICATE = 1e-9
 POLICY_ATOL = 1e-12          # ends (A, b) closer than this are the same policy of an orbit's mover
 ACCELERATE = 1e-2            # sweeps that change values by less than this are Anderson-mixed
+STALL = 40                   # sweeps without a tenfold gain in the largest change before giving up
 
 
 class NPlayerError(ThousandError):
@@ -200,10 +201,15 @@ def solve_nplayer(rs: Ruleset, players: int = 3, progress=None, tol: float = 1e-
     levels = _levels(game.space, N)
     done, passes, change, expect = 0, 0, np.inf, 1
     accel = _Anderson(depth=6)
+    history: list[float] = []
     while change > tol:
-        if passes >= max_passes:
+        if passes >= max_passes or (len(history) > STALL and min(history[-STALL:]) > 0.1 * min(history[:-STALL])):
+            # no tenfold gain in STALL sweeps: the values are not settling (docs/solver.md: a war of
+            # attrition, where waiting costs nothing, makes a game that need not end)
             raise NPlayerError(_("{0}, {1} players: the sweeps over the levels do not settle; after {2} passes "
-                                 "values still move by {3:.1e}").format(rs.name, N, passes, change))
+                                 "values still move by {3:.1e} (where waiting costs nothing, as in pits exempt "
+                                 "from bolts, the players may wait for each other: docs/solver.md)").format(
+                rs.name, N, passes, change))
         passes += 1
         before = V.copy() if game.lowers else None
         mixed: dict = {}
@@ -214,6 +220,7 @@ def solve_nplayer(rs: Ruleset, players: int = 3, progress=None, tol: float = 1e-
             if progress:
                 progress(done, total * max(expect, passes))
         last, change = change, (float(np.max(np.abs(V - before))) if game.lowers else 0.0)
+        history.append(change)
         if game.lowers:
             # the passes to go if the change keeps shrinking at the rate of the last pass (at most 50)
             rate = change / last if np.isfinite(last) and last > 0 else 0.5
@@ -901,8 +908,9 @@ def evaluate_profile(space, players: int, deciders, table=None, tol: float = 1e-
         if not game.lowers or float(np.max(np.abs(V - before))) <= tol:
             return V
     raise NPlayerError(_("{0}, {1} players: the sweeps over the levels do not settle; after {2} passes "
-                         "values still move by {3:.1e}").format(space.rs.name, N, max_passes,
-                                                                float(np.max(np.abs(V - before)))))
+                         "values still move by {3:.1e} (where waiting costs nothing, as in pits exempt "
+                         "from bolts, the players may wait for each other: docs/solver.md)").format(
+        space.rs.name, N, max_passes, float(np.max(np.abs(V - before)))))
 
 
 def _decided_ends(game, i: int, stop_val, z, w):

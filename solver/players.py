@@ -213,6 +213,11 @@ def solve_players(rs: Ruleset, players: int, tables_dir: str | os.PathLike | Non
         raise NPlayerError(_("{0}, {1} players: the equilibrium found has a certificate of {2:.1e} (a deviation "
                              "gains that much), above {3}; not stored").format(rs.name, players, sol.certificate,
                                                                               CERTIFICATE))
+    short = float(np.max(np.abs(sol.V.sum(axis=1) - 1.0)))
+    if short > CERTIFICATE:
+        raise NPlayerError(_("{0}, {1} players: in the equilibrium found the game need not end (the players' "
+                             "chances add up to 1 less {2:.1e} somewhere: waiting costs nothing there, docs/solver.md); "
+                             "not stored").format(rs.name, players, short))
     extra = {"players": players, "states": int(sol.V.shape[0]), "player_states": sol.m,
              "certificate": sol.certificate, "mixed": [[int(k), float(w)] for k, w in sorted(sol.mixed.items())],
              "iterations": sol.rounds, "residual": sol.certificate, "solve_seconds": sol.seconds,

@@ -252,3 +252,16 @@ def test_exact_advice_with_interactions_is_the_equilibrium(name, tmp_path):
         adv = table.advise(xs[0], xs[1:], turn=0, dice=rs.dice)
         worst = max(worst, abs(adv.best.value - sol.V[s, 0]))
     assert worst <= 1e-12
+
+
+def test_sweeps_that_do_not_settle_stop_in_one_line():
+    """Pits exempt from bolts, with overtaking: three players may wait in the pit for each
+    other to climb out first, and the sweeps over the levels do not settle; the solver stops
+    after 40 sweeps without a tenfold gain, saying why, instead of running on."""
+    from thousand.rules import from_mapping
+    from tiny import PAIR_SCORING
+    rs = from_mapping({"dice": 2, "goal": 30, "scoring": PAIR_SCORING, "overtake": 5,
+                       "pits": [{"low": 10, "exit": 20}], "bolts": {"limit": 2, "penalty": 10, "exempt": ["pit"]}})
+    assert solve_nplayer(rs, 2).certificate <= 1e-12      # the duel of it settles
+    with pytest.raises(NPlayerError, match="do not settle.*wait for each other"):
+        solve_nplayer(rs, 3)
