@@ -214,10 +214,10 @@ def test_the_equilibrium_played_is_the_equilibrium_with_interactions(name):
     assert np.max(np.abs(V[0] - sol.V)) <= 1e-12
 
 
-@pytest.mark.parametrize("name", ["overtaking-bolts", "barrel-push-off"])
+@pytest.mark.parametrize("name", ["overtaking-bolts", "barrel-push-off", "dump-opening"])
 def test_a_bot_among_equilibrium_players_with_interactions(name, tmp_path):
-    """A hold-at bot in each seat of a three-player game with overtaking and bolts, or a
-    barrel with push-off: its exact chances (its turns enumerated through the turn engine,
+    """A hold-at bot in each seat of a three-player game with overtaking and bolts, a
+    barrel with push-off, or mid-turn dumps: its exact chances (its turns enumerated through the turn engine,
     the game valued by evaluate_profile) agree with Monte Carlo games played through the
     engine's own end-of-turn rules (thousand.engine.finish_turn)."""
     from thousand.bots import load_bot
