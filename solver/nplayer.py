@@ -207,8 +207,9 @@ def solve_nplayer(rs: Ruleset, players: int = 3, progress=None, tol: float = 1e-
             # no tenfold gain in STALL sweeps: the values are not settling (docs/solver.md: a war of
             # attrition, where waiting costs nothing, makes a game that need not end)
             raise NPlayerError(_("{0}, {1} players: the sweeps over the levels do not settle; after {2} passes "
-                                 "values still move by {3:.1e} (where waiting costs nothing, as in pits exempt "
-                                 "from bolts, the players may wait for each other: docs/solver.md)").format(
+                                 "values still move by {3:.1e} (where a mover is indifferent its choice may "
+                                 "alternate from sweep to sweep, and where waiting costs nothing the players may "
+                                 "wait for each other: docs/solver.md)").format(
                 rs.name, N, passes, change))
         passes += 1
         before = V.copy() if game.lowers else None
@@ -908,8 +909,9 @@ def evaluate_profile(space, players: int, deciders, table=None, tol: float = 1e-
         if not game.lowers or float(np.max(np.abs(V - before))) <= tol:
             return V
     raise NPlayerError(_("{0}, {1} players: the sweeps over the levels do not settle; after {2} passes "
-                         "values still move by {3:.1e} (where waiting costs nothing, as in pits exempt "
-                         "from bolts, the players may wait for each other: docs/solver.md)").format(
+                         "values still move by {3:.1e} (where a mover is indifferent its choice may "
+                         "alternate from sweep to sweep, and where waiting costs nothing the players may "
+                         "wait for each other: docs/solver.md)").format(
         space.rs.name, N, max_passes, float(np.max(np.abs(V - before)))))
 
 
