@@ -59,6 +59,7 @@ cdef class Rolls:
     cdef readonly Py_ssize_t dice
     cdef readonly int hot_mode
     cdef object _flat   # the classes flattened for the duel loops (a _Flat), built on first use
+    cdef object _singles  # the single-option classes of turn_ends' forward pass, built on first use
 
     def __cinit__(self, cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode):
         if dice < 1 or hot_mode not in (MUST_ROLL, FREE, CONFIRM):
@@ -1700,8 +1701,11 @@ cdef tuple _turn(Rolls rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val
             tb.oRC = _ptr2(RC_a)
         if want_ends:
             # the classes with one option, by dice left and units added (the forward pass pulls them)
-            sg = _single_options(&fl.tb, fl.left, N, True)
-            sgptr_v, sgn_v, sgx_v, sgp_v = sg
+            # they depend on the roll classes alone: built once per table (a turn_ends call of a
+            # few columns spent most of its time building them)
+            if rolls._singles is None:
+                rolls._singles = _single_options(&fl.tb, fl.left, N, True)
+            sgptr_v, sgn_v, sgx_v, sgp_v = rolls._singles
             _pol_views(&pol, sgptr_v, sgn_v, sgx_v, sgp_v)
             pol.e = _ptr2(ends_a)
             pol.bw = _ptr2(bw_a)
