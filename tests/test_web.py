@@ -303,3 +303,31 @@ def test_three_players_get_the_exact_equilibrium(folder, tmp_path):
     assert not sol.solved_now
     stop = next(o for o in part["options"] if o["action"] == "stop")
     assert abs(stop["win_probability"] - sol.value([PlayerState(0), PlayerState(0), PlayerState(4)])[2]) < 1e-12
+
+
+@pytest.mark.heavy
+def test_three_players_of_a_small_classic_get_the_exact_equilibrium(folder, tmp_path):
+    """Three players of a 1000 game with pits, samosval, overtaking, bolts and a barrel with
+    push-off: the equilibrium is solved in the background (the levels swept until they
+    settle) and the advice is exact, its best value the table's value of the state."""
+    from thousand.game import Moves
+    from thousand.players import solve_players
+    tables = tmp_path / "tables"
+    sets = ["goal=100", "pits=[{low=25,exit=50}]", "barrel.threshold=75", "dump=[55]", "barrel.max_falls=1",
+            "bolts.limit=2", 'bolts.exempt=["unopened"]']
+    with TestClient(create_app(folder, str(tables))) as c:
+        gid = new_game(c, rules="classic", players=("A", "B", "C"), overrides=sets)["id"]
+        for _k in range(1200):
+            r = c.get(f"/api/games/{gid}/advice")
+            if r.status_code == 200:
+                break
+            assert r.status_code == 202 and r.json()["objective"] == "players3"
+            threading.Event().wait(0.05)
+        (part,) = r.json()["advice"]
+        assert part["exact"] and "equilibrium of 3 players" in part["method"]
+    rs = load_ruleset("classic", sets)
+    sol = solve_players(rs, 3, str(tables))
+    assert not sol.solved_now
+    x0 = Moves(rs).normalise(Moves(rs).initial())
+    best = max(o["win_probability"] for o in part["options"])
+    assert abs(best - sol.value([x0, x0, x0])[0]) < 1e-12
