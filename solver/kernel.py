@@ -291,12 +291,15 @@ def _turn_inputs(stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val) ->
     """A turn's inputs as the kernels take them: contiguous, scalars broadcast to (T+1, K)
     and (K,)."""
     K = len(bust_val)
-    return (np.ascontiguousarray(stop_ok, dtype=np.uint8),
-            np.ascontiguousarray(np.broadcast_to(stop_val, (len(stop_ok), K)), dtype=np.float64),
-            np.ascontiguousarray(forced_ok, dtype=np.uint8),
-            np.ascontiguousarray(np.broadcast_to(forced_val, (len(forced_ok), K)), dtype=np.float64),
-            np.ascontiguousarray(bust_val, dtype=np.float64),
-            np.ascontiguousarray(np.broadcast_to(win_val, (K,)), dtype=np.float64))
+
+    def full(a, shape):
+        # broadcast only what is not of the full shape already (most calls pass full arrays,
+        # and the N-player solver makes many calls of a few columns)
+        a = np.asarray(a)
+        return np.ascontiguousarray(a if a.shape == shape else np.broadcast_to(a, shape), dtype=np.float64)
+    return (np.ascontiguousarray(stop_ok, dtype=np.uint8), full(stop_val, (len(stop_ok), K)),
+            np.ascontiguousarray(forced_ok, dtype=np.uint8), full(forced_val, (len(forced_ok), K)),
+            np.ascontiguousarray(bust_val, dtype=np.float64), full(win_val, (K,)))
 
 
 def turn_ends(table: RollTable, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val,

@@ -164,6 +164,7 @@ class NPlayerGame:
         self.table = table or kernel.roll_table(rs)
         self.ends = end_rows(self.space)
         self.bust = self.space.bust_idx
+        self.seen = np.roll(np.arange(players), 1)    # a successor's places as its last mover sees them
         score = np.array([x.score for x in self.space.states], dtype=np.int64)
         # whether some move lowers the sum of the scores (penalties, overtaking, push-off):
         # then a level reads values of lower levels, and the levels are swept until they settle
@@ -325,11 +326,10 @@ def _bank_values(i: int, rest: np.ndarray, V: np.ndarray, game, own: bool = Fals
     order they move next): ``W`` (B, K, N) over the totals ``bank_rows``, and ``win_rows``
     (the totals that win). ``own``: the mover's chance alone, ``W`` (B, K)."""
     succ, rows, win_rows = game.successors(i, rest)
-    N = game.N
     if own:
-        return V[succ, N - 1], rows, win_rows
+        return V[succ, game.N - 1], rows, win_rows
     # seen by the mover: its own chance (the successor's last place) first -- one gather
-    return V[succ[..., None], np.roll(np.arange(N), 1)], rows, win_rows
+    return V[succ[..., None], game.seen], rows, win_rows
 
 
 def _own_values(states: np.ndarray, z: np.ndarray, V: np.ndarray, game):
