@@ -39,10 +39,10 @@ SMALL_GAME = 200_000
 # fall within half to twice that; four players of Pig to 30 take a fifth of it.
 TURN_DPS_PER_STATE, SECONDS_AROUND = 30.0, 2e-5
 # Rulesets whose moves lower the score sum (penalties, overtaking, push-off) sweep the levels
-# until they settle (17 to 49 sweeps on the tiny test rulesets, 33 on three players of the
-# small classic of docs/results.md). Fitted to that one measured solve (28 s, 79,507 states):
-# the single-sweep estimate times 8.
-SWEEPS_FACTOR = 8.0
+# until they settle (17 to 49 sweeps on the tiny test rulesets, 26 on three players of the
+# small classic of docs/results.md). Fitted to that measured solve (13 s, 79,507 states): the
+# single-sweep estimate times 4.
+SWEEPS_FACTOR = 4.0
 
 
 def objective(players: int) -> str:
