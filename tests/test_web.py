@@ -282,6 +282,20 @@ def test_the_serve_command_says_where_and_warns_on_the_network(tmp_path):
     assert r.exit_code == 2 and r.output.startswith("thousand: error: cannot use /proc/nope/x")
 
 
+def exact_advice_of_three(c, gid, seconds: float) -> dict:
+    """The advice once the equilibrium of three players, solved in the background, is
+    there (202 with the objective meanwhile): its one part, exact."""
+    for _k in range(int(seconds / 0.05)):
+        r = c.get(f"/api/games/{gid}/advice")
+        if r.status_code == 200:
+            break
+        assert r.status_code == 202 and r.json()["objective"] == "players3"
+        threading.Event().wait(0.05)
+    (part,) = r.json()["advice"]
+    assert part["exact"] and "equilibrium of 3 players" in part["method"]
+    return part
+
+
 def test_three_players_get_the_exact_equilibrium(folder, tmp_path):
     """Three players of a small Pig: the equilibrium of three is solved in the background
     and the advice is exact, its stop value the table's value of the banked state."""
@@ -291,14 +305,7 @@ def test_three_players_get_the_exact_equilibrium(folder, tmp_path):
     with TestClient(create_app(folder, str(tables))) as c:
         gid = new_game(c, rules="pig", players=("A", "B", "C"), overrides=["goal=20"])["id"]
         entry(c, gid, "roll 4")
-        for _k in range(600):
-            r = c.get(f"/api/games/{gid}/advice")
-            if r.status_code == 200:
-                break
-            assert r.status_code == 202 and r.json()["objective"] == "players3"
-            threading.Event().wait(0.05)
-        (part,) = r.json()["advice"]
-        assert part["exact"] and "equilibrium of 3 players" in part["method"]
+        part = exact_advice_of_three(c, gid, 30)
     sol = solve_players(load_ruleset("pig", ("goal=20",)), 3, str(tables))
     assert not sol.solved_now
     stop = next(o for o in part["options"] if o["action"] == "stop")
@@ -317,14 +324,7 @@ def test_three_players_of_a_small_classic_get_the_exact_equilibrium(folder, tmp_
             "bolts.limit=2", 'bolts.exempt=["unopened"]']
     with TestClient(create_app(folder, str(tables))) as c:
         gid = new_game(c, rules="classic", players=("A", "B", "C"), overrides=sets)["id"]
-        for _k in range(1200):
-            r = c.get(f"/api/games/{gid}/advice")
-            if r.status_code == 200:
-                break
-            assert r.status_code == 202 and r.json()["objective"] == "players3"
-            threading.Event().wait(0.05)
-        (part,) = r.json()["advice"]
-        assert part["exact"] and "equilibrium of 3 players" in part["method"]
+        part = exact_advice_of_three(c, gid, 60)
     rs = load_ruleset("classic", sets)
     sol = solve_players(rs, 3, str(tables))
     assert not sol.solved_now
