@@ -154,20 +154,23 @@ class PlayersSolution:
         return {"players": self.players, "seat_values": [float(v) for v in self.seat_values()],
                 "fair_compensation": [{"seat": k + 2, "points": c, "p_win": p} for k, (c, p) in enumerate(fair)],
                 "certificate": m["certificate"], "mixed_states": len(m.get("mixed", [])),
-                "states": m["states"], "player_states": m["player_states"], "solve_seconds": m["solve_seconds"],
+                "states": m["states"], "player_states": m["player_states"], "sweeps": m.get("sweeps"),
+                "solve_seconds": m["solve_seconds"],
                 "peak_memory_mb": m.get("peak_memory_mb"), "method": "equilibrium",
                 "table": str(self.table.path), "solved_now": self.solved_now}
 
     def describe(self) -> str:
         m = self.meta
         how = "solved now" if self.solved_now else "from the stored table"
+        # rulesets whose moves lower the score sum sweep the levels more than once
+        sweeps = f"{m['sweeps']} sweeps over the levels, " if m.get("sweeps", 1) > 1 else ""
         seats = ", ".join(f"seat {k + 1} {v:.9f}" for k, v in enumerate(self.seat_values()))
         fair = "; ".join(f"seat {k + 2} starts with {c} -> {p:.6f}" for k, (c, p) in enumerate(self.fair_compensation()))
         return (f"{self.rs.name}, {self.players} players: P(win) by seat with equilibrium play: {seats}\n"
                 f"  fair compensation (each later seat alone, closest to 1/{self.players}): {fair}\n"
                 f"  certificate (the largest gain of a deviation) {m['certificate']:.1e}; "
                 f"{len(m.get('mixed', []))} states where the mover mixes\n"
-                f"  {m['states']:,} states, {m['solve_seconds']:.2f} s ({how})\n  table: {self.table.path}")
+                f"  {m['states']:,} states, {sweeps}{m['solve_seconds']:.2f} s ({how})\n  table: {self.table.path}")
 
 
 def estimate(rs: Ruleset, players: int) -> dict:
@@ -220,7 +223,7 @@ def solve_players(rs: Ruleset, players: int, tables_dir: str | os.PathLike | Non
                              "not stored").format(rs.name, players, short))
     extra = {"players": players, "states": int(sol.V.shape[0]), "player_states": sol.m,
              "certificate": sol.certificate, "mixed": [[int(k), float(w)] for k, w in sorted(sol.mixed.items())],
-             "iterations": sol.rounds, "residual": sol.certificate, "solve_seconds": sol.seconds,
+             "iterations": sol.rounds, "sweeps": sol.passes, "residual": sol.certificate, "solve_seconds": sol.seconds,
              "kernel": kernel.IMPLEMENTATION, "method": "equilibrium", "peak_memory_mb": peak_memory_mb(),
              "value_meaning": "P(win) of the player in each place (mover first, then the order of play) for "
                               "the state with row sum_k x_k m**(N-1-k)"}
