@@ -82,7 +82,7 @@ MAX_VALUES = 200_000_000     # float64 numbers of V (1.6 GB)
 MAX_ROUNDS = 60              # best-response rounds of an orbit before it is treated as cycling
 CERTIFICATE = 1e-9
 POLICY_ATOL = 1e-12          # ends (A, b) closer than this are the same policy of an orbit's mover
-ACCELERATE = 1e-2            # sweeps that change values by less than this are Anderson-mixed
+ACCELERATE = 1e-4            # sweeps that change values by less than this, and less than the one before, are Anderson-mixed
 STALL = 40                   # sweeps without a tenfold gain in the largest change before giving up
 
 
@@ -228,7 +228,7 @@ def solve_nplayer(rs: Ruleset, players: int = 3, progress=None, tol: float = 1e-
             rate = change / last if np.isfinite(last) and last > 0 else 0.5
             expect = passes + (min(50, int(np.ceil(np.log(tol / change) / np.log(rate))))
                                if 0 < rate < 1 and change > tol else 1)
-            if tol < change < ACCELERATE:
+            if tol < change < min(ACCELERATE, last):
                 # near the solution no decision changes and a sweep is an affine map: mix the last
                 # sweeps (Anderson, as the duel's passes); the next sweep's change is measured at
                 # the mixed values, and the solve ends only on a plain sweep that moved nothing
