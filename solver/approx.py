@@ -11,7 +11,7 @@ game. :func:`thousand.nplayer.evaluate_profile` values them exactly.
   ``Z = 1 - P(y*, zero(i))``, ``W = 1``, with ``y*_t`` the opponent after the end at ``t``
   (overtaken, pushed off the barrel).
 * ``race`` -- the fewest expected turns to win alone: ``stop[t] = -N(next(i, t))``,
-  ``Z = -N(i)``, ``W = 0``.
+  ``Z = -N(zero(i))``, ``W = 0``.
 * ``product`` -- every duel at once: the chance of beating each opponent in a duel from
   where the turn leaves the two of them, multiplied, ``stop[t] = prod_j (1 - P(y_j,t, next(i, t)))``,
   ``Z = prod_j (1 - P(y_j, zero(i)))``, ``W = 1``. The product would be the chance of beating all of
