@@ -77,6 +77,8 @@ from .rules import Ruleset
 from .game import Moves
 from .duel import _Anderson
 from .states import WIN_INDEX, build_state_space, opponent_maps
+from .lastturn import LastRound, first_seat_T, last_turn_horizon
+from .turn import TurnEnds
 
 MAX_VALUES = 200_000_000     # float64 numbers of V (1.6 GB)
 MAX_ROUNDS = 60              # best-response rounds of an orbit before it is treated as cycling
@@ -92,8 +94,9 @@ class NPlayerError(ThousandError):
 
 @dataclass
 class NPlayerSolution:
-    """``V`` (m**N, N): the value of every state (flat index ``sum x_k m**(N-1-k)``);
-    ``start``: the value of the first state, seat 0 to move; ``certificate``: the largest
+    """``V`` (seats * m**N, N): the value of every state (flat index ``c m**N + sum x_k
+    m**(N-1-k)``, with ``c`` the mover's seat under ``equal_turns`` and 0 otherwise: one
+    seat); ``start``: the value of the first state, seat 0 to move; ``certificate``: the largest
     gain of a deviation; ``mixed``: the states where the mover mixes (state -> weight);
     ``passes``: the sweeps over the levels."""
 
@@ -115,12 +118,18 @@ class NPlayerSolution:
     def m(self) -> int:
         return len(self.space)
 
-    def index(self, states) -> int:
-        """The flat index of the tuple of player states (the mover first)."""
+    @property
+    def seats(self) -> int:
+        """Seats told apart in the state: N under ``equal_turns``, else 1."""
+        return self.players if self.rs.equal_turns else 1
+
+    def index(self, states, seat: int = 0) -> int:
+        """The flat index of the tuple of player states (the mover first), the mover in
+        ``seat`` (0 = the first; it matters under ``equal_turns`` only)."""
         s = 0
         for x in states:
             s = s * self.m + self.space.lookup(x)
-        return s
+        return (seat % self.seats) * self.m ** self.players + s
 
     @property
     def start(self) -> np.ndarray:
@@ -134,9 +143,6 @@ def check_supported(rs: Ruleset, players: int) -> None:
     """Refuse in one line what this solver does not solve, before any work."""
     if players < 2:
         raise NPlayerError(_("a game needs at least two players: --players A B [C ...]"))
-    if rs.equal_turns:
-        raise NPlayerError(_("{0}: equal_turns (the round completed after a win) is not solved for three "
-                             "players and more yet").format(rs.name))
 
 
 def check_size(rs: Ruleset, players: int) -> int:
@@ -144,26 +150,44 @@ def check_size(rs: Ruleset, players: int) -> int:
     (before any value is allocated)."""
     space = build_state_space(rs, opponents=True)
     m, N = len(space), players
-    if m ** N * N > MAX_VALUES:
+    seats = N if rs.equal_turns else 1    # with equal_turns the mover's seat is part of the state
+    if seats * m ** N * N > MAX_VALUES:
         raise NPlayerError(_("{0}: {1:,} player states make {2:,} states of {3} players, {4:,.1f} GB of values; "
                              "the N-player solver holds {5:,}").format(
-            rs.name, m, m ** N, N, 8 * m ** N * N / 1e9, MAX_VALUES))
+            rs.name, m, seats * m ** N, N, 8 * seats * m ** N * N / 1e9, MAX_VALUES))
     return m
 
 
 class NPlayerGame:
     """The N-player game of a ruleset: its player states (closed under every way another
     player's move changes a player), each mover's :class:`EndRows`, the roll table, and
-    ``m``, ``N``, ``M1 = m**(N-1)`` for the flat state index."""
+    ``m``, ``N``, ``M1 = m**(N-1)``, ``total = m**N`` and ``seats`` for the flat state
+    index ``c total + sum x_k m**(N-1-k)``.
+
+    With ``equal_turns`` the mover's seat ``c`` enters the state (``seats`` = N): a win by
+    a seat before the last leaves the later seats their last turns, so it is worth
+    :class:`thousand.lastturn.LastRound`'s vector for the final total, and that seat's
+    turns run to the final-total horizon (``turn_space(c)``: the player states with
+    those longer turns); the last seat's wins are final."""
 
     def __init__(self, rs: Ruleset, players: int, space=None, table=None):
         self.rs, self.N = rs, players
         self.space = space if space is not None else build_state_space(rs, opponents=True)
         self.m = len(self.space)
         self.M1 = self.m ** (players - 1)
+        self.total = self.m ** players
+        self.seats = players if rs.equal_turns else 1
         self.table = table or kernel.roll_table(rs)
         self.ends = end_rows(self.space)
         self.bust = self.space.bust_idx
+        self.early_space, self.early_ends, self.last_round = self.space, self.ends, None
+        if rs.equal_turns:
+            moves = Moves(rs)
+            horizon = last_turn_horizon(rs, self.table, self.space.states)
+            self.early_space = build_state_space(rs, opponents=True, ends={
+                x: TurnEnds.of(moves, x, T=first_seat_T(rs, moves, x, horizon)) for x in self.space.states})
+            self.early_ends = end_rows(self.early_space)
+            self.last_round = LastRound(rs, self.table, self.space.states, horizon, players)
         self.seen = np.roll(np.arange(players), 1)    # a successor's places as its last mover sees them
         score = np.array([x.score for x in self.space.states], dtype=np.int64)
         # whether some move lowers the sum of the scores (penalties, overtaking, push-off):
@@ -171,17 +195,55 @@ class NPlayerGame:
         self.lowers = bool(np.any(score[self.bust] < score) or any(
             e.opp is not None or np.any(score[e.nxt] < score[i]) for i, e in enumerate(self.ends)))
 
-    def successors(self, i: int, rest: np.ndarray):
+    def early(self, seat: int) -> bool:
+        """Whether a win by ``seat`` leaves later seats a last turn (equal_turns)."""
+        return self.seats > 1 and seat < self.N - 1
+
+    def turn_space(self, seat: int):
+        """The player states with the turns of a mover in ``seat``."""
+        return self.early_space if self.early(seat) else self.space
+
+    def turn_rows(self, seat: int) -> list["EndRows"]:
+        """Every mover's :class:`EndRows` in ``seat``."""
+        return self.early_ends if self.early(seat) else self.ends
+
+    def split(self, states: np.ndarray):
+        """(seat, mover, rest) of flat states: the mover's seat, its player state, and the
+        others (flat, in the order they move next)."""
+        s = states % self.total
+        return states // self.total, s // self.M1, s % self.M1
+
+    def successors(self, i: int, rest: np.ndarray, seat: int = 0):
         """``(succ, rows, win_rows)``: the state after each end of mover ``i``'s turn without a
         win, ``succ`` (B, K) over the totals ``rows`` (B,), against the others ``rest`` (K,
-        flat, in the order they move next), and the totals that win."""
-        e = self.ends[i]
+        flat, in the order they move next), and the totals that win; the mover in ``seat``."""
+        e = self.turn_rows(seat)[i]
         others = rest[None, :] if e.opp is None else _moved(rest, e.opp, self.m, self.N)
-        return others * self.m + e.nxt[:, None], e.rows, e.win_rows
+        return ((seat + 1) % self.seats) * self.total + others * self.m + e.nxt[:, None], e.rows, e.win_rows
+
+    def win_values(self, seat: int, i: int, rest: np.ndarray):
+        """The value vectors (seen by the mover) of mover ``i``'s wins by a bank, (W, K, N)
+        over its ``win_rows`` against the others ``rest``; None where a win is final (worth
+        the mover's unit vector). Under ``equal_turns`` a seat before the last leaves the
+        ``r = N - 1 - seat`` players after it their last turns: the vector of
+        :class:`thousand.lastturn.LastRound` for its final total, 0 for the seats before it."""
+        if not self.early(seat):
+            return None
+        r = self.N - 1 - seat
+        e = self.turn_rows(seat)[i]
+        F = self.space.states[i].score + e.win_rows * self.rs.unit
+        out = np.zeros((len(F), len(rest), self.N))
+        out[..., :r + 1] = self.last_round.value(r, (rest // self.m ** (self.N - 1 - r))[None, :], F[:, None])
+        return out
+
+    def after_zero(self, states: np.ndarray, last: np.ndarray) -> np.ndarray:
+        """(x_1, ..., x_{N-1}, last) with the next seat to move."""
+        seat = states // self.total
+        return ((seat + 1) % self.seats) * self.total + _rotate(states % self.total, self.m, self.M1, last)
 
     def bust_next(self, states: np.ndarray) -> np.ndarray:
         """The state after the mover's zero turn: (x_1, ..., x_{N-1}, zero(x_0))."""
-        return _rotate(states, self.m, self.M1, self.bust[states // self.M1])
+        return self.after_zero(states, self.bust[self.split(states)[1]])
 
 
 def solve_nplayer(rs: Ruleset, players: int = 3, progress=None, tol: float = 1e-13,
@@ -194,12 +256,12 @@ def solve_nplayer(rs: Ruleset, players: int = 3, progress=None, tol: float = 1e-
     check_size(rs, players)
     t0 = time.perf_counter()
     game = NPlayerGame(rs, players)
-    m, N = game.m, players
-    total = m ** N
+    N = players
+    total = game.seats * game.total
     V = np.full((total, N), 1.0 / N)
     rounds_all = 0
     up = _one_step_up(game.space)
-    levels = _levels(game.space, N)
+    levels = _levels(game)
     done, passes, change, expect = 0, 0, np.inf, 1
     accel = _Anderson(depth=6)
     history: list[float] = []
@@ -237,15 +299,18 @@ def solve_nplayer(rs: Ruleset, players: int = 3, progress=None, tol: float = 1e-
     return NPlayerSolution(rs, N, game.space, V, cert, time.perf_counter() - t0, rounds_all, mixed, passes)
 
 
-def _levels(space, N: int) -> list[np.ndarray]:
+def _levels(game, seats: int | None = None) -> list[np.ndarray]:
     """The states of the N-player game by level (the sum of the units of every score), the
-    highest first, each level sorted: a bank raises the level unless it changes another
-    player, a zero turn keeps it unless it costs a penalty."""
-    m = len(space)
+    highest first, each level sorted (every seat's copy of a state in it): a bank raises
+    the level unless it changes another player, a zero turn keeps it unless it costs a
+    penalty. ``seats``: the seats' copies (default ``game.seats``; 1: the states alone)."""
+    space, m, N = game.space, game.m, game.N
+    seats = game.seats if seats is None else seats
     score_units = np.array([x.score // space.rs.unit for x in space.states], dtype=np.int64)
     level = score_units[np.indices((m,) * N).reshape(N, -1)].sum(axis=0)     # digits[k][s] = x_k
     order = np.argsort(-level, kind="stable")
-    return [np.sort(lvl) for lvl in np.split(order, np.flatnonzero(np.diff(level[order])) + 1)]
+    return [np.concatenate([c * game.total + np.sort(lvl) for c in range(seats)])
+            for lvl in np.split(order, np.flatnonzero(np.diff(level[order])) + 1)]
 
 
 def _rotate(s: np.ndarray, m: int, M1: int, last: np.ndarray) -> np.ndarray:
@@ -258,22 +323,32 @@ def _turns(states: np.ndarray, z: np.ndarray, V: np.ndarray, game, grad: bool = 
     with A the value vector of the banks and instant wins, b the chance of a bust, and
     (``grad``) d the DP's derivative in ``z`` (b again, by the backward pass: what
     :func:`_own_values` compares between rounds)."""
-    N, M1 = game.N, game.M1
+    N = game.N
     own = np.empty(len(states))
     A = np.zeros((len(states), N))
     b = np.empty(len(states))
     d = np.empty(len(states)) if grad else None
-    movers = states // M1
-    for i in np.unique(movers):
-        cols = np.flatnonzero(movers == i)
-        s = states[cols]
-        W, bank_rows, win_rows = _bank_values(int(i), s % M1, V, game)
-        stop_val = _stop_values(game.space, int(i), W[..., 0], bank_rows, win_rows)
-        own[cols], A[cols], b[cols], dc = _policy_ends(game.table, game.space, int(i), stop_val, z[cols],
-                                                       np.ones(len(s)), W, bank_rows, win_rows, grad)
+    for c, i, cols, rest in _by_mover(states, game):
+        space = game.turn_space(c)
+        W, bank_rows, win_rows = _bank_values(i, rest, V, game, seat=c)
+        Ww = game.win_values(c, i, rest)
+        stop_val = _stop_values(space, i, W[..., 0], bank_rows, win_rows, 1.0 if Ww is None else Ww[..., 0])
+        own[cols], A[cols], b[cols], dc = _policy_ends(game.table, space, i, stop_val, z[cols],
+                                                       np.ones(len(cols)), W, bank_rows, win_rows, grad, Ww)
         if grad:
             d[cols] = dc
     return own, A, b, d
+
+
+def _by_mover(states: np.ndarray, game):
+    """The states grouped by the mover's seat and player state: (seat, mover, the columns
+    of ``states``, the others of each)."""
+    seat, movers, rest = game.split(states)
+    key = seat * game.m + movers
+    for k in np.unique(key):
+        cols = np.flatnonzero(key == k)
+        c, i = divmod(int(k), game.m)
+        yield c, i, cols, rest[cols]
 
 
 @dataclass
@@ -320,12 +395,13 @@ def _moved(rest: np.ndarray, opp: np.ndarray, m: int, N: int) -> np.ndarray:
     return out
 
 
-def _bank_values(i: int, rest: np.ndarray, V: np.ndarray, game, own: bool = False):
+def _bank_values(i: int, rest: np.ndarray, V: np.ndarray, game, own: bool = False, seat: int = 0):
     """The value vectors, seen by the mover (its own chance first), of every end of mover
     ``i``'s turn at a total without a win, against the others ``rest`` (flat index, in the
-    order they move next): ``W`` (B, K, N) over the totals ``bank_rows``, and ``win_rows``
-    (the totals that win). ``own``: the mover's chance alone, ``W`` (B, K)."""
-    succ, rows, win_rows = game.successors(i, rest)
+    order they move next), the mover in ``seat``: ``W`` (B, K, N) over the totals
+    ``bank_rows``, and ``win_rows`` (the totals that win). ``own``: the mover's chance
+    alone, ``W`` (B, K)."""
+    succ, rows, win_rows = game.successors(i, rest, seat)
     if own:
         return V[succ, game.N - 1], rows, win_rows
     # seen by the mover: its own chance (the successor's last place) first -- one gather
@@ -336,13 +412,12 @@ def _own_values(states: np.ndarray, z: np.ndarray, V: np.ndarray, game):
     """The mover's best value in every state against bust values ``z``, and its derivative
     in ``z`` (the chance of a bust under the best decisions): the turn DP alone, no end
     distribution."""
-    space, M1 = game.space, game.M1
     own, d = np.empty(len(states)), np.empty(len(states))
-    movers = states // M1
-    for i in np.unique(movers):
-        cols = np.flatnonzero(movers == i)
-        W, bank_rows, win_rows = _bank_values(int(i), states[cols] % M1, V, game, own=True)
-        stop_val = _stop_values(space, int(i), W, bank_rows, win_rows)
+    for seat, i, cols, rest in _by_mover(states, game):
+        space = game.turn_space(seat)
+        W, bank_rows, win_rows = _bank_values(i, rest, V, game, own=True, seat=seat)
+        Ww = game.win_values(seat, i, rest)
+        stop_val = _stop_values(space, i, W, bank_rows, win_rows, 1.0 if Ww is None else Ww[..., 0])
         for c in _chunks(len(cols)):
             # the end values serve as stop values and as mid-turn ones: each total has one kind
             tv = kernel.turn_dp(game.table, space.stop_ok[i], stop_val[:, c], space.forced_ok[i], stop_val[:, c],
@@ -357,22 +432,24 @@ def _chunks(K: int, size: int = 1024) -> list[slice]:
     return [slice(lo, min(lo + size, K)) for lo in range(0, K, size)]
 
 
-def _stop_values(space, i: int, bank: np.ndarray, bank_rows, win_rows, win: float = 1.0) -> np.ndarray:
+def _stop_values(space, i: int, bank: np.ndarray, bank_rows, win_rows, win=1.0) -> np.ndarray:
     """The (T+1, K) end values of mover ``i``: ``bank`` (B, K) at the totals that end the
-    turn without a win (a bank, or a mid-turn end), ``win`` where the end wins."""
+    turn without a win (a bank, or a mid-turn end), ``win`` (a number, or (W, K)) where the
+    end wins."""
     stop_val = np.zeros((int(space.T[i]) + 1, bank.shape[1]))
     stop_val[bank_rows] = bank
     stop_val[win_rows] = win
     return stop_val
 
 
-def _policy_ends(table, space, i: int, stop_val, z, w, W, bank_rows, win_rows, grad: bool = False):
+def _policy_ends(table, space, i: int, stop_val, z, w, W, bank_rows, win_rows, grad: bool = False, Ww=None):
     """The turn of mover ``i`` played by the decisions that maximise (``stop_val``, bust
-    ``z``, instant win ``w``), valued by the true value vectors ``W`` of its banks: (the
-    maximised value, A, b, d) -- A the expected value vector of the banks and wins under
-    those decisions, b their chance of a bust, d (``grad``, else None) the DP's derivative
-    in ``z``. The decider's values and the true ones coincide for the equilibrium; an
-    approximation decides by its own and is valued by the true ones."""
+    ``z``, instant win ``w``), valued by the true value vectors ``W`` of its banks (and
+    ``Ww`` of its wins, None: the unit vector): (the maximised value, A, b, d) -- A the
+    expected value vector of the banks and wins under those decisions, b their chance of a
+    bust, d (``grad``, else None) the DP's derivative in ``z``. The decider's values and
+    the true ones coincide for the equilibrium; an approximation decides by its own and is
+    valued by the true ones."""
     K = len(z)
     own, A, b = np.empty(K), np.empty((K, W.shape[-1])), np.empty(K)
     d = np.empty(K) if grad else None
@@ -382,7 +459,11 @@ def _policy_ends(table, space, i: int, stop_val, z, w, W, bank_rows, win_rows, g
         if grad:
             d[c] = tv.dstart
         a = np.einsum("bk,bkn->kn", stop_p[bank_rows], W[:, c])
-        a[:, 0] += stop_p[win_rows].sum(axis=0) + win_p
+        if Ww is None:
+            a[:, 0] += stop_p[win_rows].sum(axis=0) + win_p
+        else:
+            a += np.einsum("bk,bkn->kn", stop_p[win_rows], Ww[:, c])
+            a[:, 0] += win_p
         A[c] = a
     return own, A, b, d
 
@@ -481,7 +562,7 @@ def _solve_cycles(states, succ, V, game, mixed, up) -> int:
     when its decisions repeat and its bust values stop moving), then :func:`_mix_orbit`
     for the cycles still cycling after :data:`MAX_ROUNDS` rounds. ``up``:
     :func:`_one_step_up`. Returns the rounds taken."""
-    m, M1, N = game.m, game.M1, game.N
+    N = game.N
     n = len(states)
     M = _cycle_steps(succ, N)
     # each state's orbit, named by its smallest member (orbits are closed under succ)
@@ -491,9 +572,9 @@ def _solve_cycles(states, succ, V, game, mixed, up) -> int:
     # the first guess of each mover's bust value: the same orbit with the mover one step
     # higher (a level above, solved already), else 1/N
     z = np.full(n, 1.0 / N)
-    hi = up[game.bust[states // M1]]
+    hi = up[game.bust[game.split(states)[1]]]
     has = hi >= 0
-    z[has] = V[(states[has] % M1) * m + hi[has], N - 1]
+    z[has] = V[game.after_zero(states[has], hi[has]), N - 1]
     A, b = np.zeros((n, N)), np.zeros(n)
     last_b = np.full(n, np.nan)
     last_d = np.full(n, np.nan)
@@ -818,7 +899,7 @@ def _pure_equilibria(lists, succ, N, M, near, limit: int = 2_000_000):
 def certificate(V: np.ndarray, game) -> float:
     """The largest gain of a deviation: max over states of (the mover's best value by the
     turn DP against the equilibrium's bust value) - (its equilibrium value)."""
-    states = np.arange(game.m ** game.N)
+    states = np.arange(game.seats * game.total)
     worst = 0.0
     for chunk in np.array_split(states, max(1, len(states) // 200_000)):
         own, _d = _own_values(chunk, V[game.bust_next(chunk), game.N - 1], V, game)
@@ -835,12 +916,13 @@ class EquilibriumDecider:
     def __init__(self, sol: NPlayerSolution):
         self.sol = sol
 
-    def decide(self, i: int, rest: np.ndarray):
-        sol = self.sol
-        m, N = sol.m, sol.players
-        W, bank_rows, win_rows = _bank_values(i, rest, sol.V, sol.game)
-        stop = _stop_values(sol.space, i, W[..., 0], bank_rows, win_rows)
-        return stop, sol.V[rest * m + sol.game.bust[i], N - 1], np.ones(len(rest))
+    def decide(self, i: int, rest: np.ndarray, seat: int = 0):
+        sol, game = self.sol, self.sol.game
+        W, bank_rows, win_rows = _bank_values(i, rest, sol.V, game, seat=seat)
+        Ww = game.win_values(seat, i, rest)
+        stop = _stop_values(game.turn_space(seat), i, W[..., 0], bank_rows, win_rows, 1.0 if Ww is None else Ww[..., 0])
+        zero = game.after_zero(seat * game.total + i * game.M1 + rest, np.full(len(rest), game.bust[i]))
+        return stop, sol.V[zero, sol.players - 1], np.ones(len(rest))
 
 
 def evaluate_profile(space, players: int, deciders, table=None, tol: float = 1e-13,
@@ -850,7 +932,9 @@ def evaluate_profile(space, players: int, deciders, table=None, tol: float = 1e-
     turn's (A, b) itself (``turn_ends``, as a bot's enumerated turns do). Returns ``V``
     (seats, m**N, N): ``V[k][s]`` is the value vector (in the order of play from the mover)
     of state ``s`` with seat ``k`` to move; ``V[0][start]`` lists the seats' chances in seat
-    order. With one decider the seat index is dropped (``seats`` = 1).
+    order. With one decider the seat index is dropped (``seats`` = 1), unless the game
+    tells its seats apart (``equal_turns``: then ``decide`` is told the seat, and ``V``
+    is the solver's ``V`` by seat).
 
     The same levels, sweeps, trees and cycles as the solver, with decisions that no longer
     depend on the values: each (seat, state) has its end distribution under its decider's
@@ -861,19 +945,21 @@ def evaluate_profile(space, players: int, deciders, table=None, tol: float = 1e-
     deciders = list(deciders)
     if len(deciders) not in (1, players):
         raise ValueError("one decider, or one per seat")
-    seats = 1 if len(deciders) == 1 else players
     m, N = len(space), players
     game = NPlayerGame(space.rs, players, space, table)
+    seats = 1 if len(deciders) == 1 and game.seats == 1 else players
+    deciders = deciders * (seats // len(deciders))
     table = game.table
     M1, total = m ** (N - 1), m ** N
     V = np.full((seats, total, N), 1.0 / N)
-    levels = _levels(space, N)
+    flat = V.reshape(-1, N)    # the game's own index, where it tells the seats apart
+    levels = _levels(game, seats=1)
     kept: dict = {}
     for _sweep in range(max_passes):
         before = V.copy() if game.lowers else None
         for li, lvl in enumerate(levels):
             n = len(lvl)
-            nxt = game.bust_next(lvl)
+            nxt = game.bust_next(lvl) % total
             pos = np.minimum(np.searchsorted(lvl, nxt), n - 1)
             inside = lvl[pos] == nxt
             A, b = np.zeros((seats * n, N)), np.zeros(seats * n)
@@ -887,17 +973,29 @@ def evaluate_profile(space, players: int, deciders, table=None, tol: float = 1e-
                     rest = lvl[cols] % M1
                     rows = k * n + cols
                     if hasattr(deciders[k], "turn_ends"):     # a seat that gives its turn's ends itself
+                        if game.seats > 1:
+                            raise NPlayerError(_("{0}: a bot's turns are not valued with equal_turns for three "
+                                                 "players and more").format(space.rs.name))
                         A[rows], b[rows] = deciders[k].turn_ends(int(i), rest, V[nk], game)
                         continue
                     ends = kept.get((k, li, int(i)))
                     if ends is None:
-                        ends = _decided_ends(game, int(i), *deciders[k].decide(int(i), rest))
+                        how = deciders[k].decide(int(i), rest, seat=k) if game.seats > 1 else \
+                            deciders[k].decide(int(i), rest)
+                        ends = _decided_ends(game, int(i), *how, seat=k)
                         if game.lowers:
                             kept[(k, li, int(i))] = ends
-                    bank_p, win_p, b[rows] = ends
-                    W, _rows, _wins = _bank_values(int(i), rest, V[nk], game)
+                    bank_p, win_p, instant_p, b[rows] = ends
+                    # the game's successors carry the next seat where it tells the seats apart
+                    W, _rows, _wins = (_bank_values(int(i), rest, flat, game, seat=k) if game.seats > 1
+                                       else _bank_values(int(i), rest, V[nk], game))
                     A[rows] = np.einsum("bk,bkn->kn", bank_p, W)
-                    A[rows, 0] += win_p
+                    Ww = game.win_values(k, int(i), rest)
+                    if Ww is None:
+                        A[rows, 0] += win_p.sum(axis=0)
+                    else:
+                        A[rows] += np.einsum("bk,bkn->kn", win_p, Ww)
+                    A[rows, 0] += instant_p
             fronts, cyc = _links(succ)
             if len(cyc):
                 csucc = np.searchsorted(cyc, succ[cyc])
@@ -915,15 +1013,18 @@ def evaluate_profile(space, players: int, deciders, table=None, tol: float = 1e-
         space.rs.name, N, max_passes, float(np.max(np.abs(V - before)))))
 
 
-def _decided_ends(game, i: int, stop_val, z, w):
-    """How mover ``i``'s turns end under the decisions that maximise (``stop_val``, bust
-    ``z``, instant win ``w``): P(end at each total without a win) (B, K) over
-    ``game.ends[i].rows``, P(a win) and P(a zero turn) (K,)."""
-    e = game.ends[i]
+def _decided_ends(game, i: int, stop_val, z, w, seat: int = 0):
+    """How mover ``i``'s turns (in ``seat``) end under the decisions that maximise
+    (``stop_val``, bust ``z``, instant win ``w``): P(end at each total without a win)
+    (B, K) over its ``rows``, P(a win by a bank) (W, K) over its ``win_rows``, and P(an
+    instant win) and P(a zero turn) (K,)."""
+    e = game.turn_rows(seat)[i]
+    space = game.turn_space(seat)
     K = len(z)
-    bank_p, win_p, bust_p = np.empty((len(e.rows), K)), np.empty(K), np.empty(K)
+    bank_p, win_p = np.empty((len(e.rows), K)), np.empty((len(e.win_rows), K))
+    instant_p, bust_p = np.empty(K), np.empty(K)
     for c in _chunks(K):
-        _tv, ends, bust_p[c], wp = _turn_ends(game.table, game.space, i, stop_val[:, c], z[c], w[c])
+        _tv, ends, bust_p[c], instant_p[c] = _turn_ends(game.table, space, i, stop_val[:, c], z[c], w[c])
         bank_p[:, c] = ends[e.rows]
-        win_p[c] = ends[e.win_rows].sum(axis=0) + wp
-    return bank_p, win_p, bust_p
+        win_p[:, c] = ends[e.win_rows]
+    return bank_p, win_p, instant_p, bust_p

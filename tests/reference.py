@@ -37,11 +37,14 @@ def sorted_rolls(n: int, faces: int):
 class TurnReference:
     """Solves one turn exactly for given end values; returns value and end distribution."""
 
-    def __init__(self, rs):
+    def __init__(self, rs, floats: bool = False):
         self.rs = rs
         self.moves = Moves(rs)
         self.scorer = RollScorer(rs)
-        self.rolls = {n: list(sorted_rolls(n, rs.faces)) for n in range(1, rs.dice + 1)}
+        # floats: the roll probabilities as floats (the same recursion, for tests whose end
+        # values are floats anyway and whose turns are long)
+        self.rolls = {n: [(r, float(p) if floats else p) for r, p in sorted_rolls(n, rs.faces)]
+                      for n in range(1, rs.dice + 1)}
         self.options = {}
         for n, lst in self.rolls.items():
             for roll, _ in lst:
