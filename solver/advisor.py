@@ -25,7 +25,8 @@ from . import kernel
 from .errors import StateError
 from .game import WIN, Moves, PlayerState
 from .engine import TurnEnd, TurnRules
-from .lastturn import first_seat_T, last_turn_end_values, last_turn_ends, last_turn_values
+from .lastturn import (LastRound, first_seat_T, last_turn_end_values, last_turn_ends, last_turn_horizon,
+                       last_turn_values)
 from .rules import Ruleset
 from .i18n import _, dice_count
 from .turn import TurnEnds
@@ -366,10 +367,14 @@ def product_advisor(solution, opponents: list[PlayerState]) -> TurnAdvisor:
     return TurnAdvisor(solution.rs, "duel", values_of, float, True, "duel_product")
 
 
-def last_turn_advisor(rs: Ruleset, to_beat: int) -> TurnAdvisor:
-    """Advice for the second seat's last turn of an equal_turns game, the first seat
-    having finished with ``to_beat`` points: values are the probability of winning
-    it (a tie counted 1/2; :func:`thousand.lastturn.last_turn_values`). No table needed."""
+def last_turn_advisor(rs: Ruleset, to_beat: int, tied: int = 1, later=()) -> TurnAdvisor:
+    """Advice for a last turn of an equal_turns game, the top final total being
+    ``to_beat`` points, shared by ``tied`` players, with the players ``later`` (their
+    states, in seat order) still to play their last turns after this one: values are the
+    probability of winning (a tie at the top among k players worth 1/k;
+    :class:`thousand.lastturn.LastRound`, which plays the later turns as each of them
+    maximises its own chance; two players: :func:`thousand.lastturn.last_turn_values`). No
+    table needed."""
     if not rs.equal_turns:
         raise StateError(_("{0} does not play equal turns: there is no last turn to beat a total in").format(
             rs.name))
@@ -381,10 +386,28 @@ def last_turn_advisor(rs: Ruleset, to_beat: int) -> TurnAdvisor:
     if rs.barrel.kind == "exact" and to_beat != rs.goal:
         raise StateError(_("--to-beat {0}: on an exact barrel every finished total is the goal {1}").format(
             to_beat, rs.goal))
+    if tied < 1:
+        raise StateError(_("--tied {0}: at least the player who finished holds the total to beat").format(tied))
     moves = Moves(rs)
+    later = [moves.check(y) for y in later]
+    if not later and tied == 1:
+        def values_of(ends: TurnEnds):
+            return last_turn_end_values(rs, ends, [to_beat])
+
+        return TurnAdvisor(rs, "duel", values_of, float, True, "win_probability",
+                           horizon=lambda x: last_turn_ends(moves, x, to_beat).T * u)
+    table = kernel.roll_table(rs)
+    # the later players' totals are told apart up to a horizon of their own (and the total to beat)
+    top = max(last_turn_horizon(rs, table, later), to_beat) if later else to_beat
+    after = LastRound(rs, table, later, top).chain(tuple(later), tied + 1)   # (targets, tied + 1, ...)
+    f_beat = (to_beat - rs.goal) // u
 
     def values_of(ends: TurnEnds):
-        return last_turn_end_values(rs, ends, [to_beat])
+        G = ends.x.score + np.arange(ends.T + 1) * u
+        win = np.array([z == WIN for z in ends.stop_next], dtype=bool) & (ends.stop_ok != 0)
+        new_top = after[np.clip((np.minimum(G, top) - rs.goal) // u, 0, len(after) - 1), 0, 0]
+        stop = np.where(win & (G > to_beat), new_top, np.where(win & (G == to_beat), after[f_beat, tied, 0], 0.0))
+        return stop[:, None], np.zeros((ends.T + 1, 1)), np.zeros(1), np.ones(1)
 
     return TurnAdvisor(rs, "duel", values_of, float, True, "win_probability",
-                       horizon=lambda x: last_turn_ends(moves, x, to_beat).T * u)
+                       horizon=lambda x: last_turn_ends(moves, x, top).T * u)

@@ -15,7 +15,7 @@ import time
 import click
 
 from . import __version__
-from .choices import CHART_KINDS, EXACT_BUDGET, OBJECTIVES
+from .choices import CHART_KINDS, EXACT_BUDGET, OBJECTIVES, SEATS
 from .i18n import LANGUAGES, _, using
 from .errors import ThousandError
 from .errors import RulesetError
@@ -427,12 +427,14 @@ def _opponents(rs: Ruleset, scores: tuple[int, ...], kw: dict) -> list:
               help="An opponent's banked score (duel); repeat for each opponent of a game of three or more, "
                    "in the order they move after you.")
 @_counter_options("opp")
-@click.option("--seat", type=click.Choice(("first", "second")), default=None,
-              help="equal_turns rulesets (duel): whether you move first or second in each round; required "
-                   "there, an error elsewhere.")
+@click.option("--seat", type=click.Choice(SEATS), default=None,
+              help="equal_turns rulesets: your place in each round (first or second in a duel; up to sixth "
+                   "with more opponents); required there, an error elsewhere.")
 @click.option("--to-beat", "to_beat", type=int, default=None, metavar="F",
-              help="equal_turns rulesets: the first player has finished with F points and this is your "
-                   "last turn (you are the second seat; replaces --opp).")
+              help="equal_turns rulesets: a player has finished with F points (the top total) and this is your "
+                   "last turn of the round; --opp then gives the players still to play after you, if any.")
+@click.option("--tied", type=int, default=1, show_default=True,
+              help="With --to-beat: how many players share the top total F.")
 @click.option("--turn", "turn_total", type=int, default=0, show_default=True,
               help="Points of this turn so far (before --roll).")
 @click.option("--dice", type=int, default=None, help="Dice you are about to roll (default: all).")
@@ -441,7 +443,7 @@ def _opponents(rs: Ruleset, scores: tuple[int, ...], kw: dict) -> list:
 @tables_option
 @json_option
 def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: int, opp: tuple[int, ...],
-           seat: str | None, to_beat: int | None, turn_total: int,
+           seat: str | None, to_beat: int | None, tied: int, turn_total: int,
            dice: int | None, roll_text: str | None, tables_dir: str | None, as_json: bool, **kw) -> None:
     """Roll or stop, and which dice to keep, with the value of every option.
 
@@ -462,17 +464,43 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
                            "first win").format(name=rs.name))
     if objective == "race" and (seat or to_beat is not None):
         raise StateError(_("--seat and --to-beat are for the duel; the race has no seats"))
-    if to_beat is not None and (seat == "first" or opp):
-        raise StateError(_("--to-beat F is the second player's last turn: it takes neither --seat first nor --opp"))
+    if to_beat is not None and seat:
+        raise StateError(_("--to-beat F is a last turn of the round: it takes no --seat (--opp: the players still "
+                           "to play after you)"))
+    if tied != 1 and to_beat is None:
+        raise StateError(_("--tied K goes with --to-beat F"))
     x = _player(rs, me, kw)
     ys = _opponents(rs, opp, kw)
     for y in ys:
         Moves(rs).check_pair(x, y)
     y = ys[0] if ys else None
+    if to_beat is not None:
+        roll = parse_roll(roll_text, rs) if roll_text is not None else None
+        from .engine import TurnRules
+        engine = TurnRules(rs)
+        engine.check_reachable(engine.state(x, turn_total, dice, roll))
+        label = "; ".join([_("you: {me}; last turn against a finished total of {total}").format(
+            me=x.describe(rs), total=to_beat)] + [_("still to play {k}: {opp}").format(k=k + 1, opp=o.describe(rs))
+                                                  for k, o in enumerate(ys)])
+        adv = last_turn_advisor(rs, to_beat, tied, ys).advise(x, turn_total, dice, roll, state_label=label)
+        tie = _("a tie counts 1/2") if not ys and tied == 1 else _("a tie at the top among k players is worth 1/k")
+        adv.note = "; ".join(n for n in (adv.note, tie) if n)
+        if as_json:
+            click.echo(json.dumps({"ruleset": rs.name, "ruleset_hash": rs.hash, "to_beat": to_beat, "tied": tied,
+                                   **adv.to_json()}))
+        else:
+            click.echo(adv.render())
+        return
     if len(ys) > 1 and objective == "duel":
+        seat_i = None
         if rs.equal_turns:
-            raise StateError(_("{name} plays equal turns: advice for three players or more is the race "
-                               "(--objective race)").format(name=rs.name))
+            if seat is None:
+                raise StateError(_("{name} plays equal turns: say which seat you move in, --seat first, second, "
+                                   "... (of {n})").format(name=rs.name, n=len(ys) + 1))
+            seat_i = SEATS.index(seat)
+            if seat_i > len(ys):
+                raise StateError(_("--seat {seat}: a game of {n} players has seats first to {last}").format(
+                    seat=seat, n=len(ys) + 1, last=SEATS[len(ys)]))
         roll = parse_roll(roll_text, rs) if roll_text is not None else None
         from .engine import TurnRules
         from .play import Advisors, advice_json, advice_text
@@ -480,7 +508,7 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
         engine.check_reachable(engine.state(x, turn_total, dice, roll))
         label = "; ".join([_("you: {me}").format(me=x.describe(rs))] + [
             _("opponent {k}: {opp}").format(k=k + 1, opp=o.describe(rs)) for k, o in enumerate(ys)])
-        parts = Advisors(rs, "auto", tables_dir).several(x, ys, turn_total, dice, roll, label)
+        parts = Advisors(rs, "auto", tables_dir).several(x, ys, turn_total, dice, roll, label, seat=seat_i)
         if as_json:
             click.echo(json.dumps({"ruleset": rs.name, "ruleset_hash": rs.hash, "players": len(ys) + 1,
                                    "advice": advice_json(parts)}))
@@ -489,6 +517,8 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
         return
     if objective == "duel" and y is None and to_beat is None:
         raise StateError(_("the duel needs the opponent's score: --opp S"))
+    if seat and SEATS.index(seat) > 1:
+        raise StateError(_("--seat {seat}: a duel has the first and the second seat").format(seat=seat))
     if objective == "duel" and rs.equal_turns and seat is None and to_beat is None:
         raise StateError(_("{name} plays equal turns: say which seat you move in, --seat first or "
                            "--seat second").format(name=rs.name))
@@ -496,17 +526,6 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
     from .engine import TurnRules
     engine = TurnRules(rs)
     engine.check_reachable(engine.state(x, turn_total, dice, roll))
-    if to_beat is not None:
-        label = _("you: {me}; last turn (second seat) against a finished total of {total}").format(
-            me=x.describe(rs), total=to_beat)
-        adv = last_turn_advisor(rs, to_beat).advise(x, turn_total, dice, roll, state_label=label)
-        adv.note = "; ".join(n for n in (adv.note, _("a tie counts 1/2")) if n)
-        if as_json:
-            click.echo(json.dumps({"ruleset": rs.name, "ruleset_hash": rs.hash, "to_beat": to_beat,
-                                   **adv.to_json()}))
-        else:
-            click.echo(adv.render())
-        return
     if objective == "rate":
         if y is not None:
             raise StateError(_("the rate is solitaire: it takes no --opp"))

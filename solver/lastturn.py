@@ -149,33 +149,37 @@ class LastRound:
     turn in seat order, the highest final total wins and a tie at the top among ``k``
     players is worth ``1/k`` to each.
 
-    ``value(r, Y, F)`` is the value vector, for a finisher with final total ``F`` and the
-    ``r`` later players in states ``Y = (y_1, ..., y_r)`` (flat, ``y_1`` the most
-    significant digit in base m), of ``(finisher, y_1, ..., y_r)``. It comes from
-    ``U_j(y_j, ..., y_r; B, k)``, the vector ``(u, w_j, ..., w_r)`` when player ``j`` is
-    about to play, the top total is ``B`` and ``k`` players share it (``u`` each):
+    :meth:`chain` gives ``U(y_1, ..., y_L; B, k)``, the vector ``(u, w_1, ..., w_L)`` when
+    the players in states ``y_1, ..., y_L`` still have their last turns in that order, the
+    top total is ``B`` and ``k`` players share it (``u`` each):
 
-        U_{r+1}(; B, k) = (1/k),
-        player j maximises its own value, one turn DP over the columns (Y', B, k) with
-        stop[t] = u of U_{j+1}(Y'; G, 1)       if the bank meets the win condition and G > B,
-                  u of U_{j+1}(Y'; B, k + 1)   if it does and G = B,
+        U(; B, k) = (1/k),
+        y_1 maximises its own value, one turn DP over the columns (B, k) with
+        stop[t] = u of U(y_2, ...; G, 1)       if the bank meets the win condition and G > B,
+                  u of U(y_2, ...; B, k + 1)   if it does and G = B,
                   0                            otherwise (and forced ends, a bust),
         an instant win 1 (the game ends at once),
 
-    with ``G = s + t`` its final total; the ends of that turn under the decisions then
-    give every component (a new top leaves the old leaders 0). Final totals above
-    ``horizon`` are valued as the horizon: the later players' chance of beating ``F``
-    changes by at most :func:`last_turn_horizon`'s bound each, so every value by at most
-    ``r`` times it. Each player's turn runs to ``horizon + unit`` where a bank can win
-    (:func:`last_turn_ends`), from which a winning bank beats every target."""
+    with ``G = s + t`` its final total; the ends of that turn under those decisions then
+    give every component: a new top leaves the old leaders 0, and an end that does not
+    meet the win condition still acts on the players after it as any turn does
+    (overtaking, push-off: ``y_2, ...`` as it leaves them), while a bank that meets it is
+    settled at the win check (RULES.md section 3, step 1), as the duel reads it. Final
+    totals above ``horizon`` are valued as the horizon: each later player's chance of
+    beating ``F`` changes by at most :func:`last_turn_horizon`'s bound, so every value by
+    at most ``L`` times it. Each player's turn runs to ``horizon + unit`` where a bank can
+    win (:func:`last_turn_ends`), from which a winning bank beats every target.
 
-    def __init__(self, rs: Ruleset, table, states, horizon: int, players: int):
-        self.rs, self.table, self.states, self.horizon, self.N = rs, table, list(states), horizon, players
+    ``value(r, Y, F)`` serves the N-player solver: the vector of ``(finisher, y_1, ...,
+    y_r)`` for a finisher with final total ``F`` and the r later players ``Y`` (flat
+    indices into ``states``, ``y_1`` the most significant digit in base m)."""
+
+    def __init__(self, rs: Ruleset, table, states, horizon: int):
+        self.rs, self.table, self.states, self.horizon = rs, table, list(states), horizon
         self.m = len(self.states)
         self.targets = np.arange(rs.goal, horizon + 1, rs.unit, dtype=np.int64)
-        moves = Moves(rs)
-        self._ends = [last_turn_ends(moves, y, horizon) for y in self.states]
-        self._U: dict[int, dict[int, np.ndarray]] = {}
+        self.moves = Moves(rs)
+        self._chains: dict = {}
 
     def target_index(self, F) -> np.ndarray:
         """The column of final totals ``F`` (points, at least the goal; above the horizon: the horizon)."""
@@ -185,61 +189,63 @@ class LastRound:
     def value(self, r: int, Y, F) -> np.ndarray:
         """``(..., r + 1)``: the value vectors of ``(finisher, y_1, ..., y_r)`` for later
         players ``Y`` (flat) and final totals ``F`` (broadcast together)."""
+        Y, F = np.broadcast_arrays(np.asarray(Y, dtype=np.int64), np.asarray(F, dtype=np.int64))
+        out = np.ones(Y.shape + (r + 1,))
         if r == 0:
-            return np.ones(np.broadcast(np.asarray(Y), np.asarray(F)).shape + (1,))
-        U = self.tables(r)[1]
-        return U[np.asarray(Y), self.target_index(F), 0]
+            return out
+        f = self.target_index(F)
+        for y in np.unique(Y):
+            at = Y == y
+            ys = tuple(self.states[(int(y) // self.m ** (r - 1 - k)) % self.m] for k in range(r))
+            out[at] = self.chain(ys, 1)[f[at], 0]
+        return out
 
-    def tables(self, r: int) -> dict[int, np.ndarray]:
-        """``{j: U_j}`` for r later players, ``U_j`` of shape (m**(r-j+1), targets, j,
-        r - j + 2): rows the flat states of players j..r, then the top total, then the
-        number of players sharing it (1..j), then ``(u, w_j, ..., w_r)``."""
-        if r not in self._U:
-            nF = len(self.targets)
-            nxt = np.zeros((1, nF, r + 1, 1))
-            nxt[..., 0] = 1.0 / np.arange(1, r + 2)[None, None, :]
-            out = {}
-            for j in range(r, 0, -1):
-                nxt = out[j] = self._player(j, nxt)
-            self._U[r] = out
-        return self._U[r]
+    def chain(self, ys: tuple, K: int) -> np.ndarray:
+        """``U(ys; B, k)`` (targets, K, len(ys) + 1) for every target ``B`` and k = 1..K."""
+        key = (ys, K)
+        if key not in self._chains:
+            self._chains[key] = self._chain(ys, K)
+        return self._chains[key]
 
-    def _player(self, j: int, nxt: np.ndarray) -> np.ndarray:
-        """``U_j`` from ``U_{j+1}`` (``nxt``), one turn DP per player state over the columns (Y', B, k)."""
-        m, rs, u = self.m, self.rs, self.rs.unit
-        P, nF, R1 = nxt.shape[0], len(self.targets), nxt.shape[-1]
-        out = np.zeros((m * P, nF, j, R1 + 1))
+    def _chain(self, ys: tuple, K: int) -> np.ndarray:
+        nF, L = len(self.targets), len(ys)
+        if not ys:
+            return np.broadcast_to((1.0 / np.arange(1, K + 1))[None, :, None], (nF, K, 1)).copy()
+        rs, u, moves = self.rs, self.rs.unit, self.moves
+        y, rest = ys[0], ys[1:]
+        nxt = self.chain(rest, K + 1)                                # (nF, K+1, L)
+        e = last_turn_ends(moves, y, self.horizon)
+        G = y.score + np.arange(e.T + 1, dtype=np.int64) * u
+        win = np.array([z == WIN for z in e.stop_next], dtype=bool) & (e.stop_ok != 0)
         B = self.targets
-        seen: dict = {}
-        for a, e in enumerate(self._ends):
-            G = e.x.score + np.arange(e.T + 1, dtype=np.int64) * u
-            win = np.array([y == WIN for y in e.stop_next], dtype=bool) & (e.stop_ok != 0)
-            key = (e.x.score, e.stop_ok.tobytes(), e.forced_ok.tobytes(), win.tobytes())
-            if key in seen:
-                out[a * P:(a + 1) * P] = out[seen[key] * P:(seen[key] + 1) * P]
-                continue
-            seen[key] = a
-            fG = self.target_index(np.maximum(G, rs.goal))
-            beat = win[:, None] & (G[:, None] > B[None, :])       # (T+1, nF)
-            tie = win[:, None] & (G[:, None] == B[None, :])
-            # per column (Y', f, k): the next player's vectors after a new top, a tie, a miss
-            new_top = nxt[:, fG, 0, :]                               # (P, T+1, R1)
-            tied = nxt[:, :, 1:j + 1, :]                             # (P, nF, j, R1)
-            miss = nxt[:, :, 0:j, :]
-            stop = np.zeros((e.T + 1, P, nF, j))
-            stop += beat[:, None, :, None] * new_top[:, :, 0].T[:, :, None, None]
-            stop += tie[:, None, :, None] * tied[None, ..., 0]
-            K = P * nF * j
-            stop = stop.reshape(e.T + 1, K)
-            _tv, ends, bust_p, win_p = kernel.turn_ends(self.table, e.stop_ok, stop, e.forced_ok, np.zeros_like(stop),
-                                                        np.zeros(K), np.ones(K))
-            ends = ends.reshape(e.T + 1, P, nF, j)
-            p_beat = ends * beat[:, None, :, None]                   # (T+1, P, nF, j)
-            p_tie = (ends * tie[:, None, :, None]).sum(axis=0)       # (P, nF, j)
-            p_miss = bust_p.reshape(P, nF, j) + (ends * ~(beat | tie)[:, None, :, None]).sum(axis=0)
-            top = np.einsum("tpfk,ptc->pfkc", p_beat, new_top)      # (P, nF, j, R1)
-            res = out[a * P:(a + 1) * P]
-            res[..., 0] = p_miss * miss[..., 0] + p_tie * tied[..., 0]
-            res[..., 1] = top[..., 0] + p_tie * tied[..., 0] + win_p.reshape(P, nF, j)
-            res[..., 2:] = top[..., 1:] + p_tie[..., None] * tied[..., 1:] + p_miss[..., None] * miss[..., 1:]
+        beat = win[:, None] & (G[:, None] > B[None, :])             # (T+1, nF)
+        tie = win[:, None] & (G[:, None] == B[None, :])
+        new_top = nxt[self.target_index(np.maximum(G, rs.goal)), 0]  # (T+1, L): after a new top G
+        tied = nxt[:, 1:K + 1]                                       # (nF, K, L): k + 1 share B
+        stop = beat[:, :, None] * new_top[:, None, None, 0] + tie[:, :, None] * tied[None, ..., 0]
+        stop = stop.reshape(e.T + 1, nF * K)
+        _tv, ends, bust_p, win_p = kernel.turn_ends(self.table, e.stop_ok, stop, e.forced_ok, np.zeros_like(stop),
+                                                    np.zeros(nF * K), np.ones(nF * K))
+        ends = ends.reshape(e.T + 1, nF, K)
+        p_beat = ends * beat[:, :, None]
+        p_tie = (ends * tie[:, :, None]).sum(axis=0)                 # (nF, K)
+        out = np.zeros((nF, K, L + 1))
+        top = np.einsum("tfk,tc->fkc", p_beat, new_top)
+        out[..., 1] = top[..., 0] + p_tie * tied[..., 0] + win_p.reshape(nF, K)
+        out[..., 2:] = top[..., 1:] + p_tie[..., None] * tied[..., 1:]
+        out[..., 0] = p_tie * tied[..., 0]
+        # every other end (a bust, a bank short of the win condition, a mid-turn end) misses;
+        # it leaves the later players as it acts on them
+        miss = {rest: bust_p.reshape(nF, K).copy()}
+        for t in range(1, e.T + 1):
+            if win[t]:          # below the top: settled at the win check, the others as they are
+                miss[rest] += ends[t] * ~(beat[t] | tie[t])[:, None]
+            elif e.stop_ok[t] or e.forced_ok[t]:
+                after = tuple(moves.affect_opponent(o, *e.others_after(moves, t)) for o in rest)
+                miss.setdefault(after, np.zeros((nF, K)))
+                miss[after] += ends[t]
+        for after, p in miss.items():
+            left = self.chain(after, K + 1)[:, 0:K]                  # k still share B
+            out[..., 0] += p * left[..., 0]
+            out[..., 2:] += p[..., None] * left[..., 1:]
         return out

@@ -187,7 +187,7 @@ class NPlayerGame:
             self.early_space = build_state_space(rs, opponents=True, ends={
                 x: TurnEnds.of(moves, x, T=first_seat_T(rs, moves, x, horizon)) for x in self.space.states})
             self.early_ends = end_rows(self.early_space)
-            self.last_round = LastRound(rs, self.table, self.space.states, horizon, players)
+            self.last_round = LastRound(rs, self.table, self.space.states, horizon)
         self.seen = np.roll(np.arange(players), 1)    # a successor's places as its last mover sees them
         score = np.array([x.score for x in self.space.states], dtype=np.int64)
         # whether some move lowers the sum of the scores (penalties, overtaking, push-off):

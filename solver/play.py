@@ -603,20 +603,32 @@ class Advisors:
             return _("{me}: {state}; {other}: {other_state}").format(
                 me=me, state=x.describe(rs), other=g.names[j], other_state=g.states[j].describe(rs))
 
-        if rs.equal_turns and len(g.names) == 2 and g.finished and self.mode != "race":
-            # the completed round's last turn: exact, and it needs no table
-            F = next(iter(g.finished.values()))
-            label = _("{me}: {state}; last turn against {other}'s {total}").format(
-                me=me, state=x.describe(rs), other=g.names[1 - g.current], total=F)
-            head = _("advice (exact: the last turn, beat {total}; a tie counts 1/2)").format(total=F)
-            return [(head, last_turn_advisor(rs, F).advise(x, tr.total, dice, roll, state_label=label), True)]
-        if len(others) > 1 and not rs.equal_turns:
-            # in the order they move next
+        if rs.equal_turns and g.finished and self.mode != "race":
+            # the completed round's last turns: exact, and they need no table
+            F = max(g.finished.values())
+            tied = sum(1 for v in g.finished.values() if v == F)
+            later = list(range(g.current + 1, len(g.names)))     # the seats still to play after this one
+            if len(g.names) == 2:
+                label = _("{me}: {state}; last turn against {other}'s {total}").format(
+                    me=me, state=x.describe(rs), other=g.names[1 - g.current], total=F)
+                head = _("advice (exact: the last turn, beat {total}; a tie counts 1/2)").format(total=F)
+            else:
+                label = "; ".join([_("{me}: {state}; last turn against {total}").format(
+                    me=me, state=x.describe(rs), total=F)] + [_("{me}: {state}").format(
+                        me=g.names[j], state=g.states[j].describe(rs)) for j in later])
+                head = _("advice (exact: the last turn of the round, beat {total} (held by {k}), {n} still to play "
+                         "after you; a tie at the top is shared)").format(total=F, k=tied, n=len(later))
+            adv = last_turn_advisor(rs, F, tied, [g.states[j] for j in later])
+            return [(head, adv.advise(x, tr.total, dice, roll, state_label=label), True)]
+        if len(others) > 1 and (not rs.equal_turns or not g.finished):
+            # in the order they move next (with equal_turns, before anyone has finished: the seat
+            # of the mover is its place at the table)
             order = [(g.current + k) % len(g.names) for k in range(1, len(g.names))]
             order = [j for j in order if j in others]
             label = "; ".join([_("{me}: {state}").format(me=me, state=x.describe(rs))] +
                               [_("{me}: {state}").format(me=g.names[j], state=g.states[j].describe(rs)) for j in order])
-            return self.several(x, [g.states[j] for j in order], tr.total, dice, roll, label)
+            return self.several(x, [g.states[j] for j in order], tr.total, dice, roll, label,
+                                seat=g.current if rs.equal_turns else None)
         out: list[tuple[str, Advice | None, bool]] = []
         use_duel = self.mode == "duel"
         note = ""
@@ -668,22 +680,28 @@ class Advisors:
                         "`thousand solve {name} --players {n}`").format(n=players, states=states, name=self.rs.name)
 
     def several(self, x: PlayerState, opponents: list[PlayerState], total: int, dice, roll,
-                label: str) -> list[tuple[str, Advice | None, bool]]:
+                label: str, seat: int | None = None) -> list[tuple[str, Advice | None, bool]]:
         """Advice for a mover facing two opponents or more (in the order they move next):
         the exact equilibrium where it is available, else the best measured approximation
         (with the duel table at hand, the product of duels or the duel against the strongest
         opponent, whichever measured the smaller worst loss; else the race), labelled with
-        its measured cost."""
+        its measured cost. Under ``equal_turns`` the exact equilibrium needs the mover's
+        ``seat`` (0 = the first), and the duel approximations do not apply (the race does)."""
         from .advisor import duel_advisor, product_advisor
         from .players import objective
         N = len(opponents) + 1
         out: list[tuple[str, Advice | None, bool]] = []
         if self.mode != "race":
-            ok, _why = self.players_available(N)
+            ok, why = self.players_available(N)
             if ok:
                 head = _("advice (exact: the equilibrium of {n} players)").format(n=N)
-                adv = self._solution(objective(N)).advisor(opponents).advise(x, total, dice, roll, state_label=label)
+                adv = self._solution(objective(N)).advisor(opponents, seat).advise(x, total, dice, roll,
+                                                                                  state_label=label)
                 return [(head, adv, True)]
+            if self.rs.equal_turns:
+                out.append((_("(no exact advice: {why})").format(why=why), None, False))
+                out.append(self._race(x, total, dice, roll, label))
+                return out
             use_duel, note = (True, "") if self.mode == "duel" else self.duel_available()
             if use_duel:
                 # the approximation from the duel table that measured the smaller worst loss

@@ -169,6 +169,10 @@ def evaluate_players(rs: Ruleset, bot_spec: str, players: int, games: int = 3000
                      exact: bool = True, budget: int = EXACT_BUDGET, timeout: float = 2.0,
                      tables_dir: str | None = None, progress: bool = True) -> dict:
     """The whole report: {'json': ..., 'text': ...} (the module docstring)."""
+    if rs.equal_turns:
+        # the bots, their exact valuation and the simulator here know no seats and no last round
+        raise NPlayerError(_("{0} plays equal turns: evaluate --players does not rate bots in equal_turns games "
+                             "yet").format(rs.name))
     sol = equilibrium(rs, players, tables_dir, progress)
     eq = [float(v) for v in sol.start]
     bot = load_bot(bot_spec, rs, "duel", tables_dir, seed, timeout, {})

@@ -265,7 +265,7 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
     if not np.all(np.isfinite(values)) or (values.size and (values.min() < lo - 1e-9 or values.max() > hi + 1e-9)):
         raise TableError(_("table {0}: values outside [{1}, {2}] or not finite; {3}").format(
             folder, lo, hi, repair))
-    if objective in ("duel", "geometric") and rs.equal_turns:
+    if (objective in ("duel", "geometric") or PLAYERS.fullmatch(objective)) and rs.equal_turns:
         # equal_turns: the duel's values[seat, mover, opponent], and the final-total horizon the
         # values (the duel) or the advice's first-seat turns (geometric) assume
         m = states.shape[0]
@@ -276,7 +276,7 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
         if not isinstance(horizon, int) or horizon < rs.goal or horizon % rs.unit:
             raise TableError(_("table {0}: no valid last_turn_horizon in meta.json").format(folder))
     if seats:
-        _check_players(folder, meta, values, states, int(seats.group(1)), repair)
+        _check_players(folder, meta, values, states, int(seats.group(1)), repair, bool(rs.equal_turns))
     if objective == "geometric":
         grid = meta.get("grid")
         if (not isinstance(grid, list) or not grid or values.shape != (states.shape[0], len(grid))
@@ -286,13 +286,16 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
     return Table(folder, meta, values, states)
 
 
-def _check_players(folder: Path, meta: dict, values, states, players: int, repair: str) -> None:
-    """An N-player table: (m**N, N) values whose rows sum to 1, and an equilibrium certificate."""
+def _check_players(folder: Path, meta: dict, values, states, players: int, repair: str,
+                   equal_turns: bool = False) -> None:
+    """An N-player table: (seats * m**N, N) values whose rows sum to 1 (seats: N under
+    equal_turns, else 1), and an equilibrium certificate."""
     from .nplayer import CERTIFICATE
     m = states.shape[0]
-    if meta.get("players") != players or values.shape != (m ** players, players):
+    rows = (players if equal_turns else 1) * m ** players
+    if meta.get("players") != players or values.shape != (rows, players):
         raise TableError(_("table {0}: a table of {1} players holds ({2}, {1}) values, not {3}").format(
-            folder, players, m ** players, tuple(values.shape)))
+            folder, players, rows, tuple(values.shape)))
     cert = meta.get("certificate")
     if not isinstance(cert, (int, float)) or not 0 <= cert <= CERTIFICATE:
         raise TableError(_("table {0}: no equilibrium certificate of at most {1} in meta.json; {2}").format(

@@ -273,6 +273,7 @@ def reference_last_round(rs, ref, horizon):
     thousand.lastturn): ``U(ys, B, k)`` is the vector (each of the k players sharing the
     top total B, then each player of ``ys`` in seat order) when ``ys`` still have their
     last turns; each plays to maximise its own chance, a new top leaves the old leaders 0,
+    an end short of the win condition acts on the players after it (overtaking, push-off),
     final totals above ``horizon`` count as the horizon (as the solver's)."""
     from functools import lru_cache
     from thousand.game import WIN
@@ -294,7 +295,14 @@ def reference_last_round(rs, ref, horizon):
                     return "top", U(rest, min(G, horizon), 1)
                 if G == B:
                     return "tie", U(rest, B, k + 1)
-            return "miss", U(rest, B, k)
+                return "miss", U(rest, B, k)
+            after = rest
+            if kind in ("stop", "forced"):
+                ev = mv.mid_turn(y, t) if kind == "forced" else None
+                z = mv.mid_turn_end(y, t, ev) if ev else mv.bank(y, t)
+                if ev != "overshoot":
+                    after = tuple(mv.affect_opponent(o, y.score, mv.raised_to(y, t), mv.climbed(y, z)) for o in rest)
+            return "miss", U(after, B, k)
 
         def value(o):
             what, nxt = part(o)
@@ -426,3 +434,32 @@ def test_three_players_with_equal_turns_against_an_independent_evaluation(name):
     assert np.allclose(sol.V.sum(axis=1), 1.0, atol=1e-12)
     assert np.all(sol.V >= -1e-12) and np.all(sol.V <= 1 + 1e-12)
     assert sol.certificate <= 1e-12
+
+
+@pytest.mark.parametrize("name", ["equal-barrel", "equal-overtaking-bolts"])
+def test_exact_advice_with_equal_turns_is_the_equilibrium(name, tmp_path):
+    """With equal_turns the stored table of three players keeps every seat, and the advice
+    in each seat (the turn engine's own turn; a win before the last seat valued by the rest
+    of the round, such a turn running to the final-total horizon) gives, at the start of
+    a turn, the solver's value of the mover; the seat is required."""
+    from thousand.errors import StateError
+    from thousand.players import solve_players
+    from thousand.nplayer import EquilibriumDecider, evaluate_profile
+    rs = tiny.solved(tiny.TINY_EQUAL_TURNS, name)[0]
+    table = solve_players(rs, 3, tmp_path)
+    sol = solve_nplayer(rs, 3)
+    assert table.meta["last_turn_horizon"] == sol.game.last_round.horizon
+    st, m = sol.space.states, sol.m
+    worst = 0.0
+    for s in range(0, sol.V.shape[0], 5):
+        seat = s // m ** 3
+        xs = [st[(s // m ** (2 - k)) % m] for k in range(3)]
+        adv = table.advise(xs[0], xs[1:], turn=0, dice=rs.dice, seat=seat)
+        worst = max(worst, abs(adv.best.value - sol.V[s, 0]))
+    assert worst <= 1e-12
+    assert np.allclose(table.seat_values(), sol.start, atol=1e-12)
+    with pytest.raises(StateError, match="which seat"):
+        table.advise(st[0], st[:2])
+    # the equilibrium's decisions, valued as fixed decisions seat by seat, give its values
+    V = evaluate_profile(sol.space, 3, [EquilibriumDecider(sol)])
+    assert np.max(np.abs(V.reshape(-1, 3) - sol.V)) <= 1e-12

@@ -191,8 +191,8 @@ def test_players_table_round_trip_and_checks(tmp_path):
 def test_players_refused_in_one_line_before_any_work(tmp_path):
     with pytest.raises(NPlayerError, match="GB of values"):
         solve_players(load_ruleset("classic"), 3, tmp_path)
-    with pytest.raises(NPlayerError, match="equal_turns"):
-        solve_players(load_ruleset("six-dice"), 3, tmp_path)
+    with pytest.raises(NPlayerError, match="GB of values"):     # equal_turns: seats in the state
+        solve_players(load_ruleset("pig", ("equal_turns=true",)), 4, tmp_path)
     with pytest.raises(NPlayerError, match="GB of values"):
         solve_players(load_ruleset("farkle"), 4, tmp_path)
     assert not any(tmp_path.iterdir())
