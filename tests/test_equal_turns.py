@@ -251,3 +251,56 @@ def test_evaluate_refuses_equal_turns_duels_in_one_line(tmp_path):
                                   "--bot", "hold:10", "--tables", str(tmp_path)])
     assert r.exit_code == 2 and "evaluate does not play equal_turns duels" in r.stderr
     assert r.stderr.count("\n") == 1 and not any(tmp_path.iterdir())   # refused before any solve
+
+
+@pytest.mark.parametrize("name", ["equal-barrel", "equal-overtaking-bolts"])
+def test_last_turns_of_a_round_against_reference_turns(name):
+    """A last turn with players still to play after it and a top shared by ``tied``: the
+    advice at the start of the turn equals the reference recursion of tests/test_nplayer.py
+    (reference turns, no kernel, no thousand.lastturn), each later player maximising its own
+    chance; with nobody after and one leader it is the two-player last turn."""
+    from reference import TurnReference
+    from thousand import kernel
+    from thousand.advisor import last_turn_advisor
+    from thousand.lastturn import last_turn_horizon
+    from thousand.states import build_state_space
+    from test_nplayer import reference_last_round
+    rs = solved(name)[0]
+    states = build_state_space(rs, opponents=True).states
+    ref = TurnReference(rs, floats=True)
+    table = kernel.roll_table(rs)
+    worst = 0.0
+    for me, later, B, tied in ((states[0], [states[-1]], rs.goal, 1), (states[-1], [states[1]], rs.goal + 10, 2),
+                               (states[2], [states[3], states[0]], rs.goal + 5, 1), (states[1], [], rs.goal, 2)):
+        top = max(last_turn_horizon(rs, table, later), B) if later else B
+        U = reference_last_round(rs, ref, top)
+        adv = last_turn_advisor(rs, B, tied, later).advise(me, 0, rs.dice, None)
+        worst = max(worst, abs(adv.best.value - U((me, *later), B, tied)[1]))
+    assert worst <= 1e-12
+    two = last_turn_advisor(rs, rs.goal + 5).advise(states[0], 0, rs.dice, None)
+    assert two.best.value == pytest.approx(reference_last_round(rs, ref, rs.goal + 5)((states[0],), rs.goal + 5,
+                                                                                      1)[1], abs=1e-12)
+
+
+def test_equal_turns_cli_for_three_players(tmp_path):
+    """advise with two opponents needs the seat (first to third) and gives the exact
+    equilibrium; --to-beat F takes the players still to play (--opp) and --tied K."""
+    runner = CliRunner()
+    base = ["advise", "pig", "--set", "goal=10", "--set", "equal_turns=true", "--tables", str(tmp_path)]
+    r = runner.invoke(main, [*base, "--me", "4", "--opp", "6", "--opp", "2", "--seat", "third", "--turn", "3"])
+    assert r.exit_code == 0, r.output
+    assert "exact: the equilibrium of 3 players" in r.output
+    r = runner.invoke(main, [*base, "--me", "0", "--to-beat", "12", "--tied", "2", "--opp", "8", "--turn", "9",
+                             "--dice", "1", "--json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert d["to_beat"] == 12 and d["tied"] == 2
+    for extra, words in ((["--me", "4", "--opp", "6", "--opp", "2"], "--seat first, second, ... (of 3)"),
+                         (["--me", "4", "--opp", "6", "--opp", "2", "--seat", "fourth"], "seats first to third"),
+                         (["--me", "4", "--opp", "6", "--seat", "third"], "first and the second seat"),
+                         (["--me", "4", "--tied", "2"], "goes with --to-beat"),
+                         (["--me", "4", "--to-beat", "12", "--seat", "first"], "takes no --seat"),
+                         (["--me", "4", "--to-beat", "12", "--tied", "0"], "--tied 0")):
+        r = runner.invoke(main, [*base, *extra])
+        assert r.exit_code == 2 and words in r.stderr, (extra, r.output)
+        assert r.stderr.count("\n") == 1
