@@ -312,6 +312,30 @@ def test_three_players_get_the_exact_equilibrium(folder, tmp_path):
     assert abs(stop["win_probability"] - sol.value([PlayerState(0), PlayerState(0), PlayerState(4)])[2]) < 1e-12
 
 
+def test_three_players_with_equal_turns_by_seat_then_the_last_turns(folder, tmp_path):
+    """Equal turns, three players: the equilibrium (seats in the state) gives the second
+    seat's advice; once A has finished, B's last turn is exact with C still to play."""
+    from thousand.game import PlayerState
+    from thousand.players import solve_players
+    tables = tmp_path / "tables"
+    with TestClient(create_app(folder, str(tables))) as c:
+        gid = new_game(c, rules="pig", players=("A", "B", "C"), overrides=["goal=10", "equal_turns=true"])["id"]
+        for e in ("roll 3", "stop", "roll 4"):
+            entry(c, gid, e)
+        part = exact_advice_of_three(c, gid, 30)
+        sol = solve_players(load_ruleset("pig", ("goal=10", "equal_turns=true")), 3, str(tables))
+        stop = next(o for o in part["options"] if o["action"] == "stop")
+        # B (seat 2) stops at 4: C to move in seat 3, then A at 3, then B at 4
+        want = sol.value([PlayerState(0), PlayerState(3), PlayerState(4)], seat=2)[2]
+        assert abs(stop["win_probability"] - want) < 1e-12
+        for e in ("stop", "roll 2", "stop", "roll 6", "roll 6", "stop", "roll 5"):   # A banks 3 + 12 = 15
+            entry(c, gid, e)
+        r = c.get(f"/api/games/{gid}/advice")
+        assert r.status_code == 200, r.text
+        (part,) = r.json()["advice"]
+        assert part["exact"] and "last turn of the round, beat 15 (held by 1), 1 still to play" in part["method"]
+
+
 @pytest.mark.heavy
 def test_three_players_of_a_small_classic_get_the_exact_equilibrium(folder, tmp_path):
     """Three players of a 1000 game with pits, samosval, overtaking, bolts and a barrel with
