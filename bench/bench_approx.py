@@ -32,8 +32,9 @@ except ImportError:  # run from a source checkout without installing
 
 import numpy as np  # noqa: E402
 
-from thousand.approx import (DuelDecider, FinishDecider, ProductDecider, RaceDecider, duel_matrix,  # noqa: E402
-                             interacting, race_turns)
+from thousand.approx import (DuelDecider, FinishDecider, MemorylessDecider, ProductDecider, RaceDecider,  # noqa: E402
+                             duel_matrix, interacting, race_turns)
+from thousand.geometric import geometric_duel  # noqa: E402
 from thousand.game import Moves  # noqa: E402
 from thousand.nplayer import EquilibriumDecider, evaluate_profile, solve_nplayer  # noqa: E402
 from thousand.rules import load_ruleset  # noqa: E402
@@ -48,6 +49,10 @@ CASES = {  # name: (preset, overrides, players)
     # a 1000 game with every interaction (docs/results.md's small classic)
     "classic-150": ("classic", ("goal=150", "pits=[{low=50,exit=75}]", "barrel.threshold=100", "dump=[85]",
                                 "barrel.max_falls=1", "bolts.limit=2", 'bolts.exempt=["unopened"]'), 3),
+    # equal turns (six-dice's rule): the seat of the mover in the state, the round's last turns;
+    # the duel-based methods do not see seats, so the race and the memoryless opponent are measured
+    "pig-30-equal": ("pig", ("goal=30", "equal_turns=true"), 3),
+    "pig-50-equal": ("pig", ("goal=50", "equal_turns=true"), 3),
 }
 
 
@@ -60,13 +65,16 @@ def measure(name: str) -> dict:
     sp = sol.space
     x0 = Moves(rs).normalise(Moves(rs).initial())
     s0 = sol.index([x0] * N)
-    own = evaluate_profile(sp, N, [EquilibriumDecider(sol)])[0]
+    own = evaluate_profile(sp, N, [EquilibriumDecider(sol)]).reshape(-1, N)   # every seat's block (equal_turns)
     # the reference: the equilibrium's decisions played as the evaluation plays them (at a
     # mixed state, the tie rule's policy), so that a loss compares like with like
     eq = own[s0]
     with tempfile.TemporaryDirectory() as d:
         turns = race_turns(sp, solve(rs, "race", tables=d))
-        P = duel_matrix(sp, solve(rs, "duel", tables=d))
+        if rs.equal_turns:
+            geo = geometric_duel(rs, d, progress=False)
+        else:
+            P = duel_matrix(sp, solve(rs, "duel", tables=d))
     out = {"ruleset": name, "players": N, "states": int(sol.V.shape[0]), "equilibrium_seconds": round(t_eq, 1),
            "certificate": sol.certificate, "mixed": len(sol.mixed), "seats": [float(v) for v in sol.V[s0]],
            "seats_pure": [float(v) for v in eq],
@@ -75,8 +83,11 @@ def measure(name: str) -> dict:
           f"{sol.certificate:.1e}, {len(sol.mixed)} mixed states; seats {', '.join(f'{v:.6f}' for v in sol.V[s0])}; "
           f"its decisions played pure (the tie rule at mixed states) {', '.join(f'{v:.6f}' for v in eq)}, "
           f"anywhere within {out['equilibrium_evaluated_max_diff']:.1e}", flush=True)
-    deciders = [ProductDecider(sp, P, N - 1), DuelDecider(sp, P, N - 1), RaceDecider(sp, turns),
-                FinishDecider(sp, turns, N - 1)]
+    if rs.equal_turns:
+        deciders = [RaceDecider(sp, turns), MemorylessDecider(sol.game, geo)]
+    else:
+        deciders = [ProductDecider(sp, P, N - 1), DuelDecider(sp, P, N - 1), RaceDecider(sp, turns),
+                    FinishDecider(sp, turns, N - 1)]
     for dec in deciders:
         t0 = time.perf_counter()
         every = evaluate_profile(sp, N, [dec])[0][s0]
@@ -98,7 +109,7 @@ def write_measured(results: list[dict]) -> Path:
     (the cases measured now replace their earlier figures; the others are kept)."""
     rules = {r["ruleset"]: load_ruleset(*CASES[r["ruleset"]][:2]) for r in results}
     cases = [{"ruleset": r["ruleset"], "players": r["players"], "dice": rules[r["ruleset"]].dice,
-              "interactions": interacting(rules[r["ruleset"]]),
+              "interactions": interacting(rules[r["ruleset"]]), "equal_turns": bool(rules[r["ruleset"]].equal_turns),
               "losses": {name: m["one_seat_loss"] for name, m in r["methods"].items()}} for r in results]
     path = Path(__file__).resolve().parents[1] / "solver" / "approx_measured.json"
     kept = json.loads(path.read_text()) if path.exists() else {}

@@ -367,6 +367,59 @@ def product_advisor(solution, opponents: list[PlayerState]) -> TurnAdvisor:
     return TurnAdvisor(solution.rs, "duel", values_of, float, True, "duel_product")
 
 
+def memoryless_advisor(geo, opponents: list[PlayerState], seat: int | None = None) -> TurnAdvisor:
+    """Advice for three players and more by the memoryless-opponent approximation
+    (:mod:`thousand.approx`, method ``memoryless``) from a
+    :class:`thousand.geometric.GeometricDuel`: an end that leaves the mover in ``x'`` and
+    the opponents in ``y'`` is worth ``D V_q(x')``, ``D = prod_j (1 - 1/N(y'_j))``, ``q = 1 - D``.
+    Under ``equal_turns`` the mover's ``seat`` (0 = the first) is needed: a win before the
+    last seat is worth its exact chance in the rest of the round
+    (:class:`thousand.lastturn.LastRound` over the opponents still to play), and such a turn
+    runs to the horizon of their last turns. An approximation: its values are estimates."""
+    rs = geo.rs
+    moves = Moves(rs)
+    opponents = [moves.check(y) for y in opponents]
+    N = len(opponents) + 1
+    if rs.equal_turns and (seat is None or not 0 <= seat < N):
+        raise StateError(_("{name} plays equal turns: say which seat you move in, --seat first, second, "
+                           "... (of {n})").format(name=rs.name, n=N))
+    r = N - 1 - seat if rs.equal_turns else 0         # the seats a win leaves their last turns
+    d = {}
+
+    def survive(y: PlayerState) -> float:
+        if y not in d:
+            d[y] = 1.0 - 1.0 / float(np.clip(geo.turns[geo.state_index(y)], geo.grid[0], geo.grid[-1]))
+        return d[y]
+
+    def worth(x: PlayerState, ys) -> float:
+        D = float(np.prod([survive(y) for y in ys]))
+        return D * float(geo.interpolated(np.array([geo.state_index(x)]), np.array([1.0 / (1.0 - D)]))[0])
+
+    horizon, win_value = None, (lambda F: 1.0)
+    if r:
+        later = tuple(opponents[:r])
+        table = kernel.roll_table(rs)
+        top = last_turn_horizon(rs, table, list(later))
+        rest = LastRound(rs, table, list(later), top)
+        chain = rest.chain(later, 1)
+        win_value = lambda F: float(chain[rest.target_index(F), 0, 0])  # noqa: E731
+        horizon = lambda x: first_seat_T(rs, moves, x, top) * rs.unit  # noqa: E731
+
+    def values_of(ends: TurnEnds):
+        def at(t, y):
+            if y is None:
+                return 0.0
+            if y == WIN:
+                return win_value(max(ends.x.score + t * rs.unit, rs.goal))
+            change = ends.others_after(moves, t)
+            return worth(y, [moves.affect_opponent(o, *change) for o in opponents])
+        stop = np.array([at(t, y) for t, y in enumerate(ends.stop_next)])[:, None]
+        forced = np.array([at(t, y) for t, y in enumerate(ends.forced_next)])[:, None]
+        return stop, forced, np.array([worth(ends.bust_next, opponents)]), np.ones(1)
+
+    return TurnAdvisor(rs, "duel", values_of, float, True, "estimated_win_probability", horizon=horizon)
+
+
 def last_turn_advisor(rs: Ruleset, to_beat: int, tied: int = 1, later=()) -> TurnAdvisor:
     """Advice for a last turn of an equal_turns game, the top final total being
     ``to_beat`` points, shared by ``tied`` players, with the players ``later`` (their

@@ -32,6 +32,16 @@ game. :func:`thousand.nplayer.evaluate_profile` values them exactly.
   actual states and does better. The opponents' reactions and every interaction
   (overtaking, push-off) are ignored: measured, this is the weakest of the four.
 
+* ``memoryless`` -- the opponents as one memoryless opponent (:mod:`thousand.geometric`,
+  the six-dice duel's approximation, for N players): opponent ``j`` in state ``y_j`` wins
+  each of its turns with chance ``1/N(y_j)`` (its expected turns alone), so the mover
+  survives a round of them with ``D = prod_j (1 - 1/N(y_j))``, and a turn that leaves the
+  mover in ``x'`` and the opponents in ``y'`` is worth ``D(y') V_q(x')`` with ``q = 1 - D``
+  (``V_q`` interpolated in ``log(1/q)``); ``Z`` likewise from ``zero(x)``, ``W = 1``. Under
+  ``equal_turns`` a win before the last seat keeps its exact value, the rest of the round
+  (:class:`thousand.lastturn.LastRound`), and such a turn runs to the final-total horizon.
+  It needs no duel table, so it serves games whose pairs are too many (six-dice).
+
 What each costs in win probability against the exact equilibrium is measured by
 ``bench/bench_approx.py`` (docs/results.md); the measured figures ship in
 ``approx_measured.json`` beside this module, and advice names the method and its loss.
@@ -48,7 +58,7 @@ import numpy as np
 from . import kernel
 from .states import WIN_INDEX, StateSpace
 
-METHODS = ("product", "duel", "race", "finish")
+METHODS = ("product", "duel", "race", "finish", "memoryless")
 MAX_ROUNDS = 2000
 TAIL = 1e-12
 
@@ -109,7 +119,7 @@ class RaceDecider:
     def __init__(self, space: StateSpace, turns: np.ndarray):
         self.space, self.J = space, -np.asarray(turns, dtype=float)
 
-    def decide(self, i: int, rest: np.ndarray):
+    def decide(self, i: int, rest: np.ndarray, seat: int = 0):
         K = len(rest)
         stop, forced = _ends(self.space, i, self.J[:, None], np.zeros(1))   # alike for every column
         return np.repeat(stop + forced, K, axis=1), np.full(K, self.J[self.space.bust_idx[i]]), np.zeros(K)
@@ -143,7 +153,7 @@ class DuelDecider:
         bust = np.prod(1.0 - self.P[ys, self.space.bust_idx[i]], axis=-1)
         return ends, bust, np.ones(K)
 
-    def decide(self, i: int, rest: np.ndarray):
+    def decide(self, i: int, rest: np.ndarray, seat: int = 0):
         y = self.strongest(i, _digits(rest, len(self.space), self.n))
         return self.duels(i, y[:, None])
 
@@ -153,7 +163,7 @@ class ProductDecider(DuelDecider):
 
     name = "product"
 
-    def decide(self, i: int, rest: np.ndarray):
+    def decide(self, i: int, rest: np.ndarray, seat: int = 0):
         return self.duels(i, _digits(rest, len(self.space), self.n))
 
 
@@ -215,9 +225,42 @@ class FinishDecider:
             self._U1 = self.times.layers(ys)
         return self._U1
 
-    def decide(self, i: int, rest: np.ndarray):
+    def decide(self, i: int, rest: np.ndarray, seat: int = 0):
         U = self.first_layer()[:, rest]
         return _chances(self.space, i, U)
+
+
+class MemorylessDecider:
+    """``memoryless``: the opponents as one memoryless opponent (the module docstring),
+    from a :class:`thousand.geometric.GeometricDuel` (``V_q`` over its grid and the race
+    table's expected turns) for the states of the N-player game ``game``."""
+
+    name = "memoryless"
+
+    def __init__(self, game, geo):
+        self.game, self.geo = game, geo
+        self.rows = np.array([geo.state_index(x) for x in game.space.states], dtype=np.int64)
+        self.d = 1.0 - 1.0 / np.clip(geo.turns[self.rows], geo.grid[0], geo.grid[-1])
+
+    def worth(self, x: np.ndarray, D: np.ndarray) -> np.ndarray:
+        """``D V_q(x)`` with ``q = 1 - D``, entry by entry (game state indices ``x``)."""
+        with np.errstate(divide="ignore"):
+            N = 1.0 / (1.0 - D)
+        return D * self.geo.interpolated(self.rows[x], N)
+
+    def decide(self, i: int, rest: np.ndarray, seat: int = 0):
+        game = self.game
+        ys = _digits(rest, game.m, game.N - 1)                     # (K, n)
+        e, T = game.turn_rows(seat)[i], int(game.turn_space(seat).T[i])
+        K = len(rest)
+        after = ys[None] if e.opp is None else e.opp[:, ys]         # the opponents after each end
+        D = np.broadcast_to(np.prod(self.d[after], axis=-1), (len(e.rows), K))
+        stop = np.zeros((T + 1, K))
+        stop[e.rows] = self.worth(np.broadcast_to(e.nxt[:, None], D.shape), D)
+        won = game.win_values(seat, i, rest)
+        stop[e.win_rows] = 1.0 if won is None else won[..., 0]
+        bust = self.worth(np.full(K, game.bust[i]), np.prod(self.d[ys], axis=-1))
+        return stop, bust, np.ones(K)
 
 
 @lru_cache(maxsize=1)
@@ -236,14 +279,18 @@ def interacting(rs) -> bool:
     return bool(rs.overtake or rs.barrel.kind != "none" or rs.bolts.limit or rs.dump or rs.pit_attempts)
 
 
-def measured(dice: int | None = None, interactions: bool | None = None) -> dict:
+def measured(dice: int | None = None, interactions: bool | None = None, equal_turns: bool | None = None) -> dict:
     """What ``bench/bench_approx.py --write`` measured (docs/results.md): per method, the
     least and the largest loss of one seat playing it among equilibrium players, and where.
     With ``dice``, only the cases of the same kind of turn (one die, or several), when any
     were measured: the methods do not rank alike on Pig and on the five- and six-dice games;
     with ``interactions`` too, of those only the cases that have them (or have none) alike,
-    when any were measured (:func:`interacting`)."""
+    when any were measured (:func:`interacting`); with ``equal_turns`` first of all the cases
+    that play equal turns (or do not) alike, when any were measured."""
     cases = _measured_file().get("cases", [])
+    if equal_turns is not None:
+        alike = [c for c in cases if bool(c.get("equal_turns", False)) == equal_turns]
+        cases = alike or cases
     if dice is not None:
         alike = [c for c in cases if (c["dice"] == 1) == (dice == 1)]
         cases = alike or cases

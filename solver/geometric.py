@@ -215,6 +215,15 @@ class GeometricDuel:
         V = self.values[:, k] * (1.0 - w) + self.values[:, k + 1] * w
         return 1.0 - 1.0 / N, V
 
+    def interpolated(self, rows: np.ndarray, N: np.ndarray) -> np.ndarray:
+        """``V_{1/N}`` of the states ``rows`` at the opponent's expected turns ``N`` (entry by
+        entry, linear in ``log N`` between grid columns, clipped to the grid)."""
+        N = np.clip(np.asarray(N, dtype=np.float64), self.grid[0], self.grid[-1])
+        g = np.log(self.grid)
+        k = np.clip(np.searchsorted(g, np.log(N), side="right") - 1, 0, len(g) - 2)
+        w = (np.log(N) - g[k]) / (g[k + 1] - g[k])
+        return self.values[rows, k] * (1.0 - w) + self.values[rows, k + 1] * w
+
     def opponent_values(self, seat: int | None = None):
         """What stands where the duel reads ``P[opponent, mover]`` (indexable by
         ``[rows, col]`` like the duel table): the opponent's chance once the turn is handed

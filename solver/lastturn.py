@@ -190,15 +190,12 @@ class LastRound:
         """``(..., r + 1)``: the value vectors of ``(finisher, y_1, ..., y_r)`` for later
         players ``Y`` (flat) and final totals ``F`` (broadcast together)."""
         Y, F = np.broadcast_arrays(np.asarray(Y, dtype=np.int64), np.asarray(F, dtype=np.int64))
-        out = np.ones(Y.shape + (r + 1,))
-        if r == 0:
-            return out
-        f = self.target_index(F)
-        for y in np.unique(Y):
-            at = Y == y
-            ys = tuple(self.states[(int(y) // self.m ** (r - 1 - k)) % self.m] for k in range(r))
-            out[at] = self.chain(ys, 1)[f[at], 0]
-        return out
+        if r == 0 or Y.size == 0:
+            return np.ones(Y.shape + (r + 1,)) if r == 0 else np.zeros(Y.shape + (r + 1,))
+        seen, which = np.unique(Y, return_inverse=True)
+        rows = np.stack([self.chain(tuple(self.states[(int(y) // self.m ** (r - 1 - k)) % self.m]
+                                          for k in range(r)), 1)[:, 0] for y in seen])   # (Y seen, targets, r + 1)
+        return rows[which.reshape(Y.shape), self.target_index(F)]
 
     def chain(self, ys: tuple, K: int) -> np.ndarray:
         """``U(ys; B, k)`` (targets, K, len(ys) + 1) for every target ``B`` and k = 1..K."""

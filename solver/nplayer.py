@@ -1021,6 +1021,9 @@ def _decided_ends(game, i: int, stop_val, z, w, seat: int = 0):
     e = game.turn_rows(seat)[i]
     space = game.turn_space(seat)
     K = len(z)
+    if stop_val.shape[0] < space.T[i] + 1:
+        # a decider that does not see the seat's longer turns: totals above its horizon as at it
+        stop_val = np.concatenate([stop_val, np.repeat(stop_val[-1:], space.T[i] + 1 - stop_val.shape[0], axis=0)])
     bank_p, win_p = np.empty((len(e.rows), K)), np.empty((len(e.win_rows), K))
     instant_p, bust_p = np.empty(K), np.empty(K)
     for c in _chunks(K):

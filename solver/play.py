@@ -536,7 +536,7 @@ def measured_cost(method: str, rs: Ruleset) -> str:
     """What ``bench/bench_approx.py`` measured an approximation to cost on games like ``rs``
     (:func:`thousand.approx.measured`)."""
     from .approx import interacting, measured
-    got = measured(rs.dice, interacting(rs)).get(method)
+    got = measured(rs.dice, interacting(rs), bool(rs.equal_turns)).get(method)
     if not got:
         return _("its cost not measured")
     return _("measured: one seat playing it among equilibrium players gives up {low:.4f} to {high:.4f} of a win "
@@ -547,7 +547,7 @@ def best_duel_method(rs: Ruleset) -> str:
     """Of the approximations read off the duel table, ``product`` or ``duel``, the one whose
     worst measured loss on games like ``rs`` is smaller (``product`` when nothing is measured)."""
     from .approx import interacting, measured
-    got = measured(rs.dice, interacting(rs))
+    got = measured(rs.dice, interacting(rs), bool(rs.equal_turns))
     if "product" in got and "duel" in got and got["duel"]["loss_high"] < got["product"]["loss_high"]:
         return "duel"
     return "product"
@@ -699,9 +699,16 @@ class Advisors:
                                                                                   state_label=label)
                 return [(head, adv, True)]
             if self.rs.equal_turns:
-                out.append((_("(no exact advice: {why})").format(why=why), None, False))
-                out.append(self._race(x, total, dice, roll, label))
-                return out
+                # the duel-based methods do not see seats: the opponents as one memoryless opponent
+                # (the rest of the round exact), which measured well below the race here
+                from .advisor import memoryless_advisor
+                from .geometric import geometric_duel
+                head = _("advice (APPROXIMATION: the opponents as one memoryless opponent — each wins a turn "
+                         "with the chance its expected turns alone give —, the rest of the round exact; {cost})"
+                         ).format(cost=measured_cost("memoryless", self.rs))
+                geo = geometric_duel(self.rs, self.tables_dir, progress=self.solver is _solve_here)
+                adv = memoryless_advisor(geo, opponents, seat).advise(x, total, dice, roll, state_label=label)
+                return [(_("(no exact advice: {why})").format(why=why), None, False), (head, adv, False)]
             use_duel, note = (True, "") if self.mode == "duel" else self.duel_available()
             if use_duel:
                 # the approximation from the duel table that measured the smaller worst loss

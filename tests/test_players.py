@@ -425,3 +425,38 @@ def test_measured_costs_are_read_per_kind_of_turn(monkeypatch):
     assert "classic-150" not in measured_cost("race", load_ruleset("farkle"))
     monkeypatch.setattr(approx, "_measured_file", lambda: {})
     assert best_duel_method(plain) == "product" and measured_cost("race", plain) == "its cost not measured"
+
+
+def test_memoryless_opponents_advice(tmp_path):
+    """The memoryless-opponent approximation for three players and more: against one
+    opponent it is the six-dice duel's approximation (thousand.geometric); its advice at the
+    start of a turn is the turn DP of its decider (thousand.approx.MemorylessDecider), seat
+    by seat under equal_turns, where a win before the last seat keeps its exact value."""
+    from thousand import kernel
+    from thousand.advisor import duel_advisor, memoryless_advisor
+    from thousand.approx import MemorylessDecider
+    from thousand.geometric import geometric_duel
+    from thousand.nplayer import NPlayerGame
+    rs = load_ruleset("pig", ("goal=20",))
+    geo = geometric_duel(rs, str(tmp_path), progress=False)
+    x, y = PlayerState(7), PlayerState(12)
+    a = duel_advisor(geo, y).advise(x, 5, 1, None)
+    b = memoryless_advisor(geo, [y]).advise(x, 5, 1, None)
+    assert [o.value for o in a.options] == pytest.approx([o.value for o in b.options], abs=1e-12)
+    rs = load_ruleset("pig", ("goal=15", "equal_turns=true"))
+    geo = geometric_duel(rs, str(tmp_path), progress=False)
+    game = NPlayerGame(rs, 3)
+    dec = MemorylessDecider(game, geo)
+    st, m = game.space.states, game.m
+    worst = 0.0
+    for seat in range(3):
+        for s in range(0, game.total, 37):
+            i, rest = s // m ** 2, s % m ** 2
+            stop, bust, win = dec.decide(i, np.array([rest]), seat)
+            sp = game.turn_space(seat)
+            want = kernel.turn_dp(game.table, sp.stop_ok[i], stop, sp.forced_ok[i], stop, bust, win).start[0]
+            got = memoryless_advisor(geo, [st[rest // m], st[rest % m]], seat).advise(st[i], 0, 1, None).best.value
+            worst = max(worst, abs(got - want))
+    assert worst <= 1e-12
+    with pytest.raises(StateError, match="which seat"):
+        memoryless_advisor(geo, [st[0], st[1]])
