@@ -145,12 +145,18 @@ def check_supported(rs: Ruleset, players: int) -> None:
         raise NPlayerError(_("a game needs at least two players: --players A B [C ...]"))
 
 
-def check_size(rs: Ruleset, players: int) -> int:
+def check_size(rs: Ruleset, players: int, at_least: int = 0) -> int:
     """The player states of ``rs``, after refusing in one line a game too large to hold
-    (before any value is allocated)."""
-    space = build_state_space(rs, opponents=True)
-    m, N = len(space), players
+    (before any value is allocated). ``at_least``: a known lower bound on the player states
+    (a stored race table's), which refuses a game too large without enumerating them."""
+    N = players
     seats = N if rs.equal_turns else 1    # with equal_turns the mover's seat is part of the state
+    if seats * at_least ** N * N > MAX_VALUES:
+        raise NPlayerError(_("{0}: at least {1:,} player states make {2:,} states of {3} players, {4:,.1f} GB of "
+                             "values; the N-player solver holds {5:,}").format(
+            rs.name, at_least, seats * at_least ** N, N, 8 * seats * at_least ** N * N / 1e9, MAX_VALUES))
+    space = build_state_space(rs, opponents=True)
+    m = len(space)
     if seats * m ** N * N > MAX_VALUES:
         raise NPlayerError(_("{0}: {1:,} player states make {2:,} states of {3} players, {4:,.1f} GB of values; "
                              "the N-player solver holds {5:,}").format(

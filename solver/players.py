@@ -221,7 +221,10 @@ def estimate(rs: Ruleset, players: int) -> dict:
     from .nplayer import check_size, check_supported
     from .solve import turn_seconds
     check_supported(rs, players)
-    m = check_size(rs, players)
+    # a stored race table counts the player states a lone player reaches (fewer than with
+    # opponents): enough to refuse a game far too large without enumerating its states
+    race = find_table(rs, "race", None)
+    m = check_size(rs, players, len(race.states) if race is not None else 0)
     n = (players if rs.equal_turns else 1) * m ** players     # equal_turns: the mover's seat in the state
     guess = n * (TURN_DPS_PER_STATE * turn_seconds(rs, max(1, rs.goal // rs.unit), columns=256) + SECONDS_AROUND)
     from .nplayer import NPlayerGame
