@@ -152,21 +152,29 @@ def reference_players(rs, sol):
 
         v, dist = ref.solve(x, value, label)
         best[s] = float(v)
-        for k in range(N):
-            rows.append(s * N + k)
-            cols.append(s * N + k)
-            vals.append(1.0)
-        for o, q in dist.items():
-            if o == WIN:
-                rhs[s * N] += float(q)
-                continue
-            j = sol.index(o)
-            for k in range(N):          # V[s][k] = sum q V[o][k - 1]: the mover goes last
-                rows.append(s * N + k)
-                cols.append(j * N + (k - 1) % N)
-                vals.append(-float(q))
+        profile_rows(s, N, dist, lambda o: None if o == WIN else sol.index(o), lambda o: np.eye(N)[0],
+                     rows, cols, vals, rhs)
     A = sparse.csr_matrix((vals, (rows, cols)), shape=(S * N, S * N))
     return best, spsolve(A.tocsc(), rhs).reshape(S, N)
+
+
+def profile_rows(s, N, dist, successor, terminal, rows, cols, vals, rhs):
+    """State ``s``'s block of ``(I - M) V = rhs`` over (state, place), from its turn's end
+    distribution ``dist``: ``successor(o)`` the flat index of the state an outcome leads to,
+    or None where it ends the game with the value vector ``terminal(o)`` (mover first)."""
+    for k in range(N):
+        rows.append(s * N + k)
+        cols.append(s * N + k)
+        vals.append(1.0)
+    for o, q in dist.items():
+        j = successor(o)
+        if j is None:
+            rhs[s * N:(s + 1) * N] += float(q) * terminal(o)
+            continue
+        for k in range(N):          # V[s][k] = sum q V[o][k - 1]: the mover goes last
+            rows.append(s * N + k)
+            cols.append(j * N + (k - 1) % N)
+            vals.append(-float(q))
 
 
 @pytest.mark.parametrize("name", INTERACTING)
@@ -381,22 +389,8 @@ def reference_players_equal_turns(rs, sol):
         sat = first_seat_T(rs, mv, x, horizon) * rs.unit if r else None
         v, dist = ref.solve(x, value, label, sat=sat)
         best[s] = float(v)
-        for k in range(N):
-            rows.append(s * N + k)
-            cols.append(s * N + k)
-            vals.append(1.0)
-        for o, q in dist.items():
-            if o == WIN:
-                rhs[s * N] += float(q)
-                continue
-            if o[0] == "final":
-                rhs[s * N:(s + 1) * N] += float(q) * vector(o)
-                continue
-            j = sol.index(o[1], seat=o[0])
-            for k in range(N):
-                rows.append(s * N + k)
-                cols.append(j * N + (k - 1) % N)
-                vals.append(-float(q))
+        profile_rows(s, N, dist, lambda o: None if o == WIN or o[0] == "final" else sol.index(o[1], seat=o[0]),
+                     lambda o, vector=vector: np.eye(N)[0] if o == WIN else vector(o), rows, cols, vals, rhs)
     A = sparse.csr_matrix((vals, (rows, cols)), shape=(S * N, S * N))
     return best, spsolve(A.tocsc(), rhs).reshape(S, N)
 
