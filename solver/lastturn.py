@@ -180,6 +180,7 @@ class LastRound:
         self.targets = np.arange(rs.goal, horizon + 1, rs.unit, dtype=np.int64)
         self.moves = Moves(rs)
         self._chains: dict = {}
+        self._rows: dict = {}
 
     def target_index(self, F) -> np.ndarray:
         """The column of final totals ``F`` (points, at least the goal; above the horizon: the horizon)."""
@@ -192,10 +193,15 @@ class LastRound:
         Y, F = np.broadcast_arrays(np.asarray(Y, dtype=np.int64), np.asarray(F, dtype=np.int64))
         if r == 0 or Y.size == 0:
             return np.ones(Y.shape + (r + 1,)) if r == 0 else np.zeros(Y.shape + (r + 1,))
-        seen, which = np.unique(Y, return_inverse=True)
-        rows = np.stack([self.chain(tuple(self.states[(int(y) // self.m ** (r - 1 - k)) % self.m]
-                                          for k in range(r)), 1)[:, 0] for y in seen])   # (Y seen, targets, r + 1)
-        return rows[which.reshape(Y.shape), self.target_index(F)]
+        if r not in self._rows:     # (m**r, targets, r + 1), filled as later players are asked for
+            self._rows[r] = (np.zeros((self.m ** r, len(self.targets), r + 1)), np.zeros(self.m ** r, dtype=bool))
+        rows, done = self._rows[r]
+        if not done[Y].all():
+            for y in np.unique(Y[~done[Y]]):
+                rows[y] = self.chain(tuple(self.states[(int(y) // self.m ** (r - 1 - k)) % self.m]
+                                           for k in range(r)), 1)[:, 0]
+                done[y] = True
+        return rows[Y, self.target_index(F)]
 
     def chain(self, ys: tuple, K: int) -> np.ndarray:
         """``U(ys; B, k)`` (targets, K, len(ys) + 1) for every target ``B`` and k = 1..K."""
@@ -227,20 +233,23 @@ class LastRound:
         p_beat = ends * beat[:, :, None]
         p_tie = (ends * tie[:, :, None]).sum(axis=0)                 # (nF, K)
         out = np.zeros((nF, K, L + 1))
-        top = np.einsum("tfk,tc->fkc", p_beat, new_top)
+        top = (p_beat.reshape(e.T + 1, nF * K).T @ new_top).reshape(nF, K, L)
         out[..., 1] = top[..., 0] + p_tie * tied[..., 0] + win_p.reshape(nF, K)
         out[..., 2:] = top[..., 1:] + p_tie[..., None] * tied[..., 1:]
         out[..., 0] = p_tie * tied[..., 0]
         # every other end (a bust, a bank short of the win condition, a mid-turn end) misses;
         # it leaves the later players as it acts on them
-        miss = {rest: bust_p.reshape(nF, K).copy()}
-        for t in range(1, e.T + 1):
-            if win[t]:          # below the top: settled at the win check, the others as they are
-                miss[rest] += ends[t] * ~(beat[t] | tie[t])[:, None]
-            elif e.stop_ok[t] or e.forced_ok[t]:
-                after = tuple(moves.affect_opponent(o, *e.others_after(moves, t)) for o in rest)
-                miss.setdefault(after, np.zeros((nF, K)))
-                miss[after] += ends[t]
+        # (a bank that meets the win condition below the top is settled at the win check: the
+        # others as they are)
+        miss = {rest: bust_p.reshape(nF, K) + (ends[win] * ~(beat | tie)[win][:, :, None]).sum(axis=0)}
+        ended = np.flatnonzero(~win & ((e.stop_ok != 0) | (e.forced_ok != 0)))
+        groups: dict = {}
+        acts = bool(rest) and bool(rs.overtake or (rs.barrel.kind != "none" and rs.barrel.push_off != "none"))
+        for t in ended:
+            after = tuple(moves.affect_opponent(o, *e.others_after(moves, int(t))) for o in rest) if acts else rest
+            groups.setdefault(after, []).append(t)
+        for after, rows in groups.items():
+            miss[after] = miss.get(after, 0.0) + ends[rows].sum(axis=0)
         for after, p in miss.items():
             left = self.chain(after, K + 1)[:, 0:K]                  # k still share B
             out[..., 0] += p * left[..., 0]

@@ -553,6 +553,29 @@ def best_duel_method(rs: Ruleset) -> str:
     return "product"
 
 
+def equal_turns_method(rs: Ruleset, last_seat: bool) -> tuple[str, str]:
+    """Without the exact equilibrium of an ``equal_turns`` game: of the race and the
+    memoryless opponent (the approximations that see the round's last turns or need no
+    duel table), the one whose worst measured loss is smaller in seats like the mover's --
+    the last of the round, whose opponents' wins all leave it a last turn, or an earlier
+    one -- and its measured cost, as a label (``bench/bench_approx.py``, docs/results.md)."""
+    from .approx import _measured_file
+    cases = [c for c in _measured_file().get("cases", []) if c.get("equal_turns")]
+
+    def losses(method):
+        return [v for c in cases for k, v in enumerate(c["losses"].get(method, []))
+                if (k == c["players"] - 1) == last_seat]
+    got = {m: losses(m) for m in ("memoryless", "race") if losses(m)}
+    if not got:
+        return "memoryless", _("its cost not measured")
+    method = min(got, key=lambda m: max(got[m]))
+    where = ", ".join(f"{c['ruleset']} ({c['players']} players)" for c in cases)
+    seats = _("the last seat") if last_seat else _("a seat before the last")
+    return method, _("measured in {seats}: one seat playing it among equilibrium players gives up {low:.4f} to "
+                     "{high:.4f} of a win on {where}").format(seats=seats, low=min(got[method]),
+                                                             high=max(got[method]), where=where)
+
+
 class Advisors:
     """Advice for the player to move, from the duel and/or race tables (solved on request)."""
 
@@ -699,16 +722,22 @@ class Advisors:
                                                                                   state_label=label)
                 return [(head, adv, True)]
             if self.rs.equal_turns:
-                # the duel-based methods do not see seats: the opponents as one memoryless opponent
-                # (the rest of the round exact), which measured well below the race here
+                # the duel-based methods do not see seats: the race or the memoryless opponent (the
+                # rest of the round exact), whichever measured the smaller worst loss in such a seat
                 from .advisor import memoryless_advisor
                 from .geometric import geometric_duel
+                method, cost = equal_turns_method(self.rs, seat == N - 1)
+                missing = (_("(no exact advice: {why})").format(why=why), None, False)
+                if method == "race":
+                    head = _("advice (APPROXIMATION: race policy — the fewest expected turns to win alone, "
+                             "ignoring the opponents; {cost})").format(cost=cost)
+                    return [missing, (head, self._race(x, total, dice, roll, label)[1], False)]
                 head = _("advice (APPROXIMATION: the opponents as one memoryless opponent — each wins a turn "
                          "with the chance its expected turns alone give —, the rest of the round exact; {cost})"
-                         ).format(cost=measured_cost("memoryless", self.rs))
+                         ).format(cost=cost)
                 geo = geometric_duel(self.rs, self.tables_dir, progress=self.solver is _solve_here)
                 adv = memoryless_advisor(geo, opponents, seat).advise(x, total, dice, roll, state_label=label)
-                return [(_("(no exact advice: {why})").format(why=why), None, False), (head, adv, False)]
+                return [missing, (head, adv, False)]
             use_duel, note = (True, "") if self.mode == "duel" else self.duel_available()
             if use_duel:
                 # the approximation from the duel table that measured the smaller worst loss

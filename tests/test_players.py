@@ -460,3 +460,23 @@ def test_memoryless_opponents_advice(tmp_path):
     assert worst <= 1e-12
     with pytest.raises(StateError, match="which seat"):
         memoryless_advisor(geo, [st[0], st[1]])
+
+
+def test_equal_turns_advice_chooses_by_the_seat(monkeypatch):
+    """Without the exact equilibrium of an equal_turns game the advice takes, of the race
+    and the memoryless opponent, the one with the smaller worst loss measured in seats like
+    the mover's (the last of the round, or an earlier one), and quotes that range."""
+    import thousand.approx as approx
+    from thousand.play import equal_turns_method
+    cases = {"cases": [
+        {"ruleset": "a", "players": 3, "equal_turns": True, "losses": {"race": [0.09, 0.05, 0.01],
+                                                                      "memoryless": [0.0, 0.01, 0.06]}},
+        {"ruleset": "b", "players": 3, "equal_turns": False, "losses": {"race": [0.5, 0.5, 0.0]}}]}
+    monkeypatch.setattr(approx, "_measured_file", lambda: cases)
+    rs = load_ruleset("pig", ("equal_turns=true",))
+    method, label = equal_turns_method(rs, last_seat=True)
+    assert method == "race" and "0.0100 to 0.0100" in label and "a (3 players)" in label
+    method, label = equal_turns_method(rs, last_seat=False)
+    assert method == "memoryless" and "0.0000 to 0.0100" in label and "b (" not in label
+    monkeypatch.setattr(approx, "_measured_file", lambda: {"cases": []})
+    assert equal_turns_method(rs, last_seat=False) == ("memoryless", "its cost not measured")
