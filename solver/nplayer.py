@@ -1,6 +1,7 @@
 """Any number of players: an exact equilibrium of N seats, with its certificate -- Pig,
 plain, Farkle, and 1000 rulesets with every interaction (overtaking, push-off, samosval,
-bolts, pits, barrels); not yet ``equal_turns``.
+bolts, pits, barrels), and ``equal_turns`` (the mover's seat in the state; a win before
+the last seat worth the rest of the round: :class:`NPlayerGame`).
 
 A state is ``s = (x_0, x_1, ..., x_{N-1})``, player-state indices with ``x_0`` the mover
 and then the seats that follow in order; its value ``V[s]`` is the vector of the players'
@@ -926,7 +927,8 @@ class EquilibriumDecider:
         sol, game = self.sol, self.sol.game
         W, bank_rows, win_rows = _bank_values(i, rest, sol.V, game, seat=seat)
         Ww = game.win_values(seat, i, rest)
-        stop = _stop_values(game.turn_space(seat), i, W[..., 0], bank_rows, win_rows, 1.0 if Ww is None else Ww[..., 0])
+        stop = _stop_values(game.turn_space(seat), i, W[..., 0], bank_rows, win_rows,
+                            1.0 if Ww is None else Ww[..., 0])
         zero = game.after_zero(seat * game.total + i * game.M1 + rest, np.full(len(rest), game.bust[i]))
         return stop, sol.V[zero, sol.players - 1], np.ones(len(rest))
 
