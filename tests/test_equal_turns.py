@@ -286,21 +286,21 @@ def test_equal_turns_cli_for_three_players(tmp_path):
     """advise with two opponents needs the seat (first to third) and gives the exact
     equilibrium; --to-beat F takes the players still to play (--opp) and --tied K."""
     runner = CliRunner()
-    base = ["advise", "pig", "--set", "goal=10", "--set", "equal_turns=true", "--tables", str(tmp_path)]
-    r = runner.invoke(main, [*base, "--me", "4", "--opp", "6", "--opp", "2", "--seat", "third", "--turn", "3"])
+    base = ["advise", "pig", "--set", "goal=6", "--set", "equal_turns=true", "--tables", str(tmp_path)]
+    r = runner.invoke(main, [*base, "--me", "4", "--opp", "3", "--opp", "2", "--seat", "third", "--turn", "2"])
     assert r.exit_code == 0, r.output
     assert "exact: the equilibrium of 3 players" in r.output
-    r = runner.invoke(main, [*base, "--me", "0", "--to-beat", "12", "--tied", "2", "--opp", "8", "--turn", "9",
+    r = runner.invoke(main, [*base, "--me", "0", "--to-beat", "8", "--tied", "2", "--opp", "5", "--turn", "5",
                              "--dice", "1", "--json"])
     assert r.exit_code == 0, r.output
     d = json.loads(r.stdout)
-    assert d["to_beat"] == 12 and d["tied"] == 2
-    for extra, words in ((["--me", "4", "--opp", "6", "--opp", "2"], "--seat first, second, ... (of 3)"),
-                         (["--me", "4", "--opp", "6", "--opp", "2", "--seat", "fourth"], "seats first to third"),
-                         (["--me", "4", "--opp", "6", "--seat", "third"], "first and the second seat"),
+    assert d["to_beat"] == 8 and d["tied"] == 2
+    for extra, words in ((["--me", "4", "--opp", "3", "--opp", "2"], "--seat first, second, ... (of 3)"),
+                         (["--me", "4", "--opp", "3", "--opp", "2", "--seat", "fourth"], "seats first to third"),
+                         (["--me", "4", "--opp", "3", "--seat", "third"], "first and the second seat"),
                          (["--me", "4", "--tied", "2"], "goes with --to-beat"),
-                         (["--me", "4", "--to-beat", "12", "--seat", "first"], "takes no --seat"),
-                         (["--me", "4", "--to-beat", "12", "--tied", "0"], "--tied 0")):
+                         (["--me", "4", "--to-beat", "8", "--seat", "first"], "takes no --seat"),
+                         (["--me", "4", "--to-beat", "8", "--tied", "0"], "--tied 0")):
         r = runner.invoke(main, [*base, *extra])
         assert r.exit_code == 2 and words in r.stderr, (extra, r.output)
         assert r.stderr.count("\n") == 1

@@ -430,7 +430,7 @@ def test_three_players_with_equal_turns_against_an_independent_evaluation(name):
     assert sol.certificate <= 1e-12
 
 
-@pytest.mark.parametrize("name", ["equal-barrel", "equal-overtaking-bolts"])
+@pytest.mark.parametrize("name", ["equal-barrel", pytest.param("equal-overtaking-bolts", marks=pytest.mark.heavy)])
 def test_exact_advice_with_equal_turns_is_the_equilibrium(name, tmp_path):
     """With equal_turns the stored table of three players keeps every seat, and the advice
     in each seat (the turn engine's own turn; a win before the last seat valued by the rest

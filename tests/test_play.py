@@ -244,14 +244,14 @@ def test_play_advice_with_equal_turns(tmp_path):
         g[rem] = sum(g[rem - f] for f in range(2, 7)) / 6
     assert f"roll 1  P(win) {float(g[5]):.6f}" in r.output
     # three players: the exact equilibrium by seat, then the round's last turns
-    base3 = ["play", "pig", "--set", "goal=10", "--set", "equal_turns=true", "--players", "A", "B", "C",
+    base3 = ["play", "pig", "--set", "goal=6", "--set", "equal_turns=true", "--players", "A", "B", "C",
              "--tables", tables]
-    r = run(base3, "roll 6\n?\n")
+    r = run(base3, "roll 4\n?\n")
     assert "exact: the equilibrium of 3 players" in r.output
-    # A banks 6+6 = 12; B, in its last turn with C still to play, after rolling 6 and 4
-    r = run(base3, "roll 6\nroll 6\nstop\nroll 6\nroll 4\n?\n")
+    # A banks 4+5 = 9; B, in its last turn with C still to play, after rolling 6 and 2
+    r = run(base3, "roll 4\nroll 5\nstop\nroll 6\nroll 2\n?\n")
     assert r.exit_code == 0, r.output
-    assert "exact: the last turn of the round, beat 12 (held by 1), 1 still to play after you" in r.output
+    assert "exact: the last turn of the round, beat 9 (held by 1), 1 still to play after you" in r.output
 
 
 def test_samosval_mid_turn_ends_the_turn():

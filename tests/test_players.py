@@ -437,20 +437,20 @@ def test_memoryless_opponents_advice(tmp_path):
     from thousand.approx import MemorylessDecider
     from thousand.geometric import geometric_duel
     from thousand.nplayer import NPlayerGame
-    rs = load_ruleset("pig", ("goal=20",))
+    rs = load_ruleset("pig", ("goal=10",))
     geo = geometric_duel(rs, str(tmp_path), progress=False)
-    x, y = PlayerState(7), PlayerState(12)
+    x, y = PlayerState(3), PlayerState(6)
     a = duel_advisor(geo, y).advise(x, 5, 1, None)
     b = memoryless_advisor(geo, [y]).advise(x, 5, 1, None)
     assert [o.value for o in a.options] == pytest.approx([o.value for o in b.options], abs=1e-12)
-    rs = load_ruleset("pig", ("goal=15", "equal_turns=true"))
+    rs = load_ruleset("pig", ("goal=6", "equal_turns=true"))
     geo = geometric_duel(rs, str(tmp_path), progress=False)
     game = NPlayerGame(rs, 3)
     dec = MemorylessDecider(game, geo)
     st, m = game.space.states, game.m
     worst = 0.0
     for seat in range(3):
-        for s in range(0, game.total, 37):
+        for s in range(0, game.total, 11):
             i, rest = s // m ** 2, s % m ** 2
             stop, bust, win = dec.decide(i, np.array([rest]), seat)
             sp = game.turn_space(seat)
