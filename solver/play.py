@@ -709,7 +709,8 @@ class Advisors:
         (with the duel table at hand, the product of duels or the duel against the strongest
         opponent, whichever measured the smaller worst loss; else the race), labelled with
         its measured cost. Under ``equal_turns`` the exact equilibrium needs the mover's
-        ``seat`` (0 = the first), and the duel approximations do not apply (the race does)."""
+        ``seat`` (0 = the first), and the duel approximations do not apply: the race or the
+        memoryless opponent instead, by seat (:func:`equal_turns_method`)."""
         from .advisor import duel_advisor, product_advisor
         from .players import objective
         N = len(opponents) + 1
