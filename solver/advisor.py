@@ -384,16 +384,10 @@ def memoryless_advisor(geo, opponents: list[PlayerState], seat: int | None = Non
         raise StateError(_("{name} plays equal turns: say which seat you move in, --seat first, second, "
                            "... (of {n})").format(name=rs.name, n=N))
     r = N - 1 - seat if rs.equal_turns else 0         # the seats a win leaves their last turns
-    d = {}
-
-    def survive(y: PlayerState) -> float:
-        if y not in d:
-            d[y] = 1.0 - 1.0 / float(np.clip(geo.turns[geo.state_index(y)], geo.grid[0], geo.grid[-1]))
-        return d[y]
 
     def worth(x: PlayerState, ys) -> float:
-        D = float(np.prod([survive(y) for y in ys]))
-        return D * float(geo.interpolated(np.array([geo.state_index(x)]), np.array([1.0 / (1.0 - D)]))[0])
+        D = np.prod(geo.survival([geo.state_index(y) for y in ys]))
+        return float(geo.against(np.array([geo.state_index(x)]), np.array([D]))[0])
 
     horizon, win_value = None, (lambda F: 1.0)
     if r:

@@ -240,13 +240,11 @@ class MemorylessDecider:
     def __init__(self, game, geo):
         self.game, self.geo = game, geo
         self.rows = np.array([geo.state_index(x) for x in game.space.states], dtype=np.int64)
-        self.d = 1.0 - 1.0 / np.clip(geo.turns[self.rows], geo.grid[0], geo.grid[-1])
+        self.d = geo.survival(self.rows)
 
     def worth(self, x: np.ndarray, D: np.ndarray) -> np.ndarray:
         """``D V_q(x)`` with ``q = 1 - D``, entry by entry (game state indices ``x``)."""
-        with np.errstate(divide="ignore"):
-            N = 1.0 / (1.0 - D)
-        return D * self.geo.interpolated(self.rows[x], N)
+        return self.geo.against(self.rows[x], D)
 
     def decide(self, i: int, rest: np.ndarray, seat: int = 0):
         game = self.game

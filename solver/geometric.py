@@ -215,6 +215,16 @@ class GeometricDuel:
         V = self.values[:, k] * (1.0 - w) + self.values[:, k + 1] * w
         return 1.0 - 1.0 / N, V
 
+    def survival(self, rows: np.ndarray) -> np.ndarray:
+        """``d = 1 - 1/N(y)``: the chance that opponents ``rows`` do not win a turn (N clipped to the grid)."""
+        return 1.0 - 1.0 / np.clip(self.turns[np.asarray(rows)], self.grid[0], self.grid[-1])
+
+    def against(self, rows: np.ndarray, D: np.ndarray) -> np.ndarray:
+        """``D V_q(x)`` with ``q = 1 - D``, entry by entry: the chance of the states ``rows``
+        once a memoryless opponent who wins a round with ``q`` is to move."""
+        with np.errstate(divide="ignore"):
+            return D * self.interpolated(rows, 1.0 / (1.0 - D))
+
     def interpolated(self, rows: np.ndarray, N: np.ndarray) -> np.ndarray:
         """``V_{1/N}`` of the states ``rows`` at the opponent's expected turns ``N`` (entry by
         entry, linear in ``log N`` between grid columns, clipped to the grid)."""

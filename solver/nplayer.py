@@ -122,7 +122,7 @@ class NPlayerSolution:
     @property
     def seats(self) -> int:
         """Seats told apart in the state: N under ``equal_turns``, else 1."""
-        return self.players if self.rs.equal_turns else 1
+        return seat_count(self.rs, self.players)
 
     def index(self, states, seat: int = 0) -> int:
         """The flat index of the tuple of player states (the mover first), the mover in
@@ -140,6 +140,19 @@ class NPlayerSolution:
         return self.V[self.index([x0] * self.players)]
 
 
+def seat_count(rs: Ruleset, players: int) -> int:
+    """The seats a state tells apart: every seat under ``equal_turns`` (the mover's seat
+    decides who still plays in the round), else one."""
+    return players if rs.equal_turns else 1
+
+
+def _not_settling(name: str, players: int, passes: int, change: float) -> NPlayerError:
+    return NPlayerError(_("{0}, {1} players: the sweeps over the levels do not settle; after {2} passes "
+                          "values still move by {3:.1e} (where a mover is indifferent its choice may "
+                          "alternate from sweep to sweep, and where waiting costs nothing the players may "
+                          "wait for each other: docs/solver.md)").format(name, players, passes, change))
+
+
 def check_supported(rs: Ruleset, players: int) -> None:
     """Refuse in one line what this solver does not solve, before any work."""
     if players < 2:
@@ -150,18 +163,17 @@ def check_size(rs: Ruleset, players: int, at_least: int = 0) -> int:
     """The player states of ``rs``, after refusing in one line a game too large to hold
     (before any value is allocated). ``at_least``: a known lower bound on the player states
     (a stored race table's), which refuses a game too large without enumerating them."""
-    N = players
-    seats = N if rs.equal_turns else 1    # with equal_turns the mover's seat is part of the state
-    if seats * at_least ** N * N > MAX_VALUES:
-        raise NPlayerError(_("{0}: at least {1:,} player states make {2:,} states of {3} players, {4:,.1f} GB of "
-                             "values; the N-player solver holds {5:,}").format(
-            rs.name, at_least, seats * at_least ** N, N, 8 * seats * at_least ** N * N / 1e9, MAX_VALUES))
-    space = build_state_space(rs, opponents=True)
-    m = len(space)
-    if seats * m ** N * N > MAX_VALUES:
-        raise NPlayerError(_("{0}: {1:,} player states make {2:,} states of {3} players, {4:,.1f} GB of values; "
-                             "the N-player solver holds {5:,}").format(
-            rs.name, m, seats * m ** N, N, 8 * seats * m ** N * N / 1e9, MAX_VALUES))
+    N, seats = players, seat_count(rs, players)
+
+    def refuse(m: int, message: str) -> None:
+        if seats * m ** N * N > MAX_VALUES:
+            raise NPlayerError(message.format(rs.name, m, seats * m ** N, N, 8 * seats * m ** N * N / 1e9,
+                                              MAX_VALUES))
+    refuse(at_least, _("{0}: at least {1:,} player states make {2:,} states of {3} players, {4:,.1f} GB of "
+                       "values; the N-player solver holds {5:,}"))
+    m = len(build_state_space(rs, opponents=True))
+    refuse(m, _("{0}: {1:,} player states make {2:,} states of {3} players, {4:,.1f} GB of values; "
+                "the N-player solver holds {5:,}"))
     return m
 
 
@@ -183,7 +195,7 @@ class NPlayerGame:
         self.m = len(self.space)
         self.M1 = self.m ** (players - 1)
         self.total = self.m ** players
-        self.seats = players if rs.equal_turns else 1
+        self.seats = seat_count(rs, players)
         self.table = table or kernel.roll_table(rs)
         self.ends = end_rows(self.space)
         self.bust = self.space.bust_idx
@@ -276,11 +288,7 @@ def solve_nplayer(rs: Ruleset, players: int = 3, progress=None, tol: float = 1e-
         if passes >= max_passes or (len(history) > STALL and min(history[-STALL:]) > 0.1 * min(history[:-STALL])):
             # no tenfold gain in STALL sweeps: the values are not settling (docs/solver.md: a war of
             # attrition, where waiting costs nothing, makes a game that need not end)
-            raise NPlayerError(_("{0}, {1} players: the sweeps over the levels do not settle; after {2} passes "
-                                 "values still move by {3:.1e} (where a mover is indifferent its choice may "
-                                 "alternate from sweep to sweep, and where waiting costs nothing the players may "
-                                 "wait for each other: docs/solver.md)").format(
-                rs.name, N, passes, change))
+            raise _not_settling(rs.name, N, passes, change)
         passes += 1
         before = V.copy() if game.lowers else None
         mixed: dict = {}
@@ -1014,11 +1022,7 @@ def evaluate_profile(space, players: int, deciders, table=None, tol: float = 1e-
                 V[k, lvl[r]] = A[front] + b[front, None] * np.roll(after, 1, axis=1)
         if not game.lowers or float(np.max(np.abs(V - before))) <= tol:
             return V
-    raise NPlayerError(_("{0}, {1} players: the sweeps over the levels do not settle; after {2} passes "
-                         "values still move by {3:.1e} (where a mover is indifferent its choice may "
-                         "alternate from sweep to sweep, and where waiting costs nothing the players may "
-                         "wait for each other: docs/solver.md)").format(
-        space.rs.name, N, max_passes, float(np.max(np.abs(V - before)))))
+    raise _not_settling(space.rs.name, N, max_passes, float(np.max(np.abs(V - before))))
 
 
 def _decided_ends(game, i: int, stop_val, z, w, seat: int = 0):

@@ -62,7 +62,8 @@ class PlayersSolution:
         self.index = {decode(row): i for i, row in enumerate(table.states)}
         self.m = len(table.states)
         self.moves = Moves(rs)
-        self.seats = players if rs.equal_turns else 1
+        from .nplayer import seat_count
+        self.seats = seat_count(rs, players)
 
     @property
     def meta(self) -> dict:
@@ -218,14 +219,14 @@ class PlayersSolution:
 def estimate(rs: Ruleset, players: int) -> dict:
     """The states of the N-player game and a time range for its solve, before any work;
     a :class:`thousand.nplayer.NPlayerError` for what the solver refuses."""
-    from .nplayer import check_size, check_supported
+    from .nplayer import check_size, check_supported, seat_count
     from .solve import turn_seconds
     check_supported(rs, players)
     # a stored race table counts the player states a lone player reaches (fewer than with
     # opponents): enough to refuse a game far too large without enumerating its states
     race = find_table(rs, "race", None)
     m = check_size(rs, players, len(race.states) if race is not None else 0)
-    n = (players if rs.equal_turns else 1) * m ** players     # equal_turns: the mover's seat in the state
+    n = seat_count(rs, players) * m ** players     # equal_turns: the mover's seat in the state
     guess = n * (TURN_DPS_PER_STATE * turn_seconds(rs, max(1, rs.goal // rs.unit), columns=256) + SECONDS_AROUND)
     from .nplayer import NPlayerGame
     if NPlayerGame(rs, players).lowers:

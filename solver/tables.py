@@ -276,7 +276,9 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
         if not isinstance(horizon, int) or horizon < rs.goal or horizon % rs.unit:
             raise TableError(_("table {0}: no valid last_turn_horizon in meta.json").format(folder))
     if seats:
-        _check_players(folder, meta, values, states, int(seats.group(1)), repair, bool(rs.equal_turns))
+        from .nplayer import seat_count
+        players = int(seats.group(1))
+        _check_players(folder, meta, values, states, players, repair, seat_count(rs, players))
     if objective == "geometric":
         grid = meta.get("grid")
         if (not isinstance(grid, list) or not grid or values.shape != (states.shape[0], len(grid))
@@ -286,13 +288,12 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
     return Table(folder, meta, values, states)
 
 
-def _check_players(folder: Path, meta: dict, values, states, players: int, repair: str,
-                   equal_turns: bool = False) -> None:
-    """An N-player table: (seats * m**N, N) values whose rows sum to 1 (seats: N under
-    equal_turns, else 1), and an equilibrium certificate."""
+def _check_players(folder: Path, meta: dict, values, states, players: int, repair: str, seats: int = 1) -> None:
+    """An N-player table: (seats * m**N, N) values whose rows sum to 1, and an equilibrium
+    certificate."""
     from .nplayer import CERTIFICATE
     m = states.shape[0]
-    rows = (players if equal_turns else 1) * m ** players
+    rows = seats * m ** players
     if meta.get("players") != players or values.shape != (rows, players):
         raise TableError(_("table {0}: a table of {1} players holds ({2}, {1}) values, not {3}").format(
             folder, players, rows, tuple(values.shape)))
