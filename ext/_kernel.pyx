@@ -2011,6 +2011,7 @@ ctypedef struct _Duel:
     PlanView plan               # every mover's turn ends (thk.pxd)
     const double* Q
     Py_ssize_t nQ
+    Py_ssize_t sn, so           # Q[nx, y] is Q[nx * sn + y * so]: (nQ, 1), or (1, nQ) for a transposed store
     const int64_t* win_col      # equal_turns: column of win_L per row (-1: the win is final), or NULL
     const double* win_L         # (nQ, nL): the opponent's last-turn win probability per target
     Py_ssize_t nL
@@ -2076,10 +2077,10 @@ cdef void _duel_ends(const _Duel* d, Py_ssize_t j, Py_ssize_t T, double* ends,
     cdef Py_ssize_t i = d.movers[j], lo = d.lo[j], K = d.hi[j] - d.lo[j]
     cdef Py_ssize_t a = d.plan.ptr[i], t, k, r, nx
     cdef int64_t si = d.plan.score[i]
-    cdef const double* qrow = d.Q + d.plan.bust[i] * d.nQ + lo
+    cdef const double* qrow = d.Q + d.plan.bust[i] * d.sn + lo * d.so
     cdef double* row
     for k in range(K):
-        Z[k] = 1.0 - qrow[k]
+        Z[k] = 1.0 - qrow[k * d.so]
     for t in range(T + 1):
         r = a + t
         row = ends + t * K
@@ -2097,9 +2098,9 @@ cdef void _duel_ends(const _Duel* d, Py_ssize_t j, Py_ssize_t T, double* ends,
             continue
         if nx < 0:
             nx = 0
-        qrow = d.Q + nx * d.nQ
+        qrow = d.Q + nx * d.sn
         for k in range(K):
-            row[k] = 1.0 - qrow[_opp_after(d, r, si, lo + k)]
+            row[k] = 1.0 - qrow[_opp_after(d, r, si, lo + k) * d.so]
 
 
 cdef void _frame_ends(const _Duel* d, Py_ssize_t j, Py_ssize_t T, double* ends,
@@ -2116,7 +2117,7 @@ cdef void _frame_ends(const _Duel* d, Py_ssize_t j, Py_ssize_t T, double* ends,
         r0 = d.frow0[c]
         a = d.plan.ptr[i]
         si = d.plan.score[i]
-        Z[k] = 1.0 - d.Q[d.plan.bust[i] * d.nQ + y]
+        Z[k] = 1.0 - d.Q[d.plan.bust[i] * d.sn + y * d.so]
         for r in range(r0):
             ends[r * K + k] = 0.0
         for r in range(r0, T + 1):
@@ -2133,7 +2134,7 @@ cdef void _frame_ends(const _Duel* d, Py_ssize_t j, Py_ssize_t T, double* ends,
                 continue
             if nx < 0:
                 nx = 0
-            ends[r * K + k] = 1.0 - d.Q[nx * d.nQ + _opp_after(d, pr, si, y)]
+            ends[r * K + k] = 1.0 - d.Q[nx * d.sn + _opp_after(d, pr, si, y) * d.so]
 
 
 cdef void _pol_row(const _Duel* d, _Pol* pol, const double* ends, Py_ssize_t K, Py_ssize_t k,
@@ -2364,7 +2365,11 @@ cdef _duel_call(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_
     ov_a = np.ascontiguousarray(overtaken, dtype=np.int64)
     pu_a = np.ascontiguousarray(pushed, dtype=np.int64)
     ob_a = np.ascontiguousarray(on_barrel, dtype=np.uint8)
-    Q_a = np.ascontiguousarray(Q, dtype=np.float64)
+    # a transposed view (an out-of-core store holds P, read as Q = P.T) is read in place,
+    # not copied; the policy rows name successors by flat C-order index, so they need C order
+    cdef bint transposed = (policy is None and isinstance(Q, np.ndarray) and Q.dtype == np.float64
+                            and Q.ndim == 2 and Q.flags.f_contiguous and not Q.flags.c_contiguous)
+    Q_a = Q.T if transposed else np.ascontiguousarray(Q, dtype=np.float64)
     mv_a = np.ascontiguousarray(movers, dtype=np.int64)
     lo_a = np.ascontiguousarray(opp_lo, dtype=np.int64)
     hi_a = np.ascontiguousarray(opp_hi, dtype=np.int64)
@@ -2413,6 +2418,8 @@ cdef _duel_call(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_
     plan_view(&d.plan, plans)
     d.Q = &Qm[0, 0]
     d.nQ = nQ
+    d.sn = 1 if transposed else nQ
+    d.so = nQ if transposed else 1
     d.win_col = &wc[0] if win_col is not None else NULL
     d.win_L = &wl[0, 0]
     d.nL = wl.shape[1]

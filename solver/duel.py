@@ -65,6 +65,7 @@ from scipy import sparse
 from scipy.sparse import linalg as spla
 
 from . import kernel
+from .store import ValueStore, values_of
 from .errors import ThousandError
 from .game import WIN, Moves, PlayerState
 from .rules import Ruleset
@@ -373,8 +374,15 @@ METHODS = ("policy", "passes", "textbook")
 
 def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: DuelModel | None = None,
                threads: int = 0, progress: Callable[[int, float], None] | None = None,
-               method: str = "policy", start: np.ndarray | None = None) -> DuelSolution:
+               method: str = "policy", start: np.ndarray | None = None,
+               store: ValueStore | None = None) -> DuelSolution:
     """Solve the duel for every pair of states (see the module docstring).
+
+    ``store``: solve out of core, the values in a memory-mapped
+    :class:`thousand.store.ValueStore` (n, n) of which at most its budget is resident;
+    it keeps to passes without acceleration (policy iteration's systems and the
+    Anderson history are each larger than the values), and ``P`` of the result is the
+    store's memory map.
 
     ``start``: first values ``P`` (n, n) instead of 1/2 and the levels' guesses (not for
     the textbook method) -- a rounded table (a shipped fixed-point one) to refine. The
@@ -405,11 +413,17 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
     model = model or DuelModel(rs)
     if method == "textbook":
         return _solve_textbook(model, tol, progress)
-    policy_iteration = method == "policy"
+    policy_iteration = method == "policy" and store is None
     t0 = time.perf_counter()
     table = model.table
     n = model.n
-    Q = np.full((n, n), 0.5)  # Q[y, x] = P(x, y): a mover's ends gather rows of Q
+    if store is not None:
+        if store.n != n or start is not None:
+            raise ThousandError(f"a value store of {store.n} states for {n} states"
+                                if store.n != n else "a value store starts at 1/2, not at start values")
+        Q = store  # filled with 1/2 when made
+    else:
+        Q = np.full((n, n), 0.5)  # Q[y, x] = P(x, y): a mover's ends gather rows of Q
     if start is not None:
         if np.shape(start) != (n, n):
             raise ThousandError(f"start values of shape {np.shape(start)}, not ({n}, {n})")
@@ -439,7 +453,8 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
             start = min(start, history[-1]) * POLICY_RESTART
             accel = _Anderson(depth=6)
         passes += 1
-        before = Q.copy() if repeat else None
+        accelerate = repeat and store is None
+        before = Q.copy() if accelerate else None
         change = _pass(model, table, Q, levels, repeat, threads, first=passes == 1 and start is None)
         if progress:
             progress(passes, change)
@@ -448,10 +463,16 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
         history.append(change)
         if len(history) > STALL_PASSES and min(history[-STALL_PASSES:]) > 0.1 * min(history[:-STALL_PASSES]):
             raise DuelDiverges(_diverges(rs, passes, change))
-        if change < 1e-2:
+        if accelerate and change < 1e-2:
             Q[:] = accel.step(before, Q)
     del accel
-    P = np.ascontiguousarray(Q.T)
+    if store is not None:
+        P = store.P
+        if residual is None:
+            residual = max((float(np.max(np.abs(_turns(model, table, store, lv.px, lv.py, threads)[0]
+                                                - store.get(lv.py, lv.px)))) for lv in levels), default=0.0)
+    else:
+        P = np.ascontiguousarray(Q.T)
     if residual is None:
         residual = bellman_residual(model, table, P)
     if residual > 1e-10:
@@ -459,28 +480,31 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
     return DuelSolution(model, P, passes, residual, time.perf_counter() - t0, rounds, sweeps, fallback)
 
 
-def _pass(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], repeat: bool, threads: int,
+def _pass(model: DuelModel, table, Q, levels: list[_Level], repeat: bool, threads: int,
           first: bool = False) -> float:
     """One Gauss-Seidel pass over the levels, top down, each level's bust cycles solved
     exactly (:func:`_solve_level`); returns the largest change. ``first``: Q holds no
-    values yet, so each level starts from :func:`_guess`."""
+    values yet, so each level starts from :func:`_guess`. ``Q``: the values, an array or
+    a :class:`thousand.store.ValueStore`."""
+    vals = values_of(Q)
     change = 0.0
     for lv in levels:
-        old = Q[lv.py, lv.px]
+        old = vals.get(lv.py, lv.px)
         if first:
-            _guess(model, Q, lv)
+            _guess(model, vals, lv)
         # with penalties the pass is repeated anyway: one DP run per level and
         # pass is enough (the final residual certifies the fixed point)
-        _solve_level(model, table, Q, lv, 1 if repeat else 100, threads)
-        change = max(change, float(np.max(np.abs(Q[lv.py, lv.px] - old))))
+        new = _solve_level(model, table, vals, lv, 1 if repeat else 100, threads)
+        change = max(change, float(np.max(np.abs(new - old))))
     return change
 
 
 RERUN = 1e-15  # a pair's turn DP is re-run when its bust value moved by more than this
 
 
-def _solve_level(model: DuelModel, table, Q: np.ndarray, lv: _Level, runs: int, threads: int) -> None:
-    """Solve one level's pairs in place (Newton's method on the bust links).
+def _solve_level(model: DuelModel, table, vals, lv: _Level, runs: int, threads: int) -> np.ndarray:
+    """Solve one level's pairs in place (Newton's method on the bust links); returns
+    their new values.
 
     A turn DP at bust value ``Z_k`` gives ``v_k`` and ``d_k = dv_k/dZ`` (the chance
     the turn busts); while its decisions hold, ``P_k = v_k + d_k (Z - Z_k)`` with
@@ -492,16 +516,17 @@ def _solve_level(model: DuelModel, table, Q: np.ndarray, lv: _Level, runs: int, 
     the pairs whose bust value then moved by more than :data:`RERUN` are run again
     at the new value -- only those: every other pair's DP would repeat itself --
     until none moved (at most ``runs`` DP runs; then the linearisation is exact)."""
+    vals = values_of(vals)
     plans = model.plans
     r = lv.d_rows
     bust_of = plans.bust[lv.px[r]]
     py_r = lv.py[r]
     z_used = np.empty(len(lv.px))
-    z_used[r] = 1.0 - Q[bust_of, py_r]
-    v, d = _turns(model, table, Q, lv.px, lv.py, threads)
+    z_used[r] = 1.0 - vals.get(bust_of, py_r)
+    v, d = _turns(model, table, vals, lv.px, lv.py, threads)
     if not len(r):
-        Q[lv.py, lv.px] = v
-        return
+        vals.put(lv.py, lv.px, v)
+        return v
     a = np.zeros(len(v))
     succ = lv.succ
     for run in range(runs):
@@ -509,13 +534,14 @@ def _solve_level(model: DuelModel, table, Q: np.ndarray, lv: _Level, runs: int, 
         b = v.copy()
         b[r] += d[r] * (1.0 - z_used[r])
         new = table.backend.solve_links(succ, a, b)
-        Q[lv.py, lv.px] = new
+        vals.put(lv.py, lv.px, new)
         z_new = 1.0 - new[succ[r]]
         stale = r[np.abs(z_new - z_used[r]) > RERUN]
         if run + 1 == runs or not len(stale):
-            return
-        z_used[stale] = 1.0 - Q[plans.bust[lv.px[stale]], lv.py[stale]]
-        v[stale], d[stale] = _turns(model, table, Q, lv.px[stale], lv.py[stale], threads)
+            return new
+        z_used[stale] = 1.0 - vals.get(plans.bust[lv.px[stale]], lv.py[stale])
+        v[stale], d[stale] = _turns(model, table, vals, lv.px[stale], lv.py[stale], threads)
+    return new
 
 
 FRAME_COLUMNS = 16  # pairs per frame: wider frames vectorise more and waste more rows below their movers
@@ -553,19 +579,23 @@ def _frames(model: DuelModel, px: np.ndarray, py: np.ndarray) -> _Frames:
     return _Frames(order, fm, cp, movers, py[order], row0)
 
 
-def _turns(model: DuelModel, table, Q: np.ndarray, px: np.ndarray, py: np.ndarray,
+def _turns(model: DuelModel, table, vals, px: np.ndarray, py: np.ndarray,
            threads: int) -> tuple[np.ndarray, np.ndarray]:
     """The turn DPs (values and bust derivatives) of the pairs ``(px[k], py[k])``, by
-    frames (:func:`_frames`)."""
-    f = _frames(model, px, py)
-    v_s, d_s = kernel.duel_frames(table, model.plans, Q, f.fm, f.cp, f.movers, f.opps, f.row0, grad=True,
-                                  threads=threads)
+    frames (:func:`_frames`); out of core, in parts by opponent
+    (:meth:`thousand.store.ValueStore.opponent_parts`)."""
+    vals = values_of(vals)
     v, d = np.empty(len(px)), np.empty(len(px))
-    v[f.order], d[f.order] = v_s, d_s
+    for part in vals.opponent_parts(py, model.plans):
+        f = _frames(model, px[part], py[part])
+        v_s, d_s = kernel.duel_frames(table, model.plans, vals.Q, f.fm, f.cp, f.movers, f.opps, f.row0,
+                                      grad=True, threads=threads)
+        vals.release()
+        v[part[f.order]], d[part[f.order]] = v_s, d_s
     return v, d
 
 
-def _guess(model: DuelModel, Q: np.ndarray, lv: _Level) -> None:
+def _guess(model: DuelModel, vals, lv: _Level) -> None:
     """First values for a level whose pairs have none, read off the two levels above
     (already solved): ``P(x, y) ~ P(x+, y) + P(x, y+) - P(x+, y+)``, with ``x+`` the
     state one unit higher (:attr:`DuelModel.up`); a pair at the top of its range takes
@@ -576,10 +606,10 @@ def _guess(model: DuelModel, Q: np.ndarray, lv: _Level) -> None:
     hx, hy = ux >= 0, uy >= 0
     g = np.full(len(x), 0.5)
     both = hx & hy
-    g[both] = Q[y[both], ux[both]] + Q[uy[both], x[both]] - Q[uy[both], ux[both]]
-    g[hx & ~hy] = Q[y[hx & ~hy], ux[hx & ~hy]]
-    g[hy & ~hx] = Q[uy[hy & ~hx], x[hy & ~hx]]
-    Q[y, x] = np.clip(g, 0.0, 1.0)
+    g[both] = vals.get(y[both], ux[both]) + vals.get(uy[both], x[both]) - vals.get(uy[both], ux[both])
+    g[hx & ~hy] = vals.get(y[hx & ~hy], ux[hx & ~hy])
+    g[hy & ~hx] = vals.get(uy[hy & ~hx], x[hy & ~hx])
+    vals.put(y, x, np.clip(g, 0.0, 1.0))
 
 
 @dataclass

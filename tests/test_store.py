@@ -1,0 +1,105 @@
+"""The duel solved out of core (thousand.store): the same values as in memory, in parts
+within the memory budget, and the kernel reading a transposed store in place."""
+
+from __future__ import annotations
+
+import mmap
+
+import numpy as np
+import pytest
+
+import tiny
+from tiny import TINY_DUELS, TINY_EQUAL_TURNS
+from thousand import kernel, store
+from thousand.duel import DuelModel, _levels, _turns, solve_duel
+from thousand.errors import ThousandError
+from thousand.rules import from_mapping, load_ruleset
+from thousand.store import ValueStore
+
+TINY = {**TINY_DUELS, **TINY_EQUAL_TURNS}
+
+
+def solved_pairs_differ(model, A, B) -> float:
+    movers, lo, hi = model.opponents()
+    return max(float(np.max(np.abs(A[j, lo[j]:hi[j]] - B[j, lo[j]:hi[j]]))) for j in movers)
+
+
+@pytest.mark.parametrize("name", sorted(TINY))
+def test_out_of_core_passes_give_the_in_memory_values(name, tmp_path):
+    """Every tiny duel (penalties, barrels, equal turns) solved with its values in a
+    memory-mapped file, read and written a few rows at a time, equals the solve in
+    memory; the file reads back as a plain .npy array."""
+    rs = from_mapping(TINY[name])
+    model = DuelModel(rs)
+    in_memory = solve_duel(rs, method="passes", model=model)
+    # page-sized windows and a budget of a few rows: many parts on a tiny game
+    st = ValueStore(tmp_path / "values.npy", model.n, 8 * 2 * mmap.PAGESIZE, window=mmap.PAGESIZE)
+    parts = []
+    release = st.release
+    st.release = lambda: (parts.append(1), release())
+    out = solve_duel(rs, model=model, store=st)
+    assert out.rounds == 0 and out.residual <= 1e-12
+    assert solved_pairs_differ(model, in_memory.P, out.P) <= 1e-12
+    assert len(parts) > 4 * out.passes  # it did run in parts, several per pass
+    st.close()
+    back = np.load(tmp_path / "values.npy", mmap_mode="r")
+    assert solved_pairs_differ(model, in_memory.P, back) <= 1e-12
+
+
+@pytest.mark.heavy
+def test_the_store_stays_within_its_budget(tmp_path):
+    """Pig to 300 (300 states, a 720,000-byte table) with a 512 KiB budget: this process
+    never had more than the budget of the store mapped, and the values are the ones
+    solved in memory."""
+    rs = load_ruleset("pig", ["goal=300"])
+    model = DuelModel(rs)
+    budget = 512 * 1024
+    st = ValueStore(tmp_path / "pig.npy", model.n, budget, measure=True)
+    assert st.table_bytes > budget
+    out = solve_duel(rs, model=model, store=st)
+    assert 0 < st.peak_resident <= budget
+    in_memory = solve_duel(rs, model=model)
+    assert np.max(np.abs(in_memory.P - out.P)) <= 1e-12
+
+
+def test_a_budget_below_one_opponents_rows_is_refused(tmp_path):
+    with pytest.raises(ThousandError, match="needs a memory budget of at least"):
+        ValueStore(tmp_path / "v.npy", 300, 100 * 1024)
+    rs = from_mapping(TINY["pig-10"])
+    st = ValueStore(tmp_path / "w.npy", 7, 1 << 20)
+    with pytest.raises(ThousandError, match="value store of 7 states"):
+        solve_duel(rs, store=st)
+
+
+def test_window_parts_hold_at_most_the_limit():
+    """Each part's keys touch at most ``limit`` windows together, and every key is in one part."""
+    rng = np.random.default_rng(3)
+    keys = rng.integers(0, 40, 200)
+    lo = np.sort(rng.integers(0, 60, (40, 3)), axis=1)
+    hi = lo + rng.integers(0, 2, (40, 3))
+    parts = store._window_parts(keys, lo, hi, 6)
+    assert sorted(np.concatenate(parts).tolist()) == list(range(200))
+    for p in parts:
+        u = np.unique(keys[p])
+        windows = {w for k in u for a, b in zip(lo[k], hi[k]) for w in range(a, b + 1)}
+        assert len(windows) <= 6 or len(u) == 1
+
+
+@pytest.mark.parametrize("name", ["barrel-push-off", "overtaking-bolts", "equal-barrel"])
+def test_the_kernel_reads_a_transposed_store_in_place(name):
+    """The turn DPs of every level (frames, the bust derivative, push-off and overtaking)
+    and a whole Jacobi pass give the same numbers from Q and from P.T (Q's transpose
+    laid out as P), so the store is read where it lies."""
+    rs = from_mapping(TINY[name])
+    model = DuelModel(rs)
+    Q = np.random.default_rng(5).random((model.n, model.n))
+    P = np.ascontiguousarray(Q.T)
+    assert P.T.flags.f_contiguous and not P.T.flags.c_contiguous
+    for lv in _levels(model):
+        a = _turns(model, model.table, Q, lv.px, lv.py, 0)
+        b = _turns(model, model.table, P.T, lv.px, lv.py, 0)
+        assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    movers, lo, hi = model.opponents()
+    a = kernel.duel_level(model.table, model.plans, Q, movers, lo, hi)
+    b = kernel.duel_level(model.table, model.plans, P.T, movers, lo, hi)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
