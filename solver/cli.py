@@ -314,9 +314,16 @@ def tables_clean(tables_dir: str | None, everything: bool, as_json: bool) -> Non
 @click.option("--fixed-point", "fixed_point", is_flag=True,
               help="Store the new duel table's values in 32-bit fixed point (within 1.2e-10 of the solved "
                    "ones, half the size: how the large shipped tables are made).")
+@click.option("--store", "store", type=click.Path(dir_okay=False), default=None, metavar="FILE.npy",
+              help="Solve the duel out of core: its values go to FILE.npy (P[mover, opponent]; with "
+                   "equal_turns the first seat's states, then the second's), with at most --memory-mb of "
+                   "them in memory at once, by passes; no table is stored.")
+@click.option("--memory-mb", "memory_mb", type=float, default=None,
+              help="With --store: the memory the values may take (MB).")
 @json_option
 def solve(rules: str, overrides: tuple[str, ...], objective: str | None, players: int | None, method: str | None,
-          tables_dir: str | None, force: bool, fixed_point: bool, as_json: bool) -> None:
+          tables_dir: str | None, force: bool, fixed_point: bool, store: str | None, memory_mb: float | None,
+          as_json: bool) -> None:
     """Solve a ruleset for an objective and print the value of the initial state."""
     from .errors import StateError
     from .solve import solve as solve_rules
@@ -324,6 +331,22 @@ def solve(rules: str, overrides: tuple[str, ...], objective: str | None, players
     t0 = time.perf_counter()
     if players is not None and players < 2:
         raise StateError(_("--players must be at least 2, not {0}").format(players))
+    if store is not None or memory_mb is not None:
+        if store is None or memory_mb is None:
+            raise StateError(_("--store FILE.npy and --memory-mb MB go together"))
+        if (players or 2) != 2 or objective not in (None, "duel") or method not in (None, "passes") \
+                or fixed_point or tables_dir:
+            raise StateError(_("--store solves the duel by passes into FILE.npy: it takes no --players, "
+                               "--objective other than duel, --method other than passes, --fixed-point or "
+                               "--tables"))
+        from .solve import solve_duel_to_store
+        data = solve_duel_to_store(rs, store, memory_mb, force=force)
+        data["seconds"] = round(time.perf_counter() - t0, 6)
+        _emit(data, as_json, _("{name} duel out of core: P(first player wins) = {p:.12f}; {passes} passes, "
+                               "residual {res:.1e}, {s:.1f} s, values in {path} ({n:,} x {n:,})").format(
+            name=rs.name, p=data["start_value"], passes=data["iterations"], res=data["residual"],
+            s=data["solve_seconds"], path=data["store"], n=data["store_shape"][0]))
+        return
     if fixed_point and ((players is not None and players > 2) or objective not in (None, "duel")):
         raise StateError(_("--fixed-point stores duel tables, not {0}").format(
             f"--players {players}" if objective in (None, "duel") else f"--objective {objective}"))

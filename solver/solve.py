@@ -561,6 +561,55 @@ def _rounded_table(rs: Ruleset, tables_dir: str | None) -> Table | None:
     return None if table is None or table.exact else table
 
 
+def solve_duel_to_store(rs: Ruleset, path: str | os.PathLike, memory_mb: float, force: bool = False,
+                        progress: bool = True) -> dict:
+    """Solve the duel of ``rs`` out of core (:class:`thousand.store.ValueStore`): the
+    values go to the ``.npy`` file ``path`` (``P[mover, opponent]`` over the solver's
+    states; with equal_turns the first seat's states, then the second's), at most
+    ``memory_mb`` of them resident at once; no table is stored (a table is read whole).
+    The file appears only when the solve is done (it is written beside it, then
+    renamed); an existing one is replaced only with ``force``. Returns the summary."""
+    import shutil
+    from .duel import DuelModel, solve_duel
+    from .states import build_state_space
+    from .store import ValueStore
+    target = Path(path)
+    if target.suffix != ".npy":
+        raise TableError(_("--store {0}: the values are a .npy array; give a file name ending in .npy").format(path))
+    if not target.parent.is_dir():
+        raise TableError(_("--store {0}: folder {1} does not exist").format(path, target.parent))
+    if target.exists() and not force:
+        raise TableError(_("--store {0} exists; --force replaces it").format(path))
+    if not memory_mb > 0:
+        raise TableError(_("--memory-mb must be positive, not {0}").format(memory_mb))
+    model = DuelModel(rs, space=build_state_space(rs, opponents=True))
+    need, free = model.n ** 2 * 8, shutil.disk_usage(target.parent).free
+    if need > free:
+        raise TableError(_("--store {0}: {1:,} states need {2:.2f} GiB for their values, and {3} has "
+                           "{4:.2f} GiB free").format(path, model.n, need / 2**30, target.parent, free / 2**30))
+    partial = target.with_name(target.name + ".partial")
+    store = ValueStore(partial, model.n, int(memory_mb * 2**20))
+    bar = Progress(f"solving {rs.name} duel out of core", progress)
+    try:
+        sol = solve_duel(rs, model=model, progress=bar, store=store)
+        x0 = Moves(rs).initial()
+        p_first = float(store.P[model.index(x0, 0), model.index(x0, 1 if model.equal_turns else 0)])
+        store.close()
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    finally:
+        bar.close()
+    os.replace(partial, target)
+    return {"ruleset": rs.name, "ruleset_hash": rs.hash, "objective": "duel", "store": str(target),
+            "store_shape": [model.n, model.n], "states": model.pairs, "player_states": model.players,
+            "equal_turns": model.equal_turns, "start_value": p_first, "iterations": sol.passes, "residual": sol.residual,
+            "solve_seconds": round(sol.seconds, 3), "memory_mb": memory_mb, "peak_memory_mb": peak_memory_mb(),
+            "value_meaning": "P(mover wins) for mover state (row) against opponent state (column)"
+            + (", a tie counted 1/2; rows and columns are the first seat's states, then the second's"
+               if model.equal_turns else "")}
+
+
 def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
                     progress: bool = True, force: bool = False, method: str | None = None,
                     encoding: str = "float64") -> Solution:

@@ -3,6 +3,7 @@ within the memory budget, and the kernel reading a transposed store in place."""
 
 from __future__ import annotations
 
+import json
 import mmap
 
 import numpy as np
@@ -103,3 +104,32 @@ def test_the_kernel_reads_a_transposed_store_in_place(name):
     a = kernel.duel_level(model.table, model.plans, Q, movers, lo, hi)
     b = kernel.duel_level(model.table, model.plans, P.T, movers, lo, hi)
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+
+
+# equal turns: its last-turn horizon makes the pure twin take minutes (the tiny equal-turns
+# duels above run out of core in both kernels)
+@pytest.mark.parametrize("extra", [[], pytest.param(["--set", "equal_turns=true"], marks=pytest.mark.heavy)])
+def test_solve_store_cli_gives_the_tables_value_and_refuses_to_overwrite(extra, tmp_path):
+    """`thousand solve ... --store FILE.npy --memory-mb MB` prints the same P(first) as the
+    table solve, leaves the values in FILE.npy, and refuses (exit 2, one line, the file
+    untouched) to overwrite it without --force, or to run without a budget."""
+    from click.testing import CliRunner
+    from thousand.cli import main
+    args = ["solve", "pig", "--set", "goal=30", *extra, "--objective", "duel"]
+    run = CliRunner().invoke
+    table = run(main, [*args, "--tables", str(tmp_path / "t"), "--json"])
+    assert table.exit_code == 0, table.output
+    path = tmp_path / "pig.npy"
+    out = run(main, [*args, "--store", str(path), "--memory-mb", "1", "--json"])
+    assert out.exit_code == 0, out.output
+    got = json.loads(out.stdout)
+    solved = json.loads(table.stdout)
+    assert got["start_value"] == pytest.approx(solved["start_value"], abs=1e-12)
+    assert got["states"] == solved["states"] and got["residual"] <= 1e-12
+    assert list(np.load(path).shape) == got["store_shape"]
+    before = path.read_bytes()
+    again = run(main, [*args, "--store", str(path), "--memory-mb", "1"])
+    assert again.exit_code == 2 and "exists; --force replaces it" in again.output
+    assert path.read_bytes() == before and not (tmp_path / "pig.npy.partial").exists()
+    alone = run(main, [*args, "--store", str(tmp_path / "other.npy")])
+    assert alone.exit_code == 2 and "go together" in alone.output
