@@ -273,35 +273,55 @@ class _Level:
     d_rows: np.ndarray   # pairs whose bust successor is in the level
 
 
+def _level(model: DuelModel, L: int, mover_pos: np.ndarray) -> _Level:
+    """The solved pairs (:attr:`DuelModel.sides`) whose scores sum to ``L``
+    (``mover_pos``: n entries of -1, scratch, left as found)."""
+    movers, lo, hi = [], [], []
+    for groups, opp in model.sides:
+        for s in sorted(groups):
+            if L - s in opp:
+                a, b = groups[s]
+                ya, yb = opp[L - s]
+                movers.extend(range(a, b))
+                lo.extend([ya] * (b - a))
+                hi.extend([yb] * (b - a))
+    movers, lo, hi = (np.array(v, dtype=np.int64) for v in (movers, lo, hi))
+    K = hi - lo
+    ptr = np.concatenate([[0], np.cumsum(K)])
+    px = np.repeat(movers, K)
+    py = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi)])
+    mover_pos[movers] = np.arange(len(movers))
+    jy = mover_pos[py]
+    bust = model.plans.bust[px]
+    col = bust - lo[np.maximum(jy, 0)]
+    inside = (jy >= 0) & (col >= 0) & (col < K[np.maximum(jy, 0)])
+    succ = np.where(inside, ptr[np.maximum(jy, 0)] + col, -1)
+    mover_pos[movers] = -1
+    return _Level(movers, lo, hi, px, py, succ, np.flatnonzero(inside))
+
+
+def _level_sums(model: DuelModel) -> list[int]:
+    """The levels (sums of both scores) that hold solved pairs, highest first."""
+    return sorted({a + b for mg, og in model.sides for a in mg for b in og}, reverse=True)
+
+
 def _levels(model: DuelModel) -> list[_Level]:
-    """The solved pairs (:attr:`DuelModel.sides`) by level, highest first."""
-    out = []
+    """The solved pairs by level, highest first (:func:`_level`)."""
     mover_pos = np.full(model.n, -1, dtype=np.int64)
-    sums = {a + b for mg, og in model.sides for a in mg for b in og}
-    for L in sorted(sums, reverse=True):
-        movers, lo, hi = [], [], []
-        for groups, opp in model.sides:
-            for s in sorted(groups):
-                if L - s in opp:
-                    a, b = groups[s]
-                    ya, yb = opp[L - s]
-                    movers.extend(range(a, b))
-                    lo.extend([ya] * (b - a))
-                    hi.extend([yb] * (b - a))
-        movers, lo, hi = (np.array(v, dtype=np.int64) for v in (movers, lo, hi))
-        K = hi - lo
-        ptr = np.concatenate([[0], np.cumsum(K)])
-        px = np.repeat(movers, K)
-        py = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi)])
-        mover_pos[movers] = np.arange(len(movers))
-        jy = mover_pos[py]
-        bust = model.plans.bust[px]
-        col = bust - lo[np.maximum(jy, 0)]
-        inside = (jy >= 0) & (col >= 0) & (col < K[np.maximum(jy, 0)])
-        succ = np.where(inside, ptr[np.maximum(jy, 0)] + col, -1)
-        mover_pos[movers] = -1
-        out.append(_Level(movers, lo, hi, px, py, succ, np.flatnonzero(inside)))
-    return out
+    return [_level(model, L, mover_pos) for L in _level_sums(model)]
+
+
+class _LevelsOneAtATime:
+    """The levels of :func:`_levels`, each built when it is reached and then dropped: the
+    out-of-core solve holds one level's index arrays (about 32 bytes per pair) instead
+    of every level's."""
+
+    def __init__(self, model: DuelModel):
+        self.model, self.sums = model, _level_sums(model)
+        self.mover_pos = np.full(model.n, -1, dtype=np.int64)
+
+    def __iter__(self):
+        return (_level(self.model, L, self.mover_pos) for L in self.sums)
 
 
 @dataclass
@@ -428,7 +448,7 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
         if np.shape(start) != (n, n):
             raise ThousandError(f"start values of shape {np.shape(start)}, not ({n}, {n})")
         Q[:] = np.asarray(start, dtype=np.float64).T
-    levels = _levels(model)
+    levels = _levels(model) if store is None else _LevelsOneAtATime(model)
     repeat = model.lowers_levels()
     passes = rounds = sweeps = 0
     accel = _Anderson(depth=6)
