@@ -25,7 +25,7 @@ from . import kernel
 from .errors import StateError
 from .game import WIN, Moves, PlayerState
 from .engine import TurnEnd, TurnRules
-from .lastturn import (LastRound, first_seat_T, last_turn_end_values, last_turn_ends, last_turn_horizon,
+from .lastturn import (LastRound, first_seat_T, last_turn_ends, last_turn_horizon,
                        last_turn_values)
 from .rules import Ruleset
 from .i18n import _, dice_count
@@ -420,8 +420,8 @@ def last_turn_advisor(rs: Ruleset, to_beat: int, tied: int = 1, later=()) -> Tur
     states, in seat order) still to play their last turns after this one: values are the
     probability of winning (a tie at the top among k players worth 1/k;
     :class:`thousand.lastturn.LastRound`, which plays the later turns as each of them
-    maximises its own chance; two players: :func:`thousand.lastturn.last_turn_values`). No
-    table needed."""
+    maximises its own chance; with nobody after and one leader this is the second seat's
+    last turn of the duel, :func:`thousand.lastturn.last_turn_values`). No table needed."""
     if not rs.equal_turns:
         raise StateError(_("{0} does not play equal turns: there is no last turn to beat a total in").format(
             rs.name))
@@ -437,12 +437,6 @@ def last_turn_advisor(rs: Ruleset, to_beat: int, tied: int = 1, later=()) -> Tur
         raise StateError(_("--tied {0}: at least the player who finished holds the total to beat").format(tied))
     moves = Moves(rs)
     later = [moves.check(y) for y in later]
-    if not later and tied == 1:
-        def values_of(ends: TurnEnds):
-            return last_turn_end_values(rs, ends, [to_beat])
-
-        return TurnAdvisor(rs, "duel", values_of, float, True, "win_probability",
-                           horizon=lambda x: last_turn_ends(moves, x, to_beat).T * u)
     table = kernel.roll_table(rs)
     # the later players' totals are told apart up to a horizon of their own (and the total to beat)
     top = max(last_turn_horizon(rs, table, later), to_beat) if later else to_beat
