@@ -407,6 +407,17 @@ def _counter_options(prefix: str):
     return deco
 
 
+def _checked_roll(rs: Ruleset, x, turn_total: int, dice: int | None, roll_text: str | None):
+    """The roll of ``--roll`` (None without one), after checking that the turn it is in
+    can be reached from ``x``."""
+    from .engine import TurnRules
+    from .scoring import parse_roll
+    roll = parse_roll(roll_text, rs) if roll_text is not None else None
+    engine = TurnRules(rs)
+    engine.check_reachable(engine.state(x, turn_total, dice, roll))
+    return roll
+
+
 def _player(rs: Ruleset, score: int, kw: dict):
     """The mover's state from ``--me`` and its counters."""
     from .game import Moves, PlayerState
@@ -478,7 +489,6 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
     from .advisor import duel_advisor, last_turn_advisor, race_advisor
     from .errors import StateError
     from .game import Moves
-    from .scoring import parse_roll
     from .solve import note_rounding, solve_objective
     rs = _ruleset(rules, overrides)
     objective = objective or ("duel" if opp or to_beat is not None else "race")
@@ -498,10 +508,7 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
         Moves(rs).check_pair(x, y)
     y = ys[0] if ys else None
     if to_beat is not None:
-        roll = parse_roll(roll_text, rs) if roll_text is not None else None
-        from .engine import TurnRules
-        engine = TurnRules(rs)
-        engine.check_reachable(engine.state(x, turn_total, dice, roll))
+        roll = _checked_roll(rs, x, turn_total, dice, roll_text)
         label = "; ".join([_("you: {me}; last turn against a finished total of {total}").format(
             me=x.describe(rs), total=to_beat)] + [_("still to play {k}: {opp}").format(k=k + 1, opp=o.describe(rs))
                                                   for k, o in enumerate(ys)])
@@ -524,11 +531,8 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
             if seat_i > len(ys):
                 raise StateError(_("--seat {seat}: a game of {n} players has seats first to {last}").format(
                     seat=seat, n=len(ys) + 1, last=SEATS[len(ys)]))
-        roll = parse_roll(roll_text, rs) if roll_text is not None else None
-        from .engine import TurnRules
+        roll = _checked_roll(rs, x, turn_total, dice, roll_text)
         from .play import Advisors, advice_json, advice_text
-        engine = TurnRules(rs)
-        engine.check_reachable(engine.state(x, turn_total, dice, roll))
         label = "; ".join([_("you: {me}").format(me=x.describe(rs))] + [
             _("opponent {k}: {opp}").format(k=k + 1, opp=o.describe(rs)) for k, o in enumerate(ys)])
         parts = Advisors(rs, "auto", tables_dir).several(x, ys, turn_total, dice, roll, label, seat=seat_i)
@@ -545,10 +549,7 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
     if objective == "duel" and rs.equal_turns and seat is None and to_beat is None:
         raise StateError(_("{name} plays equal turns: say which seat you move in, --seat first or "
                            "--seat second").format(name=rs.name))
-    roll = parse_roll(roll_text, rs) if roll_text is not None else None
-    from .engine import TurnRules
-    engine = TurnRules(rs)
-    engine.check_reachable(engine.state(x, turn_total, dice, roll))
+    roll = _checked_roll(rs, x, turn_total, dice, roll_text)
     if objective == "rate":
         if y is not None:
             raise StateError(_("the rate is solitaire: it takes no --opp"))

@@ -9,7 +9,6 @@ import mmap
 import numpy as np
 import pytest
 
-import tiny
 from tiny import TINY_DUELS, TINY_EQUAL_TURNS
 from thousand import kernel, store
 from thousand.duel import DuelModel, _levels, _turns, solve_duel
