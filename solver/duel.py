@@ -432,6 +432,8 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
         raise ThousandError(f"unknown duel method {method!r}: one of {', '.join(METHODS)}")
     model = model or DuelModel(rs)
     if method == "textbook":
+        if store is not None:
+            raise ThousandError("the textbook method runs in memory; a value store takes passes")
         return _solve_textbook(model, tol, progress)
     policy_iteration = method == "policy" and store is None
     t0 = time.perf_counter()

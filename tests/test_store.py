@@ -69,6 +69,8 @@ def test_a_budget_below_one_opponents_rows_is_refused(tmp_path):
     st = ValueStore(tmp_path / "w.npy", 7, 1 << 20)
     with pytest.raises(ThousandError, match="value store of 7 states"):
         solve_duel(rs, store=st)
+    with pytest.raises(ThousandError, match="textbook method runs in memory"):
+        solve_duel(rs, store=st, method="textbook")
 
 
 def test_window_parts_hold_at_most_the_limit():
