@@ -10,14 +10,14 @@ A turn of mover ``x`` against ``y`` reads ``Q[x', y_t] = P(y_t, x')`` for every 
 its bust value ``Q[zero(x), y]``: all of it on the rows ``y``, ``pushed(y)``,
 ``overtaken(y)``, ``overtaken(pushed(y))`` of ``P``. A level of the duel (both scores'
 sum) reads the whole region above it, so no band of levels is enough; but the pairs of a
-level split by their opponent, and each part reads at most four rows of ``P`` per
+level split by their opponent, and each part reads those four rows of ``P`` per
 opponent. So the store holds ``P`` row-major (the kernel reads it as the transposed
-``Q``, in place), the passes run each level in parts of at most ``rows // 4`` opponents
-(:meth:`ValueStore.opponent_parts`), the solver's own gathers and scatters run in parts
-of at most ``rows`` rows of ``P``, and after each part the mapping is dropped from this
-process (``madvise(MADV_DONTNEED)``; a shared file mapping keeps its data in the file and
-the page cache). At most ``rows`` rows, each counted as the fault-around windows it can
-touch (:data:`WINDOW`), are then resident at once: that is the budget.
+``Q``, in place); the passes run each level in parts by opponent, in state order, whose
+rows together touch at most ``budget // window`` fault-around windows (:data:`WINDOW`;
+:meth:`ValueStore.opponent_parts`); the solver's own gathers and scatters run in parts of
+rows the same way (:meth:`ValueStore.row_parts`); and after each part the mapping is
+dropped from this process (``madvise(MADV_DONTNEED)``; a shared file mapping keeps its
+data in the file and the page cache). At most the budget is then mapped at once.
 """
 
 from __future__ import annotations
