@@ -443,7 +443,7 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
         if store.n != n or start is not None:
             raise ThousandError(f"a value store of {store.n} states for {n} states"
                                 if store.n != n else "a value store starts at 1/2, not at start values")
-        Q = store  # filled with 1/2 when made
+        Q = store  # filled with 1/2 when made, or an interrupted solve's values
     else:
         Q = np.full((n, n), 0.5)  # Q[y, x] = P(x, y): a mover's ends gather rows of Q
     if start is not None:
@@ -477,7 +477,8 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
         passes += 1
         accelerate = repeat and store is None
         before = Q.copy() if accelerate else None
-        change = _pass(model, table, Q, levels, repeat, threads, first=passes == 1 and start is None)
+        first = passes == 1 and start is None and not (store is not None and store.reopened)
+        change = _pass(model, table, Q, levels, repeat, threads, first=first)
         if progress:
             progress(passes, change)
         if change <= tol or not repeat:

@@ -14,6 +14,7 @@ Objectives (docs/solver.md has the Bellman equations):
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -23,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from . import kernel
-from .errors import StateError, TableError
+from .errors import StateError, TableError, ThousandError
 from .game import Moves, PlayerState
 from .rules import Ruleset
 from .states import decode
@@ -568,7 +569,9 @@ def solve_duel_to_store(rs: Ruleset, path: str | os.PathLike, memory_mb: float, 
     states; with equal_turns the first seat's states, then the second's), at most
     ``memory_mb`` of them resident at once; no table is stored (a table is read whole).
     The file appears only when the solve is done (it is written beside it, then
-    renamed); an existing one is replaced only with ``force``. Returns the summary."""
+    renamed); an existing one is replaced only with ``force``. Interrupted (Ctrl-C), the
+    values so far stay beside it (``FILE.npy.partial``, with ``.json`` naming the rules),
+    and the same command goes on from them (``force`` starts again). Returns the summary."""
     import shutil
     from .duel import DuelModel, solve_duel
     from .states import build_state_space
@@ -588,19 +591,48 @@ def solve_duel_to_store(rs: Ruleset, path: str | os.PathLike, memory_mb: float, 
         raise TableError(_("--store {0}: {1:,} states need {2:.2f} GiB for their values, and {3} has "
                            "{4:.2f} GiB free").format(path, model.n, need / 2**30, target.parent, free / 2**30))
     partial = target.with_name(target.name + ".partial")
-    store = ValueStore(partial, model.n, int(memory_mb * 2**20))
+    whose = partial.with_name(partial.name + ".json")
+    mine = {"ruleset": rs.name, "ruleset_hash": rs.hash, "states": model.n}
+    resume = partial.exists() and not force
+    if resume:
+        try:
+            theirs = json.loads(whose.read_text())
+        except (OSError, ValueError):
+            theirs = None
+        if theirs != mine:
+            raise TableError(_("--store {0}: {1} is an interrupted solve of other rules (or has lost its {2}); "
+                               "--force starts again over it").format(path, partial, whose.name))
+        if progress:
+            sys.stderr.write(_("going on from the values of the interrupted solve in {0}").format(partial) + "\n")
+    try:
+        store = ValueStore(partial, model.n, int(memory_mb * 2**20), reopen=resume)
+    except ThousandError as e:
+        if not resume:
+            raise
+        raise TableError(_("--store {0}: the interrupted solve in {1} cannot go on ({2}); --force starts "
+                           "again over it").format(path, partial, e)) from None
+    if not resume:
+        whose.write_text(json.dumps(mine))
     bar = Progress(f"solving {rs.name} duel out of core", progress)
     try:
         sol = solve_duel(rs, model=model, progress=bar, store=store)
         x0 = Moves(rs).initial()
         p_first = float(store.P[model.index(x0, 0), model.index(x0, 1 if model.equal_turns else 0)])
         store.close()
+    except KeyboardInterrupt:
+        store.close()  # its values so far stay for the next run
+        if progress:
+            sys.stderr.write(_("interrupted: the values so far are kept in {0}; the same command goes on from "
+                               "them").format(partial) + "\n")
+        raise
     except BaseException:
         partial.unlink(missing_ok=True)
+        whose.unlink(missing_ok=True)
         raise
     finally:
         bar.close()
     os.replace(partial, target)
+    whose.unlink(missing_ok=True)
     return {"ruleset": rs.name, "ruleset_hash": rs.hash, "objective": "duel", "store": str(target),
             "store_shape": [model.n, model.n], "states": model.pairs, "player_states": model.players,
             "equal_turns": model.equal_turns, "start_value": p_first, "iterations": sol.passes, "residual": sol.residual,

@@ -104,10 +104,12 @@ class ValueStore:
     resident in this process (``peak_resident``, bytes, the largest; :meth:`resident`),
     which is how the budget is shown to hold. ``window``: the unit in which rows are
     counted (:data:`WINDOW`; a smaller one makes more, smaller parts, which the tests use
-    on tiny games, but then fault-around can map more than the budget)."""
+    on tiny games, but then fault-around can map more than the budget). ``reopen``: go
+    on from the values already in ``path`` (an interrupted solve's; checked: shape,
+    type, every value in [0, 1]) instead of 1/2 everywhere."""
 
     def __init__(self, path: str | os.PathLike, n: int, budget: int, measure: bool = False,
-                 window: int = WINDOW):
+                 window: int = WINDOW, reopen: bool = False):
         self.path = os.path.realpath(os.fspath(path))
         self.window = int(window)
         self.row_bytes = (-(-n * 8 // self.window) + 1) * self.window  # the windows one row of P can touch
@@ -119,12 +121,28 @@ class ValueStore:
         self.n, self.budget, self.measure = n, int(budget), measure
         self.windows = self.budget // self.window
         self.peak_resident = 0
-        self.P = np.lib.format.open_memmap(self.path, mode="w+", dtype=np.float64, shape=(n, n))
+        self.reopened = reopen
+        if reopen:
+            try:
+                self.P = np.lib.format.open_memmap(self.path, mode="r+")
+            except (OSError, ValueError) as e:
+                raise ThousandError(f"{self.path}: not a readable .npy array ({e})") from None
+            if self.P.shape != (n, n) or self.P.dtype != np.float64 or not self.P.flags.c_contiguous:
+                raise ThousandError(f"{self.path}: holds {self.P.dtype} values of shape {self.P.shape}, "
+                                    f"not the float64 ({n}, {n}) of these rules")
+        else:
+            self.P = np.lib.format.open_memmap(self.path, mode="w+", dtype=np.float64, shape=(n, n))
         self.Q = self.P.T
         self.P._mmap.madvise(mmap.MADV_RANDOM)  # no read-ahead from the file beyond the page read
         self.release()
         for a in range(0, n, self.rows):
-            self.P[a:a + self.rows] = 0.5
+            if reopen:
+                block = self.P[a:a + self.rows]
+                if not np.all((block >= 0.0) & (block <= 1.0)):
+                    raise ThousandError(f"{self.path}: holds values outside [0, 1]; it is not a duel's "
+                                        f"values (damaged?)")
+            else:
+                self.P[a:a + self.rows] = 0.5
             self.release()
 
     @property

@@ -134,3 +134,54 @@ def test_solve_store_cli_gives_the_tables_value_and_refuses_to_overwrite(extra, 
     assert path.read_bytes() == before and not (tmp_path / "pig.npy.partial").exists()
     alone = run(main, [*args, "--store", str(tmp_path / "other.npy")])
     assert alone.exit_code == 2 and "go together" in alone.output
+
+
+def test_an_interrupted_store_solve_goes_on_from_its_values(tmp_path, monkeypatch):
+    """Ctrl-C in the third pass keeps FILE.npy.partial (and the rules it belongs to); the
+    same call goes on from those values, without the first pass's guesses, to the values
+    solved in memory, and leaves FILE.npy alone. A partial file of other rules, or a
+    damaged one, is refused in one line; force starts again over it."""
+    from thousand import duel
+    from thousand.errors import TableError
+    from thousand.solve import solve_duel_to_store
+    rs = from_mapping(TINY["overtaking-bolts"])
+    path = tmp_path / "v.npy"
+    partial = tmp_path / "v.npy.partial"
+    real_pass, calls, stop_at = duel._pass, [], [3]
+
+    def interrupted(*a, **k):
+        calls.append(k.get("first"))
+        if len(calls) == stop_at[0]:
+            stop_at[0] = None
+            raise KeyboardInterrupt
+        return real_pass(*a, **k)
+
+    monkeypatch.setattr(duel, "_pass", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        solve_duel_to_store(rs, path, 1.0, progress=False)
+    assert partial.exists() and not path.exists()
+    assert json.loads((tmp_path / "v.npy.partial.json").read_text())["ruleset_hash"] == rs.hash
+    calls.clear()
+    went_on = solve_duel_to_store(rs, path, 1.0, progress=False)
+    assert calls[0] is False  # the stored values, not guesses
+    model = DuelModel(rs)
+    assert solved_pairs_differ(model, solve_duel(rs, model=model).P, np.load(path)) <= 1e-12
+    assert went_on["residual"] <= 1e-12 and not partial.exists()
+    assert not (tmp_path / "v.npy.partial.json").exists()
+
+    other = from_mapping(TINY["barrel-push-off"])
+    calls.clear()
+    stop_at[0] = 2
+    with pytest.raises(KeyboardInterrupt):
+        solve_duel_to_store(other, tmp_path / "w.npy", 1.0, progress=False)
+    with pytest.raises(TableError, match="interrupted solve of other rules"):
+        solve_duel_to_store(rs, tmp_path / "w.npy", 1.0, progress=False)
+    back = np.load(tmp_path / "w.npy.partial", mmap_mode="r+")
+    back[0, 0] = 7.0
+    back.flush()
+    del back
+    with pytest.raises(TableError, match="cannot go on .*outside \\[0, 1\\]"):
+        solve_duel_to_store(other, tmp_path / "w.npy", 1.0, progress=False)
+    monkeypatch.setattr(duel, "_pass", real_pass)
+    again = solve_duel_to_store(other, tmp_path / "w.npy", 1.0, force=True, progress=False)
+    assert again["residual"] <= 1e-12
