@@ -310,7 +310,8 @@ def tables_clean(tables_dir: str | None, everything: bool, as_json: bool) -> Non
                    "all reaching the same values; a stored table is used unless --force).")
 @tables_option
 @click.option("--force", is_flag=True, help="Solve again and replace the stored table (atomically); a duel "
-              "starts from a fixed-point table of the same rules if that is the one stored.")
+              "starts from a fixed-point table of the same rules if that is the one stored. With --store: "
+              "replace FILE.npy, or start again over an interrupted solve's FILE.npy.partial.")
 @click.option("--fixed-point", "fixed_point", is_flag=True,
               help="Store the new duel table's values in 32-bit fixed point (within 1.2e-10 of the solved "
                    "ones, half the size: how the large shipped tables are made).")
