@@ -91,7 +91,8 @@ class DuelModel:
     ``plans.win_col``/``plans.win_L``); the second seat's wins are final.
     """
 
-    def __init__(self, rs: Ruleset, space: StateSpace | None = None, table: kernel.RollTable | None = None):
+    def __init__(self, rs: Ruleset, space: StateSpace | None = None, table: kernel.RollTable | None = None,
+                 max_pairs: int | None = MAX_PAIRS):
         self.rs = rs
         self.moves = Moves(rs)
         self.space = space or build_state_space(rs, opponents=True)
@@ -100,14 +101,15 @@ class DuelModel:
         seats = 2 if self.equal_turns else 1
         n = self.n = seats * m
         self.pairs = seats * m * m  # the pairs solved (cross-seat ones only with equal_turns)
-        if n * n > MAX_PAIRS:
+        # the in-memory solver's limit; an out-of-core solve (thousand.store) passes None
+        if max_pairs is not None and n * n > max_pairs:
             if self.equal_turns:
                 raise ThousandError(
                     f"{rs.name}: {m:,} player states make {self.pairs:,} pairs (equal_turns: each seat "
                     f"against the other), whose value matrix needs {8 * n * n / 2**30:,.1f} GiB; the duel "
-                    f"solver holds {MAX_PAIRS:,} values ({8 * MAX_PAIRS // 10**6} MB)")
+                    f"solver holds {max_pairs:,} values ({8 * max_pairs // 10**6} MB) in memory")
             raise ThousandError(f"{rs.name}: {m} player states make {m * m:,} pairs, more than the duel "
-                                f"solver holds ({MAX_PAIRS:,})")
+                                f"solver holds in memory ({max_pairs:,})")
         st = self.space.states
         idx = self.space.index
         mv = self.moves

@@ -528,7 +528,8 @@ def _check_size(rs: Ruleset, objective: str, progress: bool) -> dict:
         seats = _(" (equal turns: each seat against the other)") if rs.equal_turns else ""
         raise DuelTooLarge(_("{name}: at least {n:,} player states make at least {pairs:,} pairs{seats}, a value "
                              "matrix of at least {values:,} values ({gib:,.2f} GiB); the duel solver holds {top:,} "
-                             "({mb} MB)").format(name=rs.name, n=est["player_states"], pairs=est["pairs"], seats=seats,
+                             "({mb} MB) in memory; --store FILE.npy --memory-mb MB solves it out of "
+                             "core").format(name=rs.name, n=est["player_states"], pairs=est["pairs"], seats=seats,
                                                  values=est["bytes"] // 8, gib=est["bytes"] / 2**30,
                                                  top=est["max_pairs"], mb=8 * est["max_pairs"] // 10**6))
     low, high = est["seconds"]
@@ -585,7 +586,7 @@ def solve_duel_to_store(rs: Ruleset, path: str | os.PathLike, memory_mb: float, 
         raise TableError(_("--store {0} exists; --force replaces it").format(path))
     if not memory_mb > 0:
         raise TableError(_("--memory-mb must be positive, not {0}").format(memory_mb))
-    model = DuelModel(rs, space=build_state_space(rs, opponents=True))
+    model = DuelModel(rs, space=build_state_space(rs, opponents=True), max_pairs=None)
     need, free = model.n ** 2 * 8, shutil.disk_usage(target.parent).free
     if need > free:
         raise TableError(_("--store {0}: {1:,} states need {2:.2f} GiB for their values, and {3} has "

@@ -185,3 +185,17 @@ def test_an_interrupted_store_solve_goes_on_from_its_values(tmp_path, monkeypatc
     monkeypatch.setattr(duel, "_pass", real_pass)
     again = solve_duel_to_store(other, tmp_path / "w.npy", 1.0, force=True, progress=False)
     assert again["residual"] <= 1e-12
+
+
+def test_the_in_memory_limit_points_at_the_store_and_does_not_bind_it(tmp_path):
+    """A duel too large for memory is refused in one line that names --store; the model
+    an out-of-core solve builds takes no pair limit."""
+    from click.testing import CliRunner
+    from thousand.cli import main
+    r = CliRunner().invoke(main, ["solve", "plain", "--set", "goal=100000", "--objective", "duel"])
+    assert r.exit_code == 2 and "--store FILE.npy --memory-mb MB solves it out of core" in r.output
+    rs = from_mapping(TINY["overtaking-bolts"])
+    n = DuelModel(rs).n
+    with pytest.raises(ThousandError, match="in memory"):
+        DuelModel(rs, max_pairs=n * n - 1)
+    assert DuelModel(rs, max_pairs=None).n == n
