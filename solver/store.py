@@ -61,17 +61,12 @@ def values_of(Q) -> InMemory | ValueStore:
     return Q if isinstance(Q, (InMemory, ValueStore)) else InMemory(Q)
 
 
-def _parts(keys: np.ndarray, per_part: int) -> list[np.ndarray]:
-    """Indices of ``keys`` in parts of at most ``per_part`` distinct keys each."""
+def _groups(keys: np.ndarray) -> list[np.ndarray]:
+    """Indices of ``keys``, one array per distinct key, in key order."""
     if not len(keys):
         return []
     order = np.argsort(keys, kind="stable")
-    k = keys[order]
-    new = np.ones(len(k), dtype=bool)
-    new[1:] = k[1:] != k[:-1]
-    part = (np.cumsum(new) - 1) // per_part
-    cut = np.flatnonzero(np.diff(part)) + 1
-    return np.split(order, cut)
+    return np.split(order, np.flatnonzero(np.diff(keys[order])) + 1)
 
 
 def _window_parts(keys: np.ndarray, lo: np.ndarray, hi: np.ndarray, limit: int) -> list[np.ndarray]:
@@ -90,8 +85,7 @@ def _window_parts(keys: np.ndarray, lo: np.ndarray, hi: np.ndarray, limit: int) 
         held |= mine
     part_of_key = np.zeros(len(uniq), dtype=np.int64)
     part_of_key[cut_at] = 1
-    part = np.cumsum(part_of_key)[inv]
-    return _parts(part, 1)
+    return _groups(np.cumsum(part_of_key)[inv])
 
 
 class ValueStore:
