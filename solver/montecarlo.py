@@ -78,7 +78,7 @@ class MCResult:
 
     def to_json(self, race: bool) -> dict:
         if race:
-            m, lo, hi = mean_ci(self.engine)
+            m, lo, hi = mean_ci(self.turns)
             return {"games": self.games, "mean_turns": m, "ci95": [lo, hi], "unfinished": self.unfinished,
                     "seconds": round(self.seconds, 3), "engine": self.engine}
         out = {"games": self.games, "win_rate": self.wins / max(self.games, 1),

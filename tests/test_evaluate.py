@@ -133,3 +133,29 @@ def test_cli_evaluate_worst_zero_and_bad_counts():
     for opt in (["--worst", "-1"], ["--budget", "-1"], ["--blunder-games", "-1"], ["--timeout", "0"]):
         res = r.invoke(main, ["evaluate", "pig", "--set", "goal=30", "--bot", "hold:10", "--games", "20", *opt])
         assert res.exit_code == 2 and "must be" in res.output and "Traceback" not in res.output, (opt, res.output)
+
+
+def test_race_monte_carlo_of_a_user_bot_reports_mean_turns():
+    # a user's bot plays in the Python game loop (not the compiled simulator): its race
+    # report is the mean of the turns played, with its interval
+    class Hold30:
+        def decide(self, state):
+            first = state.legal[0].keep
+            cands = [a for a in state.legal if a.keep == first]
+            stop = [a for a in cands if not a.roll]
+            return stop[0] if stop and state.turn_total + cands[0].points >= 30 else cands[-1]
+
+    import sys
+    import types
+    mod = types.ModuleType("_race_bot_mod")
+    mod.Hold30 = Hold30
+    sys.modules["_race_bot_mod"] = mod
+    rep = run_evaluation(PLAIN, "_race_bot_mod:Hold30", objective="race", games=400, seed=3, exact=False,
+                         progress=False, blunder_games=20)
+    mc = rep["json"]["monte_carlo"]
+    assert mc["engine"] == "python" and mc["games"] == 400
+    lo, hi = mc["ci95"]
+    assert lo < mc["mean_turns"] < hi
+    # the mean of the turns the loop played, recomputed here
+    turns = rep["mc"].turns
+    assert len(turns) == 400 and mc["mean_turns"] == pytest.approx(sum(turns) / 400)
