@@ -359,8 +359,10 @@ def finish_turn(moves: Moves, players: Sequence[PlayerState], mover: int, end: T
     barrel attempts, falls), an instant win wins. Every other seat not in
     ``finished`` (``equal_turns``: seats that already met the win condition) is then
     pushed off the barrel if the mover climbed onto it and overtaken if the mover's
-    score passed it -- also by a bank that wins, which matters when the round is
-    completed. A zero turn leaves the others as they are.
+    score passed it. A bank that meets the win condition is settled at the win check
+    and changes nobody else (docs/rules.md section 7: with ``equal_turns`` the later
+    seats play their last turns from their scores as they stand), and a zero turn
+    leaves the others as they are.
     """
     x = players[mover]
     out = list(players)
@@ -372,6 +374,9 @@ def finish_turn(moves: Moves, players: Sequence[PlayerState], mover: int, end: T
         return TurnResult(tuple(out), False)
     t = end.total
     x2 = moves.mid_turn_end(x, t, end.event) if end.event else moves.bank(x, t)
+    if x2 == WIN:
+        out[mover] = WIN
+        return TurnResult(tuple(out), True, x.score + t)
     before, after, climbed = x.score, moves.raised_to(x, t), moves.climbed(x, x2)
     affected = []
     for j, o in enumerate(players):
@@ -384,4 +389,66 @@ def finish_turn(moves: Moves, players: Sequence[PlayerState], mover: int, end: T
             affected.append((j, tuple(w for w, hit in (("pushed off", pushed != o), ("overtaken", o2 != pushed))
                                       if hit)))
     out[mover] = x2
-    return TurnResult(tuple(out), x2 == WIN, x.score + t if x2 == WIN else 0, affected=tuple(affected))
+    return TurnResult(tuple(out), False, affected=tuple(affected))
+
+
+def next_in_round(players: int, mover: int, finished) -> int | None:
+    """The seat that moves after ``mover`` in a game of ``players`` seats, skipping the
+    seats in ``finished`` (``equal_turns``: those that met the win condition); None when
+    the round is complete with someone finished: the game is over
+    (:func:`round_winners`). Seat 0 starts every round (docs/rules.md section 7)."""
+    nxt = mover
+    while True:
+        nxt = (nxt + 1) % players
+        if nxt == 0 and finished:
+            return None
+        if nxt not in finished:
+            return nxt
+
+
+def round_winners(finished: dict) -> list[int]:
+    """The seats sharing the top final total of a completed round (each wins 1/k of k)."""
+    top = max(finished.values())
+    return [j for j, f in finished.items() if f == top]
+
+
+class GameStep(NamedTuple):
+    """Where a game stands after a turn (:func:`next_turn`): ``winners`` when it is over
+    (several share a top under ``equal_turns``), else None with every player's state
+    (``players``; a finished player with its final total as its score), the seat to move
+    next and the ``finished`` seats, ``((seat, final total), ...)`` in seat order."""
+
+    winners: tuple[int, ...] | None
+    players: tuple = ()
+    mover: int = 0
+    finished: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def to_beat(self) -> int | None:
+        """The top final total of the round so far (None before anyone finished)."""
+        return max(f for _s, f in self.finished) if self.finished else None
+
+    @property
+    def tied(self) -> int:
+        """How many finished players hold :attr:`to_beat`."""
+        top = self.to_beat
+        return sum(1 for _s, f in self.finished if f == top)
+
+
+def next_turn(moves: Moves, step: GameStep, end: TurnEnd) -> GameStep:
+    """The game after seat ``step.mover`` ended its turn with ``end`` (docs/rules.md
+    section 7): the first win ends the game, or with ``equal_turns`` the winner's final
+    total is noted and the round completed (:func:`next_in_round`); the top of a complete
+    round wins, shared by a tie; an instant-win pattern wins at once."""
+    mover, finished = step.mover, dict(step.finished)
+    after = finish_turn(moves, step.players, mover, end, finished=tuple(finished))
+    players = list(after.players)
+    if after.won:
+        if not moves.rs.equal_turns or after.instant:
+            return GameStep((mover,))
+        finished[mover] = after.final_total
+        players[mover] = step.players[mover]._replace(score=after.final_total)
+    nxt = next_in_round(len(players), mover, finished)
+    if nxt is None:
+        return GameStep(tuple(round_winners(finished)))
+    return GameStep(None, tuple(players), nxt, tuple(sorted(finished.items())))

@@ -25,7 +25,7 @@ import random
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .engine import TurnEnd, TurnRules, TurnState, finish_turn
+from .engine import TurnEnd, TurnRules, TurnState, finish_turn, next_in_round, round_winners
 from .errors import Refused, StateError, ThousandError
 from .i18n import N_, _, dice_count
 from .game import PlayerState
@@ -366,20 +366,16 @@ class Game(LoggedGame):
     def _end_turn(self) -> None:
         n = len(self.names)
         self.turns[self.current] += 1
-        nxt = self.current
-        while True:
-            nxt = (nxt + 1) % n
-            if nxt == 0:
-                if self.finished:
-                    top = max(self.finished.values())
-                    win = [j for j, s in self.finished.items() if s == top]
-                    who = _(" and ").join(self.names[j] for j in win)
-                    self._finish_game(win, (_("{who} win with {total} (shared)") if len(win) > 1
-                                            else _("{name} wins with {total}")).format(who=who, name=who, total=top))
-                    return
-                self.round += 1  # a new round only if the game goes on
-            if nxt not in self.finished:
-                break
+        nxt = next_in_round(n, self.current, self.finished)
+        if nxt is None:
+            win = round_winners(self.finished)
+            top = self.finished[win[0]]
+            who = _(" and ").join(self.names[j] for j in win)
+            self._finish_game(win, (_("{who} win with {total} (shared)") if len(win) > 1
+                                    else _("{name} wins with {total}")).format(who=who, name=who, total=top))
+            return
+        if nxt <= self.current:
+            self.round += 1  # a new round only if the game goes on
         self.current = nxt
         self._new_turn()
 

@@ -146,6 +146,19 @@ def test_instant_win_and_equal_turns():
     assert g.over and g.winners == [0, 1] and "shared" in g.messages[-1]
 
 
+def test_a_winning_bank_leaves_the_last_turns_as_they_stand():
+    # docs/rules.md section 7: a bank that meets the win condition is settled at the win
+    # check; it neither overtakes nor pushes off the players still to play their last turns
+    g = game("pig", "goal=20", "equal_turns=true", "overtake=5")
+    play(g, "roll 1", "roll 6", "roll 6", "roll 2", "stop")             # A busts, B 14
+    play(g, "roll 6", "roll 6", "roll 6", "roll 4", "stop")             # A passes B with 22 >= 20
+    assert g.finished == {0: 22} and g.states[1].score == 14 and not g.over
+    # a bank short of the goal that passes B overtakes it
+    g = game("pig", "goal=20", "equal_turns=true", "overtake=5")
+    play(g, "roll 1", "roll 6", "roll 6", "roll 2", "stop", "roll 6", "roll 6", "roll 4", "stop")
+    assert g.states[0].score == 16 and g.states[1].score == 9
+
+
 def test_undo_is_replay_and_save_resume(tmp_path):
     g = game("pig", "goal=30")
     play(g, "roll 6", "roll 5", "stop", "roll 4")
