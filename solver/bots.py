@@ -30,8 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .choices import SEATS
 from .errors import BotError
-from .engine import Action, TurnRules, TurnState
+from .engine import Action, TurnRules, TurnState, still_to_play
 from .game import Moves, PlayerState
 from .rules import Ruleset
 from .i18n import _
@@ -47,7 +48,12 @@ BUILTINS = ("optimal", "race", "hold:N", "cautious", "random")
 class BotState:
     """One decision: the mover ``me`` (and ``opponent``, None in a race) at the start of
     the turn, the turn total before this roll, the roll (sorted) and the legal actions
-    (the set-aside with the most points first)."""
+    (the set-aside with the most points first).
+
+    With ``equal_turns`` (docs/rules.md section 7) also the mover's ``seat`` in the round
+    (0 the first) and, in a last turn, ``to_beat``: the top final total, held by
+    ``tied`` players (the opponents after ``seat`` in the round play their last turns
+    after this one). Without equal turns ``seat`` and ``to_beat`` are None."""
 
     ruleset: Ruleset
     me: PlayerState
@@ -57,13 +63,17 @@ class BotState:
     legal: tuple[Action, ...]
     hot: bool = False        # this roll is a roll of hot dice (all dice again)
     others: tuple[PlayerState, ...] = ()   # three players and more: the opponents after ``opponent``
+    seat: int | None = None                # equal_turns: the mover's place in the round
+    to_beat: int | None = None             # equal_turns, a last turn: the top final total
+    tied: int = 0                          # ... and the players holding it
 
     @classmethod
     def at(cls, engine: TurnRules, s: TurnState, opponent: PlayerState | None,
-           others: tuple[PlayerState, ...] = ()) -> "BotState":
+           others: tuple[PlayerState, ...] = (), seat: int | None = None, to_beat: int | None = None,
+           tied: int = 0) -> "BotState":
         """The decision at the rolled turn state ``s`` (its legal actions by ``engine``)."""
         return cls(engine.rs, s.player, opponent, s.total, s.roll, engine.legal(s), engine.compulsory(s),
-                   tuple(others))
+                   tuple(others), seat, to_beat, tied)
 
     @property
     def opponents(self) -> tuple[PlayerState, ...]:
@@ -75,7 +85,18 @@ class BotState:
         return len(self.roll)
 
     def key(self) -> tuple:
-        return (self.me, self.opponent, self.turn_total, self.roll, self.hot, self.others)
+        return (self.me, self.opponent, self.turn_total, self.roll, self.hot, self.others, self.seat,
+                self.to_beat, self.tied)
+
+    @property
+    def last_turn(self) -> bool:
+        """A last turn of an equal_turns round: banking wins only above ``to_beat``."""
+        return self.to_beat is not None
+
+    @property
+    def later(self) -> tuple[PlayerState, ...]:
+        """In a last turn, the opponents who still play theirs after this one (in order)."""
+        return still_to_play(self.opponents, self.seat) if self.last_turn else ()
 
     # what the bot machinery asks of a decision (poker dice has its own, PokerBotState)
 
@@ -93,7 +114,8 @@ class BotState:
     def to_json(self) -> dict:
         return {"me": player_json(self.me), "opponent": player_json(self.opponent) if self.opponent else None,
                 "opponents": [player_json(y) for y in self.opponents], "turn_total": self.turn_total, "dice": self.dice, "roll": list(self.roll),
-                "hot_dice_roll": self.hot, "legal": [a.to_json() for a in self.legal]}
+                "hot_dice_roll": self.hot, "seat": self.seat, "to_beat": self.to_beat, "tied": self.tied,
+                "legal": [a.to_json() for a in self.legal]}
 
 
 def player_json(x: PlayerState) -> dict:
@@ -114,9 +136,16 @@ def advise_command(rs: Ruleset, state: BotState, objective: str, overrides: tupl
     parts = ["thousand", "advise", shlex.quote(rs.name)]
     parts += [f"--set {shlex.quote(o)}" for o in overrides]
     parts += [f"--me {state.me.score}"] + counters(state.me, "")
-    if objective == "duel" and state.opponent is not None:
+    if objective == "duel" and state.to_beat is not None:
+        # a last turn: the total to beat, and the players still to play after this one
+        parts += [f"--to-beat {state.to_beat}"] + ([f"--tied {state.tied}"] if state.tied > 1 else [])
+        for k, y in enumerate(state.later, start=1):
+            parts += [f"--opp {y.score}"] + counters(y, "opp-", k)
+    elif objective == "duel" and state.opponent is not None:
         for k, y in enumerate(state.opponents, start=1):
             parts += [f"--opp {y.score}"] + counters(y, "opp-", k)
+        if state.seat is not None:
+            parts += [f"--seat {SEATS[state.seat]}"]
     else:
         parts += ["--objective race"]
     parts += [f"--turn {state.turn_total}", f"--roll {','.join(map(str, state.roll))}"]
@@ -262,7 +291,8 @@ def fallback(state: BotState) -> Action:
 
 class HoldBot(Bot):
     """Set aside the most points; stop once the turn total reaches ``n``, or banking wins,
-    where banking is allowed (Neller's "hold at n")."""
+    where banking is allowed (Neller's "hold at n"). In a last turn of an equal_turns
+    round it rolls on until a bank would reach the total to beat (equal to it shares the top)."""
 
     def __init__(self, n: int):
         super().__init__()
@@ -280,6 +310,10 @@ class HoldBot(Bot):
         if self._moves is None or self._moves.rs is not state.ruleset:
             self._moves = Moves(state.ruleset)
         wins = self._moves.wins(state.me, t)
+        if state.last_turn:
+            # a last turn: a bank short of the total to beat is worth nothing (equal to it
+            # shares the top, the best an exact barrel allows)
+            return stop if wins and state.me.score + t >= state.to_beat else next(a for a in cands if a.roll)
         return stop if t >= self.n or wins else next(a for a in cands if a.roll)
 
 

@@ -645,11 +645,6 @@ def evaluate(rules: str, overrides: tuple[str, ...], bot_spec: str, opp_spec: st
         report = evaluate_players(rs, bot_spec, players, games, seed, exact, budget, timeout, tables_dir)
         _emit(report["json"], as_json, report["text"])
         return
-    if objective == "duel" and rs.equal_turns:
-        # the bots, the exact evaluation and the simulator know no seats and no last turn
-        raise BotError(_("{0} plays equal turns: evaluate does not play equal_turns duels; use --objective "
-                         "race").format(
-            rs.name))
     report = run_evaluation(rs, bot_spec, opp_spec, objective, games, seed, exact, budget, worst, timeout,
                             tables_dir, overrides, blunder_games=blunder_games)
     _emit(report["json"], as_json, report["text"])

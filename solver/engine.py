@@ -406,6 +406,12 @@ def next_in_round(players: int, mover: int, finished) -> int | None:
             return nxt
 
 
+def still_to_play(opponents: Sequence, seat: int) -> tuple:
+    """Of the ``opponents`` of the player in ``seat`` (in the order they move next), those
+    after it in the round: in a last turn, the players who still play theirs after it."""
+    return tuple(opponents[:len(opponents) - seat])
+
+
 def round_winners(finished: dict) -> list[int]:
     """The seats sharing the top final total of a completed round (each wins 1/k of k)."""
     top = max(finished.values())

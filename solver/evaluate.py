@@ -15,6 +15,7 @@ import numpy as np
 
 from .blunders import Blunders
 from .bots import Bot, BotState, advise_command, load_bot
+from .choices import SEATS
 from .engine import TurnRules
 from .exact import EXACT_BUDGET, BudgetExceeded, exact_duel, exact_race
 from .montecarlo import MCResult, _mean_ci_any, _Moments, fast_mc, mc_duel, mc_race, wilson
@@ -154,7 +155,11 @@ def _unf(mc: MCResult) -> str:
 
 def _state_text(rs: Ruleset, st: BotState) -> str:
     s = f"me {st.me.describe(rs)}"
-    if st.opponent is not None:
+    if st.seat is not None:
+        s += f" ({SEATS[st.seat]} seat)"
+    if st.to_beat is not None:
+        s += f"; last turn against a finished total of {st.to_beat}"
+    elif st.opponent is not None:
         s += f"; opponent {st.opponent.describe(rs)}"
     return s + f"; turn total {st.turn_total}, roll {','.join(map(str, st.roll))}"
 
@@ -185,9 +190,10 @@ def _decisions_estimate(engine, bot, oracle, race: bool, pairs: int) -> float:
     x0 = engine.moves.initial()
     sample = [(x0, None if race else x0)] + [(rng.choice(states), None if race else rng.choice(states))
                                              for _ in range(SAMPLED_TURNS - 1)]
-    probe = PolicyTurns(engine, bot, budget=10 ** 9)
+    horizon = oracle.solution.last_turn_horizon if engine.rs.equal_turns and not race else None
+    probe = PolicyTurns(engine, bot, budget=10 ** 9, horizon=horizon)
     for x, y in sample:
-        probe.ends(x, y)
+        probe.ends(x, y, seat=None if horizon is None else 0)
     return len(probe.answers) / len(sample) * pairs
 
 

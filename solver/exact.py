@@ -29,6 +29,7 @@ from .game import PlayerState
 
 from .choices import EXACT_BUDGET  # noqa: E402,F401  (decision states a bot may be asked about)
 from .i18n import _
+from .lastturn import first_seat_T
 
 
 class BudgetExceeded(Exception):
@@ -41,23 +42,39 @@ class PolicyTurns:
     optimal policy of ``oracle``, whose distribution comes from the kernel."""
 
     def __init__(self, engine: TurnRules, bot: Bot | None, oracle=None, budget: int = EXACT_BUDGET,
-                 decisions: list | None = None):
+                 decisions: list | None = None, horizon: int | None = None, players: int = 2):
         self.engine, self.bot, self.oracle = engine, bot, oracle
+        self.players = players            # equal_turns: a seat before the last one's turns run long
         self.budget = budget
         self.answers: dict = {}
         self.decisions = decisions        # collects (state, action) of every decision state
         self.truncated = 0.0
+        self.horizon = horizon            # equal_turns: the final totals told apart (the duel table's)
         self._tails: dict = {}
 
-    def ends(self, x: PlayerState, y: PlayerState | None, others: tuple[PlayerState, ...] = ()) -> dict:
+    def cap(self, x: PlayerState, seat: int | None, to_beat: int | None) -> int:
+        """The turn total (points) beyond which every bank of ``x`` ends alike: the
+        saturation total; with ``equal_turns`` the turn of a seat before the last runs on
+        to the final totals' horizon (a higher total is a higher F), and a last turn to
+        the total that beats ``to_beat``."""
+        moves = self.engine.moves
+        if to_beat is not None:
+            return max(moves.saturation(x), to_beat - x.score)
+        if seat is not None and seat < self.players - 1 and self.horizon is not None:
+            return first_seat_T(self.engine.rs, moves, x, self.horizon) * self.engine.rs.unit
+        return moves.saturation(x)
+
+    def ends(self, x: PlayerState, y: PlayerState | None, others: tuple[PlayerState, ...] = (),
+             seat: int | None = None, to_beat: int | None = None, tied: int = 0) -> dict:
         """{(kind, t points): probability} of the turn of ``x`` against ``y`` (and, with three
-        players or more, the ``others`` after it)."""
+        players or more, the ``others`` after it; with ``equal_turns`` in ``seat``, and in a
+        last turn against the top total ``to_beat`` held by ``tied`` players)."""
         if self.bot is None:
-            return self.oracle.end_distribution(x, y)
+            return self.oracle.end_distribution(x, y, seat, to_beat)
         engine, rs = self.engine, self.engine.rs
-        # Beyond the saturation total every bank ends alike, so a bot is not asked there: it
-        # banks as soon as allowed (compulsory rolls go on), as every sensible player does.
-        cap = engine.moves.saturation(x)
+        # Beyond the cap every bank ends alike, so a bot is not asked there: it banks as soon
+        # as allowed (compulsory rolls go on), as every sensible player does.
+        cap = self.cap(x, seat, to_beat)
         out: dict = {}
 
         def add(k, q):
@@ -69,7 +86,7 @@ class PolicyTurns:
             t, n = heapq.heappop(heap)
             m = mass.pop((t, n))
             if t > cap:
-                for k, p in self.tail(x, n).items():
+                for k, p in self.tail(x, n, cap).items():
                     add(k, m * p)
                 continue
             s = TurnState(x, t, n)
@@ -83,12 +100,12 @@ class PolicyTurns:
                 if len(legal) == 1:
                     a = legal[0]
                 else:
-                    key = (x, y, t, r.roll, others)
+                    key = (x, y, t, r.roll, others, seat, to_beat, tied)
                     a = self.answers.get(key)
                     if a is None:
                         if len(self.answers) >= self.budget:
                             raise BudgetExceeded
-                        st = BotState.at(engine, r, y, others)
+                        st = BotState.at(engine, r, y, others, seat, to_beat, tied)
                         a = self.answers[key] = self.bot.choose(st)
                         if self.decisions is not None:
                             self.decisions.append((st, a))
@@ -103,14 +120,15 @@ class PolicyTurns:
                 mass[k] += q
         return out
 
-    def tail(self, x: PlayerState, n: int) -> dict:
-        """How a turn ends from beyond the saturation total with ``n`` dice to roll, where
-        the player banks as soon as allowed: a small linear system over the dice counts
-        (compulsory rolls of hot dice chain), solved once per player state."""
-        r = self._tails.get(x)
+    def tail(self, x: PlayerState, n: int, cap: int) -> dict:
+        """How a turn ends from beyond the total ``cap`` with ``n`` dice to roll, where the
+        player banks as soon as allowed: a small linear system over the dice counts
+        (compulsory rolls of hot dice chain), solved once per player state and cap; its
+        banks are counted at ``cap`` plus one unit."""
+        r = self._tails.get((x, cap))
         if r is None:
             engine, rs = self.engine, self.engine.rs
-            t = engine.moves.saturation(x) + rs.unit
+            t = cap + rs.unit
             D = rs.dice
             M = np.zeros((D, D))
             keys: dict = {}
@@ -136,7 +154,7 @@ class PolicyTurns:
                 for k, p in row.items():
                     Bm[i, keys[k]] = p
             X = np.linalg.solve(np.eye(D) - M, Bm)
-            r = self._tails[x] = [{k: float(X[i, j]) for k, j in keys.items() if X[i, j] > 0} for i in range(D)]
+            r = self._tails[(x, cap)] = [{k: float(X[i, j]) for k, j in keys.items() if X[i, j] > 0} for i in range(D)]
         return r[n - 1]
 
     @staticmethod
@@ -221,39 +239,76 @@ def _turn_end(engine: TurnRules, x: PlayerState, kind: str, t: int) -> TurnEnd:
 
 def exact_duel(engine: TurnRules, bot: Bot, opp: Bot | None, oracle=None,
                budget: int = EXACT_BUDGET, decisions: list | None = None) -> ExactResult:
-    """P(bot wins) moving first and second; ``opp`` None = the optimal opponent (``oracle``)."""
+    """P(bot wins) moving first and second; ``opp`` None = the optimal opponent (``oracle``).
+
+    With ``equal_turns`` the bot's seat enters the state, (a, b, w, s) with s the bot's
+    seat, and a first-seat win with final total F is valued by the second seat's last
+    turn, enumerated the same way with ``to_beat`` = F: the bot's value is
+
+        1 - L_o(b, F)   (the bot finished),      L_b(a, F)   (the opponent finished),
+
+    ``L(y, F)`` = P(a bank with the win condition met above F) + P(equal to F) / 2 +
+    P(an instant win) under the last turn's policy (the opponent's optimal one: the chance
+    the duel table is built on, :func:`thousand.lastturn.last_turn_values`)."""
     t0 = time.perf_counter()
-    bt = PolicyTurns(engine, bot, budget=budget, decisions=decisions)
-    ot = PolicyTurns(engine, opp, oracle=oracle, budget=budget) if opp is not bot else bt
-    moves = engine.moves
+    rs, moves = engine.rs, engine.moves
+    seated = bool(rs.equal_turns)
+    horizon = oracle.solution.last_turn_horizon if seated else None
+    bt = PolicyTurns(engine, bot, budget=budget, decisions=decisions, horizon=horizon)
+    ot = PolicyTurns(engine, opp, oracle=oracle, budget=budget, horizon=horizon) if opp is not bot else bt
     x0 = moves.initial()
-    # state (a, b, w): bot in a, opponent in b, w = 0 the bot moves, 1 the opponent moves
+    # state (a, b, w, s): bot in a, opponent in b, w = 0 the bot moves, 1 the opponent moves,
+    # s the bot's seat (equal_turns; else 0)
     index: dict = {}
     todo = []
 
-    def idx(s) -> int:
-        j = index.get(s)
+    def idx(st) -> int:
+        j = index.get(st)
         if j is None:
-            j = index[s] = len(index)
-            todo.append(s)
+            j = index[st] = len(index)
+            todo.append(st)
         return j
 
-    first, second = idx((x0, x0, 0)), idx((x0, x0, 1))
+    last: dict = {}
+
+    def beaten(pt: PolicyTurns, y: PlayerState, finished: PlayerState, F: int) -> float:
+        """L(y, F): the chance that ``y``'s last turn (second seat) beats ``F`` (a tie 1/2)."""
+        key = (pt is bt, y, F)
+        v = last.get(key)
+        if v is None:
+            v = 0.0
+            for (kind, t), p in pt.ends(y, finished, seat=1, to_beat=F, tied=1).items():
+                res = finish_turn(moves, (y,), 0, _turn_end(engine, y, kind, t))
+                if res.won:
+                    f = res.final_total
+                    v += p * (1.0 if res.instant or f > F else 0.5 if f == F else 0.0)
+            last[key] = v
+        return v
+
+    first, second = idx((x0, x0, 0, 0)), idx((x0, x0, 1, 1 if seated else 0))
     rows, cols, vals = [], [], []
     rhs: dict = {}
     while todo:
-        a, b, w = s = todo.pop()
-        i = index[s]
+        a, b, w, s = st = todo.pop()
+        i = index[st]
         mover, other = (a, b) if w == 0 else (b, a)
-        dist = (bt if w == 0 else ot).ends(mover, other)
+        seat = (s if w == 0 else 1 - s) if seated else None
+        dist = (bt if w == 0 else ot).ends(mover, other, seat=seat)
         for (kind, t), p in dist.items():
             res = finish_turn(moves, (mover, other), 0, _turn_end(engine, mover, kind, t))
             if res.won:
-                if w == 0:
-                    rhs[i] = rhs.get(i, 0.0) + p
+                if seat == 0 and not res.instant:
+                    # the round is completed: the second seat's last turn against F
+                    F = res.final_total
+                    done = mover._replace(score=F)
+                    won = 1.0 - beaten(ot, b, done, F) if w == 0 else beaten(bt, a, done, F)
+                else:
+                    won = 1.0 if w == 0 else 0.0
+                if won:
+                    rhs[i] = rhs.get(i, 0.0) + p * won
                 continue
             m2, o2 = res.players
-            j = idx((m2, o2, 1) if w == 0 else (o2, m2, 0))
+            j = idx((m2, o2, 1, s) if w == 0 else (o2, m2, 0, s))
             rows.append(i)
             cols.append(j)
             vals.append(p)

@@ -19,17 +19,19 @@ import numpy as np
 
 from .blunders import Blunders
 from .bots import Bot, BotState, is_builtin
-from .engine import MAX_TURNS, TurnEnd, TurnRules, finish_turn
+from .engine import MAX_TURNS, GameStep, TurnEnd, TurnRules, finish_turn, next_turn
 from .errors import ThousandError
 from .game import PlayerState
 from .rules import Ruleset
 
 
 def play_turn(engine: TurnRules, rng: random.Random, bot: Bot, x: PlayerState, y: PlayerState | None,
-              on_decision=None, others: tuple[PlayerState, ...] = ()) -> TurnEnd:
-    """One turn of ``bot`` from ``x`` (against ``y``, and the ``others`` after it), the dice
-    thrown by ``rng``; the bot is asked only where the rules leave a choice, and
-    ``on_decision(state, action)`` sees each answer."""
+              on_decision=None, others: tuple[PlayerState, ...] = (), seat: int | None = None,
+              to_beat: int | None = None, tied: int = 0) -> TurnEnd:
+    """One turn of ``bot`` from ``x`` (against ``y``, and the ``others`` after it; with
+    ``equal_turns`` in ``seat``, and in a last turn against the top total ``to_beat`` of
+    ``tied`` players), the dice thrown by ``rng``; the bot is asked only where the rules
+    leave a choice, and ``on_decision(state, action)`` sees each answer."""
     faces = engine.rs.faces
     s = engine.start(x)
     while True:
@@ -40,13 +42,32 @@ def play_turn(engine: TurnRules, rng: random.Random, bot: Bot, x: PlayerState, y
         if len(legal) == 1:
             a = legal[0]
         else:
-            st = BotState.at(engine, r, y, others)
+            st = BotState.at(engine, r, y, others, seat, to_beat, tied)
             a = bot.choose(st)
             if on_decision is not None:
                 on_decision(st, a)
         s = engine.apply(r, a)
         if isinstance(s, TurnEnd):
             return s
+
+
+def play_game(engine: TurnRules, players: int, turn) -> list[int] | None:
+    """One game of ``players`` seats from the start; ``turn(mover, states, seat, to_beat,
+    tied)`` plays the turn of seat ``mover`` and returns its :class:`TurnEnd` (``seat`` is
+    the mover's with ``equal_turns``, else None; ``to_beat`` the top final total in a last
+    turn, held by ``tied`` players; a finished player appears in ``states`` with its final
+    total as its score). Returns the winners (several share a top under ``equal_turns``),
+    or None for a game abandoned after :data:`MAX_TURNS` turns; the game's course is
+    :func:`thousand.engine.next_turn`'s."""
+    moves = engine.moves
+    seated = bool(engine.rs.equal_turns)
+    step = GameStep(None, (moves.initial(),) * players)
+    for _turn in range(MAX_TURNS):
+        end = turn(step.mover, step.players, step.mover if seated else None, step.to_beat, step.tied)
+        step = next_turn(moves, step, end)
+        if step.winners is not None:
+            return list(step.winners)
+    return None
 
 
 def wilson(k: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -129,29 +150,22 @@ def mc_duel(engine: TurnRules, bot: Bot, opp: Bot, games: int, seed: int, blunde
     """``games`` games, the bot first in even-numbered ones and second in odd ones."""
     rng = random.Random(seed)
     res = MCResult()
-    moves = engine.moves
-    x0 = moves.initial()
     for g, rec in _games(res, games, blunders, blunder_games, progress):
         bot_first = g % 2 == 0
         bot.new_game()
         if opp is not bot:
             opp.new_game()
         players = [bot, opp] if bot_first else [opp, bot]
-        states = [x0, x0]
-        mover = 0
-        winner = None
-        for _ in range(MAX_TURNS):
+
+        def turn(mover, states, seat, to_beat, tied):
             p = players[mover]
-            end = play_turn(engine, rng, p, states[mover], states[1 - mover], rec if p is bot else None)
-            after = finish_turn(moves, states, mover, end)
-            if after.won:
-                winner = mover
-                break
-            states = list(after.players)
-            mover = 1 - mover
+            return play_turn(engine, rng, p, states[mover], states[1 - mover], rec if p is bot else None,
+                             seat=seat, to_beat=to_beat, tied=tied)
+
+        winners = play_game(engine, 2, turn)
         bot_seat = 0 if bot_first else 1
-        won = 1.0 if winner == bot_seat else (0.5 if winner is None else 0.0)
-        if winner is None:
+        won = 0.5 if winners is None else (1.0 / len(winners) if bot_seat in winners else 0.0)
+        if winners is None:
             res.unfinished += 1
         if bot_first:
             res.first_games += 1

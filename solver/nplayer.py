@@ -200,9 +200,10 @@ class NPlayerGame:
         self.ends = end_rows(self.space)
         self.bust = self.space.bust_idx
         self.early_space, self.early_ends, self.last_round = self.space, self.ends, None
+        self.horizon = None
         if rs.equal_turns:
             moves = Moves(rs)
-            horizon = last_turn_horizon(rs, self.table, self.space.states)
+            self.horizon = horizon = last_turn_horizon(rs, self.table, self.space.states)
             self.early_space = build_state_space(rs, opponents=True, ends={
                 x: TurnEnds.of(moves, x, T=first_seat_T(rs, moves, x, horizon)) for x in self.space.states})
             self.early_ends = end_rows(self.early_space)

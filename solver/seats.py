@@ -25,10 +25,10 @@ import numpy as np
 from . import kernel
 from .approx import _digits
 from .bots import load_bot
-from .engine import MAX_TURNS, TurnEnd, TurnRules, finish_turn
-from .exact import EXACT_BUDGET, BudgetExceeded, PolicyTurns
-from .game import WIN
-from .montecarlo import play_turn, wilson
+from .advisor import last_turn_advisor
+from .engine import GameStep, TurnEnd, TurnRules, next_turn, still_to_play
+from .exact import EXACT_BUDGET, BudgetExceeded, PolicyTurns, _turn_end
+from .montecarlo import play_game, play_turn, wilson
 from .nplayer import EquilibriumDecider, NPlayerError, NPlayerSolution, evaluate_profile, turn_ends
 from .players import solve_players
 from .errors import TableError
@@ -103,63 +103,168 @@ def exact_seats(sol: NPlayerSolution, bot, budget: int = EXACT_BUDGET) -> tuple[
     return out, len(turns.answers)
 
 
+def exact_seats_round(sol: NPlayerSolution, bot, budget: int = EXACT_BUDGET) -> tuple[np.ndarray, int]:
+    """:func:`exact_seats` for ``equal_turns`` games, where a bot may play a last turn: the
+    game enumerated forward from the start as an absorbing Markov chain over (every
+    player's state, the seat to move, the finished seats and their final totals),
+
+        W(g) = sum_e p_g(e) [ win share of the bot if e ends the game, else W(next(g, e)) ],
+
+    the bot's turns by :class:`thousand.exact.PolicyTurns` (asked once per decision state,
+    with its seat and, in a last turn, the total to beat), the others' from their exact end
+    distributions (:class:`EquilibriumTurns`), the game's course by
+    :func:`thousand.engine.next_turn`; one sparse solve per seat of the bot. Past
+    ``budget`` game states or decision states: :class:`BudgetExceeded`."""
+    N = sol.players
+    engine = TurnRules(sol.rs)
+    turns = PolicyTurns(engine, bot, budget=budget, horizon=sol.game.horizon, players=N)
+    eq = EquilibriumTurns(sol)
+    out = np.empty(N)
+    for k in range(N):
+        def ends(step, seat):
+            opp = [step.players[(step.mover + j) % N] for j in range(1, N)]
+            if step.mover != k:
+                return eq.ends(step.players[step.mover], opp, seat, step.to_beat, step.tied)
+            dist = turns.ends(step.players[step.mover], opp[0], tuple(opp[1:]), seat, step.to_beat, step.tied)
+            return [(_turn_end(engine, step.players[step.mover], kind, t), p) for (kind, t), p in dist.items()]
+        out[k] = game_chances(engine, N, ends, budget)[k]
+    return out, len(turns.answers)
+
+
+def game_chances(engine: TurnRules, players: int, ends, budget: int) -> np.ndarray:
+    """Every seat's chance of winning from the start (a top shared by k worth 1/k each),
+    where ``ends(step, seat)`` lists the :class:`TurnEnd` of the mover's turn with their
+    probabilities at the :class:`thousand.engine.GameStep` ``step``: the absorbing chain
+    over the steps reached, solved exactly (sparse LU)."""
+    from scipy import sparse
+    from scipy.sparse import linalg as spla
+    moves = engine.moves
+    seated = bool(engine.rs.equal_turns)
+    start = GameStep(None, (moves.normalise(moves.initial()),) * players)
+    index = {start: 0}
+    todo = [start]
+    rows, cols, vals = [], [], []
+    won: dict = {}
+    while todo:
+        step = todo.pop()
+        i = index[step]
+        for end, p in ends(step, step.mover if seated else None):
+            nxt = next_turn(moves, step, end)
+            if nxt.winners is not None:
+                w = won.setdefault(i, np.zeros(players))
+                w[list(nxt.winners)] += p / len(nxt.winners)
+                continue
+            j = index.get(nxt)
+            if j is None:
+                j = index[nxt] = len(index)
+                todo.append(nxt)
+                if len(index) > budget:
+                    raise BudgetExceeded
+            rows.append(i)
+            cols.append(j)
+            vals.append(p)
+    n = len(index)
+    A = (sparse.identity(n, format="csc") - sparse.csc_matrix((vals, (rows, cols)), shape=(n, n))).tocsc()
+    R = np.zeros((n, players))
+    for i, w in won.items():
+        R[i] = w
+    try:
+        V = spla.splu(A).solve(R)
+    except RuntimeError:
+        V = np.full((n, players), np.nan)
+    if not np.all(np.isfinite(V)) or np.max(np.abs(A @ V - R)) > 1e-8:
+        raise NPlayerError(_("the exact evaluation's linear system is singular: some game never ends "
+                             "under these bots (a bot that never banks?)"))
+    return V[0]
+
+
 class EquilibriumTurns:
-    """The equilibrium seats' turn ends, drawn from their exact end distributions (cached per state)."""
+    """The equilibrium seats' turn ends, drawn from their exact end distributions (cached).
+
+    Before the last round a seat plays the equilibrium's decisions (with ``equal_turns``
+    those of its seat, whose turns run to the final totals' horizon before the last seat);
+    in a last turn, the decisions that maximise its own chance of the round's top with the
+    players after it doing the same (:func:`thousand.advisor.last_turn_advisor`)."""
 
     def __init__(self, sol: NPlayerSolution):
         self.sol, self.dec = sol, EquilibriumDecider(sol)
+        self.moves = TurnRules(sol.rs).moves
         self.table = kernel.roll_table(sol.rs)
         self._cache: dict = {}
+        self._last: dict = {}
 
-    def draw(self, rng: random.Random, i: int, rest: int) -> TurnEnd:
-        key = (i, rest)
+    def draw(self, rng: random.Random, x, opponents, seat: int | None = None, to_beat: int | None = None,
+             tied: int = 0) -> TurnEnd:
+        """One turn end of the equilibrium player ``x`` against ``opponents`` (in the order
+        they move next), as :func:`thousand.montecarlo.play_game` asks for it."""
+        ends, cum = self._distribution(x, opponents, seat, to_beat, tied)
+        return ends[min(int(np.searchsorted(cum, rng.random(), side="right")), len(ends) - 1)][0]
+
+    def ends(self, x, opponents, seat: int | None = None, to_beat: int | None = None,
+             tied: int = 0) -> list[tuple[TurnEnd, float]]:
+        """The turn ends of ``x`` (as :meth:`draw`) with their probabilities."""
+        return self._distribution(x, opponents, seat, to_beat, tied)[0]
+
+    def _distribution(self, x, opponents, seat, to_beat, tied):
+        key = (x, tuple(opponents), seat, to_beat, tied)
         got = self._cache.get(key)
         if got is None:
-            sol, sp = self.sol, self.sol.space
-            r = np.array([rest])
-            _v, stop_p, bust_p, win_p = turn_ends(self.table, sp, i, *self.dec.decide(i, r))
-            e = sp.ends[i]
-            ends = [TurnEnd("forced", t * sol.rs.unit, e.forced_event[t]) if e.forced_ok[t]
-                    else TurnEnd("stop", t * sol.rs.unit) for t in range(int(sp.T[i]) + 1)] + \
-                [TurnEnd("bust"), TurnEnd("win")]
-            p = np.concatenate([stop_p[:, 0], bust_p, win_p])
-            got = self._cache[key] = (ends, np.cumsum(p) / p.sum())
-        ends, cum = got
-        return ends[min(int(np.searchsorted(cum, rng.random(), side="right")), len(ends) - 1)]
+            ends, p = self._ends(x, opponents, seat, to_beat, tied)
+            keep = p > 0
+            got = self._cache[key] = ([(e, float(q)) for e, q, k in zip(ends, p, keep) if k],
+                                      np.cumsum(p[keep]) / p.sum())
+        return got
+
+    def _ends(self, x, opponents, seat, to_beat, tied):
+        sol, u = self.sol, self.sol.rs.unit
+        norm = self.moves.normalise
+        if to_beat is None:
+            c = seat or 0
+            sp = sol.game.turn_space(c)
+            i = sol.space.lookup(norm(x))
+            rest = 0
+            for y in opponents:
+                rest = rest * sol.m + sol.space.lookup(norm(y))
+            _v, stop_p, bust_p, win_p = turn_ends(self.table, sp, i, *self.dec.decide(i, np.array([rest]), seat=c))
+            e, T = sp.ends[i], int(sp.T[i])
+            stop_p, bust_p, win_p = stop_p[:, 0], bust_p[0], win_p[0]
+        else:
+            later = still_to_play(opponents, seat)
+            adv = self._last.get((to_beat, tied, later))
+            if adv is None:
+                adv = self._last[(to_beat, tied, later)] = last_turn_advisor(sol.rs, to_beat, tied, later)
+            st = adv.solve_turn(x)
+            e, T = st.ends, st.ends.T
+            sp_, fp, bp, wp = kernel.end_distribution(self.table, e.stop_ok, st.stop_v, e.forced_ok, st.forced_v,
+                                                      st.tv)
+            stop_p, bust_p, win_p = sp_[:, 0] + fp[:, 0], bp[0], wp[0]
+        ends = [TurnEnd("forced", t * u, e.forced_event[t]) if e.forced_ok[t] else TurnEnd("stop", t * u)
+                for t in range(T + 1)] + [TurnEnd("bust"), TurnEnd("win")]
+        return ends, np.concatenate([stop_p, [bust_p, win_p]])
 
 
 def mc_seats(sol: NPlayerSolution, bot, games: int, seed: int) -> list[dict]:
-    """``games`` games, the bot in seat ``g % N`` of game g: per seat, its wins and games."""
-    N, m = sol.players, sol.m
+    """``games`` games, the bot in seat ``g % N`` of game g: per seat, its wins (a top shared
+    by k counts 1/k) and games (:func:`thousand.montecarlo.play_game`)."""
+    N = sol.players
     engine = TurnRules(sol.rs)
-    moves = engine.moves
     rng = random.Random(seed)
     eq = EquilibriumTurns(sol)
-    x0 = moves.normalise(moves.initial())
     wins, played = np.zeros(N), np.zeros(N, dtype=int)
     for g in range(games):
         k = g % N
         bot.new_game()
-        states = [x0] * N
-        mover, winner = 0, None
-        for _turn in range(MAX_TURNS):
-            order = [(mover + j) % N for j in range(1, N)]
+
+        def turn(mover, states, seat, to_beat, tied):
+            opp = [states[(mover + j) % N] for j in range(1, N)]
             if mover == k:
-                opp = [states[j] for j in order]
-                end = play_turn(engine, rng, bot, states[mover], opp[0], others=tuple(opp[1:]))
-            else:
-                rest = 0
-                for j in order:
-                    rest = rest * m + sol.space.lookup(states[j])
-                end = eq.draw(rng, sol.space.lookup(states[mover]), rest)
-            after = finish_turn(moves, states, mover, end)
-            if after.won:
-                winner = mover
-                break
-            states = list(after.players)
-            mover = (mover + 1) % N
+                return play_turn(engine, rng, bot, states[mover], opp[0], others=tuple(opp[1:]), seat=seat,
+                                 to_beat=to_beat, tied=tied)
+            return eq.draw(rng, states[mover], opp, seat, to_beat, tied)
+
+        winners = play_game(engine, N, turn)
         played[k] += 1
-        wins[k] += 1.0 if winner == k else (1.0 / N if winner is None else 0.0)
+        wins[k] += 1.0 / N if winners is None else (1.0 / len(winners) if k in winners else 0.0)
     return [{"seat": k + 1, "games": int(played[k]), "wins": float(wins[k]),
              "p_win": float(wins[k] / played[k]) if played[k] else None,
              "ci95": list(wilson(wins[k], int(played[k])))} for k in range(N)]
@@ -169,10 +274,6 @@ def evaluate_players(rs: Ruleset, bot_spec: str, players: int, games: int = 3000
                      exact: bool = True, budget: int = EXACT_BUDGET, timeout: float = 2.0,
                      tables_dir: str | None = None, progress: bool = True) -> dict:
     """The whole report: {'json': ..., 'text': ...} (the module docstring)."""
-    if rs.equal_turns:
-        # the bots, their exact valuation and the simulator here know no seats and no last round
-        raise NPlayerError(_("{0} plays equal turns: evaluate --players does not rate bots in equal_turns games "
-                             "yet").format(rs.name))
     sol = equilibrium(rs, players, tables_dir, progress)
     eq = [float(v) for v in sol.start]
     bot = load_bot(bot_spec, rs, "duel", tables_dir, seed, timeout, {})
@@ -185,7 +286,8 @@ def evaluate_players(rs: Ruleset, bot_spec: str, players: int, games: int = 3000
         if exact:
             t0 = time.perf_counter()
             try:
-                ex, asked = exact_seats(sol, bot, budget)
+                # with equal turns the bot may play a last turn of the round: the game enumerated
+                ex, asked = (exact_seats_round if rs.equal_turns else exact_seats)(sol, bot, budget)
                 out["exact"] = {"seats": [float(v) for v in ex], "decisions": asked,
                                 "seconds": round(time.perf_counter() - t0, 3)}
             except BudgetExceeded:

@@ -21,7 +21,7 @@ from thousand.cli import main
 from thousand.duel import DuelModel, solve_duel
 from thousand.lastturn import last_turn_horizon, last_turn_table, last_turn_values
 from thousand.errors import ThousandError
-from thousand.game import Moves, PlayerState
+from thousand.game import PlayerState
 from thousand.rules import from_mapping, load_ruleset
 
 def solved(name):
@@ -244,13 +244,6 @@ def test_horizon_bound_with_an_instant_win():
     L = last_turn_table(rs, table, states, [F, 10 * F])
     assert np.all(L[:, 1] >= 1 / 36 - 1e-15)           # the instant win's floor
     assert np.all(L[:, 0] - L[:, 1] < 1e-16)
-
-
-def test_evaluate_refuses_equal_turns_duels_in_one_line(tmp_path):
-    r = CliRunner().invoke(main, ["evaluate", "pig", "--set", "goal=20", "--set", "equal_turns=true",
-                                  "--bot", "hold:10", "--tables", str(tmp_path)])
-    assert r.exit_code == 2 and "evaluate does not play equal_turns duels" in r.stderr
-    assert r.stderr.count("\n") == 1 and not any(tmp_path.iterdir())   # refused before any solve
 
 
 @pytest.mark.parametrize("name", ["equal-barrel", "equal-overtaking-bolts"])
