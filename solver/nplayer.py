@@ -85,6 +85,8 @@ MAX_VALUES = 200_000_000     # float64 numbers of V (1.6 GB)
 MAX_ROUNDS = 60              # best-response rounds of an orbit before it is treated as cycling
 CERTIFICATE = 1e-9
 POLICY_ATOL = 1e-12          # ends (A, b) closer than this are the same policy of an orbit's mover
+ORBIT_WINDOWS = (0.02, 0.2, None)   # half-widths of the bust values around the current ones over which a
+                                    # cycling orbit's staircases are listed, in turn (None: all of [0, 1])
 ACCELERATE = 1e-4            # sweeps that change values by less than this, and less than the one before, are Anderson-mixed
 STALL = 40                   # sweeps without a tenfold gain in the largest change before giving up
 
@@ -655,11 +657,12 @@ def _mix_cycling(states, succ, z, V, game, mixed, candidates) -> None:
                                  "near the cycle holds)").format(N, int(states[k])))
 
 
-def _policies(sub, r, V, game):
+def _policies(sub, r, V, game, lo: float = 0.0, hi: float = 1.0):
     """Every decision rule mover ``r`` of an orbit best-responds with, as its bust value
-    runs over [0, 1]: (breakpoints, [(A, b) per policy]) with policy k optimal between
+    runs over [lo, hi]: (breakpoints, [(A, b) per policy]) with policy k optimal between
     breakpoints k-1 and k (found on a grid, then each change bisected to the last bit; every
-    grid point, and every bisection step of all the changes at once, in one batch)."""
+    grid point, and every bisection step of all the changes at once, in one batch). The
+    first policy stands for the bust values below ``lo`` too, the last for those above ``hi``."""
     def at(zs):
         zs = np.asarray(zs, dtype=float)
         _own, A, b, _d = _turns(np.full(len(zs), sub[r]), zs, V, game)
@@ -670,7 +673,7 @@ def _policies(sub, r, V, game):
         # either way by the last bit would otherwise make thousands of breakpoints of noise
         return abs(p[1] - q[1]) <= POLICY_ATOL and float(np.max(np.abs(p[0] - q[0]))) <= POLICY_ATOL
 
-    grid = np.linspace(0.0, 1.0, 257)
+    grid = np.linspace(lo, hi, 257)
     ps = at(grid)
     # open intervals (a, pa, c, pc) whose ends play different policies; each step bisects
     # them all, keeping the halves whose ends still differ, until they are one bit wide
@@ -705,7 +708,24 @@ def _policies(sub, r, V, game):
 
 
 def _mix_orbit(orbit, states, z, V, game, mixed, settle: float = CERTIFICATE) -> bool:
-    """An equilibrium of one orbit whose best responses cycle (module docstring).
+    """An equilibrium of one orbit whose best responses cycle (:func:`_mix_orbit_in`),
+    its movers' staircases listed first over a window of bust values around the current
+    ones, widened when no certified equilibrium lies in it (:data:`ORBIT_WINDOWS`; only the
+    whole of [0, 1] keeps a candidate of gain up to ``settle``). A window changes only
+    where the search looks: whatever it finds is checked by the turn DP (:func:`_accept`).
+    Farkle's movers step through thousands of policies over [0, 1], and listing them all
+    (a batched turn DP per grid point and bisection step) was most of the mixing's time."""
+    z0 = z[orbit]
+    for half in ORBIT_WINDOWS:
+        window = [(0.0, 1.0) if half is None else (max(0.0, zr - half), min(1.0, zr + half)) for zr in z0]
+        if _mix_orbit_in(orbit, states, z, V, game, mixed, settle if half is None else CERTIFICATE, window):
+            return True
+    return False
+
+
+def _mix_orbit_in(orbit, states, z, V, game, mixed, settle: float, window) -> bool:
+    """An equilibrium of one orbit whose best responses cycle (module docstring), the
+    staircases of mover r listed over the bust values ``window[r]``.
 
     Each mover's best response, as its bust value z grows, steps through a list of
     policies at breakpoints (:func:`_policies`); a strategy is a position theta along that
@@ -722,7 +742,7 @@ def _mix_orbit(orbit, states, z, V, game, mixed, settle: float = CERTIFICATE) ->
     M = L * N // gcd(L, N)          # steps round the orbit until it is back, the players in place
     sub = states[orbit]
     succ = np.roll(np.arange(L), -1)
-    lists = [_policies(sub, r, V, game) for r in range(L)]
+    lists = [_policies(sub, r, V, game, *window[r]) for r in range(L)]
     K = [len(p) - 1 for _c, p in lists]
 
     # the policies as plain floats: the iterations below evaluate the orbit tens of
