@@ -446,8 +446,11 @@ def next_turn(moves: Moves, step: GameStep, end: TurnEnd) -> GameStep:
     section 7): the first win ends the game, or with ``equal_turns`` the winner's final
     total is noted and the round completed (:func:`next_in_round`); the top of a complete
     round wins, shared by a tie; an instant-win pattern wins at once."""
-    mover, finished = step.mover, dict(step.finished)
-    after = finish_turn(moves, step.players, mover, end, finished=tuple(finished))
+    mover = step.mover
+    after = finish_turn(moves, step.players, mover, end, finished=tuple(s for s, _f in step.finished))
+    if not after.won and not step.finished:      # the common case: the next seat moves
+        return GameStep(None, after.players, (mover + 1) % len(after.players))
+    finished = dict(step.finished)
     players = list(after.players)
     if after.won:
         if not moves.rs.equal_turns or after.instant:

@@ -63,7 +63,9 @@ def play_game(engine: TurnRules, players: int, turn) -> list[int] | None:
     seated = bool(engine.rs.equal_turns)
     step = GameStep(None, (moves.initial(),) * players)
     for _turn in range(MAX_TURNS):
-        end = turn(step.mover, step.players, step.mover if seated else None, step.to_beat, step.tied)
+        last = bool(step.finished)
+        end = turn(step.mover, step.players, step.mover if seated else None, step.to_beat if last else None,
+                   step.tied if last else 0)
         step = next_turn(moves, step, end)
         if step.winners is not None:
             return list(step.winners)
