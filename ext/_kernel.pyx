@@ -41,6 +41,8 @@ cdef extern from "thk_kernel.h":
     void thk_vmax(double* tmp, const double* src, Py_ssize_t n) noexcept nogil
     void thk_max2(double* tmp, double* dtmp, const double* src, const double* dsrc,
                   Py_ssize_t n) noexcept nogil
+    void thk_argmax(double* top, Py_ssize_t* pick, const double* src, Py_ssize_t idx,
+                    Py_ssize_t n) noexcept nogil
     void thk_settle(double* v, const double* r, const double* s, Py_ssize_t n) noexcept nogil
     void thk_settle_d(double* dv, const double* dr, const double* s, const double* r,
                       Py_ssize_t n) noexcept nogil
@@ -1080,8 +1082,6 @@ cdef void _pol_throw(const _Tab* tb, _Blk* bk, _Pol* pol, Py_ssize_t t, Py_ssize
             win[k] += pi * mass[k]
     cdef double* top = pol.bv
     cdef Py_ssize_t* pick = pol.bi
-    cdef const double* val
-    cdef double* dst
     for j in range(tb.nmid[n] if multi_only else tb.nlo[n], tb.nlo[n + 1]):
         o = tb.cbeg[j]
         o1 = tb.cend[j]
@@ -1090,17 +1090,13 @@ cdef void _pol_throw(const _Tab* tb, _Blk* bk, _Pol* pol, Py_ssize_t t, Py_ssize
             thk_axpy(_pol_at(tb, target, ttarget, t, o, tail), p, mass, kb)
             continue
         # option by option over the block's columns (contiguous, as the turn DP's own max):
-        # the first best option per column (the turn DP's tie rule), then its mass
-        val = _pol_src(tb, src, tsrc, t, o, tail)
+        # the first best option per column (the turn DP's tie rule, in vector selects), then
+        # its mass
+        memcpy(top, _pol_src(tb, src, tsrc, t, o, tail), kb * sizeof(double))
         for k in range(kb):
-            top[k] = val[k]
             pick[k] = o
         for oo in range(o + 1, o1):
-            val = _pol_src(tb, src, tsrc, t, oo, tail)
-            for k in range(kb):
-                if val[k] > top[k]:
-                    top[k] = val[k]
-                    pick[k] = oo
+            thk_argmax(top, pick, _pol_src(tb, src, tsrc, t, oo, tail), oo, kb)
         for k in range(kb):
             _pol_at(tb, target, ttarget, t, pick[k], tail)[k] += p * mass[k]
 

@@ -90,6 +90,34 @@ THK_CLONES static void thk_max2(double *THK_R tmp, double *THK_R dtmp,
     }
 }
 
+/* top = max(top, src) and pick = idx where src > top: the first option attaining the
+   maximum keeps its index (the turn DP's tie rule), as thk_max2 */
+THK_CLONES static void thk_argmax(double *THK_R top, Py_ssize_t *THK_R pick,
+                                  const double *THK_R src, Py_ssize_t idx, Py_ssize_t n) {
+    Py_ssize_t k = 0;
+#if defined(__GNUC__) || defined(__clang__)
+    if (sizeof(Py_ssize_t) == sizeof(long long)) {
+        thk_v4l iv = {idx, idx, idx, idx};
+        for (; k + 4 <= n; k += 4) {
+            thk_v4d v, b;
+            thk_v4l m, r, p, q;
+            memcpy(&v, src + k, sizeof v);
+            memcpy(&b, top + k, sizeof b);
+            memcpy(&p, pick + k, sizeof p);
+            m = (thk_v4l)(v > b);
+            r = ((thk_v4l)v & m) | ((thk_v4l)b & ~m);
+            q = (iv & m) | (p & ~m);
+            memcpy(top + k, &r, sizeof r);
+            memcpy(pick + k, &q, sizeof q);
+        }
+    }
+#endif
+    for (; k < n; k++) {
+        double v = src[k];
+        if (v > top[k]) { top[k] = v; pick[k] = idx; }
+    }
+}
+
 /* v = s where s >= r (banking wins ties), else r; dv = 0 there, else dr */
 THK_CLONES static void thk_settle(double *THK_R v, const double *THK_R r,
                                   const double *THK_R s, Py_ssize_t n) {
