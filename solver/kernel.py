@@ -111,6 +111,17 @@ class Backend:
         return RollTable(rs.dice, hot, classes, *arrays, backend=self,
                          rolls=self.impl.Rolls(*arrays, rs.dice, hot))
 
+    def threads(self, threads: int = 0) -> int:
+        """The threads a caller that splits work itself should use: ``threads``, or with 0
+        every core this process may run on (``OMP_NUM_THREADS`` where set, as the
+        kernel's own parallel loops). The pure twin holds the GIL: always 1."""
+        if self.name != "compiled":
+            return 1
+        if threads > 0:
+            return int(threads)
+        env = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+        return int(env) if env.isdigit() and int(env) > 0 else len(os.sched_getaffinity(0))
+
     def rows_minus(self, indptr: np.ndarray, cols: np.ndarray, vals: np.ndarray, x: np.ndarray, c: np.ndarray,
                    threads: int = 0) -> np.ndarray:
         """``c - A @ x`` for the sparse rows A = (indptr, cols, vals) (CSR; cols int32): the

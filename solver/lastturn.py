@@ -17,6 +17,8 @@ first seat's winning banks; the advisor uses them for the last turn's advice.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from . import kernel
@@ -181,6 +183,7 @@ class LastRound:
         self.moves = Moves(rs)
         self._chains: dict = {}
         self._rows: dict = {}
+        self._filling = threading.Lock()
 
     def target_index(self, F) -> np.ndarray:
         """The column of final totals ``F`` (points, at least the goal; above the horizon: the horizon)."""
@@ -193,14 +196,16 @@ class LastRound:
         Y, F = np.broadcast_arrays(np.asarray(Y, dtype=np.int64), np.asarray(F, dtype=np.int64))
         if r == 0 or Y.size == 0:
             return np.ones(Y.shape + (r + 1,)) if r == 0 else np.zeros(Y.shape + (r + 1,))
-        if r not in self._rows:     # (m**r, targets, r + 1), filled as later players are asked for
-            self._rows[r] = (np.zeros((self.m ** r, len(self.targets), r + 1)), np.zeros(self.m ** r, dtype=bool))
-        rows, done = self._rows[r]
-        if not done[Y].all():
-            for y in np.unique(Y[~done[Y]]):
-                rows[y] = self.chain(tuple(self.states[(int(y) // self.m ** (r - 1 - k)) % self.m]
-                                           for k in range(r)), 1)[:, 0]
-                done[y] = True
+        with self._filling:     # the N-player solver asks from several threads at once
+            if r not in self._rows:     # (m**r, targets, r + 1), filled as later players are asked for
+                self._rows[r] = (np.zeros((self.m ** r, len(self.targets), r + 1)),
+                                 np.zeros(self.m ** r, dtype=bool))
+            rows, done = self._rows[r]
+            if not done[Y].all():
+                for y in np.unique(Y[~done[Y]]):
+                    rows[y] = self.chain(tuple(self.states[(int(y) // self.m ** (r - 1 - k)) % self.m]
+                                               for k in range(r)), 1)[:, 0]
+                    done[y] = True
         return rows[Y, self.target_index(F)]
 
     def chain(self, ys: tuple, K: int) -> np.ndarray:

@@ -5,9 +5,12 @@ deviation) is at most 1e-9."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
+from thousand import kernel, nplayer
 from thousand.game import Moves
 from thousand.nplayer import NPlayerError, solve_nplayer
 from thousand.rules import load_ruleset
@@ -84,6 +87,40 @@ def test_three_player_pig_is_an_equilibrium(goal):
     assert sol.certificate <= 1e-9
     first, second, third = sol.start
     assert first > second > third      # moving earlier is worth more at Pig
+
+
+@pytest.mark.skipif(kernel.BACKEND.name == "pure", reason="the pure twin holds the GIL and always runs one thread")
+@pytest.mark.parametrize("rules", [("pig", ("goal=30",)), ("farkle", ("goal=1000",)),
+                                   ("tiny", "overtaking-bolts"), ("tiny-equal", "equal-barrel")])
+def test_threads_do_not_change_a_value(rules, monkeypatch):
+    """The movers' turns of a level run on several threads, each writing its own columns:
+    one thread and three (more than this machine's cores, so they interleave) give the same
+    values to the last bit, and the same mixed states. Every level runs threaded here, however
+    short its turns."""
+    monkeypatch.setattr(nplayer, "PARALLEL_WORK", 0)
+    if rules[0] == "tiny":
+        rs = tiny.solved(TINY_DUELS, rules[1])[0]
+    elif rules[0] == "tiny-equal":
+        rs = tiny.solved(tiny.TINY_EQUAL_TURNS, rules[1])[0]
+    else:
+        rs = load_ruleset(*rules)
+    one, three = solve_nplayer(rs, 3, threads=1), solve_nplayer(rs, 3, threads=3)
+    assert np.array_equal(one.V, three.V)
+    assert one.mixed == three.mixed and one.certificate == three.certificate
+
+
+def test_thread_count():
+    """0 threads means every core the process may use, or OMP_NUM_THREADS where set; the
+    pure twin always runs one."""
+    compiled, pure = kernel.backend("compiled"), kernel.backend("pure")
+    assert compiled.threads(5) == 5 and pure.threads(5) == 1 and pure.threads(0) == 1
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv("OMP_NUM_THREADS", raising=False)
+        assert compiled.threads(0) == len(os.sched_getaffinity(0))
+        mp.setenv("OMP_NUM_THREADS", "3,2")
+        assert compiled.threads(0) == 3
+        mp.setenv("OMP_NUM_THREADS", "many")
+        assert compiled.threads(0) == len(os.sched_getaffinity(0))
 
 
 def test_refused_in_one_line_before_any_work():
