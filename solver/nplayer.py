@@ -49,7 +49,8 @@ rounds reached, else the one with the fewest mixtures nearest the smoothed point
 
 A round costs one turn DP per state (the mover's best value and its chance of a bust);
 the end distributions that give A and b are redone only where that chance moved, and the
-first guess of a bust value is the same orbit's with the mover one step higher. The movers of a level's states run their turns on several threads.
+first guess of a bust value is extrapolated from the same orbit with the mover one, two
+and three steps higher. The movers of a level's states run their turns on several threads.
 
 The certificate is the largest gain any seat could get by deviating at any decision: for
 every state, the mover's best value by the turn DP against the equilibrium's bust value,
@@ -628,12 +629,7 @@ def _solve_cycles(states, succ, V, game, mixed, up) -> int:
     orb, cur = np.arange(n), succ.copy()
     for _k in range(M - 1):
         orb, cur = np.minimum(orb, cur), succ[cur]
-    # the first guess of each mover's bust value: the same orbit with the mover one step
-    # higher (a level above, solved already), else 1/N
-    z = np.full(n, 1.0 / N)
-    hi = up[game.bust[game.split(states)[1]]]
-    has = hi >= 0
-    z[has] = V[game.after_zero(states[has], hi[has]), N - 1]
+    z = _first_guess(states, V, game, up)
     A, b = np.zeros((n, N)), np.zeros(n)
     last_b = np.full(n, np.nan)
     last_d = np.full(n, np.nan)
@@ -668,6 +664,33 @@ def _solve_cycles(states, succ, V, game, mixed, up) -> int:
         V[states[active]] = vals[active]
         _mix_cycling(states, succ, z, V, game, mixed, np.flatnonzero(active))
     return rounds
+
+
+def _first_guess(states, V, game, up) -> np.ndarray:
+    """The first guess of each mover's bust value ``z(s) = V[zero(s)][N-1]``: the same orbit
+    with the mover's zero-turn state one, two and three steps higher (levels above, solved
+    already) extrapolated by the parabola through them, ``3 z1 - 3 z2 + z3`` (a line or the
+    one value where fewer exist; 1/N where none does), clipped to [0, 1]. The decisions of
+    Farkle's movers change every 1e-4 or so of a bust value: a closer first guess leaves
+    fewer of them to change in the second round, each change an end distribution to redo
+    (Farkle to 3000, three players: 400,000 end distributions with the one value, 309,000
+    with the line, 299,000 with the parabola). Only where the rounds start changes; they
+    end at the same test."""
+    N = game.N
+    z = np.full(len(states), 1.0 / N)
+    coef = {1: (1.0,), 2: (2.0, -1.0), 3: (3.0, -3.0, 1.0)}
+    steps, ups = np.zeros(len(states), dtype=np.int64), []
+    at = game.bust[game.split(states)[1]]
+    for _k in range(3):
+        at = np.where(at >= 0, up[np.maximum(at, 0)], -1)
+        ups.append(at)
+        steps += at >= 0
+    for k, c in coef.items():
+        rows = np.flatnonzero(steps == k)
+        if len(rows):
+            z[rows] = np.clip(sum(ck * V[game.after_zero(states[rows], ups[j][rows]), N - 1]
+                                  for j, ck in enumerate(c)), 0.0, 1.0)
+    return z
 
 
 def _one_step_up(space) -> np.ndarray:
