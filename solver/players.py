@@ -36,17 +36,22 @@ from .tables import Table, find_table, save_table, write_target
 # Up to this many states of the N-player game, a missing equilibrium is solved on request
 # (Pig to 50 for three players: 125,000 states, 4 s here).
 SMALL_GAME = 200_000
-# The solve's time per state, fitted to what this project's 2-core machine measured:
-# 30 turn DPs of one column (in a call of many, :func:`thousand.solve.turn_seconds`; the
-# best-response rounds and the certificate) plus 2e-5 s of numpy and Python around them.
-# Pig to 50 and to 100, plain to 500 and to 1000, farkle to 3000 for three players all
-# fall within half to twice that; four players of Pig to 30 take a fifth of it.
-TURN_DPS_PER_STATE, SECONDS_AROUND = 30.0, 2e-5
+# The solve's time per state, fitted to what this project's 2-core machine measured (quiet,
+# both cores; docs/solver.md): 3.3 times a turn DP of one column over the goal's totals
+# (in a call of many, :func:`thousand.solve.turn_seconds`: the best-response rounds, the end
+# distributions and the certificate, on two threads where the turns are long) plus 2e-5 s
+# of numpy and Python around them; the range shown is 1/ESTIMATE_SPREAD to ESTIMATE_SPREAD
+# times that. Measured over that estimate (the turn DP is timed when asked, so these move by
+# a few tenths between runs): three players, Pig to 100 1.1, plain to 500 0.7, plain 0.5,
+# farkle to 3000 1.7, farkle 1.1, farkle-cardgames 1.2; four players, plain to 150 1.8,
+# farkle to 1500 2.4, Pig to 30 0.07 (no mixed states, one-die turns).
+TURN_DPS_PER_STATE, SECONDS_AROUND, ESTIMATE_SPREAD = 3.3, 2e-5, 2.5
 # Rulesets whose moves lower the score sum (penalties, overtaking, push-off) sweep the levels
 # until they settle (17 to 49 sweeps on the tiny test rulesets, 26 on three players of the
-# small classic of docs/results.md). Fitted to that measured solve (13 s, 79,507 states): the
-# single-sweep estimate times 4.
-SWEEPS_FACTOR = 4.0
+# small classic of docs/results.md, 41 on classic to 300). Fitted to those two solves (7.2 s
+# for 79,507 states, 604 s for 3,796,416 measured with the code of an earlier day): the
+# single-sweep estimate times 7 (they took 0.6 and 1.0 times it).
+SWEEPS_FACTOR = 7.0
 
 
 def objective(players: int) -> str:
@@ -231,7 +236,7 @@ def estimate(rs: Ruleset, players: int) -> dict:
     from .nplayer import NPlayerGame
     if NPlayerGame(rs, players).lowers:
         guess *= SWEEPS_FACTOR
-    return {"player_states": m, "states": n, "seconds": (guess / 2, guess * 2)}
+    return {"player_states": m, "states": n, "seconds": (guess / ESTIMATE_SPREAD, guess * ESTIMATE_SPREAD)}
 
 
 def solve_players(rs: Ruleset, players: int, tables_dir: str | os.PathLike | None = None, *,
