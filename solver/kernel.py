@@ -120,7 +120,10 @@ class Backend:
         if threads > 0:
             return int(threads)
         env = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
-        return int(env) if env.isdigit() and int(env) > 0 else len(os.sched_getaffinity(0))
+        if env.isdigit() and int(env) > 0:
+            return int(env)
+        # the cores this process may run on (Linux); elsewhere every core of the machine
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
     def rows_minus(self, indptr: np.ndarray, cols: np.ndarray, vals: np.ndarray, x: np.ndarray, c: np.ndarray,
                    threads: int = 0) -> np.ndarray:
