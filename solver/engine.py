@@ -449,7 +449,7 @@ def next_turn(moves: Moves, step: GameStep, end: TurnEnd) -> GameStep:
     mover = step.mover
     after = finish_turn(moves, step.players, mover, end, finished=tuple(s for s, _f in step.finished))
     if not after.won and not step.finished:      # the common case: the next seat moves
-        return GameStep(None, after.players, (mover + 1) % len(after.players))
+        return GameStep(None, after.players, next_in_round(len(after.players), mover, ()))
     finished = dict(step.finished)
     players = list(after.players)
     if after.won:
