@@ -22,13 +22,15 @@ The DP runs without the GIL and without Python objects; a column's values do
 not depend on the other columns.
 """
 
+import threading
+
 import numpy as np
 
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 from libc.math cimport fabs
 from libc.stdint cimport int32_t, int64_t, uint8_t
-from cython.parallel cimport parallel, prange
+from cython.parallel cimport parallel, prange, threadid
 
 from thk cimport HOT_CONFIRM, HOT_FREE, HOT_MUST_ROLL, PlanView, plan_view
 
@@ -2333,6 +2335,30 @@ def duel_policy_frames(Rolls rolls, Plans plans, Q, frame_movers, col_ptr, col_m
                (out_c, cap_a, out_cols, out_vals, out_cnt), (cm, co, cr))
 
 
+# The duel calls' per-thread work memory, kept between calls. A duel pass or policy
+# round makes hundreds of calls, each needing megabytes; fresh memory each time is fresh
+# pages each time (the policy rounds fix glibc's mmap threshold low, so every such block
+# is mapped, faulted in and unmapped: a million page faults per classic round).
+_WORKSPACE_LOCK = threading.Lock()
+_workspace = [np.empty(0)]
+
+
+def _duel_workspace(Py_ssize_t n):
+    """``(buffer of at least n doubles, held)``: the kept one when no other thread is
+    in a duel call (``held``: the caller releases _WORKSPACE_LOCK after it), else a
+    private one."""
+    if not _WORKSPACE_LOCK.acquire(blocking=False):
+        return np.empty(max(n, 1)), False
+    try:
+        if _workspace[0].shape[0] < n:
+            _workspace[0] = np.empty(0)  # the old one goes first
+            _workspace[0] = np.empty(n + n // 4)
+    except BaseException:
+        _WORKSPACE_LOCK.release()
+        raise
+    return _workspace[0], True
+
+
 cdef _duel_call(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_d, out_ptr, grad, threads,
                 policy, frames=None):
     """The body of duel_level, duel_policy and duel_frames: checks, then every mover
@@ -2497,28 +2523,35 @@ cdef _duel_call(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_
     cdef Py_ssize_t* ibuf
     cdef _Pol* polp
     cdef const _Pol* ptp = &ptmpl
-    with nogil, parallel(num_threads=nt):
-        buf = <double*>malloc((ends_max + kmax + ws_max + pol_need) * sizeof(double))
-        ibuf = <Py_ssize_t*>malloc((n_lay + n_opt + 1 + BLOCK) * sizeof(Py_ssize_t))
-        polp = NULL
-        if want_pol:
-            polp = <_Pol*>malloc(sizeof(_Pol))
-        if buf == NULL or ibuf == NULL or (want_pol and polp == NULL):
-            failp[0] = 1
-        elif want_pol:
-            polp[0] = ptp[0]
-            pb = buf + ends_max + kmax + ws_max
-            polp.e = pb
-            polp.bw = pb + ends_max
-            _pol_scratch(polp, pb + ends_max + 2 * kmax, store_max, RSB, BLOCK, hot == HOT_CONFIRM)
-            polp.bi = ibuf + n_lay + n_opt + 1
-        for j in prange(M, schedule="dynamic"):
-            if buf != NULL and ibuf != NULL and (polp != NULL or not want_pol):
-                _duel_one(&tmpl, left, &d, j, buf, buf + ends_max, W, ibuf, ibuf + n_lay,
-                          buf + ends_max + kmax, polp)
-        free(buf)
-        free(ibuf)
-        free(polp)
+    cdef Py_ssize_t per_thread = ends_max + kmax + ws_max + pol_need
+    ws_a, ws_held = _duel_workspace(nt * per_thread)
+    cdef double[::1] ws_v = ws_a
+    cdef double* ws0 = &ws_v[0]
+    try:
+        with nogil, parallel(num_threads=nt):
+            buf = ws0 + threadid() * per_thread
+            ibuf = <Py_ssize_t*>malloc((n_lay + n_opt + 1 + BLOCK) * sizeof(Py_ssize_t))
+            polp = NULL
+            if want_pol:
+                polp = <_Pol*>malloc(sizeof(_Pol))
+            if ibuf == NULL or (want_pol and polp == NULL):
+                failp[0] = 1
+            elif want_pol:
+                polp[0] = ptp[0]
+                pb = buf + ends_max + kmax + ws_max
+                polp.e = pb
+                polp.bw = pb + ends_max
+                _pol_scratch(polp, pb + ends_max + 2 * kmax, store_max, RSB, BLOCK, hot == HOT_CONFIRM)
+                polp.bi = ibuf + n_lay + n_opt + 1
+            for j in prange(M, schedule="dynamic"):
+                if ibuf != NULL and (polp != NULL or not want_pol):
+                    _duel_one(&tmpl, left, &d, j, buf, buf + ends_max, W, ibuf, ibuf + n_lay,
+                              buf + ends_max + kmax, polp)
+            free(ibuf)
+            free(polp)
+    finally:
+        if ws_held:
+            _WORKSPACE_LOCK.release()
     if failed:
         raise MemoryError("duel_level: out of memory")
 
@@ -2665,77 +2698,146 @@ def solve_links(succ, a, b, out):
         raise ZeroDivisionError("solve_links: a cycle's rows are singular (the product of its -a is 1)")
 
 
-def rows_split(cap_ptr, cnt, cols, vals, local, double drop=0.0):
+cdef inline Py_ssize_t _one_link(const int64_t* cp, const int64_t* cn, const int64_t* cl, const double* vl,
+                                 const int64_t* loc, Py_ssize_t nloc, Py_ssize_t p, double drop) noexcept nogil:
+    """The entry of row p that rows_split(links=True) keeps inside: the largest kept
+    entry whose column is local (the first of equals), or -1."""
+    cdef Py_ssize_t e, c, best = -1
+    for e in range(cp[p], cp[p] + cn[p]):
+        c = cl[e]
+        if c < 0 or c >= nloc or fabs(vl[e]) < drop or loc[c] < 0:
+            continue
+        if best < 0 or fabs(vl[e]) > fabs(vl[best]):
+            best = e
+    return best
+
+
+_SPLIT_SERIAL_ROWS = 512  # fewer rows than this are split on one thread
+
+
+cdef struct _Split:
+    const int64_t* cp
+    const int64_t* cn
+    const int64_t* cl
+    const double* vl
+    const int64_t* loc
+    Py_ssize_t nloc
+    bint split
+    bint one
+    bint single
+    double drop
+
+
+cdef int _split_row(const _Split* sp, Py_ssize_t p, bint count, int64_t* out_at, int64_t* in_at, int32_t* oc,
+                    double* ov, float* ov32, int64_t* ir, int64_t* il, double* iv) noexcept nogil:
+    """Row p of rows_split. ``count``: its numbers of outer and inner entries go to
+    ``out_at[0]`` and ``in_at[0]``; returns 1 on a bad column. Else its entries go to
+    the outputs from offsets ``out_at[0]`` and ``in_at[0]``."""
+    cdef Py_ssize_t e, c, pick = -1
+    cdef int64_t n_out = 0, n_in = 0
+    cdef int bad = 0
+    if sp.one and sp.cn[p]:
+        pick = _one_link(sp.cp, sp.cn, sp.cl, sp.vl, sp.loc, sp.nloc, p, sp.drop)
+    for e in range(sp.cp[p], sp.cp[p] + sp.cn[p]):
+        c = sp.cl[e]
+        if c < 0 or c > 2147483647 or (sp.split and c >= sp.nloc):
+            bad = 1
+            continue
+        if fabs(sp.vl[e]) < sp.drop:
+            continue
+        if sp.split and sp.loc[c] >= 0 and (not sp.one or e == pick):
+            if not count:
+                ir[in_at[0] + n_in] = p
+                il[in_at[0] + n_in] = sp.loc[c]
+                iv[in_at[0] + n_in] = sp.vl[e]
+            n_in += 1
+        else:
+            if not count:
+                oc[out_at[0] + n_out] = <int32_t>c
+                if sp.single:
+                    ov32[out_at[0] + n_out] = <float>sp.vl[e]
+                else:
+                    ov[out_at[0] + n_out] = sp.vl[e]
+            n_out += 1
+    if count:
+        out_at[0] = n_out
+        in_at[0] = n_in
+    return bad
+
+
+def rows_split(cap_ptr, cnt, cols, vals, local, double drop=0.0, bint links=False, int threads=0):
     """Compact the rows that duel_policy wrote into capacity slots (row p: ``cnt[p]``
     entries from ``cap_ptr[p]``) and split them (see :func:`thousand.kernel.rows_split`):
     entries whose column c has ``local[c] >= 0`` go to ``(in_rows, in_locs, in_vals)``
     (the row, local[c], the value), the others to the CSR rows ``(indptr, out_cols,
     out_vals)`` with int32 columns. ``local`` None: no split. ``drop > 0``: entries
-    below ``drop`` are left out and ``out_vals`` is float32 (an approximate Jacobian)."""
+    below ``drop`` are left out and ``out_vals`` is float32 (an approximate Jacobian).
+    ``links``: at most one entry per row goes inside, its largest local one (the
+    first of equals); the row's other local entries go to the CSR rows. The rows are
+    counted, then written, on ``threads`` OpenMP threads (0: all)."""
     cdef const int64_t[::1] cp = _i64_1(cap_ptr)
     cdef const int64_t[::1] cn = _i64_1(cnt)
     cdef const int64_t[::1] cl = _i64_1(cols)
     cdef const double[::1] vl = _f64_1(vals)
     cdef bint split = local is not None
     cdef const int64_t[::1] loc = _i64_1(local if split else np.zeros(1, np.int64))
-    cdef Py_ssize_t m = cn.shape[0], p, e, n_in = 0, n_out = 0, c, nloc = loc.shape[0], k
+    cdef Py_ssize_t m = cn.shape[0], p
     if cp.shape[0] < m + 1:
         raise ValueError("cap_ptr needs one entry per row plus one")
     for p in range(m):
         if cn[p] < 0 or cp[p] < 0 or cp[p] + cn[p] > cl.shape[0] or cp[p] + cn[p] > vl.shape[0]:
             raise ValueError("row slots must lie inside cols/vals")
+    cdef _Split sp
+    sp.cp = &cp[0]
+    sp.cn = &cn[0] if m else NULL
+    sp.cl = &cl[0] if cl.shape[0] else NULL
+    sp.vl = &vl[0] if vl.shape[0] else NULL
+    sp.loc = &loc[0]
+    sp.nloc = loc.shape[0]
+    sp.split = split
+    sp.one = links and split
+    sp.drop = drop
+    sp.single = drop > 0
+    # row p's outer entries go to [out_at[p], out_at[p + 1]) (the CSR indptr), inner ones from in_at[p]
     indptr_a = np.zeros(m + 1, dtype=np.int64)
+    in_at_a = np.zeros(m + 1, dtype=np.int64)
     cdef int64_t[::1] ip = indptr_a
+    cdef int64_t[::1] ia = in_at_a
     cdef int bad = 0
-    with nogil:
-        for p in range(m):
-            for e in range(cp[p], cp[p] + cn[p]):
-                c = cl[e]
-                if c < 0 or c > 2147483647 or (split and c >= nloc):
-                    bad = 1
-                elif fabs(vl[e]) < drop:
-                    pass
-                elif split and loc[c] >= 0:
-                    n_in += 1
-                else:
-                    n_out += 1
-            ip[p + 1] = n_out
+    cdef int nt = threads if threads > 0 else thk_max_threads()
+    if m < _SPLIT_SERIAL_ROWS:
+        nt = 1
+    for p in prange(m, nogil=True, schedule="static", num_threads=nt):
+        if _split_row(&sp, p, True, &ip[p + 1], &ia[p + 1], NULL, NULL, NULL, NULL, NULL, NULL):
+            bad = 1
     if bad:
         raise ValueError("columns must be pair indices below 2**31 (and inside local)")
+    np.cumsum(indptr_a, out=indptr_a)
+    np.cumsum(in_at_a, out=in_at_a)
+    cdef Py_ssize_t n_out = ip[m], n_in = ia[m]
     out_cols_a = np.empty(n_out, dtype=np.int32)
-    out_vals_a = np.empty(n_out, dtype=np.float32 if drop > 0 else np.float64)
+    out_vals_a = np.empty(n_out, dtype=np.float32 if sp.single else np.float64)
     in_rows_a = np.empty(n_in, dtype=np.int64)
     in_locs_a = np.empty(n_in, dtype=np.int64)
     in_vals_a = np.empty(n_in)
     cdef int32_t[::1] oc = out_cols_a
     cdef double[::1] ov
     cdef float[::1] ov32
-    cdef bint single = drop > 0
-    if single:
+    cdef double* ovp = NULL
+    cdef float* ov32p = NULL
+    if n_out and sp.single:
         ov32 = out_vals_a
-    else:
+        ov32p = &ov32[0]
+    elif n_out:
         ov = out_vals_a
+        ovp = &ov[0]
     cdef int64_t[::1] ir = in_rows_a
     cdef int64_t[::1] il = in_locs_a
     cdef double[::1] iv = in_vals_a
-    n_in = 0
-    n_out = 0
-    with nogil:
-        for p in range(m):
-            for e in range(cp[p], cp[p] + cn[p]):
-                c = cl[e]
-                if fabs(vl[e]) < drop:
-                    continue
-                if split and loc[c] >= 0:
-                    ir[n_in] = p
-                    il[n_in] = loc[c]
-                    iv[n_in] = vl[e]
-                    n_in += 1
-                else:
-                    oc[n_out] = <int32_t>c
-                    if single:
-                        ov32[n_out] = <float>vl[e]
-                    else:
-                        ov[n_out] = vl[e]
-                    n_out += 1
+    cdef int32_t* ocp = &oc[0] if n_out else NULL
+    cdef int64_t* irp = &ir[0] if n_in else NULL
+    cdef int64_t* ilp = &il[0] if n_in else NULL
+    cdef double* ivp = &iv[0] if n_in else NULL
+    for p in prange(m, nogil=True, schedule="static", num_threads=nt):
+        _split_row(&sp, p, False, &ip[p], &ia[p], ocp, ovp, ov32p, irp, ilp, ivp)
     return indptr_a, out_cols_a, out_vals_a, in_rows_a, in_locs_a, in_vals_a

@@ -553,10 +553,11 @@ def solve_links(succ, a, b, out):
     out[:m] = x
 
 
-def rows_split(cap_ptr, cnt, cols, vals, local, drop=0.0):
+def rows_split(cap_ptr, cnt, cols, vals, local, drop=0.0, links=False, threads=0):
     """Compact rows written into capacity slots and split off the entries whose column
     has ``local[col] >= 0`` (see :func:`thousand.kernel.rows_split`); ``drop > 0``
-    leaves out the entries below it and gives float32 ``out_vals``."""
+    leaves out the entries below it and gives float32 ``out_vals``; ``links``: only
+    each row's largest such entry (the first of equals) is split off. ``threads``: one."""
     m = len(cnt)
     cnt = np.asarray(cnt, dtype=np.int64)
     sel = np.repeat(np.asarray(cap_ptr[:m], dtype=np.int64), cnt) + (
@@ -569,6 +570,14 @@ def rows_split(cap_ptr, cnt, cols, vals, local, drop=0.0):
         kept = np.abs(v) >= drop
         c, v, row = c[kept], v[kept], row[kept]
     inside = (local[c] >= 0) if local is not None else np.zeros(len(c), dtype=bool)
+    if links and inside.any():
+        # per row, the first entry of the largest |value| among the local ones
+        k = np.flatnonzero(inside)
+        order = np.lexsort((k, -np.abs(v[k]), row[k]))
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = row[k[order]][1:] != row[k[order]][:-1]
+        inside = np.zeros(len(c), dtype=bool)
+        inside[k[order[first]]] = True
     out = ~inside
     indptr = np.zeros(m + 1, dtype=np.int64)
     np.cumsum(np.bincount(row[out], minlength=m), out=indptr[1:])

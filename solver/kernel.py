@@ -447,6 +447,27 @@ def duel_frames(table: RollTable, plans: DuelPlans, Q: np.ndarray, frame_movers:
     return v, (d if grad else None)
 
 
+class Scratch:
+    """Reusable buffers for calls that need large temporaries, one per name, grown as
+    needed and never shrunk. A policy round asks for a level's capacity slots hundreds
+    of times; fresh arrays of that size are fresh pages every time (with the solver's
+    fixed mmap threshold each one is mapped, faulted in and unmapped: classic's rounds
+    took 13 million page faults and a seventh of their time in the system)."""
+
+    def __init__(self):
+        self._bufs: dict[str, np.ndarray] = {}
+
+    def take(self, name: str, n: int, dtype) -> np.ndarray:
+        """A buffer of ``n`` entries of ``dtype`` (uninitialised): the same memory as
+        the last ``take`` of ``name`` when that was large enough."""
+        buf = self._bufs.get(name)
+        if buf is None or buf.dtype != np.dtype(dtype) or len(buf) < n:
+            self._bufs.pop(name, None)  # the old one goes before the new one is made
+            # a quarter more: the next, slightly larger call need not grow it again
+            buf = self._bufs[name] = np.empty(max(n + n // 4, 1), dtype=dtype)
+        return buf[:n]
+
+
 @dataclass
 class PolicyRows:
     """Solved turns and their greedy policies as sparse rows (:func:`duel_policy`).
@@ -479,7 +500,7 @@ class PolicyRows:
 def duel_policy(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.ndarray, opp_lo: np.ndarray,
                 opp_hi: np.ndarray, threads: int = 0, local: np.ndarray | None = None,
                 frames: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
-                drop: float = 0.0) -> PolicyRows:
+                drop: float = 0.0, scratch: Scratch | None = None, links: bool = False) -> PolicyRows:
     """:func:`duel_level` (without the gradient) and the greedy policy of every pair
     as a sparse row: a forward pass of probability mass through each solved turn
     gives how it ends (see :func:`end_distribution`), and each end names the pair
@@ -489,7 +510,10 @@ def duel_policy(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.nd
     in :func:`duel_frames` (``movers`` the frame movers, ``opp_lo``/``opp_hi``
     ignored): pair p is column p. ``drop > 0`` asks for an approximate Jacobian: row
     entries below ``drop`` are left out (``c`` and ``v`` stay exact) and ``vals`` is
-    float32."""
+    float32. ``scratch``: where the uncompacted rows are written (reused across calls).
+    ``local``: pair index -> row of this call, or -1; the entries whose pair has a row
+    here come back apart as ``inner`` (with ``links``, only each row's largest one; its
+    other entries stay in the CSR rows)."""
     movers = np.ascontiguousarray(movers, dtype=np.int64)
     if frames is not None:
         ptr, col_movers, col_opps, col_row0 = (np.ascontiguousarray(a, dtype=np.int64) for a in frames)
@@ -508,8 +532,9 @@ def duel_policy(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.nd
     v = np.empty(pairs)
     c = np.empty(pairs)
     cnt = np.zeros(pairs, dtype=np.int64)
-    cols = np.empty(int(cap[-1]), dtype=np.int64)
-    vals = np.empty(int(cap[-1]))
+    scratch = scratch or Scratch()
+    cols = scratch.take("cols", int(cap[-1]), np.int64)
+    vals = scratch.take("vals", int(cap[-1]), np.float64)
     b = table.backend
     if frames is not None:
         b.impl.duel_policy_frames(table.rolls, plans.native(b), Q, movers, ptr, col_movers, col_opps, col_row0,
@@ -518,6 +543,7 @@ def duel_policy(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.nd
         b.impl.duel_policy(table.rolls, plans.native(b), Q, movers, lo, hi, v, ptr, c, cap, cols, vals, cnt,
                            int(threads))
     indptr, out_cols, out_vals, in_rows, in_locs, in_vals = b.impl.rows_split(cap, cnt, cols, vals, local,
-                                                                              float(drop))
+                                                                              float(drop), bool(links),
+                                                                              int(threads))
     inner = (in_rows, in_locs, in_vals) if local is not None else None
     return PolicyRows(v, c, indptr, out_cols, out_vals, ptr, inner)

@@ -739,20 +739,29 @@ def test_solve_links_refuses_bad_input():
 
 
 @_fast(40)
-@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 60), st.booleans(), st.sampled_from([0.0, 0.3]))
-def test_rows_split_agrees(seed, rows, split, drop):
+@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 60), st.booleans(), st.sampled_from([0.0, 0.3]),
+       st.booleans(), st.booleans())
+def test_rows_split_agrees(seed, rows, split, drop, links, threaded):
     """Rows in capacity slots (with gaps) compacted and split by a local index: both
     kernels alike, and every entry lands once, in its row, on the side local says;
-    with ``drop`` the entries below it are left out and the outer values are float32."""
+    with ``drop`` the entries below it are left out and the outer values are float32;
+    with ``links`` only a row's largest local entry (the first of equals) goes inside;
+    ``threaded``: the compiled kernel splits even these few rows on two threads."""
     rng = np.random.default_rng(seed)
     width = 40
     cap = np.concatenate([[0], np.cumsum(rng.integers(0, 6, size=rows))]).astype(np.int64)
     cnt = np.array([rng.integers(0, cap[p + 1] - cap[p] + 1) for p in range(rows)], dtype=np.int64)
     cols = rng.integers(0, width, size=int(cap[-1])).astype(np.int64)
     vals = rng.random(int(cap[-1]))
+    vals[rng.random(len(vals)) < 0.4] = 0.9  # equal values, often a row's largest: the first of them counts
     local = np.where(rng.random(width) < 0.3, rng.integers(0, 10, size=width), -1) if split else None
-    a = _pure.rows_split(cap, cnt, cols, vals, local, drop)
-    b = _kernel.rows_split(cap, cnt, cols, vals, local, drop)
+    a = _pure.rows_split(cap, cnt, cols, vals, local, drop, links)
+    serial = _kernel._SPLIT_SERIAL_ROWS
+    try:
+        _kernel._SPLIT_SERIAL_ROWS = 0 if threaded else serial
+        b = _kernel.rows_split(cap, cnt, cols, vals, local, drop, links, 2 if threaded else 1)
+    finally:
+        _kernel._SPLIT_SERIAL_ROWS = serial
     for x, y in zip(a, b):
         assert x.dtype == y.dtype
         np.testing.assert_array_equal(x, y)
@@ -760,13 +769,18 @@ def test_rows_split_agrees(seed, rows, split, drop):
     kept = sum(int(np.sum(vals[cap[p]:cap[p] + cnt[p]] >= drop)) for p in range(rows))
     assert oc.dtype == np.int32 and indptr[-1] == len(oc) and len(oc) + len(iv) == kept
     assert ov.dtype == (np.float32 if drop else np.float64)
+    want_in = []
     for p in range(rows):
+        row = [(e, int(c), float(v)) for e, (c, v) in enumerate(zip(cols[cap[p]:cap[p] + cnt[p]],
+                                                                    vals[cap[p]:cap[p] + cnt[p]])) if v >= drop]
+        inside = [(e, c, v) for e, c, v in row if local is not None and local[c] >= 0]
+        if links and inside:
+            top = max(v for _, _, v in inside)
+            inside = [next((e, c, v) for e, c, v in inside if v == top)]
+        want_in += [(p, int(local[c]), v) for _, c, v in inside]
         got = sorted(zip(oc[indptr[p]:indptr[p + 1]].tolist(), ov[indptr[p]:indptr[p + 1]].tolist()))
-        want = [(int(c), float(ov.dtype.type(v))) for c, v in zip(cols[cap[p]:cap[p] + cnt[p]],
-                                                                 vals[cap[p]:cap[p] + cnt[p]])
-                if (local is None or local[c] < 0) and v >= drop]
+        want = [(c, float(ov.dtype.type(v))) for e, c, v in row if (e, c, v) not in inside]
         assert got == sorted(want)
-    want_in = sorted((p, int(local[c]), v) for p in range(rows)
-                     for c, v in zip(cols[cap[p]:cap[p] + cnt[p]], vals[cap[p]:cap[p] + cnt[p]])
-                     if local is not None and local[c] >= 0 and v >= drop)
-    assert sorted(zip(ir.tolist(), il.tolist(), iv.tolist())) == want_in
+    if links:
+        assert len(set(ir.tolist())) == len(ir)
+    assert sorted(zip(ir.tolist(), il.tolist(), iv.tolist())) == sorted(want_in)
