@@ -344,8 +344,8 @@ class DuelDiverges(ThousandError):
 
 STALL_PASSES = 40  # passes without a tenfold gain in the largest change before giving up
 POLICY_START = 5e-2  # largest pass change below which policy iteration takes over
-POLICY_PASSES = 10   # ... or after this many passes (classic-open's passes stall near 0.15)
-MAX_ROUNDS = 12      # policy rounds before falling back to passes
+POLICY_PASSES = 2    # ... or after this many passes (the rounds settle classic from there in fewer seconds)
+MAX_ROUNDS = 12      # policy rounds that build systems before falling back to passes
 LOST_WAY = "two policy rounds without a smaller residual"
 TOO_MANY_ROUNDS = f"{MAX_ROUNDS} policy rounds"
 POLICY_RESTART = 0.03  # after a fallback, the rounds try again once the pass change is this share of where they began
@@ -353,6 +353,8 @@ MAX_SWEEPS = 2000    # sweeps of one policy evaluation
 EVAL_DEPTH = 10      # Anderson depth of a policy evaluation
 POLICY_DROP = 1e-4   # policy-row entries below this are left out of a round's Jacobian (docs/solver.md)
 EVAL_SHARE = 1e-3    # a round's correction is solved until a sweep moves it by this share of the residual
+EVAL_STALL = 100     # sweeps without halving the best change before an evaluation gives up
+CHORD_GAIN = 5e-2    # a round that cuts the residual to this share has the next keep its systems
 
 
 HELD_FACTOR = 1.2   # resident memory per byte the rounds count (classic-open: 23.7 GB for 20 GB counted)
@@ -458,10 +460,10 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
     accel = _Anderson(depth=6)
     history: list[float] = []
     use_policy = policy_iteration and repeat
-    start, tries = POLICY_START, 0
+    policy_at, tries = POLICY_START, 0  # the pass change below which the rounds take over
     residual = fallback = None
     while passes < max_passes:
-        if use_policy and history and (history[-1] < start or (not tries and len(history) >= POLICY_PASSES)):
+        if use_policy and history and (history[-1] < policy_at or (not tries and len(history) >= POLICY_PASSES)):
             residual, r_rounds, r_sweeps, why = _policy_iteration(model, table, Q, levels, tol, threads,
                                                                   progress, passes)
             fallback = fallback or why
@@ -474,12 +476,15 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
             # lost their way (not memory, not a singular policy) try them once more closer in
             tries += 1
             use_policy = tries < 2 and why in (LOST_WAY, TOO_MANY_ROUNDS)
-            start = min(start, history[-1]) * POLICY_RESTART
+            policy_at = min(policy_at, history[-1]) * POLICY_RESTART
             accel = _Anderson(depth=6)
         passes += 1
         accelerate = repeat and store is None
         before = Q.copy() if accelerate else None
-        first = passes == 1 and start is None and not (store is not None and store.reopened)
+        # the levels' guesses start a solve from nothing; policy rounds, which take over
+        # after two passes, do without them (classic measured: docs/solver.md)
+        first = (passes == 1 and start is None and not use_policy
+                 and not (store is not None and store.reopened))
         change = _pass(model, table, Q, levels, repeat, threads, first=first)
         if progress:
             progress(passes, change)
@@ -640,53 +645,72 @@ def _guess(model: DuelModel, vals, lv: _Level) -> None:
 @dataclass
 class _LevelSystem:
     """One level's rows of a round's correction system ``(I + M~) delta = rho`` (delta
-    indexed like Q.ravel()): ``(I + D) delta[rows] = rho - O delta``, with D the entries that
-    stay in the level (factorised once: ``lu``, None when D is empty) and O, the
-    entries that leave it, as CSR arrays ``indptr``, ``cols`` (int32), ``vals``
-    (float32); ``rho`` is the level's Bellman residual ``TurnDP(P) - P``."""
+    indexed like Q.ravel()): ``(I + D) delta[rows] = rho - O delta``, with D each row's
+    largest entry that stays in the level -- a functional graph, ``D[k, succ[k]] = a[k]``
+    (succ -1: none), solved by following its links -- and O every other entry, as CSR
+    arrays ``indptr``, ``cols`` (int32), ``vals`` (float32); ``rho`` is the level's
+    Bellman residual ``TurnDP(P) - P``."""
 
     rows: np.ndarray
     rho: np.ndarray
     indptr: np.ndarray
     cols: np.ndarray
     vals: np.ndarray
-    lu: object
+    succ: np.ndarray
+    a: np.ndarray
+    frames: "_Frames"  # the level's pairs as frames, in the order of ``rows``
 
 
 def _policy_round(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], threads: int,
-                  budget: int) -> tuple[list[_LevelSystem], float]:
+                  budget: int, scratch: kernel.Scratch | None = None) -> tuple[list[_LevelSystem], float]:
     """One Jacobi turn-DP pass at Q: the Bellman residual ``rho = TurnDP(P) - P`` and the
     greedy policy of every pair, level by level, as the rows of an approximate Jacobian
     (entries below :data:`POLICY_DROP` left out, float32; raises :class:`_OverBudget`
-    once they pass ``budget`` bytes). Returns the systems and max |rho|."""
+    once they pass ``budget`` bytes; ``scratch``: the kernel's buffers, kept from round
+    to round). Returns the systems and max |rho|."""
     n = model.n
     q = Q.ravel()
     pos = np.full(n * n, -1, dtype=np.int64)
     systems, residual = [], 0.0
     held = 2 * (EVAL_DEPTH + 3) * q.nbytes  # the evaluation's Anderson history, correction and copies
+    scratch = scratch or kernel.Scratch()
     for lv in levels:
         f = _frames(model, lv.px, lv.py)
         rows = f.opps * n + f.movers   # the level's pairs in frame order
         m = len(rows)
         pos[rows] = np.arange(m)
         r = kernel.duel_policy(table, model.plans, Q, f.fm, None, None, threads=threads, local=pos,
-                               frames=(f.cp, f.movers, f.opps, f.row0), drop=POLICY_DROP)
+                               frames=(f.cp, f.movers, f.opps, f.row0), drop=POLICY_DROP,
+                               scratch=scratch, links=True)
         pos[rows] = -1
         rho = r.v - q[rows]
         residual = max(residual, float(np.max(np.abs(rho))))
         in_rows, in_locs, in_vals = r.inner
-        lu = None
-        if len(in_vals):
-            D = sparse.csc_matrix((in_vals, (in_rows, in_locs)), shape=(m, m))
-            lu = spla.splu(sparse.identity(m, format="csc") + D)
-        sy = _LevelSystem(rows, rho, r.indptr, r.cols, r.vals, lu)
+        succ, a = np.full(m, -1, dtype=np.int64), np.zeros(m)
+        succ[in_rows], a[in_rows] = in_locs, in_vals
+        table.backend.solve_links(succ, a, np.zeros(m))  # ZeroDivisionError: a cycle that never ends
+        sy = _LevelSystem(rows, rho, r.indptr, r.cols, r.vals, succ, a, f)
         systems.append(sy)
-        held += sy.vals.nbytes + sy.cols.nbytes + sy.indptr.nbytes + rows.nbytes + rho.nbytes
-        if lu is not None:
-            held += (lu.L.nnz + lu.U.nnz) * 12
+        held += (sy.vals.nbytes + sy.cols.nbytes + sy.indptr.nbytes + rows.nbytes + rho.nbytes + succ.nbytes
+                 + a.nbytes)
         if HELD_FACTOR * held > budget:
             raise _OverBudget
     return systems, residual
+
+
+def _residual_pass(model: DuelModel, table, Q: np.ndarray, systems: list[_LevelSystem], threads: int) -> float:
+    """A round that keeps the last round's systems (a chord step): one Jacobi turn-DP
+    pass at Q, without rows or derivatives, puts each level's Bellman residual
+    ``rho = TurnDP(P) - P`` into its system. Returns max |rho|."""
+    q = Q.ravel()
+    residual = 0.0
+    for sy in systems:
+        f = sy.frames
+        v, _ = kernel.duel_frames(table, model.plans, Q, f.fm, f.cp, f.movers, f.opps, f.row0, grad=False,
+                                  threads=threads)
+        sy.rho = v - q[sy.rows]
+        residual = max(residual, float(np.max(np.abs(sy.rho))))
+    return residual
 
 
 def _evaluate_policy(systems: list[_LevelSystem], q: np.ndarray, backend: kernel.Backend, threads: int = 0,
@@ -697,10 +721,11 @@ def _evaluate_policy(systems: list[_LevelSystem], q: np.ndarray, backend: kernel
     with M~ (small entries left out) the step still lands within about
     ``|(I + M~)^-1 (M - M~)|`` of it, and the fixed point is unchanged because rho
     comes from the exact turn DP (measured in docs/solver.md). Gauss-Seidel sweeps over
-    the levels, top down (each level's in-level part solved exactly),
-    Anderson-accelerated (the sweep map is affine, so this converges like a Krylov
-    method), until a sweep moves delta by at most :data:`EVAL_SHARE` of max |rho| (or
-    1e-17) or stops gaining. Returns the sweeps taken."""
+    the levels, top down (each level's links solved exactly, its other in-level
+    entries taken at the last sweep's values), Anderson-accelerated (the sweep map is
+    affine, so this converges like a Krylov method), until a sweep moves delta by at
+    most :data:`EVAL_SHARE` of max |rho| (or 1e-17) or stops gaining. Returns the
+    sweeps taken."""
     delta = np.zeros_like(q)
     goal = max(EVAL_SHARE * max((float(np.max(np.abs(sy.rho))) for sy in systems), default=0.0), 1e-17)
     accel = _Anderson(depth=EVAL_DEPTH, bounded=False)
@@ -709,7 +734,7 @@ def _evaluate_policy(systems: list[_LevelSystem], q: np.ndarray, backend: kernel
         before = delta.copy()
         for sy in systems:
             rhs = backend.rows_minus(sy.indptr, sy.cols, sy.vals, delta, sy.rho, threads)
-            delta[sy.rows] = sy.lu.solve(rhs) if sy.lu is not None else rhs
+            delta[sy.rows] = backend.solve_links(sy.succ, sy.a, rhs)
         change = float(np.max(np.abs(delta - before)))
         if change <= goal:
             break
@@ -719,6 +744,8 @@ def _evaluate_policy(systems: list[_LevelSystem], q: np.ndarray, backend: kernel
             stale += 1
             if stale >= 30 and change < 1e-12:
                 break  # rounding noise: the system is solved as well as floats allow
+            if stale >= EVAL_STALL:
+                break  # no progress (a policy whose game need not end): the next residual says so
         delta[:] = accel.step(before, delta)
     q += delta
     np.clip(q, 0.0, 1.0, out=q)
@@ -740,22 +767,34 @@ def _policy_iteration(model: DuelModel, table, Q: np.ndarray, levels: list[_Leve
     reason = TOO_MANY_ROUNDS
     budget = policy_memory_budget()
     _fixed_mmap_threshold()
-    while rounds < MAX_ROUNDS:
+    systems, chord, scratch = None, False, kernel.Scratch()
+    built = 0  # rounds that built systems: chord rounds continue only while each gains 20-fold
+    while built < MAX_ROUNDS:
         rounds += 1
-        try:
-            systems, residual = _policy_round(model, table, Q, levels, threads, budget)
-        except _OverBudget:
-            # Q is untouched by the round: the passes go on from it
-            reason = (f"a policy's linear systems exceed the memory budget of {budget / 2**20:,.0f} MB "
-                      "(THOUSAND_DUEL_MEMORY_MB)")
-            break
-        except RuntimeError:  # splu: a level's system is singular (policies that never end the game)
-            reason = "a policy's linear system is singular"
-            break
+        built += not chord
+        if chord:
+            residual = _residual_pass(model, table, Q, systems, threads)
+        else:
+            systems = None  # the old systems go before the new ones are built
+            try:
+                systems, residual = _policy_round(model, table, Q, levels, threads, budget, scratch)
+            except _OverBudget:
+                # Q is untouched by the round: the passes go on from it
+                reason = (f"a policy's linear systems exceed the memory budget of {budget / 2**20:,.0f} MB "
+                          "(THOUSAND_DUEL_MEMORY_MB)")
+                break
+            except ZeroDivisionError:  # a level's links close a cycle of certain busts: a game without end
+                reason = "a policy's linear system is singular"
+                break
         if progress:
             progress(passes + rounds, residual)
         if residual <= tol:
             return residual, rounds, sweeps, None
+        # a round that cut the residual to CHORD_GAIN of the best before it is in Newton's
+        # last steps: the policy hardly changes any more, so the next round keeps these
+        # systems and measures only the new residual (a chord step); one that gains less
+        # has the next round build new ones
+        chord = residual <= CHORD_GAIN * best < np.inf
         if residual < best:
             best, best_Q, gainless = residual, Q.copy(), 0
         else:
@@ -764,7 +803,7 @@ def _policy_iteration(model: DuelModel, table, Q: np.ndarray, levels: list[_Leve
                 reason = LOST_WAY
                 break
         sweeps += _evaluate_policy(systems, Q.ravel(), table.backend, threads)
-        del systems
+    del systems
     if best_Q is not None:
         Q[:] = best_Q
     return None, rounds, sweeps, reason
