@@ -476,7 +476,10 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
             # lost their way (not memory, not a singular policy) try them once more closer in
             tries += 1
             use_policy = tries < 2 and why in (LOST_WAY, TOO_MANY_ROUNDS)
-            policy_at = min(policy_at, history[-1]) * POLICY_RESTART
+            # rounds that began early (after POLICY_PASSES, the change still above
+            # POLICY_START) try again at POLICY_START, as if they had waited for it
+            policy_at = (policy_at if history[-1] >= policy_at
+                         else min(policy_at, history[-1]) * POLICY_RESTART)
             accel = _Anderson(depth=6)
         passes += 1
         accelerate = repeat and store is None
@@ -692,7 +695,7 @@ def _policy_round(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], 
         sy = _LevelSystem(rows, rho, r.indptr, r.cols, r.vals, succ, a, f)
         systems.append(sy)
         held += (sy.vals.nbytes + sy.cols.nbytes + sy.indptr.nbytes + rows.nbytes + rho.nbytes + succ.nbytes
-                 + a.nbytes)
+                 + a.nbytes + sum(x.nbytes for x in (f.order, f.fm, f.cp, f.movers, f.opps, f.row0)))
         if HELD_FACTOR * held > budget:
             raise _OverBudget
     return systems, residual
