@@ -431,8 +431,11 @@ def solve(rules: Ruleset | str, objective: str, *, method: str | None = None,
 # The duel's time is the pairs times one turn DP of the ruleset, timed on this machine
 # when the estimate is made, times the work per pair of a whole solve in units of one turn
 # DP: measured (docs/solver.md) 0.8 (plain) to 1.7 (farkle) without penalty links (one pass,
-# frames), and from 1.9 (classic-nobarrel) to 14 (admission, zilch) with them.
-DUEL_TURNS_PER_PAIR = {False: (0.8, 1.8), True: (1.9, 14.0)}
+# frames), and from 1.9 (classic-nobarrel) to 14 (admission, zilch) with them; on
+# 2026-12-04, with the levels' guesses back and the cheaper rounds, plain 0.66, farkle
+# 1.3, farkle-cardgames 1.45, classic-nobarrel 1.95, kubiki 2.0, classic 2.2, street and
+# classic-open 2.6, admission 9.4.
+DUEL_TURNS_PER_PAIR = {False: (0.6, 1.8), True: (1.9, 14.0)}
 # classic's race: about 100 s on this project's 2-core machine
 RACE_STATE_ROWS_PER_S = 1.5e5
 
