@@ -31,6 +31,13 @@ from .states import decode
 from .tables import PLAYERS, Table, find_table, save_table, write_target
 
 
+def _bar(frac: float, width: int = 20) -> str:
+    """A progress bar of ``width`` cells, one ``#`` per whole share done. The share is
+    rounded to 1e-9 first: times are differences of large clock readings, and 120 s of
+    600 must fill four cells, not three."""
+    return ("#" * int(round(width * frac, 9))).ljust(width)
+
+
 class Progress:
     """A progress line on stderr, shown once a solve has run for a second: the step, the
     largest change, the time so far and, given the solve's ``expected`` seconds
@@ -48,9 +55,8 @@ class Progress:
         text = f"{self.label}: sweep {step}, largest change {change:.3e}, {el:.0f} s"
         if self.expected:
             frac = min(el / self.expected, 0.99)
-            bar = "#" * int(20 * frac)
             left = self.expected - el
-            text += (f" [{bar:<20}] roughly {left:.0f} s left" if left > 0 else " [longer than estimated]")
+            text += (f" [{_bar(frac)}] roughly {left:.0f} s left" if left > 0 else " [longer than estimated]")
         return text
 
     def __call__(self, step: int, change: float) -> None:
@@ -73,7 +79,7 @@ class Progress:
             return
         el, frac = now - self.t0, min(done / max(total, 1), 1.0)
         left = f", roughly {el / frac - el:.0f} s left" if frac > 0.02 else ""
-        self._show(f"{self.label}: {done:,} of {total:,} states [{'#' * int(20 * frac):<20}] {el:.0f} s{left}")
+        self._show(f"{self.label}: {done:,} of {total:,} states [{_bar(frac)}] {el:.0f} s{left}")
 
     def close(self) -> None:
         if self.shown and self.tty:

@@ -340,6 +340,9 @@ def test_a_long_solve_says_what_it_costs(capsys):
     assert "roughly" in err and ("minutes" in err or "hours" in err) and f"{n:,} player states" in err
     p = Progress("solving classic duel", True, expected=600.0)
     assert "roughly 480 s left" in p.line(3, 0.1, p.t0 + 120) and "[####" in p.line(3, 0.1, p.t0 + 120)
+    # a clock reading where (t0 + 120) - t0 is 119.99999999999x: still a fifth of the bar
+    p.t0 = 16296.412188395561
+    assert (p.t0 + 120) - p.t0 < 120 and "[#### " in p.line(3, 0.1, p.t0 + 120)
     assert "longer than estimated" in p.line(9, 1e-5, p.t0 + 700)
 
 
