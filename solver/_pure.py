@@ -589,6 +589,21 @@ def rows_split(cap_ptr, cnt, cols, vals, local, drop=0.0, links=False, threads=0
 # --------------------------------------------------------------------------- duel loops
 
 
+def end_opponents(plans, i, rows, Y):
+    """The opponent that the ends ``rows`` (rows of ``plans``, all of mover ``i``) hand the
+    game to, against each opponent state in ``Y``: an array (len(rows), len(Y)) of
+    states. An end that put the mover on the barrel pushes an opponent who is on it off
+    (``pushed``); then an opponent whose score the mover's passed (``score[i] < s <
+    after``) is overtaken. The compiled kernel's rule, written once for numpy: the pure
+    twin's turn ends and the duel solver's interface (:meth:`thousand.duel.DuelModel.interface`)
+    take it from here. ``plans``: anything with the arrays of :class:`Plans`."""
+    climbed = np.asarray(plans.climbed[rows]).astype(bool)
+    on = np.asarray(plans.on_barrel[Y]).astype(bool)
+    y1 = np.where(climbed[:, None] & on[None, :], plans.pushed[Y][None, :], Y[None, :])
+    s = plans.score[y1]
+    return np.where((plans.score[i] < s) & (s < plans.after[rows][:, None]), plans.overtaken[y1], y1)
+
+
 def _mover_ends(plans, Q, i, lo, hi):
     """Mover i's turn ends against opponents lo..hi-1, as the compiled kernel builds them:
     ``(stop_ok, forced_ok, nxt, opp, ends, bust)`` with ``opp[t, k]`` the opponent after
@@ -597,11 +612,8 @@ def _mover_ends(plans, Q, i, lo, hi):
     p = plans
     Y = np.arange(lo, hi)
     a, b = p.ptr[i], p.ptr[i + 1]
-    stop_ok, forced_ok = p.stop_ok[a:b], p.forced_ok[a:b]
-    nxt, after, climbed = p.next[a:b], p.after[a:b], p.climbed[a:b].astype(bool)
-    y1 = np.where(climbed[:, None] & p.on_barrel[Y].astype(bool)[None, :], p.pushed[Y][None, :], Y[None, :])
-    s = p.score[y1]
-    opp = np.where((p.score[i] < s) & (s < after[:, None]), p.overtaken[y1], y1)
+    stop_ok, forced_ok, nxt = p.stop_ok[a:b], p.forced_ok[a:b], p.next[a:b]
+    opp = end_opponents(p, i, np.arange(a, b), Y)
     ends = 1.0 - Q[np.maximum(nxt, 0)[:, None], opp]
     ends[nxt == -1] = 1.0
     if p.win_col is not None:  # equal_turns: the opponent's last turn

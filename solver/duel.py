@@ -25,7 +25,17 @@ moves (the linearisation is exact once the decisions stop changing). Values
 of lower levels, reached only through penalties, are taken from the
 previous pass. Without penalties (Pig, plain, Farkle) one pass is exact.
 
-Policy iteration (rulesets with penalties). With every turn's decisions held
+Interface passes (rulesets whose penalties land on few pairs). A pass reads a
+value before it solves it only where a penalty leads to a pair of the same level or
+a lower one (:meth:`DuelModel.interface`); with each level's DPs re-run until nothing
+moves, every value a pass computes is a function of those values ``u``, so the duel is
+the fixed point of the small map ``u -> pass(u)``. Where ``u`` has at most
+:data:`INTERFACE_MAX` pairs (admission: one, the player pushed back to the opening
+score against the player on the barrel) the passes are mixed by a multisecant
+(Anderson) step fitted to the residuals at ``u`` and applied to every value, which
+settles in about ``|u| + 3`` passes.
+
+Policy iteration (other rulesets with penalties). With every turn's decisions held
 fixed the equation is linear, ``(I + M) P = c``: ``M`` holds the probability
 that the turn from a pair hands the game over to each successor pair (the end
 distribution of the greedy turn, :func:`thousand.kernel.duel_policy`) and ``c``
@@ -250,6 +260,43 @@ class DuelModel:
         P[:m, m:], P[m:, :m] = values[0], values[1]
         return P
 
+    def interface(self, limit: int) -> np.ndarray | None:
+        """The pairs a pass reads before it solves them, as indices into ``Q.ravel()``
+        (``Q[y, x] = P(x, y)``), sorted; None when there are more than ``limit``.
+
+        A pass solves the levels from the top down and each level's bust links exactly,
+        so it reads a value before solving it only where an end leads to a pair of the
+        same level or a lower one other than through an in-level bust: a penalty
+        (push-off, overtaking, a fall, samosval, bolts, a pit's roll-back). With those
+        values ``u`` held, every value a pass computes is a function of ``u``, and the
+        duel's fixed point is the fixed point of ``u -> pass(u)`` restricted to them
+        (:func:`solve_duel`, interface passes). The open-minimum push-off of
+        ``admission`` sends every such end to one pair; bolts and overtaking, to about
+        as many pairs as there are states."""
+        p, n, sc = self.plans, self.n, self.plans.score
+        ident = np.arange(n)
+        # opponents an end can move: on the barrel (pushed off) or overtakeable
+        movable = (p.on_barrel.astype(bool) & (p.pushed != ident)) | (p.overtaken != ident)
+        movers, lo, hi = self.opponents()
+        found: set[int] = set()
+        for i in movers:
+            Y = np.arange(lo[i], hi[i])
+            a, b = p.ptr[i], p.ptr[i + 1]
+            rows = a + np.flatnonzero((p.next[a:b] >= 0) & ((p.stop_ok[a:b] | p.forced_ok[a:b]) > 0))
+            lowers = sc[p.next[rows]] <= sc[i]   # ends that do not raise the mover's score
+            # an end that raises it lowers the level only where it moves the opponent
+            for R, Ys in ((rows[lowers], Y), (rows[~lowers], Y[movable[Y]])):
+                if len(R) and len(Ys):
+                    opp = kernel.end_opponents(p, i, R, Ys)
+                    nxt = p.next[R][:, None]
+                    down = sc[opp] + sc[nxt] <= sc[i] + sc[Ys][None, :]
+                    found.update((nxt * n + opp)[down].tolist())
+            if sc[p.bust[i]] < sc[i]:   # a zero turn's penalty (bolts)
+                found.update((p.bust[i] * n + Y).tolist())
+            if len(found) > limit:
+                return None
+        return np.array(sorted(found), dtype=np.int64)
+
     def lowers_levels(self) -> bool:
         """Whether any move lowers the sum of the scores (penalties): then the
         levels must be swept more than once."""
@@ -336,6 +383,7 @@ class DuelSolution:
     rounds: int = 0         # policy-iteration rounds among the passes
     sweeps: int = 0         # sweeps of the policies' linear systems
     fallback: str | None = None  # why policy iteration first handed back to the passes, if it did
+    interface: int = 0      # pairs of the interface whose passes solved the duel (0: none did)
 
 
 class DuelDiverges(ThousandError):
@@ -355,6 +403,9 @@ POLICY_DROP = 1e-4   # policy-row entries below this are left out of a round's J
 EVAL_SHARE = 1e-3    # a round's correction is solved until a sweep moves it by this share of the residual
 EVAL_STALL = 100     # sweeps without halving the best change before an evaluation gives up
 CHORD_GAIN = 5e-2    # a round that cuts the residual to this share has the next keep its systems
+INTERFACE_MAX = 4    # interface passes where a pass reads at most this many pairs before solving them
+INTERFACE_PASSES = 30  # ... and hand over to the policy rounds if they have not settled after this many
+INTERFACE_DEPTH = 4  # passes an interface pass mixes beyond the interface's size
 
 
 HELD_FACTOR = 1.2   # resident memory per byte the rounds count (classic-open: 23.7 GB for 20 GB counted)
@@ -413,15 +464,19 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
     fixed point, and the final residual that certifies it, do not depend on it; only the
     work does.
 
-    ``method``: ``"policy"`` (the default: passes, then policy iteration where
-    penalties make levels cycle), ``"passes"`` (Gauss-Seidel passes alone) or
+    ``method``: ``"policy"`` (the default: where penalties make levels cycle, interface
+    passes or passes and then policy iteration, see below), ``"passes"`` (Gauss-Seidel passes alone) or
     ``"textbook"`` (the baseline: in-place Gauss-Seidel sweeps over all pairs, one
     scalar turn DP per pair, until no value moves by more than ``tol``; for
     benchmarks and as a check, it reaches the same fixed point).
 
-    Rulesets whose penalties lower the level take Gauss-Seidel passes until the
-    largest change is below :data:`POLICY_START` (at most :data:`POLICY_PASSES`
-    of them), then policy iteration
+    Rulesets whose penalties lead to at most :data:`INTERFACE_MAX` pairs that a pass
+    reads before it solves them (:meth:`DuelModel.interface`) take interface passes: exact passes whose values are
+    mixed to make the interface's values a fixed point (handed over to the policy rounds
+    below after :data:`INTERFACE_PASSES`; ``interface`` of the result counts the pairs
+    when they solved it). Other rulesets whose penalties lower the level take
+    Gauss-Seidel passes until the largest change is below :data:`POLICY_START` (at most
+    :data:`POLICY_PASSES` of them), then policy iteration
     (:func:`_policy_iteration`): each round is one turn-DP pass that also records the
     greedy policy of every pair as a sparse row, and an approximate Newton step for that
     policy (:func:`_evaluate_policy`); it ends when the pass finds the Bellman
@@ -460,10 +515,12 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
     accel = _Anderson(depth=6)
     history: list[float] = []
     use_policy = policy_iteration and repeat
+    mix = _interface_mixer(model) if use_policy else None
     policy_at, tries = POLICY_START, 0  # the pass change below which the rounds take over
     residual = fallback = None
     while passes < max_passes:
-        if use_policy and history and (history[-1] < policy_at or (not tries and len(history) >= POLICY_PASSES)):
+        if mix is None and use_policy and history and (
+                history[-1] < policy_at or (not tries and len(history) >= POLICY_PASSES)):
             residual, r_rounds, r_sweeps, why = _policy_iteration(model, table, Q, levels, tol, threads,
                                                                   progress, passes)
             fallback = fallback or why
@@ -486,9 +543,11 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
         before = Q.copy() if accelerate else None
         # the levels' guesses start a solve from nothing; policy rounds, which take over
         # after two passes, do without them (classic measured: docs/solver.md)
-        first = (passes == 1 and start is None and not use_policy
+        first = (passes == 1 and start is None and (not use_policy or mix is not None)
                  and not (store is not None and store.reopened))
-        change = _pass(model, table, Q, levels, repeat, threads, first=first)
+        change = _pass(model, table, Q, levels, repeat, threads, first=first,
+                       interface=None if mix is None else mix.fit,
+                       prior=before if mix is not None and not first else None)
         if progress:
             progress(passes, change)
         if change <= tol or not repeat:
@@ -496,7 +555,13 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
         history.append(change)
         if len(history) > STALL_PASSES and min(history[-STALL_PASSES:]) > 0.1 * min(history[:-STALL_PASSES]):
             raise DuelDiverges(_diverges(rs, passes, change))
-        if accelerate and change < 1e-2:
+        if mix is not None:
+            # interface passes: the next values from the last few passes, mixed to make
+            # the interface pairs' values a fixed point (docs/solver.md)
+            Q[:] = mix.step(before, Q)
+            if passes >= INTERFACE_PASSES:
+                mix, fallback = None, f"{INTERFACE_PASSES} interface passes"  # the rounds take over
+        elif accelerate and change < 1e-2:
             Q[:] = accel.step(before, Q)
     del accel
     if store is not None:
@@ -510,24 +575,56 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
         residual = bellman_residual(model, table, P)
     if residual > 1e-10:
         raise DuelDiverges(_diverges(rs, passes, residual))
-    return DuelSolution(model, P, passes, residual, time.perf_counter() - t0, rounds, sweeps, fallback)
+    return DuelSolution(model, P, passes, residual, time.perf_counter() - t0, rounds, sweeps, fallback,
+                        0 if mix is None else len(mix.fit))
+
+
+def _interface_mixer(model: DuelModel) -> _Anderson | None:
+    """The mixing of interface passes (:meth:`DuelModel.interface`), or None where the
+    interface has more than :data:`INTERFACE_MAX` pairs or the mixing's history (a copy
+    of the values per pass mixed) would pass :func:`policy_memory_budget`."""
+    fit = model.interface(INTERFACE_MAX)
+    if fit is None:
+        return None
+    depth = len(fit) + INTERFACE_DEPTH
+    if HELD_FACTOR * (depth + 3) * 8 * model.n ** 2 > policy_memory_budget():
+        return None
+    return _Anderson(depth=depth, fit=fit)
 
 
 def _pass(model: DuelModel, table, Q, levels: list[_Level], repeat: bool, threads: int,
-          first: bool = False) -> float:
+          first: bool = False, interface: np.ndarray | None = None, prior=None) -> float:
     """One Gauss-Seidel pass over the levels, top down, each level's bust cycles solved
     exactly (:func:`_solve_level`); returns the largest change. ``first``: Q holds no
     values yet, so each level starts from :func:`_guess`. ``Q``: the values, an array or
-    a :class:`thousand.store.ValueStore`."""
+    a :class:`thousand.store.ValueStore`.
+
+    ``interface`` (interface passes; :meth:`DuelModel.interface`, as indices into
+    ``Q.ravel()``): the pass is made a function of the interface's values as they were
+    when it began -- each level's DPs are re-run until nothing moves even where
+    penalties make the pass repeat, and every DP reads the interface pairs of its own
+    level at those values. ``prior``: the values (n, n) before this pass, from which
+    each level starts as the levels above it moved (:func:`_guess_change`)."""
     vals = values_of(Q)
     change = 0.0
+    n = model.n
     for lv in levels:
         old = vals.get(lv.py, lv.px)
+        held = None
+        if interface is not None:
+            # (an interface pair that is also a bust successor in its level is read at the
+            # level's own solve: the DPs read both through the same entry of Q)
+            hold = np.isin(lv.py * n + lv.px, interface)
+            hold[lv.succ[lv.succ >= 0]] = False
+            k = np.flatnonzero(hold)
+            held = (k, old[k]) if len(k) else None
         if first:
             _guess(model, vals, lv)
+        elif prior is not None:
+            _guess_change(model, vals, lv, prior)
         # with penalties the pass is repeated anyway: one DP run per level and
         # pass is enough (the final residual certifies the fixed point)
-        new = _solve_level(model, table, vals, lv, 1 if repeat else 100, threads)
+        new = _solve_level(model, table, vals, lv, 1 if repeat and interface is None else 100, threads, held)
         change = max(change, float(np.max(np.abs(new - old))))
     return change
 
@@ -535,7 +632,8 @@ def _pass(model: DuelModel, table, Q, levels: list[_Level], repeat: bool, thread
 RERUN = 1e-15  # a pair's turn DP is re-run when its bust value moved by more than this
 
 
-def _solve_level(model: DuelModel, table, vals, lv: _Level, runs: int, threads: int) -> np.ndarray:
+def _solve_level(model: DuelModel, table, vals, lv: _Level, runs: int, threads: int,
+                 held: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Solve one level's pairs in place (Newton's method on the bust links); returns
     their new values.
 
@@ -548,7 +646,9 @@ def _solve_level(model: DuelModel, table, vals, lv: _Level, runs: int, threads: 
     (a functional graph: :meth:`thousand.kernel.Backend.solve_links`). The DPs of
     the pairs whose bust value then moved by more than :data:`RERUN` are run again
     at the new value -- only those: every other pair's DP would repeat itself --
-    until none moved (at most ``runs`` DP runs; then the linearisation is exact)."""
+    until none moved (at most ``runs`` DP runs; then the linearisation is exact).
+    ``held``: (positions in the level, values) of pairs that every DP reads at those
+    values, whatever the level's solve has made of them so far (:func:`_pass`)."""
     vals = values_of(vals)
     plans = model.plans
     r = lv.d_rows
@@ -573,7 +673,12 @@ def _solve_level(model: DuelModel, table, vals, lv: _Level, runs: int, threads: 
         if run + 1 == runs or not len(stale):
             return new
         z_used[stale] = 1.0 - vals.get(plans.bust[lv.px[stale]], lv.py[stale])
+        if held is not None:
+            k, u = held
+            vals.put(lv.py[k], lv.px[k], u)
         v[stale], d[stale] = _turns(model, table, vals, lv.px[stale], lv.py[stale], threads)
+        if held is not None:
+            vals.put(lv.py[k], lv.px[k], new[k])
     return new
 
 
@@ -628,20 +733,37 @@ def _turns(model: DuelModel, table, vals, px: np.ndarray, py: np.ndarray,
     return v, d
 
 
-def _guess(model: DuelModel, vals, lv: _Level) -> None:
-    """First values for a level whose pairs have none, read off the two levels above
-    (already solved): ``P(x, y) ~ P(x+, y) + P(x, y+) - P(x+, y+)``, with ``x+`` the
-    state one unit higher (:attr:`DuelModel.up`); a pair at the top of its range takes
-    its one neighbour above, or 1/2. Only where the DPs start: the bust values of the
-    level's pairs (the fixed point does not depend on it)."""
+def _from_above(model: DuelModel, lv: _Level, f, alone: float) -> np.ndarray:
+    """``f`` at a level's pairs read off the two levels above, ``f(x, y) ~ f(x+, y) +
+    f(x, y+) - f(x+, y+)`` with ``x+`` the state one unit higher
+    (:attr:`DuelModel.up`); a pair at the top of its range takes its one neighbour
+    above, or ``alone``. ``f(rows, cols)`` reads like ``Q[rows, cols]``."""
     x, y = lv.px, lv.py
     ux, uy = model.up[x], model.up[y]
     hx, hy = ux >= 0, uy >= 0
-    g = np.full(len(x), 0.5)
+    g = np.full(len(x), alone)
     both = hx & hy
-    g[both] = vals.get(y[both], ux[both]) + vals.get(uy[both], x[both]) - vals.get(uy[both], ux[both])
-    g[hx & ~hy] = vals.get(y[hx & ~hy], ux[hx & ~hy])
-    g[hy & ~hx] = vals.get(uy[hy & ~hx], x[hy & ~hx])
+    g[both] = f(y[both], ux[both]) + f(uy[both], x[both]) - f(uy[both], ux[both])
+    g[hx & ~hy] = f(y[hx & ~hy], ux[hx & ~hy])
+    g[hy & ~hx] = f(uy[hy & ~hx], x[hy & ~hx])
+    return g
+
+
+def _guess(model: DuelModel, vals, lv: _Level) -> None:
+    """First values for a level whose pairs have none, read off the two levels above
+    (already solved, :func:`_from_above`), 1/2 where there is none. Only where the DPs
+    start: the bust values of the level's pairs (the fixed point does not depend on it)."""
+    vals.put(lv.py, lv.px, np.clip(_from_above(model, lv, vals.get, 0.5), 0.0, 1.0))
+
+
+def _guess_change(model: DuelModel, vals, lv: _Level, prior: np.ndarray) -> None:
+    """Values for a level that a pass is about to solve again: its ``prior`` values
+    (before the pass) moved as the two levels above have just moved (:func:`_from_above`
+    of ``Q - prior``). Measured on admission's interface passes: 4.6 and 2.7 turn DPs
+    per pair in its second and third passes without it, 2.2 and 2.0 with it
+    (docs/solver.md)."""
+    x, y = lv.px, lv.py
+    g = prior[y, x] + _from_above(model, lv, lambda r, c: vals.get(r, c) - prior[r, c], 0.0)
     vals.put(y, x, np.clip(g, 0.0, 1.0))
 
 
@@ -858,11 +980,17 @@ class _Anderson:
     whenever a step does not reduce the residual. The final Bellman residual is
     measured independently, so acceleration cannot make a wrong answer look
     converged.
+
+    ``fit``: indices of x; gamma is fitted to the residuals there alone and applied to
+    all of x. When every coordinate of G(x) is a function of x[fit] (interface passes,
+    :meth:`DuelModel.interface`), this is a multisecant method on the few coordinates
+    ``fit`` that carries the whole vector along.
     """
 
-    def __init__(self, depth: int, bounded: bool = True):
+    def __init__(self, depth: int, bounded: bool = True, fit: np.ndarray | None = None):
         self.depth = depth
         self.bounded = bounded               # iterates are probabilities: clip them to [0, 1]
+        self.fit = fit
         self.dF: np.ndarray | None = None   # (depth, size): rows are differences of residuals
         self.dG: np.ndarray | None = None
         self.gram = np.zeros((depth, depth))
@@ -873,14 +1001,14 @@ class _Anderson:
 
     def step(self, x: np.ndarray, g: np.ndarray) -> np.ndarray:
         g = g.ravel()
-        f = g - x.ravel()
+        f = g - x.ravel() if self.fit is None else g[self.fit] - x.ravel()[self.fit]
         norm = float(np.max(np.abs(f)))
         if norm > self.last:
             self.used, self.prev = 0, None
         self.last = norm
         if self.dF is None:
             self.dF = np.empty((self.depth, f.size))
-            self.dG = np.empty((self.depth, f.size))
+            self.dG = np.empty((self.depth, g.size))
         if self.prev is not None:
             j = self.slot
             np.subtract(f, self.prev[0], out=self.dF[j])

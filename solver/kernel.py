@@ -51,6 +51,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from . import _pure
 from .rules import Ruleset
 from .scoring import scoring_groups
 
@@ -206,6 +207,8 @@ def roll_table(rs: Ruleset) -> "RollTable":
 
 
 rows_minus = BACKEND.rows_minus
+# who each end of a turn hands the game to, in numpy (both backends' rule; the pure twin's code)
+end_opponents = _pure.end_opponents
 
 
 @dataclass(frozen=True)

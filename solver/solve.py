@@ -440,7 +440,7 @@ def solve(rules: Ruleset | str, objective: str, *, method: str | None = None,
 # frames), and from 1.9 (classic-nobarrel) to 14 (admission, zilch) with them; on
 # 2026-12-04, with the levels' guesses back and the cheaper rounds, plain 0.66, farkle
 # 1.3, farkle-cardgames 1.45, classic-nobarrel 1.95, kubiki 2.0, classic 2.2, street and
-# classic-open 2.6, admission 9.4.
+# classic-open 2.6, admission 9.4 (3.4 by interface passes, the same day).
 DUEL_TURNS_PER_PAIR = {False: (0.6, 1.8), True: (1.9, 14.0)}
 # classic's race: about 100 s on this project's 2-core machine
 RACE_STATE_ROWS_PER_S = 1.5e5

@@ -48,11 +48,13 @@ def test_duel_matches_exact_fractions(name):
 
 @pytest.mark.parametrize("name", sorted(TINY))
 def test_policy_iteration_reaches_the_passes_fixed_point(name, monkeypatch):
-    """Policy iteration (the default for rulesets with penalties) and Gauss-Seidel passes
-    alone find the same values, policy iteration in no more DP passes (on these tiny
-    rules passes alone need as few as seven); so does policy iteration refused for
-    memory (it then goes on with passes)."""
-    rs, sol = solved(name)
+    """Policy iteration (the default for rulesets with penalties whose interface passes
+    are off) and Gauss-Seidel passes alone find the same values, policy iteration in no
+    more DP passes (on these tiny rules passes alone need as few as seven); so does
+    policy iteration refused for memory (it then goes on with passes)."""
+    monkeypatch.setattr(duel, "INTERFACE_MAX", 0)
+    rs = from_mapping(TINY[name])
+    sol = solve_duel(rs)
     by_passes = solve_duel(rs, method="passes")
     assert np.max(np.abs(sol.P - by_passes.P)) <= 1e-12
     assert by_passes.rounds == 0
@@ -77,6 +79,7 @@ def test_chord_rounds_reach_the_same_fixed_point(name, gain, monkeypatch):
     measure = duel._residual_pass
     monkeypatch.setattr(duel, "_residual_pass", lambda *a: chords.append(1) or measure(*a))
     monkeypatch.setattr(duel, "CHORD_GAIN", gain)
+    monkeypatch.setattr(duel, "INTERFACE_MAX", 0)
     sol = solve_duel(rs)
     assert np.max(np.abs(sol.P - by_passes.P)) <= 1e-12 and sol.residual <= 1e-13
     assert (len(chords) > 0) == (gain > 0 and sol.rounds > 1)
@@ -101,6 +104,74 @@ def test_a_solve_from_nothing_starts_each_level_from_its_guess(name, monkeypatch
     from_start = solve_duel(rs, method="passes", start=sol.P)
     assert not guessed
     assert np.max(np.abs(again.P - sol.P)) <= 1e-12 and np.max(np.abs(from_start.P - sol.P)) <= 1e-12
+
+
+@pytest.mark.parametrize("name", sorted(TINY))
+def test_a_pass_reads_only_the_interface_before_solving_it(name):
+    """DuelModel.interface, checked against what a pass does: an interface pass (every
+    level's DPs re-run until nothing moves) from two different value matrices that
+    agree on the interface pairs gives the same values -- the pass is a function of
+    the interface's values, which makes the interface passes' fixed point the duel's
+    (solve_duel). Leaving the interface's same-level pairs out of it breaks this on
+    overtaking-bolts."""
+    rs = from_mapping(TINY[name])
+    model = DuelModel(rs)
+    n, levels = model.n, duel._levels(model)
+    J = model.interface(n * n)
+    assert (len(J) > 0) == model.lowers_levels()
+    rng = np.random.default_rng(7)
+
+    def exact_pass(Q):
+        duel._pass(model, model.table, Q, levels, True, 0, interface=J)
+        return Q
+
+    # values near the duel's (far from them a policy may bust for sure, a singular level)
+    near = solve_duel(rs, method="passes").P.T
+
+    def noisy():
+        return np.clip(near + rng.uniform(-0.05, 0.05, (n, n)), 0.0, 1.0)
+    Q1, Q2 = noisy(), noisy()
+    Q2.ravel()[J] = Q1.ravel()[J]
+    assert np.max(np.abs(exact_pass(Q1.copy()) - exact_pass(Q2.copy()))) <= 1e-12
+    if len(J):
+        assert model.interface(len(J) - 1) is None   # a smaller limit refuses
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(TINY) if DuelModel(from_mapping(TINY[n])).lowers_levels()])
+def test_interface_passes_reach_the_passes_fixed_point(name, monkeypatch):
+    """Where the interface is small (DuelModel.interface, at most INTERFACE_MAX pairs)
+    the default solve takes interface passes -- exact passes mixed on the interface's
+    values -- and finds the values of passes alone; handed over to the policy rounds
+    (and passes) after INTERFACE_PASSES, it finds them too, and says so."""
+    rs = from_mapping(TINY[name])
+    by_passes = solve_duel(rs, method="passes")
+    monkeypatch.setattr(duel, "INTERFACE_MAX", 10 ** 6)
+    sol = solve_duel(rs)
+    assert sol.interface == len(DuelModel(rs).interface(10 ** 6)) > 0
+    assert sol.rounds == 0 and sol.fallback is None
+    assert np.max(np.abs(sol.P - by_passes.P)) <= 1e-12 and sol.residual <= 1e-13
+    monkeypatch.setattr(duel, "INTERFACE_PASSES", 1)
+    handed = solve_duel(rs)
+    assert handed.interface == 0 and handed.fallback == "1 interface passes"
+    assert np.max(np.abs(handed.P - by_passes.P)) <= 1e-12
+
+
+def test_interface_passes_mix_on_the_interface_alone():
+    """The mixing of interface passes fits its coefficients to the interface's residuals
+    and moves every value with them: on an affine map whose values all follow one
+    coordinate it lands on the fixed point in two steps, where plain iteration needs many."""
+    rng = np.random.default_rng(3)
+    b, c = rng.uniform(-0.4, 0.4, 50), rng.uniform(0.1, 0.9, 50)
+
+    def G(x):  # every value is a function of x[0]; the fixed point of x[0] is c[0] / (1 - b[0])
+        return b * x[0] + c
+    acc = duel._Anderson(depth=3, bounded=False, fit=np.array([0]))
+    x = np.zeros(50)
+    for _ in range(2):
+        x = acc.step(x, G(x))
+    want = b * c[0] / (1 - b[0]) + c
+    assert np.max(np.abs(x - want)) <= 1e-12
+    assert np.max(np.abs(G(G(np.zeros(50))) - want)) > 1e-3
 
 
 @pytest.mark.parametrize("name", [n for n in sorted(TINY) if DuelModel(from_mapping(TINY[n])).lowers_levels()])

@@ -16,6 +16,12 @@ TINY_DUELS = {
     "region-penalty-push": {"dice": 2, "goal": 25, "scoring": PAIR_SCORING, "overtake": 5,
                             "barrel": {"kind": "region", "threshold": 15, "push_off": "penalty",
                                        "push_off_penalty": 5}},
+    # admission's shape: a confirming roll, an opening, a points barrel without an attempt
+    # limit whose push-off sends the other back to the opening score -- every penalty
+    # lands on one pair (the duel's interface, DuelModel.interface)
+    "barrel-open-min": {"dice": 2, "goal": 30, "keep": "any", "hot_dice": "confirm", "open_min": 10,
+                        "scoring": PAIR_SCORING,
+                        "barrel": {"kind": "points", "threshold": 20, "attempts": 0, "push_off": "open_min"}},
 }
 
 # equal_turns (docs/rules.md section 7): the second seat gets a last turn after a first-seat win.
