@@ -14,7 +14,8 @@ run, checks that it reaches the solver's values, and prints the solver's wall an
 time as a share of the textbook's.
 
 Columns: pairs, solve seconds (wall, and CPU over all threads), turn-DP passes over
-all pairs (policy rounds among them), sweeps of the policies' linear systems, the
+all pairs (policy rounds among them; or in brackets the pairs of the interface whose
+interface passes solved it), sweeps of the policies' linear systems, the
 final Bellman residual, P(first player wins), peak resident MB, and pair
 evaluations per second (pairs x passes / wall seconds).
 """
@@ -51,6 +52,7 @@ i = model.space.index[Moves(rs).initial()]
 print(json.dumps({"preset": rs.name, "method": sys.argv[2], "pairs": model.n ** 2, "build_s": t1 - t0,
                   "solve_s": t2 - t1, "cpu_s": c2 - c1, "passes": sol.passes, "residual": sol.residual,
                   "rounds": getattr(sol, "rounds", 0), "sweeps": getattr(sol, "sweeps", 0),
+                  "interface": getattr(sol, "interface", 0),
                   "p_first": float(sol.P[i, i]),
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "kernel": kernel.IMPLEMENTATION}))
@@ -66,7 +68,7 @@ def run(name: str, method: str, threads: int, save: str | None = None) -> dict |
         return None
     r = json.loads(out.stdout)
     rate = r["pairs"] * r["passes"] / r["solve_s"] if r["solve_s"] else float("nan")
-    passes = f"{r['passes']} ({r['rounds']})"
+    passes = f"{r['passes']} [{r['interface']}]" if r.get("interface") else f"{r['passes']} ({r['rounds']})"
     print(f"{r['preset']:18} {method:9} {r['pairs']:10d} {r['solve_s']:9.2f} {r['cpu_s']:8.2f} {passes:>9} "
           f"{r['sweeps']:6d} {r['residual']:9.1e} {r['p_first']:.12f} {r['peak_mb']:8.1f} {rate:12.0f}  "
           f"({r['kernel']})", flush=True)
