@@ -622,6 +622,8 @@ def _pass(model: DuelModel, table, Q, levels: list[_Level], repeat: bool, thread
             _guess(model, vals, lv)
         elif prior is not None:
             _guess_change(model, vals, lv, prior)
+        if held is not None:   # the guesses start the DPs of the others, not these reads
+            vals.put(lv.py[held[0]], lv.px[held[0]], held[1])
         # with penalties the pass is repeated anyway: one DP run per level and
         # pass is enough (the final residual certifies the fixed point)
         new = _solve_level(model, table, vals, lv, 1 if repeat and interface is None else 100, threads, held)

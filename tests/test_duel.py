@@ -156,6 +156,19 @@ def test_interface_passes_reach_the_passes_fixed_point(name, monkeypatch):
     assert np.max(np.abs(handed.P - by_passes.P)) <= 1e-12
 
 
+def test_admissions_penalties_land_on_one_pair():
+    """admission's only penalty is the push-off back to the opening score (75) by a
+    player climbing the barrel (850, the score it records): a pass reads one pair
+    before solving it, 75 to move against 850, and the default solve takes interface
+    passes."""
+    model = DuelModel(load_ruleset("admission"))
+    J = model.interface(duel.INTERFACE_MAX)
+    assert J is not None and len(J) == 1
+    y, x = divmod(int(J[0]), model.n)
+    mover, opponent = model.space.states[x], model.space.states[y]
+    assert (mover.score, mover.opened, opponent.score) == (75, True, 850)
+
+
 def test_interface_passes_mix_on_the_interface_alone():
     """The mixing of interface passes fits its coefficients to the interface's residuals
     and moves every value with them: on an affine map whose values all follow one
