@@ -121,6 +121,7 @@ class Solution:
         How it was solved (:data:`METHODS`).
     info : dict
         The extras: ``rounds`` and ``sweeps`` of policy iteration, ``fallback``, the
+        ``interface`` pairs of a duel's interface passes (docs/solver.md), the
         equal_turns ``horizon``, the ``kernel``, ``states``, ``player_states``,
         ``peak_memory_mb``, ``table`` (its folder) -- those that apply.
     solved_now : bool
@@ -183,6 +184,7 @@ class Solution:
             return {"horizon_units": self.turn[1], "kernel": kernel.IMPLEMENTATION}
         m = self.meta
         names = {"policy_rounds": "rounds", "linear_sweeps": "sweeps", "policy_fallback": "fallback",
+                 "interface_pairs": "interface",
                  "last_turn_horizon": "horizon", "kernel": "kernel", "states": "states",
                  "player_states": "player_states", "peak_memory_mb": "peak_memory_mb"}
         out = {new: m[old] for old, new in names.items() if m.get(old) is not None}
@@ -325,7 +327,7 @@ class Solution:
         if "peak_memory_mb" in m:
             out["peak_memory_mb"] = m["peak_memory_mb"]
             out["player_states"] = m["player_states"]
-        for key in ("policy_rounds", "linear_sweeps", "policy_fallback", "started_from"):
+        for key in ("policy_rounds", "linear_sweeps", "policy_fallback", "interface_pairs", "started_from"):
             if m.get(key) is not None:
                 out[key] = m[key]
         out["values_encoding"] = m.get("values_encoding", "float64")
@@ -703,6 +705,7 @@ def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
         values, states = model.table_values(sol.P), model.space.encode()
         extra = {"states": model.pairs, "player_states": model.players, "iterations": sol.passes,
                  "policy_rounds": sol.rounds, "linear_sweeps": sol.sweeps, "policy_fallback": sol.fallback,
+                 "interface_pairs": sol.interface,
                  "residual": sol.residual, "solve_seconds": sol.seconds, "kernel": kernel.IMPLEMENTATION,
                  "method": method or "policy", "peak_memory_mb": peak_memory_mb(),
                  "value_meaning": "P(mover wins) for mover state (row) against opponent state (column)"}

@@ -169,6 +169,20 @@ def test_admissions_penalties_land_on_one_pair():
     assert (mover.score, mover.opened, opponent.score) == (75, True, 850)
 
 
+def test_the_solve_output_says_when_interface_passes_solved_it(tmp_path):
+    """`thousand solve --json` names the interface's pairs (and no policy rounds) where
+    interface passes solved the duel; the value is the passes' own."""
+    rules = ["admission", "--set", "goal=100", "--set", "barrel.threshold=80", "--set", "open_min=10"]
+    r = CliRunner().invoke(main, ["solve", *rules, "--objective", "duel", "--tables", str(tmp_path), "--json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert d["interface_pairs"] == 1 and d["policy_rounds"] == 0 and d["residual"] <= 1e-13
+    rs = load_ruleset("admission", ("goal=100", "barrel.threshold=80", "open_min=10"))
+    by_passes = solve_duel(rs, method="passes")
+    i = by_passes.model.space.index[Moves(rs).initial()]
+    assert d["start_value"] == pytest.approx(by_passes.P[i, i], abs=1e-12)
+
+
 def test_interface_passes_mix_on_the_interface_alone():
     """The mixing of interface passes fits its coefficients to the interface's residuals
     and moves every value with them: on an affine map whose values all follow one
