@@ -465,19 +465,19 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
     work does.
 
     ``method``: ``"policy"`` (the default: where penalties make levels cycle, interface
-    passes or passes and then policy iteration, see below), ``"passes"`` (Gauss-Seidel passes alone) or
-    ``"textbook"`` (the baseline: in-place Gauss-Seidel sweeps over all pairs, one
-    scalar turn DP per pair, until no value moves by more than ``tol``; for
+    passes or passes and then policy iteration, see below), ``"passes"`` (Gauss-Seidel
+    passes alone) or ``"textbook"`` (the baseline: in-place Gauss-Seidel sweeps over all
+    pairs, one scalar turn DP per pair, until no value moves by more than ``tol``; for
     benchmarks and as a check, it reaches the same fixed point).
 
     Rulesets whose penalties lead to at most :data:`INTERFACE_MAX` pairs that a pass
-    reads before it solves them (:meth:`DuelModel.interface`) take interface passes: exact passes whose values are
-    mixed to make the interface's values a fixed point (handed over to the policy rounds
-    below after :data:`INTERFACE_PASSES`; ``interface`` of the result counts the pairs
-    when they solved it). Other rulesets whose penalties lower the level take
-    Gauss-Seidel passes until the largest change is below :data:`POLICY_START` (at most
-    :data:`POLICY_PASSES` of them), then policy iteration
-    (:func:`_policy_iteration`): each round is one turn-DP pass that also records the
+    reads before it solves them (:meth:`DuelModel.interface`) take interface passes:
+    exact passes whose values are mixed to make the interface's values a fixed point
+    (handed over to the policy rounds below after :data:`INTERFACE_PASSES`;
+    ``interface`` of the result counts the pairs when they solved it). Other rulesets
+    whose penalties lower the level take Gauss-Seidel passes until the largest change is
+    below :data:`POLICY_START` (at most :data:`POLICY_PASSES` of them), then policy
+    iteration (:func:`_policy_iteration`): each round is one turn-DP pass that also records the
     greedy policy of every pair as a sparse row, and an approximate Newton step for that
     policy (:func:`_evaluate_policy`); it ends when the pass finds the Bellman
     residual at most ``tol``.
@@ -593,7 +593,8 @@ def _interface_mixer(model: DuelModel) -> _Anderson | None:
 
 
 def _pass(model: DuelModel, table, Q, levels: list[_Level], repeat: bool, threads: int,
-          first: bool = False, interface: np.ndarray | None = None, prior=None) -> float:
+          first: bool = False, interface: np.ndarray | None = None,
+          prior: np.ndarray | None = None) -> float:
     """One Gauss-Seidel pass over the levels, top down, each level's bust cycles solved
     exactly (:func:`_solve_level`); returns the largest change. ``first``: Q holds no
     values yet, so each level starts from :func:`_guess`. ``Q``: the values, an array or
@@ -603,7 +604,8 @@ def _pass(model: DuelModel, table, Q, levels: list[_Level], repeat: bool, thread
     ``Q.ravel()``): the pass is made a function of the interface's values as they were
     when it began -- each level's DPs are re-run until nothing moves even where
     penalties make the pass repeat, and every DP reads the interface pairs of its own
-    level at those values. ``prior``: the values (n, n) before this pass, from which
+    level at those values (but for one that is also a bust successor in the level, which
+    the DPs read through the same entry as the bust). ``prior``: the values (n, n) before this pass, from which
     each level starts as the levels above it moved (:func:`_guess_change`)."""
     vals = values_of(Q)
     change = 0.0
