@@ -2633,6 +2633,51 @@ def rows_minus(indptr, cols, vals, x, c, out, threads):
         raise ValueError("cols must index x")
 
 
+cdef int _links_solve(const int64_t* sc, const double* av, const double* bv, double* ov, uint8_t* st,
+                      int64_t* path, Py_ssize_t m) noexcept nogil:
+    """The walk of :func:`solve_links` over m rows (``st``: m bytes, zeroed by the
+    caller; ``path``: m entries of scratch). Returns 1 on a singular cycle."""
+    cdef Py_ssize_t k0, u, L, i, j, node
+    cdef double p, q
+    for k0 in range(m):
+        if st[k0]:
+            continue
+        L = 0
+        u = k0
+        while u >= 0 and st[u] == 0:
+            st[u] = 1
+            path[L] = u
+            L += 1
+            u = sc[u]
+        if u >= 0 and st[u] == 1:
+            i = L - 1
+            while path[i] != u:
+                i -= 1
+            p = bv[path[L - 1]]
+            q = -av[path[L - 1]]
+            for j in range(L - 2, i - 1, -1):
+                node = path[j]
+                p = bv[node] - av[node] * p
+                q = -av[node] * q
+            if 1.0 - q == 0.0:
+                return 1
+            ov[u] = p / (1.0 - q)
+            st[u] = 2
+            for j in range(L - 1, i, -1):
+                node = path[j]
+                ov[node] = bv[node] - av[node] * ov[sc[node]]
+                st[node] = 2
+            L = i
+        for j in range(L - 1, -1, -1):
+            node = path[j]
+            if sc[node] >= 0:
+                ov[node] = bv[node] - av[node] * ov[sc[node]]
+            else:
+                ov[node] = bv[node]
+            st[node] = 2
+    return 0
+
+
 def solve_links(succ, a, b, out):
     """Solve ``out[k] + a[k] * out[succ[k]] = b[k]`` for every k (``out[k] = b[k]``
     where ``succ[k] < 0``): a functional graph (one successor per row), see
@@ -2644,58 +2689,183 @@ def solve_links(succ, a, b, out):
     cdef const double[::1] av = _f64_1(a)
     cdef const double[::1] bv = _f64_1(b)
     cdef double[::1] ov = out
-    cdef Py_ssize_t m = bv.shape[0], k0, u, L, i, j, node
+    cdef Py_ssize_t m = bv.shape[0], k0
     if sc.shape[0] != m or av.shape[0] != m or ov.shape[0] < m:
         raise ValueError("succ, a and b need one entry per row, out at least as many")
     for k0 in range(m):
         if sc[k0] >= m:
             raise ValueError("succ must index the rows (or be negative)")
+    if m == 0:
+        return
     state_a = np.zeros(m, dtype=np.uint8)   # 0 unvisited, 1 on the current path, 2 solved
     path_a = np.empty(m, dtype=np.int64)
     cdef uint8_t[::1] st = state_a
     cdef int64_t[::1] path = path_a
-    cdef double p, q
-    cdef bint singular = 0
+    cdef int singular
     with nogil:
-        for k0 in range(m):
-            if st[k0]:
-                continue
-            L = 0
-            u = k0
-            while u >= 0 and st[u] == 0:
-                st[u] = 1
-                path[L] = u
-                L += 1
-                u = sc[u]
-            if u >= 0 and st[u] == 1:
-                i = L - 1
-                while path[i] != u:
-                    i -= 1
-                p = bv[path[L - 1]]
-                q = -av[path[L - 1]]
-                for j in range(L - 2, i - 1, -1):
-                    node = path[j]
-                    p = bv[node] - av[node] * p
-                    q = -av[node] * q
-                if 1.0 - q == 0.0:
-                    singular = 1
-                    break
-                ov[u] = p / (1.0 - q)
-                st[u] = 2
-                for j in range(L - 1, i, -1):
-                    node = path[j]
-                    ov[node] = bv[node] - av[node] * ov[sc[node]]
-                    st[node] = 2
-                L = i
-            for j in range(L - 1, -1, -1):
-                node = path[j]
-                if sc[node] >= 0:
-                    ov[node] = bv[node] - av[node] * ov[sc[node]]
-                else:
-                    ov[node] = bv[node]
-                st[node] = 2
+        singular = _links_solve(&sc[0], &av[0], &bv[0], &ov[0], &st[0], &path[0], m)
     if singular:
         raise ZeroDivisionError("solve_links: a cycle's rows are singular (the product of its -a is 1)")
+
+
+cdef class LevelSweep:
+    """Gauss-Seidel sweeps of a policy round's correction system over its levels (the
+    reference is :class:`thousand._pure.LevelSweep`). ``levels``: per level, top down,
+    ``(rows, rho, indptr, cols, vals, succ, a)``: the level's positions in x, its
+    right-hand side, its CSR rows (int32 columns into x; float32 or float64 values) and
+    its links. A sweep sets, level by level, ``x[rows] = (I + D)^-1 (rho - O x)`` with
+    O the CSR rows at the current x and D the links (:func:`solve_links`). The arrays
+    are checked and held once; a sweep runs without the GIL and allocates nothing."""
+    cdef object keep                # the arrays the pointers below point into
+    cdef Py_ssize_t nlev, size
+    cdef Py_ssize_t* m
+    cdef const int64_t** rows
+    cdef const double** rho
+    cdef const int64_t** ip
+    cdef const int32_t** cl
+    cdef const float** v32          # per level one of v32 / v64 is set
+    cdef const double** v64
+    cdef const int64_t** succ
+    cdef const double** a
+    cdef double* rhs                # scratch of the largest level
+    cdef double* out
+    cdef uint8_t* st
+    cdef int64_t* path
+
+    def __cinit__(self, levels, Py_ssize_t size):
+        levels = list(levels)
+        cdef Py_ssize_t n = len(levels), L, mm, mmax = 1, k
+        self.nlev, self.size = n, size
+        self.m = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
+        self.rows = <const int64_t**>malloc((n + 1) * sizeof(void*))
+        self.rho = <const double**>malloc((n + 1) * sizeof(void*))
+        self.ip = <const int64_t**>malloc((n + 1) * sizeof(void*))
+        self.cl = <const int32_t**>malloc((n + 1) * sizeof(void*))
+        self.v32 = <const float**>malloc((n + 1) * sizeof(void*))
+        self.v64 = <const double**>malloc((n + 1) * sizeof(void*))
+        self.succ = <const int64_t**>malloc((n + 1) * sizeof(void*))
+        self.a = <const double**>malloc((n + 1) * sizeof(void*))
+        if (self.m == NULL or self.rows == NULL or self.rho == NULL or self.ip == NULL or self.cl == NULL
+                or self.v32 == NULL or self.v64 == NULL or self.succ == NULL or self.a == NULL):
+            raise MemoryError()
+        keep = []
+        cdef const int64_t[::1] rv, iv, sv
+        cdef const double[::1] hv, av
+        cdef const int32_t[::1] cv
+        cdef const float[::1] f32
+        cdef const double[::1] f64
+        for L, level in enumerate(levels):
+            r, h, ptr, cols, vals, succ, a = level
+            r, ptr, succ = (np.ascontiguousarray(x, dtype=np.int64) for x in (r, ptr, succ))
+            h, a = np.ascontiguousarray(h, dtype=np.float64), np.ascontiguousarray(a, dtype=np.float64)
+            cols = np.ascontiguousarray(cols, dtype=np.int32)
+            vals = np.asarray(vals)
+            vals = np.ascontiguousarray(vals, dtype=np.float32 if vals.dtype == np.float32 else np.float64)
+            mm = r.shape[0]
+            if h.shape[0] != mm or succ.shape[0] != mm or a.shape[0] != mm or ptr.shape[0] != mm + 1:
+                raise ValueError("a level needs rho, succ and a per row, indptr per row plus one")
+            if mm and (r.min() < 0 or r.max() >= size or succ.max() >= mm):
+                raise ValueError("rows must index x, succ the level's rows (or be negative)")
+            if ptr[0] != 0 or np.any(np.diff(ptr) < 0) or ptr[mm] > cols.shape[0] or ptr[mm] > vals.shape[0]:
+                raise ValueError("indptr must start at 0, not decrease, and fit cols/vals")
+            keep.append((r, h, ptr, cols, vals, succ, a))
+            self.m[L] = mm
+            mmax = max(mmax, mm)
+            rv, hv, iv, sv, av = r, h, ptr, succ, a
+            self.rows[L] = &rv[0] if mm else NULL
+            self.rho[L] = &hv[0] if mm else NULL
+            self.ip[L] = &iv[0]
+            self.succ[L] = &sv[0] if mm else NULL
+            self.a[L] = &av[0] if mm else NULL
+            self.cl[L] = NULL
+            self.v32[L] = NULL
+            self.v64[L] = NULL
+            if cols.shape[0]:
+                cv = cols
+                self.cl[L] = &cv[0]
+            if vals.shape[0] and vals.dtype == np.float32:
+                f32 = vals
+                self.v32[L] = &f32[0]
+            elif vals.shape[0]:
+                f64 = vals
+                self.v64[L] = &f64[0]
+        self.keep = keep
+        self.rhs = <double*>malloc(mmax * sizeof(double))
+        self.out = <double*>malloc(mmax * sizeof(double))
+        self.st = <uint8_t*>malloc(mmax)
+        self.path = <int64_t*>malloc(mmax * sizeof(int64_t))
+        if self.rhs == NULL or self.out == NULL or self.st == NULL or self.path == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.m)
+        free(self.rows)
+        free(self.rho)
+        free(self.ip)
+        free(self.cl)
+        free(self.v32)
+        free(self.v64)
+        free(self.succ)
+        free(self.a)
+        free(self.rhs)
+        free(self.out)
+        free(self.st)
+        free(self.path)
+
+    def sweep(self, double[::1] x, int threads=0):
+        """One sweep, in place on ``x`` (float64, the size given); returns the largest
+        change of an entry. The CSR rows are spread over ``threads`` OpenMP threads
+        (0: all)."""
+        if x.shape[0] != self.size:
+            raise ValueError("x must have the size the sweep was built for")
+        cdef Py_ssize_t L, i, e, m, k, nx = self.size
+        cdef double acc, change = 0.0, d
+        cdef int32_t col
+        cdef int bad = 0, singular = 0, nt = threads if threads > 0 else thk_max_threads(), use
+        cdef int* badp = &bad
+        cdef double* xp = &x[0]
+        cdef const int64_t* ip
+        cdef const int32_t* cl
+        cdef const float* v32
+        cdef const double* v64
+        cdef const double* rho
+        with nogil:
+            for L in range(self.nlev):
+                m = self.m[L]
+                if m == 0:
+                    continue
+                ip = self.ip[L]
+                cl = self.cl[L]
+                v32 = self.v32[L]
+                v64 = self.v64[L]
+                rho = self.rho[L]
+                use = nt if ip[m] >= 200000 else 1   # too little work to wake the other threads
+                for i in prange(m, num_threads=use, schedule="static"):
+                    acc = rho[i]
+                    for e in range(ip[i], ip[i + 1]):
+                        col = cl[e]
+                        if col < 0 or col >= nx:
+                            badp[0] = 1
+                            continue
+                        if v32 != NULL:
+                            acc = acc - <double>v32[e] * xp[col]
+                        else:
+                            acc = acc - v64[e] * xp[col]
+                    self.rhs[i] = acc
+                memset(self.st, 0, m)
+                if _links_solve(self.succ[L], self.a[L], self.rhs, self.out, self.st, self.path, m):
+                    singular = 1
+                    break
+                for k in range(m):
+                    d = fabs(self.out[k] - xp[self.rows[L][k]])
+                    if d > change:
+                        change = d
+                    xp[self.rows[L][k]] = self.out[k]
+        if bad:
+            raise ValueError("cols must index x")
+        if singular:
+            raise ZeroDivisionError("a level's links are singular (the product of a cycle's -a is 1)")
+        return change
 
 
 cdef inline Py_ssize_t _one_link(const int64_t* cp, const int64_t* cn, const int64_t* cl, const double* vl,

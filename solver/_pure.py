@@ -553,6 +553,49 @@ def solve_links(succ, a, b, out):
     out[:m] = x
 
 
+class LevelSweep:
+    """Gauss-Seidel sweeps of a policy round's correction system over its levels:
+    ``levels`` holds per level, top down, ``(rows, rho, indptr, cols, vals, succ, a)``;
+    a sweep sets level by level ``x[rows] = (I + D)^-1 (rho - O x)`` with O the CSR rows
+    (:func:`rows_minus`) at the current x and D the links (:func:`solve_links`)."""
+
+    def __init__(self, levels, size):
+        self.size = int(size)
+        self.levels = []
+        for rows, rho, indptr, cols, vals, succ, a in levels:
+            rows, indptr, succ = (np.asarray(x, dtype=np.int64) for x in (rows, indptr, succ))
+            m = len(rows)
+            if len(rho) != m or len(succ) != m or len(a) != m or len(indptr) != m + 1:
+                raise ValueError("a level needs rho, succ and a per row, indptr per row plus one")
+            if m and (rows.min() < 0 or rows.max() >= self.size or succ.max() >= m):
+                raise ValueError("rows must index x, succ the level's rows (or be negative)")
+            if indptr[0] != 0 or np.any(np.diff(indptr) < 0) or indptr[m] > len(cols) or indptr[m] > len(vals):
+                raise ValueError("indptr must start at 0, not decrease, and fit cols/vals")
+            self.levels.append((rows, np.asarray(rho, dtype=float), indptr, np.asarray(cols), np.asarray(vals),
+                                succ, np.asarray(a, dtype=float)))
+
+    def sweep(self, x, threads=0):
+        """One sweep, in place on ``x``; returns the largest change of an entry."""
+        if len(x) != self.size:
+            raise ValueError("x must have the size the sweep was built for")
+        change = 0.0
+        for rows, rho, indptr, cols, vals, succ, a in self.levels:
+            m = len(rows)
+            if not m:
+                continue
+            if indptr[-1] and (cols[:indptr[-1]].min() < 0 or cols[:indptr[-1]].max() >= self.size):
+                raise ValueError("cols must index x")
+            rhs, out = np.empty(m), np.empty(m)
+            rows_minus(indptr, cols, vals, x, rho, rhs, threads)
+            try:
+                solve_links(succ, a, rhs, out)
+            except ZeroDivisionError:
+                raise ZeroDivisionError("a level's links are singular (the product of a cycle's -a is 1)") from None
+            change = max(change, float(np.max(np.abs(out - x[rows]))))
+            x[rows] = out
+        return change
+
+
 def rows_split(cap_ptr, cnt, cols, vals, local, drop=0.0, links=False, threads=0):
     """Compact rows written into capacity slots and split off the entries whose column
     has ``local[col] >= 0`` (see :func:`thousand.kernel.rows_split`); ``drop > 0``

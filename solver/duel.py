@@ -558,11 +558,11 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
         if mix is not None:
             # interface passes: the next values from the last few passes, mixed to make
             # the interface pairs' values a fixed point (docs/solver.md)
-            Q[:] = mix.step(before, Q)
+            mix.step(before, Q)
             if passes >= INTERFACE_PASSES:
                 mix, fallback = None, f"{INTERFACE_PASSES} interface passes"  # the rounds take over
         elif accelerate and change < 1e-2:
-            Q[:] = accel.step(before, Q)
+            accel.step(before, Q)
     del accel
     if store is not None:
         P = store.P
@@ -843,7 +843,7 @@ def _residual_pass(model: DuelModel, table, Q: np.ndarray, systems: list[_LevelS
 
 
 def _evaluate_policy(systems: list[_LevelSystem], q: np.ndarray, backend: kernel.Backend, threads: int = 0,
-                     max_sweeps: int = MAX_SWEEPS) -> int:
+                     max_sweeps: int = MAX_SWEEPS, accel: "_Anderson | None" = None) -> int:
     """One approximate Newton step for the round's policy, in place on q:
     ``q += delta`` with ``(I + M~) delta = rho``. With the exact rows M this is the
     policy's exact evaluation, ``(I + M) q_new = c``, since ``rho = c - (I + M) q``;
@@ -854,17 +854,19 @@ def _evaluate_policy(systems: list[_LevelSystem], q: np.ndarray, backend: kernel
     entries taken at the last sweep's values), Anderson-accelerated (the sweep map is
     affine, so this converges like a Krylov method), until a sweep moves delta by at
     most :data:`EVAL_SHARE` of max |rho| (or 1e-17) or stops gaining. Returns the
-    sweeps taken."""
-    delta = np.zeros_like(q)
+    sweeps taken. ``accel``: an :class:`_Anderson` of depth :data:`EVAL_DEPTH` to reuse
+    (its buffers kept from one round's evaluation to the next)."""
+    delta, before = np.zeros_like(q), np.empty_like(q)
     goal = max(EVAL_SHARE * max((float(np.max(np.abs(sy.rho))) for sy in systems), default=0.0), 1e-17)
-    accel = _Anderson(depth=EVAL_DEPTH, bounded=False)
+    if accel is None:
+        accel = _Anderson(depth=EVAL_DEPTH, bounded=False)
+    accel.reset()
+    sweeper = backend.level_sweep([(sy.rows, sy.rho, sy.indptr, sy.cols, sy.vals, sy.succ, sy.a)
+                                   for sy in systems], q.size)
     best, stale, sweep = np.inf, 0, 0
     for sweep in range(1, max_sweeps + 1):
-        before = delta.copy()
-        for sy in systems:
-            rhs = backend.rows_minus(sy.indptr, sy.cols, sy.vals, delta, sy.rho, threads)
-            delta[sy.rows] = backend.solve_links(sy.succ, sy.a, rhs)
-        change = float(np.max(np.abs(delta - before)))
+        np.copyto(before, delta)
+        change = sweeper.sweep(delta, threads)
         if change <= goal:
             break
         if change < best * 0.5:
@@ -875,7 +877,7 @@ def _evaluate_policy(systems: list[_LevelSystem], q: np.ndarray, backend: kernel
                 break  # rounding noise: the system is solved as well as floats allow
             if stale >= EVAL_STALL:
                 break  # no progress (a policy whose game need not end): the next residual says so
-        delta[:] = accel.step(before, delta)
+        accel.step(before, delta)
     q += delta
     np.clip(q, 0.0, 1.0, out=q)
     return sweep
@@ -897,6 +899,7 @@ def _policy_iteration(model: DuelModel, table, Q: np.ndarray, levels: list[_Leve
     budget = policy_memory_budget()
     _fixed_mmap_threshold()
     systems, chord, scratch = None, False, kernel.Scratch()
+    accel = _Anderson(depth=EVAL_DEPTH, bounded=False)  # the evaluations' history, its buffers kept
     built = 0  # rounds that built systems: chord rounds continue only while each gains 20-fold
     while built < MAX_ROUNDS:
         rounds += 1
@@ -931,7 +934,7 @@ def _policy_iteration(model: DuelModel, table, Q: np.ndarray, levels: list[_Leve
             if gainless >= 2:
                 reason = LOST_WAY
                 break
-        sweeps += _evaluate_policy(systems, Q.ravel(), table.backend, threads)
+        sweeps += _evaluate_policy(systems, Q.ravel(), table.backend, threads, accel=accel)
     del systems
     if best_Q is not None:
         Q[:] = best_Q
@@ -998,39 +1001,57 @@ class _Anderson:
         self.dF: np.ndarray | None = None   # (depth, size): rows are differences of residuals
         self.dG: np.ndarray | None = None
         self.gram = np.zeros((depth, depth))
+        # buffers made at the first step and kept (a fresh 20 MB array costs page faults
+        # at every step): this residual, the last one, the last G(x), the mix dG gamma
+        self.f = self.f_last = self.g_last = self.mix = None
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the history (a new fixed-point problem of the same size); the buffers stay."""
         self.used = 0                        # rows of dF/dG in use
         self.slot = 0                        # the row the next difference goes to
-        self.prev: tuple[np.ndarray, np.ndarray] | None = None
+        self.have_last = False
         self.last = np.inf
 
-    def step(self, x: np.ndarray, g: np.ndarray) -> np.ndarray:
-        g = g.ravel()
-        f = g - x.ravel() if self.fit is None else g[self.fit] - x.ravel()[self.fit]
-        norm = float(np.max(np.abs(f)))
-        if norm > self.last:
-            self.used, self.prev = 0, None
-        self.last = norm
+    def step(self, x: np.ndarray, g: np.ndarray) -> None:
+        """Mix in place: ``g`` (C-contiguous), the map's value at ``x``, becomes the next
+        iterate."""
+        if not g.flags.c_contiguous:
+            raise ValueError("Anderson mixing works in place on a C-contiguous array")
+        gv, xv = g.reshape(-1), x.reshape(-1)
         if self.dF is None:
-            self.dF = np.empty((self.depth, f.size))
-            self.dG = np.empty((self.depth, g.size))
-        if self.prev is not None:
+            k = gv.size if self.fit is None else len(self.fit)
+            self.dF, self.dG = np.empty((self.depth, k)), np.empty((self.depth, gv.size))
+            self.f, self.f_last = np.empty(k), np.empty(k)
+            self.g_last, self.mix = np.empty(gv.size), np.empty(gv.size)
+        f = self.f
+        if self.fit is None:
+            np.subtract(gv, xv, out=f)
+        else:
+            np.subtract(gv[self.fit], xv[self.fit], out=f)
+        norm = max(float(f.max()), -float(f.min())) if f.size else 0.0
+        if norm > self.last:
+            self.used, self.have_last = 0, False
+        self.last = norm
+        if self.have_last:
             j = self.slot
-            np.subtract(f, self.prev[0], out=self.dF[j])
-            np.subtract(g, self.prev[1], out=self.dG[j])
+            np.subtract(f, self.f_last, out=self.dF[j])
+            np.subtract(gv, self.g_last, out=self.dG[j])
             self.used = min(self.used + 1, self.depth)
             self.slot = (j + 1) % self.depth
             rows = self.dF[:self.used] @ self.dF[j]
             self.gram[j, :self.used] = rows
             self.gram[:self.used, j] = rows
-        self.prev = (f, g.copy())
+        np.copyto(self.g_last, gv)
+        self.f, self.f_last, self.have_last = self.f_last, f, True
         if self.used == 0:
-            return g.reshape(x.shape)
+            return
         m = self.used
         gamma, *_ = np.linalg.lstsq(self.gram[:m, :m], self.dF[:m] @ f, rcond=1e-13)
-        out = g - gamma @ self.dG[:m]
+        np.dot(gamma, self.dG[:m], out=self.mix)
+        gv -= self.mix
         if self.bounded:
-            np.clip(out, 0.0, 1.0, out=out)
-        return out.reshape(x.shape)
+            np.clip(gv, 0.0, 1.0, out=gv)
 
 
 def bellman_residual(model: DuelModel, table, P: np.ndarray) -> float:

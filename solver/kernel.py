@@ -135,6 +135,14 @@ class Backend:
         return out
 
 
+    def level_sweep(self, levels, size: int):
+        """Gauss-Seidel sweeps over a policy round's levels (``impl.LevelSweep``):
+        ``levels`` per level, top down, ``(rows, rho, indptr, cols, vals, succ, a)``;
+        ``.sweep(x, threads)`` sets level by level ``x[rows] = (I + D)^-1 (rho - O x)``
+        (O the CSR rows as in :meth:`rows_minus`, D the links as in :meth:`solve_links`)
+        in place and returns the largest change. The compiled sweep allocates nothing."""
+        return self.impl.LevelSweep(levels, int(size))
+
     def solve_links(self, succ: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """``x`` with ``x[k] + a[k] x[succ[k]] = b[k]`` for every k (``x[k] = b[k]``
         where ``succ[k] < 0``): the linear system of a duel level's bust links, a

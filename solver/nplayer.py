@@ -317,7 +317,7 @@ def solve_nplayer(rs: Ruleset, players: int = 3, progress=None, tol: float = 1e-
                 # near the solution no decision changes and a sweep is an affine map: mix the last
                 # sweeps (Anderson, as the duel's passes); the next sweep's change is measured at
                 # the mixed values, and the solve ends only on a plain sweep that moved nothing
-                V[:] = accel.step(before, V)
+                accel.step(before, V)
     cert = certificate(V, game)
     return NPlayerSolution(rs, N, game.space, V, cert, time.perf_counter() - t0, rounds_all, mixed, passes)
 

@@ -195,10 +195,38 @@ def test_interface_passes_mix_on_the_interface_alone():
     acc = duel._Anderson(depth=3, bounded=False, fit=np.array([0]))
     x = np.zeros(50)
     for _ in range(2):
-        x = acc.step(x, G(x))
+        g = G(x)
+        acc.step(x, g)   # in place: g becomes the next iterate
+        x = g
     want = b * c[0] / (1 - b[0]) + c
     assert np.max(np.abs(x - want)) <= 1e-12
     assert np.max(np.abs(G(G(np.zeros(50))) - want)) > 1e-3
+
+
+def test_anderson_forgets_its_history_on_reset():
+    """Anderson mixing reused for a new problem (the rounds' evaluations share one):
+    after ``reset`` it solves the new affine fixed point as a fresh mixer does, step for
+    step, although its buffers still hold the old problem's differences (on an affine
+    map of 8 values a history of 10 ends, like a Krylov method, at the fixed point)."""
+    rng = np.random.default_rng(5)
+    A1, A2 = (rng.uniform(-0.2, 0.2, (8, 8)) for _ in range(2))
+    c1, c2 = rng.uniform(size=8), rng.uniform(size=8)
+
+    def run(acc, A, c, steps):
+        x = np.zeros(8)
+        for _ in range(steps):
+            g = A @ x + c
+            acc.step(x, g)
+            x = g
+        return x
+    kept = duel._Anderson(depth=10, bounded=False)
+    run(kept, A1, c1, 6)
+    kept.reset()
+    x_kept = run(kept, A2, c2, 12)
+    x_fresh = run(duel._Anderson(depth=10, bounded=False), A2, c2, 12)
+    np.testing.assert_array_equal(x_kept, x_fresh)
+    want = np.linalg.solve(np.eye(8) - A2, c2)
+    assert np.max(np.abs(x_kept - want)) <= 1e-9
 
 
 @pytest.mark.parametrize("name", [n for n in sorted(TINY) if DuelModel(from_mapping(TINY[n])).lowers_levels()])

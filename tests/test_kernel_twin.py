@@ -730,6 +730,73 @@ def test_solve_links_agrees(seed, rows, none_share):
         np.testing.assert_allclose(x, want, rtol=0, atol=1e-10)
 
 
+def _random_levels(rng, size: int, nlev: int, single: bool):
+    """Random levels over x of ``size`` entries: disjoint rows, CSR rows into all of x,
+    links inside each level (a < 1/2 keeps every cycle regular)."""
+    perm = rng.permutation(size)
+    cuts = np.sort(rng.integers(0, size + 1, size=nlev - 1)) if nlev > 1 else np.zeros(0, np.int64)
+    levels = []
+    for rows in np.split(perm, cuts):
+        m = len(rows)
+        counts = rng.integers(0, 6, size=m)
+        indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        cols = rng.integers(0, size, size=int(indptr[-1])).astype(np.int32)
+        vals = (rng.random(int(indptr[-1])) * 0.1).astype(np.float32 if single else np.float64)
+        succ = rng.integers(-1, max(m, 1), size=m).astype(np.int64) if m else np.zeros(0, np.int64)
+        levels.append((rows.astype(np.int64), rng.random(m), indptr, cols, vals, succ, rng.random(m) * 0.5))
+    return levels
+
+
+@_fast(40)
+@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 200), st.integers(1, 6), st.sampled_from([0, 1, 2]),
+       st.booleans())
+def test_level_sweep_agrees(seed, size, nlev, threads, single):
+    """A Gauss-Seidel sweep over random levels, twice from random x: both kernels, and
+    the sweep done by hand, level after level, with a dense product and a dense solve
+    of each level's links (the levels read the values the levels before them wrote)."""
+    rng = np.random.default_rng(seed)
+    levels = _random_levels(rng, size, nlev, single)
+    x0 = rng.random(size)
+    want = x0.copy()
+    for _ in range(2):
+        for rows, rho, indptr, cols, vals, succ, a in levels:
+            m = len(rows)
+            O = np.zeros((m, size))
+            np.add.at(O, (np.repeat(np.arange(m), np.diff(indptr)), cols), vals.astype(np.float64))
+            D = np.eye(m)
+            r = np.flatnonzero(succ >= 0)
+            np.add.at(D, (r, succ[r]), a[r])
+            want[rows] = np.linalg.solve(D, rho - O @ want) if m else want[rows]
+    got = []
+    for backend in (PURE, COMPILED):
+        sweep, x = backend.level_sweep(levels, size), x0.copy()
+        before = x.copy()
+        change = sweep.sweep(x, threads)
+        assert change == pytest.approx(float(np.max(np.abs(x - before), initial=0.0)), abs=1e-15)
+        sweep.sweep(x, threads)
+        got.append(x)
+    np.testing.assert_allclose(got[0], want, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(got[1], got[0], rtol=0, atol=TOL)
+
+
+def test_level_sweep_refuses_bad_input():
+    """Rows outside x, columns outside x, a succ outside the level, an x of the wrong size
+    and a singular cycle: a clear error from both kernels."""
+    ok = (np.array([0, 1]), np.ones(2), np.array([0, 1, 1]), np.array([2], np.int32), np.ones(1), np.array([1, -1]),
+          np.full(2, 0.5))
+    for backend in (PURE, COMPILED):
+        with pytest.raises(ValueError):
+            backend.level_sweep([(np.array([0, 3]), *ok[1:])], 3)
+        with pytest.raises(ValueError):
+            backend.level_sweep([(*ok[:5], np.array([2, -1]), ok[6])], 3)
+        with pytest.raises(ValueError):
+            backend.level_sweep([ok], 3).sweep(np.zeros(4))
+        with pytest.raises(ValueError):
+            backend.level_sweep([(*ok[:3], np.array([5], np.int32), *ok[4:])], 3).sweep(np.zeros(3))
+        with pytest.raises(ZeroDivisionError):
+            backend.level_sweep([(*ok[:5], np.array([1, 0]), np.ones(2))], 3).sweep(np.zeros(3))
+
+
 def test_solve_links_refuses_bad_input():
     for backend in (PURE, COMPILED):
         with pytest.raises(ValueError):
