@@ -48,6 +48,8 @@ cdef extern from "thk_kernel.h":
     void thk_settle(double* v, const double* r, const double* s, Py_ssize_t n) noexcept nogil
     void thk_settle_d(double* dv, const double* dr, const double* s, const double* r,
                       Py_ssize_t n) noexcept nogil
+    void thk_route(double* et, double* rm, const double* row, const double* a, const double* s,
+                   Py_ssize_t n) noexcept nogil
 
 IMPLEMENTATION = "compiled"
 
@@ -464,6 +466,7 @@ ctypedef struct _Pol:
     double* hv              # 5 x KB: the tail's hot-dice masses and a snapshot of its ends
     double* bv              # KB: the best value of a class's options per column (_pol_throw)
     Py_ssize_t* bi          # KB: which option it is
+    Py_ssize_t* sg_end      # N + 1: per dice left, the end of the classes the current total pulls
     double* out_c           # per pair: the policy's constant term
     int64_t* cols           # per pair, from cap_ptr[pair]: successor indices into Q
     double* vals            # their probabilities
@@ -1148,11 +1151,10 @@ cdef void _pol_route(const _Tab* tb, _Blk* bk, _Pol* pol, bint sok, bint fok,
             pol.cm[k] += d
     for n in range(1, N + 1):
         row = Mr + n * KB
-        for k in range(kb):
-            if sok and Ar[n * KB + k] == srow[k]:
-                et[k] += row[k]
-            else:
-                rm[n * KB + k] += row[k]
+        if sok:
+            thk_route(et, rm + n * KB, row, Ar + n * KB, srow, kb)
+        else:
+            thk_axpy(rm + n * KB, 1.0, row, kb)
 
 
 cdef inline bint _pol_any(const double* x, Py_ssize_t n) noexcept nogil:
@@ -1188,9 +1190,12 @@ cdef void _pol_pull(const _Tab* tb, _Blk* bk, _Pol* pol, Py_ssize_t t) noexcept 
     cdef double* dst
     for m in range(tb.N + 1):
         j = pol.sg_ptr[m]
-        e = j
+        # the classes adding at most t units: sorted by units, and t only grows in a
+        # block's pass, so the end moves on from the last total's (reset by _pol_block)
+        e = pol.sg_end[m]
         while e < pol.sg_ptr[m + 1] and sx[e] <= t:
             e += 1
+        pol.sg_end[m] = e
         dst = pol.M + t * RS + m * KB
         while j + 4 <= e:
             thk_acc4(dst, RM + (t - sx[j]) * RS + sn[j] * KB, RM + (t - sx[j + 1]) * RS + sn[j + 1] * KB,
@@ -1228,6 +1233,8 @@ cdef void _pol_block(const _Tab* tb, _Blk* bk, _Pol* pol) noexcept nogil:
         _zero(pol.e + t * K + c0, kb)
     _zero(pol.bw + c0, kb)
     _zero(pol.bw + K + c0, kb)
+    for m in range(N + 1):
+        pol.sg_end[m] = pol.sg_ptr[m]
     # a turn starts by rolling all dice (in a frame, at the column's own start row)
     for k in range(kb):
         RM[(tb.row0[c0 + k] * RS if tb.row0 != NULL else 0) + N * KB + k] = 1.0
@@ -1679,7 +1686,7 @@ cdef tuple _turn(Rolls rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val
         RC_a = np.zeros((T + 2, K))
     cdef _Pol pol
     cdef double* pbuf = NULL
-    cdef Py_ssize_t[::1] pick_v = np.empty(KB, dtype=np.intp)
+    cdef Py_ssize_t[::1] pick_v = np.empty(KB + N + 1, dtype=np.intp)
     cdef Py_ssize_t* pick_a = &pick_v[0]
     cdef Py_ssize_t store = tb.NR * RS
     if want_ends:
@@ -1712,6 +1719,7 @@ cdef tuple _turn(Rolls rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val
                 raise MemoryError("turn_ends: out of memory")
             _pol_scratch(&pol, pbuf, store, RS, KB, hot == HOT_CONFIRM)
             pol.bi = pick_a
+            pol.sg_end = pick_a + KB
             tb.pol = &pol
         try:
             with nogil:
@@ -2530,7 +2538,7 @@ cdef _duel_call(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_
     try:
         with nogil, parallel(num_threads=nt):
             buf = ws0 + threadid() * per_thread
-            ibuf = <Py_ssize_t*>malloc((n_lay + n_opt + 1 + BLOCK) * sizeof(Py_ssize_t))
+            ibuf = <Py_ssize_t*>malloc((n_lay + n_opt + 1 + BLOCK + N + 1) * sizeof(Py_ssize_t))
             polp = NULL
             if want_pol:
                 polp = <_Pol*>malloc(sizeof(_Pol))
@@ -2543,6 +2551,7 @@ cdef _duel_call(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_
                 polp.bw = pb + ends_max
                 _pol_scratch(polp, pb + ends_max + 2 * kmax, store_max, RSB, BLOCK, hot == HOT_CONFIRM)
                 polp.bi = ibuf + n_lay + n_opt + 1
+                polp.sg_end = polp.bi + BLOCK
             for j in prange(M, schedule="dynamic"):
                 if ibuf != NULL and (polp != NULL or not want_pol):
                     _duel_one(&tmpl, left, &d, j, buf, buf + ends_max, W, ibuf, ibuf + n_lay,

@@ -135,4 +135,34 @@ THK_CLONES static void thk_settle_d(double *THK_R dv, const double *THK_R dr,
     }
 }
 
+/* The policy's forward pass routes the mass arriving at a total: where the solved turn
+   banks (a == s: its value there is the bank's), into et; else on, into rm. Adding the
+   mass or +0.0 (masses are >= 0) gives the numbers the branch gives. */
+THK_CLONES static void thk_route(double *THK_R et, double *THK_R rm, const double *THK_R row,
+                                 const double *THK_R a, const double *THK_R s, Py_ssize_t n) {
+    Py_ssize_t k = 0;
+#if defined(__GNUC__) || defined(__clang__)
+    for (; k + 4 <= n; k += 4) {
+        thk_v4d av, sv, rv, ev, mv;
+        thk_v4l m, in, out;
+        memcpy(&av, a + k, sizeof av);
+        memcpy(&sv, s + k, sizeof sv);
+        memcpy(&rv, row + k, sizeof rv);
+        memcpy(&ev, et + k, sizeof ev);
+        memcpy(&mv, rm + k, sizeof mv);
+        m = (thk_v4l)(av == sv);
+        in = (thk_v4l)rv & m;
+        out = (thk_v4l)rv & ~m;
+        ev += (thk_v4d)in;
+        mv += (thk_v4d)out;
+        memcpy(et + k, &ev, sizeof ev);
+        memcpy(rm + k, &mv, sizeof mv);
+    }
+#endif
+    for (; k < n; k++) {
+        if (a[k] == s[k]) et[k] += row[k];
+        else rm[k] += row[k];
+    }
+}
+
 #endif /* THK_KERNEL_H */
