@@ -2568,20 +2568,21 @@ cdef _duel_call(Rolls rolls, Plans plans, Q, movers, opp_lo, opp_hi, out_v, out_
 # =========================================================================== sparse rows
 
 
-ctypedef fused _rowval:
-    float
-    double
-
-
-cdef int _rows_minus_k(const int64_t[::1] ip, const int32_t[::1] cl, const _rowval[::1] vl,
-                       const double[::1] xv, const double[::1] cv, double[::1] ov, int nt) noexcept nogil:
-    """The product of :func:`rows_minus` for float32 or float64 values; returns 1 if a
-    column is outside x (checked in the loop: one pass over the entries)."""
-    cdef Py_ssize_t m = ip.shape[0] - 1, i, e, nx = xv.shape[0]
+cdef int _rows_minus_k(const int64_t* ip, const int32_t* cl, const float* v32, const double* v64,
+                       const double* xv, Py_ssize_t nx, const double* cv, double* ov, Py_ssize_t m,
+                       int nt) noexcept nogil:
+    """``ov[i] = cv[i] - sum_e vals[e] * xv[cl[e]]`` over the m CSR rows ``ip``/``cl``
+    (values float32 from ``v32``, else float64 from ``v64``, summed in float64), the
+    rows on ``nt`` OpenMP threads (one below 200,000 entries: too little work to wake
+    the others); returns 1 if a column is outside xv (``nx`` entries), checked in the
+    loop: one pass over the entries."""
+    cdef Py_ssize_t i, e
     cdef double acc
     cdef int32_t col
     cdef int bad = 0
     cdef int* badp = &bad   # shared (an assignment in prange would make it thread-private)
+    if ip[m] < 200000:
+        nt = 1
     for i in prange(m, num_threads=nt, schedule="static"):
         acc = cv[i]
         for e in range(ip[i], ip[i + 1]):
@@ -2589,7 +2590,10 @@ cdef int _rows_minus_k(const int64_t[::1] ip, const int32_t[::1] cl, const _rowv
             if col < 0 or col >= nx:
                 badp[0] = 1
                 continue
-            acc = acc - <double>vl[e] * xv[col]
+            if v32 != NULL:
+                acc = acc - <double>v32[e] * xv[col]
+            else:
+                acc = acc - v64[e] * xv[col]
         ov[i] = acc
     return bad
 
@@ -2623,21 +2627,20 @@ def rows_minus(indptr, cols, vals, x, c, out, threads):
                 bad = 1
     if bad:
         raise ValueError("indptr must start at 0, not decrease, and fit cols/vals")
-    cdef int nt = threads
-    if nt <= 0:
-        nt = thk_max_threads()
-    if ip[m] < 200000:
-        nt = 1          # too little work to wake the other threads
+    cdef int nt = threads if threads > 0 else thk_max_threads()
     cdef const float[::1] v32
     cdef const double[::1] v64
+    cdef const float* p32 = NULL
+    cdef const double* p64 = NULL
     if single:
         v32 = np.ascontiguousarray(vals_a)
-        with nogil:
-            bad = _rows_minus_k(ip, cl, v32, xv, cv, ov, nt)
+        p32 = &v32[0] if nv else NULL
     else:
         v64 = vals_a
-        with nogil:
-            bad = _rows_minus_k(ip, cl, v64, xv, cv, ov, nt)
+        p64 = &v64[0] if nv else NULL
+    with nogil:
+        bad = _rows_minus_k(&ip[0], &cl[0] if cl.shape[0] else NULL, p32, p64,
+                            &xv[0] if xv.shape[0] else NULL, xv.shape[0], &cv[0], &ov[0], m, nt)
     if bad:
         raise ValueError("cols must index x")
 
@@ -2827,40 +2830,18 @@ cdef class LevelSweep:
         (0: all)."""
         if x.shape[0] != self.size:
             raise ValueError("x must have the size the sweep was built for")
-        cdef Py_ssize_t L, i, e, m, k, nx = self.size
-        cdef double acc, change = 0.0, d
-        cdef int32_t col
-        cdef int bad = 0, singular = 0, nt = threads if threads > 0 else thk_max_threads(), use
-        cdef int* badp = &bad
-        cdef double* xp = &x[0]
-        cdef const int64_t* ip
-        cdef const int32_t* cl
-        cdef const float* v32
-        cdef const double* v64
-        cdef const double* rho
+        cdef Py_ssize_t L, m, k, nx = self.size
+        cdef double change = 0.0, d
+        cdef int bad = 0, singular = 0, nt = threads if threads > 0 else thk_max_threads()
+        cdef double* xp = &x[0] if nx else NULL
         with nogil:
             for L in range(self.nlev):
                 m = self.m[L]
                 if m == 0:
                     continue
-                ip = self.ip[L]
-                cl = self.cl[L]
-                v32 = self.v32[L]
-                v64 = self.v64[L]
-                rho = self.rho[L]
-                use = nt if ip[m] >= 200000 else 1   # too little work to wake the other threads
-                for i in prange(m, num_threads=use, schedule="static"):
-                    acc = rho[i]
-                    for e in range(ip[i], ip[i + 1]):
-                        col = cl[e]
-                        if col < 0 or col >= nx:
-                            badp[0] = 1
-                            continue
-                        if v32 != NULL:
-                            acc = acc - <double>v32[e] * xp[col]
-                        else:
-                            acc = acc - v64[e] * xp[col]
-                    self.rhs[i] = acc
+                if _rows_minus_k(self.ip[L], self.cl[L], self.v32[L], self.v64[L], xp, nx, self.rho[L],
+                                 self.rhs, m, nt):
+                    bad = 1
                 memset(self.st, 0, m)
                 if _links_solve(self.succ[L], self.a[L], self.rhs, self.out, self.st, self.path, m):
                     singular = 1
