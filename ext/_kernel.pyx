@@ -2746,7 +2746,7 @@ cdef class LevelSweep:
 
     def __cinit__(self, levels, Py_ssize_t size):
         levels = list(levels)
-        cdef Py_ssize_t n = len(levels), L, mm, mmax = 1, k
+        cdef Py_ssize_t n = len(levels), L, mm, mmax = 1
         self.nlev, self.size = n, size
         self.m = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
         self.rows = <const int64_t**>malloc((n + 1) * sizeof(void*))

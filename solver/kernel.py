@@ -134,7 +134,6 @@ class Backend:
         self.impl.rows_minus(indptr, cols, vals, x, c, out, int(threads))
         return out
 
-
     def level_sweep(self, levels, size: int):
         """Gauss-Seidel sweeps over a policy round's levels (``impl.LevelSweep``):
         ``levels`` per level, top down, ``(rows, rho, indptr, cols, vals, succ, a)``;
