@@ -605,8 +605,9 @@ def _pass(model: DuelModel, table, Q, levels: list[_Level], repeat: bool, thread
     when it began -- each level's DPs are re-run until nothing moves even where
     penalties make the pass repeat, and every DP reads the interface pairs of its own
     level at those values (but for one that is also a bust successor in the level, which
-    the DPs read through the same entry as the bust). ``prior``: the values (n, n) before this pass, from which
-    each level starts as the levels above it moved (:func:`_guess_change`)."""
+    the DPs read through the same entry as the bust). ``prior``: the values (n, n)
+    before this pass, from which each level starts as the levels above it moved
+    (:func:`_guess_change`)."""
     vals = values_of(Q)
     change = 0.0
     n = model.n
