@@ -34,7 +34,7 @@ import numpy as np  # noqa: E402
 
 from thousand.approx import (DuelDecider, FinishDecider, MemorylessDecider, ProductDecider, RaceDecider,  # noqa: E402
                              duel_matrix, interacting, race_turns)
-from thousand.geometric import geometric_duel  # noqa: E402
+from thousand.geometric_tables import geometric_duel  # noqa: E402
 from thousand.game import Moves  # noqa: E402
 from thousand.nplayer import EquilibriumDecider, evaluate_profile, solve_nplayer  # noqa: E402
 from thousand.rules import load_ruleset  # noqa: E402

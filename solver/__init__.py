@@ -26,7 +26,7 @@ The names are imported on first use (PEP 562), so that a command that needs one 
 import sys as _sys
 import types as _types
 
-__version__ = "0.1.0"
+from .version import __version__
 
 _WHERE = {
     "Advice": "advisor", "Option": "advisor",
@@ -38,7 +38,7 @@ _WHERE = {
     "Ruleset": "rules", "load_ruleset": "rules", "preset_names": "rules",
     "METHODS": "solve", "OBJECTIVES": "solve", "Solution": "solve",
     "PlayersSolution": "players", "solve_players": "players",
-    "PokerRuleset": "poker.rules", "PokerSolution": "poker.game", "solve_poker": "poker.game",
+    "PokerRuleset": "poker.rules", "PokerSolution": "poker.game", "solve_poker": "poker.tables",
 }
 
 __all__ = sorted([*_WHERE, "solve", "__version__"])

@@ -32,6 +32,17 @@ from .i18n import _, dice_count
 from .turn import TurnEnds
 
 
+VALUE_TIE = 1e-12  # values this close are equal: the solver settles them to about 1e-13
+
+
+def nearer(p: float, q: float, target: float) -> bool:
+    """Whether ``p`` is closer to ``target`` than ``q`` by more than :data:`VALUE_TIE`:
+    a head start is preferred only when it is really closer to even, so that two head
+    starts worth the same (a tie in exact arithmetic, 1 ulp apart in floats) keep the
+    smaller."""
+    return abs(p - target) < abs(q - target) - VALUE_TIE
+
+
 @dataclass
 class Option:
     action: str               # "stop", "roll", "keep"
@@ -236,7 +247,7 @@ def turn_advisor(rs: Ruleset) -> TurnAdvisor:
         stop = (np.arange(ends.T + 1) * float(u))[:, None] * (ends.stop_ok[:, None] != 0)
         return stop, np.zeros((ends.T + 1, 1)), np.zeros(1), np.array([float(max(rs.goal - ends.x.score, 0))])
 
-    from .turn import expected_turn_points
+    from .turnpoints import expected_turn_points
 
     # totals are unbounded: the DP runs to the horizon the objective's own solve converged at
     return TurnAdvisor(rs, "turn", values_of, float, True, "expected_points",

@@ -573,7 +573,8 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
             sol = solve_objective(rs, objective, tables_dir, progress=True)
         except DuelTooLarge as too_large:
             # the exact duel does not fit: the measured memoryless-opponent approximation, labelled
-            from .geometric import approximation_note, geometric_duel
+            from .geometric import approximation_note
+            from .geometric_tables import geometric_duel
             adv = duel_advisor(geometric_duel(rs, tables_dir), y, seat_i, "estimated_win_probability").advise(
                 x, turn_total, dice, roll, state_label=label)
             adv.note = "; ".join(n for n in (approximation_note(str(too_large)), adv.note) if n)
@@ -680,7 +681,8 @@ def play(rules: str | None, names: tuple[str, ...], players: tuple[str, ...], ov
     import datetime
     import secrets
     from pathlib import Path
-    from .play import Advisors, autosave_dir, open_game, run_session
+    from .play import Advisors, open_game, run_command
+    from .session import autosave_dir, run_session
     # `--players A B C` gives A to the option and B, C as arguments: one list in order
     plist = [p for n in (*players, *names) for p in n.split(",") if p]
     g, said = open_game(rules, overrides, plist, seed, resume)
@@ -692,9 +694,9 @@ def play(rules: str | None, names: tuple[str, ...], players: tuple[str, ...], ov
         + f"-{secrets.token_hex(3)}.json")
     if isinstance(g.rs, PokerRuleset):
         from .poker.play import PokerAdvisor, run_poker_command
-        sys.exit(run_session(g, PokerAdvisor(g.rs, tables_dir), sys.stdin, click.echo, autosave=path,
-                             command=run_poker_command))
-    sys.exit(run_session(g, Advisors(g.rs, advice, tables_dir), sys.stdin, click.echo, autosave=path))
+        sys.exit(run_session(g, PokerAdvisor(g.rs, tables_dir), sys.stdin, click.echo, run_poker_command,
+                             autosave=path))
+    sys.exit(run_session(g, Advisors(g.rs, advice, tables_dir), sys.stdin, click.echo, run_command, autosave=path))
 
 
 # --------------------------------------------------------------------------- chart
@@ -826,7 +828,8 @@ def poker_solve(rules, overrides, players, reach, tables_dir, force, as_json) ->
               f"{rs.name}: P(one turn ends with at least {desc}, playing for it) = {p:.12f}")
         return
     from .errors import StateError
-    from .poker.game import MAX_PLAYERS, poker_solution
+    from .poker.game import MAX_PLAYERS
+    from .poker.tables import poker_solution
     if not 2 <= players <= MAX_PLAYERS:
         raise StateError(_("--players must be 2 to {0}, not {1}").format(MAX_PLAYERS, players))
     sol = poker_solution(rs, players, tables_dir, force=force, progress=_say)
@@ -867,7 +870,8 @@ def poker_advise(rules, overrides, roll_text, throw, rerollable, to_beat, holder
     """Poker dice: stop, or which dice to re-roll, with P(win) for every option."""
     from .errors import StateError
     from .poker.advisor import advise, advise_reach, turn_state
-    from .poker.game import poker_solution, situation_of
+    from .poker.game import situation_of
+    from .poker.tables import poker_solution
     from .poker.rules import parse_dice
     rs = _ruleset(rules, overrides, poker=True)
     dice = parse_dice(roll_text, None)
@@ -913,7 +917,8 @@ def poker_evaluate(rules, overrides, bot_spec, players, games, seed, exact, budg
     """Poker dice: a bot's chance in each seat against optimal players, and its worst decisions."""
     from .errors import BotError
     from .poker.evaluate import EXACT_BUDGET, evaluate_poker
-    from .poker.game import MAX_PLAYERS, poker_solution
+    from .poker.game import MAX_PLAYERS
+    from .poker.tables import poker_solution
     rs = _ruleset(rules, overrides, poker=True)
     budget = EXACT_BUDGET if budget is None else budget
     for name, v in (("--games", games), ("--budget", budget), ("--worst", worst)):

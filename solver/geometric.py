@@ -275,46 +275,6 @@ def stand_ins(model) -> tuple[dict, object]:
             "race": np.ascontiguousarray(np.broadcast_to((a * race.turns[rows])[:, None], (n, n)))}, geo
 
 
-def geometric_duel(rs: Ruleset, tables_dir: str | None = None, progress: bool = True) -> GeometricDuel:
-    """The approximation's values for ``rs``: its race table (expected turns alone) and its
-    geometric table (``V`` over :data:`GRID`), found on the table search path or solved now
-    (a progress line on stderr) and written like every table."""
-    from pathlib import Path
-
-    from .solve import Progress, peak_memory_mb, solve_objective
-    from .tables import find_table, load_table, save_table, write_target
-    from .states import decode
-    race = solve_objective(rs, "race", tables_dir, progress=progress)
-    table = find_table(rs, "geometric", tables_dir)
-    if table is None:
-        if progress:
-            import sys
-            sys.stderr.write(f"solving the memoryless-opponent values of {rs.name} (the duel approximation): "
-                             f"{len(race.table.states):,} player states, {len(GRID)} columns\n")
-        bar = Progress(f"solving {rs.name} geometric", progress)
-        try:
-            space = build_state_space(rs)
-            sol = solve_geometric(rs, space=space, progress=bar)
-        finally:
-            bar.close()
-        horizon = None
-        if rs.equal_turns:
-            from .lastturn import last_turn_horizon
-            horizon = int(last_turn_horizon(rs, kernel.roll_table(rs), space.states))
-        extra = {"states": len(space), "player_states": len(space), "iterations": sol.iterations,
-                 "residual": sol.residual, "solve_seconds": sol.seconds, "kernel": kernel.IMPLEMENTATION,
-                 "method": "policy", "peak_memory_mb": peak_memory_mb(), "grid": [float(g) for g in sol.grid],
-                 "last_turn_horizon": horizon,
-                 "value_meaning": "V[state, k]: best chance of winning against an opponent who wins each of its "
-                                  "turns with chance 1/grid[k]"}
-        folder = save_table(Path(write_target(tables_dir)), rs, "geometric", sol.values, space.encode(), extra)
-        table = load_table(folder, rs, "geometric")
-    index = {decode(row): i for i, row in enumerate(table.states)}
-    turns = np.array([race.value(x) for x in index])
-    return GeometricDuel(rs, index, np.asarray(table.values), table.meta["grid"], turns,
-                         table.meta.get("last_turn_horizon"))
-
-
 def measured() -> dict:
     """What ``bench/bench_duel_approx.py --write`` measured: per method, the least and
     the largest loss in win probability of one player using it against the exact duel

@@ -46,6 +46,7 @@ class (in the class's order) over later ones.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -61,7 +62,8 @@ HOT_MODE = {"must_roll": MUST_ROLL, "free": FREE, "confirm": CONFIRM}
 
 class Backend:
     """One implementation of the kernel API (``impl``: :mod:`thousand._kernel` or
-    :mod:`thousand._pure`), and the roll tables it has built (one per ruleset)."""
+    :mod:`thousand._pure`) with its game simulator (:meth:`simulator`), and the roll
+    tables it has built (one per ruleset)."""
 
     def __init__(self, name: str):
         if name == "compiled":
@@ -78,6 +80,16 @@ class Backend:
 
     def __repr__(self) -> str:
         return f"Backend({self.name!r})"
+
+    def simulator(self):
+        """The game loop that goes with this kernel: the compiled :mod:`thousand._sim` with
+        the compiled kernel, its pure twin :mod:`thousand._sim_pure` with the pure one, so
+        that one choice (:data:`BACKEND`) picks both."""
+        if self.name == "compiled":
+            from . import _sim  # type: ignore[attr-defined]
+            return _sim
+        from . import _sim_pure
+        return _sim_pure
 
     def roll_classes(self, rs: Ruleset, n: int) -> "RollClasses":
         """The roll classes of ``n`` dice under ``rs``."""
@@ -557,3 +569,22 @@ def duel_policy(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.nd
                                                                               int(threads))
     inner = (in_rows, in_locs, in_vals) if local is not None else None
     return PolicyRows(v, c, indptr, out_cols, out_vals, ptr, inner)
+
+
+def turn_seconds(rs: Ruleset, rows: int, columns: int = 1) -> float:
+    """Seconds of one turn DP of ``rs`` over ``rows`` totals on this machine, per column of
+    a call with ``columns`` columns (the best of a few calls: the machine may be shared)."""
+    table = roll_table(rs)
+    stop_ok = np.ones(rows + 1, np.uint8)
+    stop_val = np.repeat(np.linspace(0.0, 1.0, rows + 1)[:, None], columns, axis=1)
+    args = (table, stop_ok, stop_val, np.zeros(rows + 1, np.uint8), np.zeros((rows + 1, columns)),
+            np.linspace(0.0, 0.5, columns), np.ones(columns))
+    best, spent = float("inf"), 0.0
+    for _k in range(50):
+        t0 = time.perf_counter()
+        turn_dp(*args)
+        dt = time.perf_counter() - t0
+        best, spent = min(best, dt / columns), spent + dt
+        if spent > 0.05:
+            break
+    return best

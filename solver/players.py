@@ -30,7 +30,7 @@ from .lastturn import LastRound, first_seat_T
 from .i18n import _
 from .rules import Ruleset
 from .states import decode
-from .solve import nearer
+from .advisor import nearer
 from .tables import Table, find_table, save_table, write_target
 
 # Up to this many states of the N-player game, a missing equilibrium is solved on request
@@ -38,7 +38,7 @@ from .tables import Table, find_table, save_table, write_target
 SMALL_GAME = 200_000
 # The solve's time per state, fitted to what this project's 2-core machine measured (quiet,
 # both cores; docs/solver.md): 3.3 times a turn DP of one column over the goal's totals
-# (in a call of many, :func:`thousand.solve.turn_seconds`: the best-response rounds, the end
+# (in a call of many, :func:`thousand.kernel.turn_seconds`: the best-response rounds, the end
 # distributions and the certificate, on two threads where the turns are long) plus 2e-5 s
 # of numpy and Python around them; the range shown is 1/ESTIMATE_SPREAD to ESTIMATE_SPREAD
 # times that. Measured over that estimate (the turn DP is timed when asked, so these move by
@@ -225,14 +225,13 @@ def estimate(rs: Ruleset, players: int) -> dict:
     """The states of the N-player game and a time range for its solve, before any work;
     a :class:`thousand.nplayer.NPlayerError` for what the solver refuses."""
     from .nplayer import check_size, check_supported, seat_count
-    from .solve import turn_seconds
     check_supported(rs, players)
     # a stored race table counts the player states a lone player reaches (fewer than with
     # opponents): enough to refuse a game far too large without enumerating its states
     race = find_table(rs, "race", None)
     m = check_size(rs, players, len(race.states) if race is not None else 0)
     n = seat_count(rs, players) * m ** players     # equal_turns: the mover's seat in the state
-    guess = n * (TURN_DPS_PER_STATE * turn_seconds(rs, max(1, rs.goal // rs.unit), columns=256) + SECONDS_AROUND)
+    guess = n * (TURN_DPS_PER_STATE * kernel.turn_seconds(rs, max(1, rs.goal // rs.unit), columns=256) + SECONDS_AROUND)
     from .nplayer import NPlayerGame
     if NPlayerGame(rs, players).lowers:
         guess *= SWEEPS_FACTOR
@@ -244,7 +243,7 @@ def solve_players(rs: Ruleset, players: int, tables_dir: str | os.PathLike | Non
     """The equilibrium table of ``players`` seats: found on the search path, or solved now
     (refused in one line before any work when the solver cannot) and written atomically."""
     from .nplayer import CERTIFICATE, NPlayerError, solve_nplayer
-    from .solve import Progress, _when, peak_memory_mb
+    from .progress import Progress, duration_text, peak_memory_mb
     if players < 3:
         raise StateError(_("--players {0}: two players are the duel (--objective duel)").format(players))
     obj = objective(players)
@@ -256,7 +255,7 @@ def solve_players(rs: Ruleset, players: int, tables_dir: str | os.PathLike | Non
     low, high = est["seconds"]
     if progress and high > 30:
         sys.stderr.write(f"solving {rs.name} for {players} players: {est['states']:,} states, roughly "
-                         f"{_when(low)} to {_when(high)} here (Ctrl-C stops it; nothing is stored until it is "
+                         f"{duration_text(low)} to {duration_text(high)} here (Ctrl-C stops it; nothing is stored until it is "
                          "done)\n")
     bar = Progress(f"solving {rs.name}, {players} players", progress, high)
     try:

@@ -137,16 +137,6 @@ def parse_builtin(spec: str) -> BuiltinBot:
 
 # --------------------------------------------------------------------------- engine
 
-def _loop(table: kernel.RollTable):
-    """The game loop of the table's kernel backend: compiled with the compiled kernel,
-    the pure twin with the pure one (THOUSAND_PURE chooses both at once)."""
-    if table.backend.name == "compiled":
-        from . import _sim  # type: ignore[attr-defined]
-        return _sim
-    from . import _sim_pure
-    return _sim_pure
-
-
 class BotPolicy(NamedTuple):
     """A bot as the game loop plays it: ``kind`` and ``param`` (:class:`BuiltinBot`), and
     for a value bot its stop bits ``dec`` at ``doff``, value rows ``val`` at ``voff``,
@@ -408,7 +398,7 @@ def _bot_policy(rs: Ruleset, table: kernel.RollTable, bot: BuiltinBot, plans: Ga
 
 def _run(rs: Ruleset, table: kernel.RollTable, plans: GamePlans, bots, pols, race: bool, games: int, seed: int,
          threads: int, max_turns: int = MAX_TURNS):
-    loop = _loop(table)
+    loop = table.backend.simulator()
     policies = [BotPolicy(b.kind, b.param, *p) for b, p in zip(bots, pols)]
     t0 = time.perf_counter()
     out = loop.run(table.rolls, roll_lookup(rs), plans.native(table.backend), rs.unit, plans.start, plans.start,

@@ -28,69 +28,9 @@ from .errors import StateError, TableError, ThousandError
 from .game import Moves, PlayerState
 from .rules import Ruleset
 from .states import decode
+from .progress import Progress, duration_text, peak_memory_mb
+from .advisor import nearer
 from .tables import PLAYERS, Table, find_table, save_table, write_target
-
-
-def _bar(frac: float, width: int = 20) -> str:
-    """A progress bar of ``width`` cells, one ``#`` per whole share done. The share is
-    rounded to 1e-9 first: times are differences of large clock readings, and 120 s of
-    600 must fill four cells, not three."""
-    return ("#" * int(round(width * frac, 9))).ljust(width)
-
-
-class Progress:
-    """A progress line on stderr, shown once a solve has run for a second: the step, the
-    largest change, the time so far and, given the solve's ``expected`` seconds
-    (:func:`estimate`), a bar and roughly the time left. On a terminal the line is
-    redrawn in place; elsewhere (a log, a pipe) a new line at most every 10 s."""
-
-    def __init__(self, label: str, enabled: bool = True, expected: float | None = None):
-        self.label, self.enabled, self.expected = label, enabled, expected
-        self.t0 = self.last = time.perf_counter()
-        self.shown = False
-        self.tty = sys.stderr.isatty()
-
-    def line(self, step: int, change: float, now: float) -> str:
-        el = now - self.t0
-        text = f"{self.label}: sweep {step}, largest change {change:.3e}, {el:.0f} s"
-        if self.expected:
-            frac = min(el / self.expected, 0.99)
-            left = self.expected - el
-            text += (f" [{_bar(frac)}] roughly {left:.0f} s left" if left > 0 else " [longer than estimated]")
-        return text
-
-    def __call__(self, step: int, change: float) -> None:
-        now = time.perf_counter()
-        if self._due(now):
-            self._show(self.line(step, change, now))
-
-    def _due(self, now: float) -> bool:
-        return self.enabled and now - self.t0 >= 1.0 and (self.tty or not self.shown or now - self.last >= 10.0)
-
-    def _show(self, text: str) -> None:
-        self.shown, self.last = True, time.perf_counter()
-        sys.stderr.write(("\r" + text + "   ") if self.tty else text + "\n")
-        sys.stderr.flush()
-
-    def fraction(self, done: int, total: int) -> None:
-        """A solve that counts its work (``done`` of ``total``): the share done instead of a sweep."""
-        now = time.perf_counter()
-        if not self._due(now):
-            return
-        el, frac = now - self.t0, min(done / max(total, 1), 1.0)
-        left = f", roughly {el / frac - el:.0f} s left" if frac > 0.02 else ""
-        self._show(f"{self.label}: {done:,} of {total:,} states [{_bar(frac)}] {el:.0f} s{left}")
-
-    def close(self) -> None:
-        if self.shown and self.tty:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-
-
-def peak_memory_mb() -> float:
-    """Peak resident memory of this process so far, in MiB."""
-    import resource
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1)
 
 
 from .choices import OBJECTIVES  # noqa: E402
@@ -225,7 +165,7 @@ class Solution:
         if self.rate is not None:
             return self.rate.gain + float(self.rate.relative[Moves(self.rs).check(x).bolts])
         if self.table is None:
-            from .turn import expected_turn_points
+            from .turnpoints import expected_turn_points
             Moves(self.rs).check(x)
             return expected_turn_points(self.rs, x).value
         v = self.table.values
@@ -377,17 +317,6 @@ class Solution:
             err=f"{self.table.encoding_error:.1e}", name=self.rs.name, obj=self.objective)
 
 
-VALUE_TIE = 1e-12  # values this close are equal: the solver settles them to about 1e-13
-
-
-def nearer(p: float, q: float, target: float) -> bool:
-    """Whether ``p`` is closer to ``target`` than ``q`` by more than :data:`VALUE_TIE`:
-    a head start is preferred only when it is really closer to even, so that two head
-    starts worth the same (a tie in exact arithmetic, 1 ulp apart in floats) keep the
-    smaller."""
-    return abs(p - target) < abs(q - target) - VALUE_TIE
-
-
 def solve(rules: Ruleset | str, objective: str, *, method: str | None = None,
           tables: str | os.PathLike | None = None, force: bool = False, progress: bool = False,
           encoding: str = "float64") -> Solution:
@@ -429,7 +358,7 @@ def solve(rules: Ruleset | str, objective: str, *, method: str | None = None,
         from .rate import solve_rate
         return Solution(rs, "rate", None, True, rate=solve_rate(rs))
     if objective == "turn":
-        from .turn import expected_turn_points
+        from .turnpoints import expected_turn_points
         t0 = time.perf_counter()
         r = expected_turn_points(rs)
         return Solution(rs, "turn", None, True, (r.value, r.T, r.doublings, r.change, time.perf_counter() - t0))
@@ -446,26 +375,6 @@ def solve(rules: Ruleset | str, objective: str, *, method: str | None = None,
 DUEL_TURNS_PER_PAIR = {False: (0.6, 1.8), True: (1.9, 14.0)}
 # classic's race: about 100 s on this project's 2-core machine
 RACE_STATE_ROWS_PER_S = 1.5e5
-
-
-def turn_seconds(rs: Ruleset, rows: int, columns: int = 1) -> float:
-    """Seconds of one turn DP of ``rs`` over ``rows`` totals on this machine, per column of
-    a call with ``columns`` columns (the best of a few calls: the machine may be shared)."""
-    import numpy as np
-    table = kernel.roll_table(rs)
-    stop_ok = np.ones(rows + 1, np.uint8)
-    stop_val = np.repeat(np.linspace(0.0, 1.0, rows + 1)[:, None], columns, axis=1)
-    args = (table, stop_ok, stop_val, np.zeros(rows + 1, np.uint8), np.zeros((rows + 1, columns)),
-            np.linspace(0.0, 0.5, columns), np.ones(columns))
-    best, spent = float("inf"), 0.0
-    for _k in range(50):
-        t0 = time.perf_counter()
-        kernel.turn_dp(*args)
-        dt = time.perf_counter() - t0
-        best, spent = min(best, dt / columns), spent + dt
-        if spent > 0.05:
-            break
-    return best
 
 
 def loaded(rs: Ruleset, objective: str, table: Table):
@@ -506,7 +415,7 @@ def estimate(rs: Ruleset, objective: str) -> dict:
             n, out["exceeded"] = e.count, True
         pairs = seats * n * n
         low, high = DUEL_TURNS_PER_PAIR[_has_penalties(rs)]
-        one = turn_seconds(rs, rows) if not out["exceeded"] else 0.0
+        one = kernel.turn_seconds(rs, rows) if not out["exceeded"] else 0.0
         out.update(player_states=n, pairs=pairs, bytes=8 * (seats * n) ** 2,
                    seconds=(pairs * one * low, pairs * one * high))
         return out
@@ -520,11 +429,6 @@ def _has_penalties(rs: Ruleset) -> bool:
     return bool(rs.bolts.limit or rs.overtake or rs.dump or rs.pit_attempts
                 or (rs.barrel.kind != "none" and (rs.barrel.attempts or rs.barrel.overshoots
                                                   or rs.barrel.push_off != "none")))
-
-
-def _when(seconds: float) -> str:
-    m = seconds / 60
-    return (f"{seconds:,.0f} seconds" if m < 2 else f"{m:,.0f} minutes" if m < 120 else f"{m / 60:,.1f} hours")
 
 
 class DuelTooLarge(TableError):
@@ -546,7 +450,7 @@ def _check_size(rs: Ruleset, objective: str, progress: bool) -> dict:
     low, high = est["seconds"]
     est["expected"] = high
     if progress and high > 30:
-        when = _when(high) if high < 1.5 * low else f"{_when(low)} to {_when(high)}"
+        when = duration_text(high) if high < 1.5 * low else f"{duration_text(low)} to {duration_text(high)}"
         if when.count("minutes") == 2:
             when = when.replace(" minutes to", " to", 1)
         sys.stderr.write(f"solving the {objective} of {rs.name}: {est['player_states']:,}"

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__
+from .version import __version__
 from .errors import TableError
 from .rules import Ruleset
 from .states import FIELDS
@@ -104,10 +104,14 @@ class Table:
         return float(self.meta.get("encoding_error", 0.0))
 
 
+# one row of states.npy per value T[(n, m)][b, j]: n players still to play after the
+# holders, m holders, b the best hand's strength, j the holder's place
+POKER_FIELDS = ("after", "holders", "hand", "place")
+
+
 def state_fields(objective: str) -> tuple[str, ...]:
     """The columns of ``states.npy`` for an objective (poker dice has its own situations)."""
     if objective == "poker":
-        from .poker.game import POKER_FIELDS
         return POKER_FIELDS
     return FIELDS
 

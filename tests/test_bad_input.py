@@ -117,12 +117,12 @@ def test_every_shipped_table_passes_its_checks():
             from thousand.rules import ruleset_from_mapping
             rs = ruleset_from_mapping(meta["ruleset"])
             if meta["objective"] == "poker":
-                from thousand.poker.game import load_poker
+                from thousand.poker.tables import load_poker
                 from thousand.tables import find_table
                 table = find_table(rs, "poker", None)
                 assert str(table.path) == str(folder) and load_poker(table, rs).players == meta["players"]
             elif meta["objective"] == "geometric":   # the duel approximation's table (thousand.geometric)
-                from thousand.geometric import geometric_duel
+                from thousand.geometric_tables import geometric_duel
                 from thousand.tables import find_table
                 assert str(find_table(rs, "geometric", None).path) == str(folder)
                 g = geometric_duel(rs, progress=False)
@@ -330,7 +330,8 @@ def test_tables_list_verify_clean(pig_tables):
 
 
 def test_a_long_solve_says_what_it_costs(capsys):
-    from thousand.solve import Progress, _check_size
+    from thousand.progress import Progress
+    from thousand.solve import _check_size
     est = _check_size(load_ruleset("classic"), "duel", True)
     from thousand.states import build_state_space
     n = len(build_state_space(load_ruleset("classic"), opponents=True))

@@ -21,7 +21,7 @@ from thousand.errors import RulesetError, StateError
 from thousand.game import PlayerState
 from thousand.rate import solve_rate
 from thousand.rules import from_mapping, load_ruleset
-from thousand.turn import expected_turn_points
+from thousand.turnpoints import expected_turn_points
 
 from test_kernel_twin import _bust_everywhere, rulesets
 

@@ -16,7 +16,8 @@ from click.testing import CliRunner
 
 from thousand import i18n
 from thousand.cli import main
-from thousand.play import Advisors, Game, run_session
+from thousand.play import Advisors, Game, run_command
+from thousand.session import run_session
 from thousand.rules import load_ruleset
 
 PACKAGE = Path(i18n.__file__).resolve().parent
@@ -178,7 +179,7 @@ def test_the_scorekeeper_in_russian(tmp_path):
     i18n.set_language("ru")
     try:
         code = run_session(g, Advisors(rs, "race", None), io.StringIO("\n".join(lines) + "\n"),
-                           lambda text, nl=True: out.append(text), autosave=tmp_path / "game.json")
+                           lambda text, nl=True: out.append(text), run_command, autosave=tmp_path / "game.json")
     finally:
         i18n.set_language(None)
     text = "\n".join(out)

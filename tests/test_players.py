@@ -435,7 +435,7 @@ def test_memoryless_opponents_advice(tmp_path):
     from thousand import kernel
     from thousand.advisor import duel_advisor, memoryless_advisor
     from thousand.approx import MemorylessDecider
-    from thousand.geometric import geometric_duel
+    from thousand.geometric_tables import geometric_duel
     from thousand.nplayer import NPlayerGame
     rs = load_ruleset("pig", ("goal=10",))
     geo = geometric_duel(rs, str(tmp_path), progress=False)

@@ -22,7 +22,8 @@ from poker_reference import best_turn, hand_key, two_player_values
 from thousand.cli import main
 from thousand.errors import RulesetError, StateError, TableError
 from thousand.poker.bots import OptimalPokerBot, play_game
-from thousand.poker.game import MAX_PLAYERS, load_poker, poker_solution, solve_poker
+from thousand.poker.game import MAX_PLAYERS, solve_poker
+from thousand.poker.tables import load_poker, poker_solution
 from thousand.poker.play import PokerGame
 from thousand.poker.rules import ROLLS
 from thousand.poker.turn import solve_turn, turn_shape

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..errors import Refused, StateError
-from ..play import LoggedGame, handle_line
+from ..session import LoggedGame, handle_line
 from .advisor import PokerTurnState, Situation
 from .rules import DICE, PokerRuleset, parse_dice
 from .turn import _minus
@@ -251,7 +251,7 @@ class PokerAdvisor:
 
     def advise(self, g: PokerGame) -> str:
         from .advisor import advise
-        from .game import poker_solution
+        from .tables import poker_solution
         if g.over:
             raise Refused(_("the game is over"))
         st = g.turn_state()

@@ -22,6 +22,7 @@ from itertools import combinations_with_replacement
 from typing import Any, Mapping
 
 from ..errors import RulesetError, StateError
+from ..ruletext import content_hash, dump_toml
 from ..i18n import _
 
 GAME = "poker"
@@ -93,13 +94,11 @@ class PokerRuleset:
                 "straights": self.straights, "tie_break": self.tie_break}
 
     def to_toml(self) -> str:
-        from ..rules import dump_toml
         return dump_toml(self.to_mapping())
 
     @cached_property
     def hash(self) -> str:
         """A stable content hash of the rules (name and summary excluded)."""
-        from ..rules import content_hash
         return content_hash(self.to_mapping(), FORMAT)
 
     # ------------------------------------------------------------ hands
