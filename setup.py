@@ -1,5 +1,6 @@
-"""Build the compiled parts of thousand: every ``ext/*.pyx`` becomes ``thousand.<name>``
-(the package ``thousand``, whose source is the folder ``solver/``).
+"""Build the compiled parts of thousand: every ``ext/*.pyx`` becomes ``thousand.kernel.<name>``
+(the kernel layer of the package ``thousand``, whose source is the folder ``solver/``),
+beside its pure-Python twin.
 
 Metadata lives in pyproject.toml; this file only declares the extensions and
 how they are compiled: Cython (language level 3), ``-O3``, numpy's headers,
@@ -163,7 +164,7 @@ def _extensions() -> list[Extension]:
     exts = []
     for pyx in sorted((HERE / "ext").glob("*.pyx")):
         exts.append(Extension(
-            f"thousand.{pyx.stem}",
+            f"thousand.kernel.{pyx.stem}",
             sources=[pyx.relative_to(HERE).as_posix()],
             # the C helpers (ext/*.h) and the declarations both modules share (ext/thk.pxd)
             include_dirs=["ext"],

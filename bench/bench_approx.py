@@ -1,7 +1,7 @@
 """What the approximations for three players and more cost, measured exactly.
 
-For each ruleset: the exact equilibrium (thousand.nplayer), then for each method of
-thousand.approx two exact policy evaluations (thousand.nplayer.evaluate_profile, no
+For each ruleset: the exact equilibrium (thousand.solvers.nplayer), then for each method of
+thousand.solvers.approx two exact policy evaluations (thousand.solvers.nplayer.evaluate_profile, no
 simulation): every seat playing the method, and one seat playing it among equilibrium
 players (each seat in turn). The loss of a seat is its equilibrium chance minus its chance
 with the approximation. The equilibrium itself is evaluated the same way as a check (its
@@ -12,7 +12,7 @@ other seats play the same in both).
     python bench/bench_approx.py [--only pig-50 ...] [--write]
 
 ``--write`` stores the one-seat losses of every method per case in
-solver/approx_measured.json, which the advice quotes and chooses by (docs/results.md has
+solver/solvers/approx_measured.json, which the advice quotes and chooses by (docs/results.md has
 the table); ``--from FILE`` writes it from the ``--json`` file of an earlier run.
 """
 
@@ -32,13 +32,12 @@ except ImportError:  # run from a source checkout without installing
 
 import numpy as np  # noqa: E402
 
-from thousand.approx import (DuelDecider, FinishDecider, MemorylessDecider, ProductDecider, RaceDecider,  # noqa: E402
-                             duel_matrix, interacting, race_turns)
-from thousand.geometric_tables import geometric_duel  # noqa: E402
-from thousand.game import Moves  # noqa: E402
-from thousand.nplayer import EquilibriumDecider, evaluate_profile, solve_nplayer  # noqa: E402
+from thousand.solvers.approx import DuelDecider, FinishDecider, MemorylessDecider, ProductDecider, RaceDecider, duel_matrix, interacting, race_turns
+from thousand.tables.geometric import geometric_duel  # noqa: E402
+from thousand.engine.player import Moves  # noqa: E402
+from thousand.solvers.nplayer import EquilibriumDecider, evaluate_profile, solve_nplayer  # noqa: E402
 from thousand.rules import load_ruleset  # noqa: E402
-from thousand.solve import solve  # noqa: E402
+from thousand.tables.solve import solve  # noqa: E402
 
 CASES = {  # name: (preset, overrides, players)
     "pig-50": ("pig", ("goal=50",), 3),
@@ -105,13 +104,13 @@ def measure(name: str) -> dict:
 
 
 def write_measured(results: list[dict]) -> Path:
-    """solver/approx_measured.json: per case, the dice and the one-seat losses of every method
+    """solver/solvers/approx_measured.json: per case, the dice and the one-seat losses of every method
     (the cases measured now replace their earlier figures; the others are kept)."""
     rules = {r["ruleset"]: load_ruleset(*CASES[r["ruleset"]][:2]) for r in results}
     cases = [{"ruleset": r["ruleset"], "players": r["players"], "dice": rules[r["ruleset"]].dice,
               "interactions": interacting(rules[r["ruleset"]]), "equal_turns": bool(rules[r["ruleset"]].equal_turns),
               "losses": {name: m["one_seat_loss"] for name, m in r["methods"].items()}} for r in results]
-    path = Path(__file__).resolve().parents[1] / "solver" / "approx_measured.json"
+    path = Path(__file__).resolve().parents[1] / "solver" / "solvers" / "approx_measured.json"
     kept = json.loads(path.read_text()) if path.exists() else {}
     now = {c["ruleset"] for c in cases}
     cases = [c for c in kept.get("cases", []) if c["ruleset"] not in now] + cases
@@ -123,7 +122,7 @@ def write_measured(results: list[dict]) -> Path:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", nargs="+", choices=list(CASES), default=list(CASES))
-    ap.add_argument("--write", action="store_true", help="store the losses in solver/approx_measured.json")
+    ap.add_argument("--write", action="store_true", help="store the losses in solver/solvers/approx_measured.json")
     ap.add_argument("--json", dest="json_out", default=None, help="also write every figure to this file")
     ap.add_argument("--from", dest="json_in", default=None,
                     help="take the figures from the --json file of an earlier run instead of measuring")

@@ -34,8 +34,8 @@ import numpy as np
 CHILD = r"""
 import json, resource, sys, time
 from thousand import kernel
-from thousand.duel import DuelModel, solve_duel
-from thousand.game import Moves
+from thousand.solvers.duel import DuelModel, solve_duel
+from thousand.engine.player import Moves
 from thousand.rules import load_ruleset
 import numpy as np
 rs = load_ruleset(sys.argv[1])
@@ -78,10 +78,10 @@ def run(name: str, method: str, threads: int, save: str | None = None) -> dict |
 def export_textbook(name: str, path: str) -> int:
     """Write the ruleset's pairs and roll classes in the layout textbook_duel.c reads,
     refusing rulesets outside what it implements; returns the initial state's index."""
-    from thousand.duel import DuelModel
-    from thousand.game import Moves
+    from thousand.solvers.duel import DuelModel
+    from thousand.engine.player import Moves
     from thousand.rules import load_ruleset
-    from thousand.states import WIN_INDEX
+    from thousand.engine.states import WIN_INDEX
     rs = load_ruleset(name)
     model = DuelModel(rs)
     tab, p = model.table, model.plans

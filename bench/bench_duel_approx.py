@@ -1,17 +1,17 @@
 """What the duel approximation for six-dice costs, measured exactly on derived rulesets.
 
 For each case (a six-dice ruleset small enough for the exact duel): the exact duel
-(thousand.duel.solve_duel), the race and the memoryless-opponent values
-(thousand.geometric) on the same player states, then exact policy evaluations
-(thousand.duel.seat_profile_values: the profile's linear system, one sparse LU, no
+(thousand.solvers.duel.solve_duel), the race and the memoryless-opponent values
+(thousand.solvers.geometric) on the same player states, then exact policy evaluations
+(thousand.solvers.duel.seat_profile_values: the profile's linear system, one sparse LU, no
 simulation) of one player using an approximation against an exact player, in each
 seat. The loss of that player is its exact duel chance minus its chance so. As a check
 the evaluation of the exact player against itself is printed beside the solved value.
 
     python bench/bench_duel_approx.py [--only six-200 ...] [--write]
 
-``--write`` stores the losses in solver/approx_measured.json (key ``duel_cases``), which
-the advice quotes (thousand.geometric.approximation_note; docs/results.md).
+``--write`` stores the losses in solver/solvers/approx_measured.json (key ``duel_cases``), which
+the advice quotes (thousand.solvers.geometric.approximation_note; docs/results.md).
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ except ImportError:  # run from a source checkout without installing
 
 import numpy as np  # noqa: E402
 
-from thousand.duel import DuelModel, seat_profile_values, solve_duel  # noqa: E402
-from thousand.geometric import stand_ins  # noqa: E402
+from thousand.solvers.duel import DuelModel, seat_profile_values, solve_duel  # noqa: E402
+from thousand.solvers.geometric import stand_ins  # noqa: E402
 from thousand.rules import load_ruleset  # noqa: E402
 
 NO_BARREL_TRIES = ("barrel.attempts=0", "barrel.max_falls=0", "barrel.fall_to=penalty")
@@ -73,7 +73,7 @@ def measure(name: str) -> dict:
 
 
 def write_measured(results: list[dict]) -> Path:
-    path = Path(__file__).resolve().parents[1] / "solver" / "approx_measured.json"
+    path = Path(__file__).resolve().parents[1] / "solver" / "solvers" / "approx_measured.json"
     kept = json.loads(path.read_text()) if path.exists() else {}
     kept["duel_source"] = "python bench/bench_duel_approx.py --write"
     kept["duel_cases"] = [{"ruleset": f"six-dice {r['ruleset']}", "overrides": r["overrides"],
@@ -85,7 +85,7 @@ def write_measured(results: list[dict]) -> Path:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", nargs="+", choices=list(CASES), default=list(CASES))
-    ap.add_argument("--write", action="store_true", help="store the losses in solver/approx_measured.json")
+    ap.add_argument("--write", action="store_true", help="store the losses in solver/solvers/approx_measured.json")
     a = ap.parse_args()
     t0 = time.perf_counter()
     results = [measure(c) for c in a.only]

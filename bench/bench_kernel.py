@@ -115,9 +115,9 @@ def main(argv=None) -> int:
 
 def bench_duel(rs, tab, repeat: int) -> None:
     """Pair evaluations per second of duel_level: compiled vs the Python loop."""
-    from thousand.duel import DuelModel
+    from thousand.solvers.duel import DuelModel
 
-    from thousand import _pure
+    from thousand.kernel import _pure
     impl = kernel.backend("compiled").impl
     model = DuelModel(rs, table=tab)
     p = model.plans

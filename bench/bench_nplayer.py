@@ -1,4 +1,4 @@
-"""The N-player solver (thousand.nplayer) on three-player Pig (or ``--rules``: plain,
+"""The N-player solver (thousand.solvers.nplayer) on three-player Pig (or ``--rules``: plain,
 farkle, ...): states, time, peak memory, the certificate (the largest gain of a deviation)
 and the mixed states, per goal; two players beside it against the duel solver, in the same
 run.
@@ -26,9 +26,9 @@ try:
 except ImportError:  # run from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from thousand.duel import solve_duel  # noqa: E402
-from thousand.game import Moves  # noqa: E402
-from thousand.nplayer import NPlayerError, solve_nplayer  # noqa: E402
+from thousand.solvers.duel import solve_duel  # noqa: E402
+from thousand.engine.player import Moves  # noqa: E402
+from thousand.solvers.nplayer import NPlayerError, solve_nplayer  # noqa: E402
 from thousand.rules import load_ruleset  # noqa: E402
 
 

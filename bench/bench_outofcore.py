@@ -1,4 +1,4 @@
-"""The duel out of core (thousand.store): a derived six-dice duel solved with its values
+"""The duel out of core (thousand.solvers.store): a derived six-dice duel solved with its values
 in memory and with them in a memory-mapped file under a budget smaller than the table,
 in one run; the same values, the time, the memory.
 
@@ -29,9 +29,9 @@ import numpy as np
 
 CHILD = r"""
 import json, resource, sys, time
-from thousand.duel import DuelModel, solve_duel
+from thousand.solvers.duel import DuelModel, solve_duel
 from thousand.rules import load_ruleset
-from thousand.store import ValueStore
+from thousand.solvers.store import ValueStore
 import numpy as np
 goal, mode, out, budget, threads = int(sys.argv[1]), sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5])
 rs = load_ruleset("six-dice", [f"goal={goal}", f"barrel.threshold={goal - 50}", "pits=[]", "pit_attempts=0",

@@ -40,7 +40,7 @@ def advice_latency(args: list[str], runs: int = 5) -> list[float]:
 
 def direct_turn(shape, rolls, U):
     """The baseline: for each utility and state, the max over every keep (no lattice)."""
-    from thousand.poker.turn import KEEP_ID, _submultisets
+    from thousand.engine.poker import KEEP_ID, _submultisets
     values = []
     choices = []
     for locked, free in shape.states:
@@ -65,8 +65,8 @@ def main() -> None:
     ap.add_argument("--rules", default="poker")
     ap.add_argument("--set", dest="overrides", action="append", default=[])
     a = ap.parse_args()
-    from thousand.poker.game import solve_poker
-    from thousand.poker.turn import solve_turn, turn_shape
+    from thousand.solvers.poker import solve_poker
+    from thousand.engine.poker import solve_turn, turn_shape
     from thousand.rules import load_ruleset
     rs = load_ruleset(a.rules, a.overrides)
     print(f"ruleset {rs.name} {' '.join(a.overrides)} (hash {rs.hash}), {rs.hands.count} hand strengths, "

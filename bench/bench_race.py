@@ -13,10 +13,10 @@ import sys
 CHILD = r"""
 import json, resource, sys, time
 from thousand import kernel
-from thousand.game import Moves
-from thousand.race import solve_race
+from thousand.engine.player import Moves
+from thousand.solvers.race import solve_race
 from thousand.rules import load_ruleset
-from thousand.states import build_state_space
+from thousand.engine.states import build_state_space
 rs = load_ruleset(sys.argv[1])
 t0 = time.perf_counter()
 space = build_state_space(rs)

@@ -19,40 +19,51 @@ The public Python API (docs/api.md)::
 A turn in play is one state machine (:class:`TurnRules`); solved objectives are one
 result type (:class:`Solution`) with the same fields for every objective.
 
-The names are imported on first use (PEP 562), so that a command that needs one part
-(a poker-dice answer, a ruleset check) does not wait for the others to load.
+The package is layered; each layer is a subpackage that imports only the layers
+before it (docs/architecture.md; ``tests/test_layers.py`` holds the code to it):
+
+    base -> rules -> kernel -> engine -> solvers -> tables -> analysis -> play -> web -> cli
+
+The names below are imported on first use (PEP 562), so that a command that needs one part
+(a poker-dice answer, a ruleset check) does not wait for the others to load. The module
+paths of the flat layout before 0.2 (``thousand.duel``, ``thousand.game``, ...) still
+import, with a DeprecationWarning, until the next release (:mod:`thousand._compat`,
+CHANGELOG.md).
 """
 
 import sys as _sys
 import types as _types
 
-from .version import __version__
+from thousand import _compat
+from thousand.base.version import __version__
 
 _WHERE = {
-    "Advice": "advisor", "Option": "advisor",
-    "Action": "engine", "TurnEnd": "engine", "TurnResult": "engine", "TurnRules": "engine",
-    "TurnState": "engine", "finish_turn": "engine",
-    "BotError": "errors", "Refused": "errors", "RulesetError": "errors", "StateError": "errors",
-    "TableError": "errors", "ThousandError": "errors",
-    "PlayerState": "game",
-    "Ruleset": "rules", "load_ruleset": "rules", "preset_names": "rules",
-    "METHODS": "solve", "OBJECTIVES": "solve", "Solution": "solve",
-    "PlayersSolution": "players", "solve_players": "players",
-    "PokerRuleset": "poker.rules", "PokerSolution": "poker.game", "solve_poker": "poker.tables",
+    "Advice": "solvers.advice", "Option": "solvers.advice",
+    "Action": "engine.turn", "TurnEnd": "engine.turn", "TurnResult": "engine.turn", "TurnRules": "engine.turn",
+    "TurnState": "engine.turn", "finish_turn": "engine.turn",
+    "BotError": "base.errors", "Refused": "base.errors", "RulesetError": "base.errors",
+    "StateError": "base.errors", "TableError": "base.errors", "ThousandError": "base.errors",
+    "PlayerState": "engine.player",
+    "Ruleset": "rules.ruleset", "load_ruleset": "rules.ruleset", "preset_names": "rules.ruleset",
+    "METHODS": "tables.solve", "OBJECTIVES": "tables.solve", "Solution": "tables.solve",
+    "PlayersSolution": "tables.players", "solve_players": "tables.players",
+    "PokerRuleset": "rules.poker", "PokerSolution": "solvers.poker", "solve_poker": "tables.poker",
 }
 
 __all__ = sorted([*_WHERE, "solve", "__version__"])
 
+_compat.install()
+
 
 def __getattr__(name: str):
     if name == "solve":
-        from .solve import solve
+        from thousand.tables.solve import solve
         return solve
     where = _WHERE.get(name)
     if where is None:
         raise AttributeError(f"module 'thousand' has no attribute {name!r}")
     import importlib
-    module = importlib.import_module(f".{where}", __name__)
+    module = importlib.import_module(f"thousand.{where}")
     value = getattr(module, "poker_solution" if name == "solve_poker" else name)
     globals()[name] = value
     return value
@@ -63,9 +74,10 @@ def __dir__():
 
 
 class _Package(_types.ModuleType):
-    """``thousand.solve`` is the function, although ``thousand/solve.py`` is also a module:
-    the import system binds a loaded submodule to its package's attribute, which would
-    hide the function; that one binding is ignored (the module stays in ``sys.modules``)."""
+    """``thousand.solve`` is the function, although ``thousand.solve`` was also a module
+    (now an alias of :mod:`thousand.tables.solve`): the import system binds a loaded
+    submodule to its package's attribute, which would hide the function; that one binding
+    is ignored (the module stays in ``sys.modules``)."""
 
     def __setattr__(self, name, value):
         if name == "solve" and isinstance(value, _types.ModuleType):

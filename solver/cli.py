@@ -14,13 +14,13 @@ import time
 
 import click
 
-from . import __version__
-from .choices import CHART_KINDS, EXACT_BUDGET, OBJECTIVES, SEATS
-from .i18n import LANGUAGES, _, using
-from .errors import ThousandError
-from .errors import RulesetError
-from .poker.rules import PokerRuleset
-from .rules import Ruleset, load_ruleset, preset_names
+from thousand.base.version import __version__
+from thousand.base.choices import CHART_KINDS, EXACT_BUDGET, OBJECTIVES, SEATS
+from thousand.base.i18n import LANGUAGES, _, using
+from thousand.base.errors import ThousandError
+from thousand.base.errors import RulesetError
+from thousand.rules.poker import PokerRuleset
+from thousand.rules.ruleset import Ruleset, load_ruleset, preset_names
 
 
 # click >= 8.2 raises this for a group called without a command; older clicks print the help
@@ -136,7 +136,7 @@ def _names_poker(spec: str) -> bool:
     """Whether a RULES argument names a poker-dice ruleset (a preset or a TOML file)."""
     import tomllib
     from pathlib import Path
-    from .rules import _preset_text
+    from thousand.rules.ruleset import _preset_text
     try:
         text = _preset_text(spec) if "/" not in spec and not spec.endswith(".toml") else None
         if text is None and spec.endswith(".toml") and Path(spec).is_file():
@@ -221,7 +221,7 @@ def tables() -> None:
 @json_option
 def tables_list(tables_dir: str | None, as_json: bool) -> None:
     """Every stored table on the search path, with its ruleset, objective, size and state."""
-    from .tables import stored_tables
+    from thousand.tables.files import stored_tables
     found = stored_tables(tables_dir)
     lines = [f"{t.where:8} {t.ruleset:18} {t.objective:5} {t.bytes / 2**20:8.1f} MB {t.encoding:7}  "
              f"{'ok' if not t.problem else 'BAD: ' + t.problem}  {t.path}" for t in found]
@@ -233,7 +233,7 @@ def tables_list(tables_dir: str | None, as_json: bool) -> None:
 @json_option
 def tables_verify(tables_dir: str | None, as_json: bool) -> None:
     """Check every stored table (checksums, ruleset, format, ranges); exit 2 if one fails."""
-    from .tables import stored_tables
+    from thousand.tables.files import stored_tables
     found = stored_tables(tables_dir)
     bad = [t for t in found if t.problem]
     _emit({"checked": len(found), "bad": [t.to_json() for t in bad]}, as_json,
@@ -258,8 +258,8 @@ def tables_round(rules: str, overrides: tuple[str, ...], to_dir: str, tables_dir
 
     import numpy as np
 
-    from .errors import StateError
-    from .tables import FIXED32, find_table, load_table, save_table
+    from thousand.base.errors import StateError
+    from thousand.tables.files import FIXED32, find_table, load_table, save_table
     rs = _ruleset(rules, overrides)
     table = find_table(rs, "duel", tables_dir)
     if table is None or not table.exact:
@@ -280,7 +280,7 @@ def tables_clean(tables_dir: str | None, everything: bool, as_json: bool) -> Non
     """Remove bad tables (or, with --all, every table) from the user cache or --tables.
     Shipped tables are never touched."""
     import shutil
-    from .tables import stored_tables
+    from thousand.tables.files import stored_tables
     gone = [t for t in stored_tables(tables_dir) if t.where != "shipped" and (everything or t.problem)]
     for t in gone:
         shutil.rmtree(t.path, ignore_errors=True)
@@ -326,8 +326,8 @@ def solve(rules: str, overrides: tuple[str, ...], objective: str | None, players
           tables_dir: str | None, force: bool, fixed_point: bool, store: str | None, memory_mb: float | None,
           as_json: bool) -> None:
     """Solve a ruleset for an objective and print the value of the initial state."""
-    from .errors import StateError
-    from .solve import solve as solve_rules
+    from thousand.base.errors import StateError
+    from thousand.tables.solve import solve as solve_rules
     rs = _ruleset(rules, overrides)
     t0 = time.perf_counter()
     if players is not None and players < 2:
@@ -340,7 +340,7 @@ def solve(rules: str, overrides: tuple[str, ...], objective: str | None, players
             raise StateError(_("--store solves the duel by passes into FILE.npy: it takes no --players, "
                                "--objective other than duel, --method other than passes, --fixed-point or "
                                "--tables"))
-        from .solve import solve_duel_to_store
+        from thousand.tables.solve import solve_duel_to_store
         data = solve_duel_to_store(rs, store, memory_mb, force=force)
         data["seconds"] = round(time.perf_counter() - t0, 6)
         _emit(data, as_json, _("{name} duel out of core: P(first player wins) = {p:.12f}; {passes} passes, "
@@ -355,7 +355,7 @@ def solve(rules: str, overrides: tuple[str, ...], objective: str | None, players
         if objective not in (None, "duel") or method is not None:
             raise StateError(_("--players {0} solves the win probabilities of {0} seats: it takes neither "
                                "--objective {1} nor --method").format(players, objective or method))
-        from .players import solve_players
+        from thousand.tables.players import solve_players
         res = solve_players(rs, players, tables_dir, force=force, progress=True)
         data = {"ruleset": rs.name, "ruleset_hash": rs.hash, "objective": "win", **res.summary(),
                 "seconds": round(time.perf_counter() - t0, 6)}
@@ -411,8 +411,8 @@ def _counter_options(prefix: str):
 def _checked_roll(rs: Ruleset, x, turn_total: int, dice: int | None, roll_text: str | None):
     """The roll of ``--roll`` (None without one), after checking that the turn it is in
     can be reached from ``x``."""
-    from .engine import TurnRules
-    from .scoring import parse_roll
+    from thousand.engine.turn import TurnRules
+    from thousand.rules.scoring import parse_roll
     roll = parse_roll(roll_text, rs) if roll_text is not None else None
     engine = TurnRules(rs)
     engine.check_reachable(engine.state(x, turn_total, dice, roll))
@@ -421,7 +421,7 @@ def _checked_roll(rs: Ruleset, x, turn_total: int, dice: int | None, roll_text: 
 
 def _player(rs: Ruleset, score: int, kw: dict):
     """The mover's state from ``--me`` and its counters."""
-    from .game import Moves, PlayerState
+    from thousand.engine.player import Moves, PlayerState
     g = kw.pop
     x = PlayerState(score, not g("unopened"), g("bolts"), g("pit_tries"), g("pit_entry") or 0,
                     g("barrel_tries"), g("barrel_entry") or 0, g("falls"), g("overshoots"))
@@ -431,8 +431,8 @@ def _player(rs: Ruleset, score: int, kw: dict):
 def _opponents(rs: Ruleset, scores: tuple[int, ...], kw: dict) -> list:
     """The opponents' states from ``--opp`` (in the order they move next) and the
     ``--opp-...`` counters, matched by position."""
-    from .errors import StateError
-    from .game import Moves, PlayerState
+    from thousand.base.errors import StateError
+    from thousand.engine.player import Moves, PlayerState
     n = len(scores)
     per = {}
     for name, _what in COUNTERS:
@@ -487,10 +487,10 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
     --to-beat F instead of --opp (a tie counts 1/2). With two opponents or more
     (--opp S --opp S ..., in the order they move after you): the exact equilibrium
     where it exists or is cheap, else the best measured approximation, labelled."""
-    from .advisor import duel_advisor, last_turn_advisor, race_advisor
-    from .errors import StateError
-    from .game import Moves
-    from .solve import note_rounding, solve_objective
+    from thousand.solvers.advice import duel_advisor, last_turn_advisor, race_advisor
+    from thousand.base.errors import StateError
+    from thousand.engine.player import Moves
+    from thousand.tables.solve import note_rounding, solve_objective
     rs = _ruleset(rules, overrides)
     objective = objective or ("duel" if opp or to_beat is not None else "race")
     if (seat or to_beat is not None) and not rs.equal_turns:
@@ -533,7 +533,7 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
                 raise StateError(_("--seat {seat}: a game of {n} players has seats first to {last}").format(
                     seat=seat, n=len(ys) + 1, last=SEATS[len(ys)]))
         roll = _checked_roll(rs, x, turn_total, dice, roll_text)
-        from .play import Advisors, advice_json, advice_text
+        from thousand.play.game import Advisors, advice_json, advice_text
         label = "; ".join([_("you: {me}").format(me=x.describe(rs))] + [
             _("opponent {k}: {opp}").format(k=k + 1, opp=o.describe(rs)) for k, o in enumerate(ys)])
         parts = Advisors(rs, "auto", tables_dir).several(x, ys, turn_total, dice, roll, label, seat=seat_i)
@@ -554,8 +554,8 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
     if objective == "rate":
         if y is not None:
             raise StateError(_("the rate is solitaire: it takes no --opp"))
-        from .advisor import rate_advisor
-        from .rate import solve_rate
+        from thousand.solvers.advice import rate_advisor
+        from thousand.solvers.rate import solve_rate
         rate = solve_rate(rs)
         adv = rate_advisor(rate).advise(x, turn_total, dice, roll, state_label=_("you: {me}").format(
             me=x.describe(rs)))
@@ -567,14 +567,14 @@ def advise(rules: str, overrides: tuple[str, ...], objective: str | None, me: in
         if seat:
             label = _("you ({seat} seat): {me}; opponent: {opp}").format(seat=_(seat), me=x.describe(rs),
                                                                           opp=y.describe(rs))
-        from .solve import DuelTooLarge
+        from thousand.tables.solve import DuelTooLarge
         seat_i = ("first", "second").index(seat) if seat else None
         try:
             sol = solve_objective(rs, objective, tables_dir, progress=True)
         except DuelTooLarge as too_large:
             # the exact duel does not fit: the measured memoryless-opponent approximation, labelled
-            from .geometric import approximation_note
-            from .geometric_tables import geometric_duel
+            from thousand.solvers.geometric import approximation_note
+            from thousand.tables.geometric import geometric_duel
             adv = duel_advisor(geometric_duel(rs, tables_dir), y, seat_i, "estimated_win_probability").advise(
                 x, turn_total, dice, roll, state_label=label)
             adv.note = "; ".join(n for n in (approximation_note(str(too_large)), adv.note) if n)
@@ -627,8 +627,8 @@ def evaluate(rules: str, overrides: tuple[str, ...], bot_spec: str, opp_spec: st
              seed: int, exact: bool, budget: int, blunder_games: int, worst: int, timeout: float, players: int,
              tables_dir: str | None, as_json: bool) -> None:
     """How far a bot is from optimal play, and where it goes wrong."""
-    from .errors import BotError
-    from .evaluate import run_evaluation
+    from thousand.base.errors import BotError
+    from thousand.analysis.evaluate import run_evaluation
     rs = _ruleset(rules, overrides)
     for name, v in (("--games", games), ("--budget", budget), ("--blunder-games", blunder_games),
                     ("--worst", worst)):
@@ -642,7 +642,7 @@ def evaluate(rules: str, overrides: tuple[str, ...], bot_spec: str, opp_spec: st
         if objective != "duel" or opp_spec != "optimal":
             raise BotError(_("--players {0}: the others play the equilibrium; it takes neither --objective race "
                              "nor --opponent").format(players))
-        from .seats import evaluate_players
+        from thousand.analysis.seats import evaluate_players
         report = evaluate_players(rs, bot_spec, players, games, seed, exact, budget, timeout, tables_dir)
         _emit(report["json"], as_json, report["text"])
         return
@@ -681,8 +681,8 @@ def play(rules: str | None, names: tuple[str, ...], players: tuple[str, ...], ov
     import datetime
     import secrets
     from pathlib import Path
-    from .play import Advisors, open_game, run_command
-    from .session import autosave_dir, run_session
+    from thousand.play.game import Advisors, open_game, run_command
+    from thousand.play.session import autosave_dir, run_session
     # `--players A B C` gives A to the option and B, C as arguments: one list in order
     plist = [p for n in (*players, *names) for p in n.split(",") if p]
     g, said = open_game(rules, overrides, plist, seed, resume)
@@ -693,7 +693,7 @@ def play(rules: str | None, names: tuple[str, ...], players: tuple[str, ...], ov
         datetime.datetime.now().strftime("%Y%m%d-%H%M%S-") + "".join(c if c.isalnum() else "-" for c in g.rs.name)
         + f"-{secrets.token_hex(3)}.json")
     if isinstance(g.rs, PokerRuleset):
-        from .poker.play import PokerAdvisor, run_poker_command
+        from thousand.play.poker import PokerAdvisor, run_poker_command
         sys.exit(run_session(g, PokerAdvisor(g.rs, tables_dir), sys.stdin, click.echo, run_poker_command,
                              autosave=path))
     sys.exit(run_session(g, Advisors(g.rs, advice, tables_dir), sys.stdin, click.echo, run_command, autosave=path))
@@ -722,8 +722,8 @@ def play(rules: str | None, names: tuple[str, ...], players: tuple[str, ...], ov
 def chart(rules: str, overrides: tuple[str, ...], objective: str, kind: str, compare: tuple[str, ...],
           out: str | None, data: str | None, as_json: bool, tables_dir: str | None) -> None:
     """Charts to learn from: when to stop, and who is winning (from the solved tables)."""
-    from .chart import make_chart
-    from .errors import StateError
+    from thousand.analysis.chart import make_chart
+    from thousand.base.errors import StateError
     if not (out or data or as_json):
         raise StateError(_("say where the chart goes: --out FILE.png, --data FILE.csv or --json"))
     rs = _ruleset(rules, overrides)
@@ -758,15 +758,15 @@ def _lan_address() -> str:
 def serve(host: str, port: int, games_dir: str | None, tables_dir: str | None) -> None:
     """The advisor and scorekeeper as a web page for a phone at the table (needs the web
     extra: pip install -e '.[web]')."""
-    from .errors import ThousandError as _Missing
+    from thousand.base.errors import ThousandError as _Missing
     try:
         import uvicorn
-        from .web.app import create_app
+        from thousand.web.app import create_app
     except ImportError as exc:
         raise _Missing(_("thousand serve needs the web extra ({0}): pip install -e '.[web]'").format(
             exc.name)) from None
     from pathlib import Path
-    from .web.store import default_folder
+    from thousand.web.store import default_folder
     folder = Path(games_dir) if games_dir else default_folder()
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -797,7 +797,7 @@ def _say(line: str) -> None:
 
 
 def _hand(rs: PokerRuleset, text: str, what: str):
-    from .errors import StateError
+    from thousand.base.errors import StateError
     try:
         return rs.parse_hand(text)
     except StateError as exc:
@@ -819,7 +819,7 @@ def poker_solve(rules, overrides, players, reach, tables_dir, force, as_json) ->
     rs = _ruleset(rules, overrides, poker=True)
     t0 = time.perf_counter()
     if reach is not None:
-        from .poker.advisor import reach_probability
+        from thousand.solvers.poker_advice import reach_probability
         h = _hand(rs, reach, "--reach")
         p = reach_probability(rs, rs.hands.strength(h.dice))
         desc = rs.hands.describe(rs.hands.strength(h.dice))
@@ -827,9 +827,9 @@ def poker_solve(rules, overrides, players, reach, tables_dir, force, as_json) ->
                "reach_probability": p, "seconds": round(time.perf_counter() - t0, 6)}, as_json,
               f"{rs.name}: P(one turn ends with at least {desc}, playing for it) = {p:.12f}")
         return
-    from .errors import StateError
-    from .poker.game import MAX_PLAYERS
-    from .poker.tables import poker_solution
+    from thousand.base.errors import StateError
+    from thousand.solvers.poker import MAX_PLAYERS
+    from thousand.tables.poker import poker_solution
     if not 2 <= players <= MAX_PLAYERS:
         raise StateError(_("--players must be 2 to {0}, not {1}").format(MAX_PLAYERS, players))
     sol = poker_solution(rs, players, tables_dir, force=force, progress=_say)
@@ -868,11 +868,11 @@ def poker_solve(rules, overrides, players, reach, tables_dir, force, as_json) ->
 def poker_advise(rules, overrides, roll_text, throw, rerollable, to_beat, holders, after, reach, tables_dir,
                  as_json) -> None:
     """Poker dice: stop, or which dice to re-roll, with P(win) for every option."""
-    from .errors import StateError
-    from .poker.advisor import advise, advise_reach, turn_state
-    from .poker.game import situation_of
-    from .poker.tables import poker_solution
-    from .poker.rules import parse_dice
+    from thousand.base.errors import StateError
+    from thousand.solvers.poker_advice import advise, advise_reach, turn_state
+    from thousand.solvers.poker import situation_of
+    from thousand.tables.poker import poker_solution
+    from thousand.rules.poker import parse_dice
     rs = _ruleset(rules, overrides, poker=True)
     dice = parse_dice(roll_text, None)
     free = parse_dice(rerollable, None) if rerollable else None
@@ -915,10 +915,10 @@ def poker_advise(rules, overrides, roll_text, throw, rerollable, to_beat, holder
 def poker_evaluate(rules, overrides, bot_spec, players, games, seed, exact, budget, worst, timeout, tables_dir,
                    as_json) -> None:
     """Poker dice: a bot's chance in each seat against optimal players, and its worst decisions."""
-    from .errors import BotError
-    from .poker.evaluate import EXACT_BUDGET, evaluate_poker
-    from .poker.game import MAX_PLAYERS
-    from .poker.tables import poker_solution
+    from thousand.base.errors import BotError
+    from thousand.analysis.poker_evaluate import EXACT_BUDGET, evaluate_poker
+    from thousand.solvers.poker import MAX_PLAYERS
+    from thousand.tables.poker import poker_solution
     rs = _ruleset(rules, overrides, poker=True)
     budget = EXACT_BUDGET if budget is None else budget
     for name, v in (("--games", games), ("--budget", budget), ("--worst", worst)):

@@ -1,7 +1,7 @@
 """Independent exact solvers for tiny games, in fractions.
 
 Nothing here uses the kernel or its roll classes: rolls are enumerated one
-sorted multiset at a time and scored by :class:`thousand.scoring.RollScorer`,
+sorted multiset at a time and scored by :class:`thousand.rules.scoring.RollScorer`,
 the turn is solved by plain memoised recursion, and the game-level fixed
 point by policy iteration with exact policy evaluation (Gaussian elimination
 over Fractions), then checked to be a fixed point exactly.
@@ -20,8 +20,8 @@ from functools import lru_cache
 from itertools import combinations_with_replacement
 from math import factorial
 
-from thousand.game import WIN, Moves, PlayerState
-from thousand.scoring import RollScorer
+from thousand.engine.player import WIN, Moves, PlayerState
+from thousand.rules.scoring import RollScorer
 
 
 def sorted_rolls(n: int, faces: int):

@@ -15,11 +15,11 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from thousand.bots import BotState, ProcessBot, coerce_action, load_bot
+from thousand.analysis.bots import BotState, ProcessBot, coerce_action, load_bot
 from thousand.cli import main
 from thousand.engine import TurnRules, TurnState
-from thousand.errors import BotError, ThousandError
-from thousand.game import Moves, PlayerState
+from thousand.base.errors import BotError, ThousandError
+from thousand.engine.player import Moves, PlayerState
 from thousand.play import Game
 from thousand.rules import load_ruleset
 from thousand.tables import shipped_tables
@@ -108,7 +108,7 @@ def test_a_table_without_checksums_is_refused(pig_tables):
 
 
 def test_every_shipped_table_passes_its_checks():
-    from thousand.solve import solve
+    from thousand.tables.solve import solve
     from thousand.tables import load_table
     seen = 0
     for folder in shipped_tables().iterdir():
@@ -117,12 +117,12 @@ def test_every_shipped_table_passes_its_checks():
             from thousand.rules import ruleset_from_mapping
             rs = ruleset_from_mapping(meta["ruleset"])
             if meta["objective"] == "poker":
-                from thousand.poker.tables import load_poker
+                from thousand.tables.poker import load_poker
                 from thousand.tables import find_table
                 table = find_table(rs, "poker", None)
                 assert str(table.path) == str(folder) and load_poker(table, rs).players == meta["players"]
-            elif meta["objective"] == "geometric":   # the duel approximation's table (thousand.geometric)
-                from thousand.geometric_tables import geometric_duel
+            elif meta["objective"] == "geometric":   # the duel approximation's table (thousand.solvers.geometric)
+                from thousand.tables.geometric import geometric_duel
                 from thousand.tables import find_table
                 assert str(find_table(rs, "geometric", None).path) == str(folder)
                 g = geometric_duel(rs, progress=False)
@@ -330,10 +330,10 @@ def test_tables_list_verify_clean(pig_tables):
 
 
 def test_a_long_solve_says_what_it_costs(capsys):
-    from thousand.progress import Progress
-    from thousand.solve import _check_size
+    from thousand.base.progress import Progress
+    from thousand.tables.solve import _check_size
     est = _check_size(load_ruleset("classic"), "duel", True)
-    from thousand.states import build_state_space
+    from thousand.engine.states import build_state_space
     n = len(build_state_space(load_ruleset("classic"), opponents=True))
     assert est["player_states"] == n and est["expected"] > 30
     err = capsys.readouterr().err
@@ -351,7 +351,7 @@ def test_a_duel_too_large_is_refused_before_its_states_are_all_listed():
     """six-dice has about 30,000 player states; the refusal stops listing them once their
     pairs pass the solver's limit, at a fifth of them."""
     from math import isqrt
-    from thousand.duel import MAX_PAIRS
+    from thousand.solvers.duel import MAX_PAIRS
     r = run(["solve", "six-dice", "--objective", "duel", "--tables", "/nonexistent-dir/t"])
     assert r.exit_code == 2 and "at least" in r.output and "pairs" in r.output, r.output
     counted = int(r.output.split("at least ")[1].split(" ")[0].replace(",", ""))

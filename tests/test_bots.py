@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from thousand.bots import Action, BotState, ProcessBot, coerce_action, fallback, load_bot
+from thousand.analysis.bots import Action, BotState, ProcessBot, coerce_action, fallback, load_bot
 from thousand.engine import TurnRules, TurnState
-from thousand.errors import BotError, ThousandError
-from thousand.evaluate import run_evaluation
-from thousand.exact import exact_duel
+from thousand.base.errors import BotError, ThousandError
+from thousand.analysis.evaluate import run_evaluation
+from thousand.analysis.exact import exact_duel
 from thousand.rules import load_ruleset
 
 HERE = Path(__file__).parent / "bots"

@@ -6,12 +6,12 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from thousand import chart as chart_mod
-from thousand.advisor import duel_advisor, race_advisor
+from thousand.analysis import chart as chart_mod
+from thousand.solvers.advice import duel_advisor, race_advisor
 from thousand.cli import main
-from thousand.game import PlayerState
+from thousand.engine.player import PlayerState
 from thousand.rules import load_ruleset
-from thousand.solve import solve_objective
+from thousand.tables.solve import solve_objective
 
 
 def run(args):

@@ -14,15 +14,16 @@ from hypothesis import strategies as st
 
 from test_kernel_twin import _bust_everywhere, rulesets
 
-from thousand import kernel, simulate
-from thousand._sim_pure import Rng
-from thousand.advisor import SolvedTurn
-from thousand.bots import BotState, HoldBot, RandomBot
+from thousand import kernel
+from thousand.analysis import simulate
+from thousand.kernel._sim_pure import Rng
+from thousand.solvers.advice import SolvedTurn
+from thousand.analysis.bots import BotState, HoldBot, RandomBot
 from thousand.engine import MAX_TURNS, TurnEnd, TurnRules, TurnState, finish_turn
-from thousand.game import WIN
+from thousand.engine.player import WIN
 from thousand.rules import load_ruleset, preset_names
-from thousand.states import seeds
-from thousand.turn import TurnEnds
+from thousand.engine.states import seeds
+from thousand.engine.ends import TurnEnds
 
 PRESETS = preset_names("1000")
 _fast = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -60,7 +61,7 @@ def game_rulesets(draw):
         m["barrel"] = {"kind": "exact", "overshoots": draw(st.integers(1, 3)), "fall_penalty": u,
                        "max_falls": 1}
     from hypothesis import reject
-    from thousand.errors import RulesetError
+    from thousand.base.errors import RulesetError
     from thousand.rules import from_mapping
     try:
         out = from_mapping(m)

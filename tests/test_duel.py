@@ -14,10 +14,11 @@ from reference import exact_duel
 import tiny
 from tiny import TINY_DUELS
 from thousand.cli import main
-from thousand import duel, kernel
-from thousand.duel import DuelModel, solve_duel
-from thousand.game import Moves, PlayerState
-from thousand.race import solve_race
+from thousand.solvers import duel
+from thousand import kernel
+from thousand.solvers.duel import DuelModel, solve_duel
+from thousand.engine.player import Moves, PlayerState
+from thousand.solvers.race import solve_race
 from thousand.rules import from_mapping, load_ruleset
 
 TINY = TINY_DUELS
@@ -294,7 +295,7 @@ def test_duel_invariants(name):
 
 
 def _first_roll_points(rs):
-    from thousand.scoring import RollScorer
+    from thousand.rules.scoring import RollScorer
     from reference import sorted_rolls
     sc = RollScorer(rs)
     return {(p, len(kept)) for roll, _ in sorted_rolls(rs.dice, rs.faces) for p, kept in sc.set_asides(roll)}
@@ -375,7 +376,7 @@ def test_a_fixed_point_table_answers_and_a_forced_solve_starts_from_it(name, tmp
     """A fixed-point table: each value within 1/(2 (2^32 - 1)) of the solved one (as
     meta.json says), the advice labelled, and a forced solve that starts from it lands on the
     cold solve's values in fewer passes, stored exactly and then preferred."""
-    from thousand.solve import solve_objective
+    from thousand.tables.solve import solve_objective
     from thousand.tables import FIXED32_SCALE, find_table
     rs, sol = solved(name)
     # a cache of its own: an exact table of these rules solved by an earlier test would win the lookup
@@ -396,7 +397,7 @@ def test_a_fixed_point_table_answers_and_a_forced_solve_starts_from_it(name, tmp
     assert r.exit_code == 0, r.output
     assert "32-bit fixed point" in json.loads(r.stdout)["note"]
     # as a shipped table: the exact solve goes to the cache (the tests' own) and wins the lookup
-    from thousand import tables
+    from thousand.tables import files as tables
     monkeypatch.setattr(tables, "shipped_tables", lambda: rounded)
     again = solve_objective(rs, "duel", None, progress=False, force=True)
     assert again.table.exact and again.meta["started_from"] == str(table.path)
@@ -449,7 +450,7 @@ def test_textbook_baseline_reaches_the_same_fixed_point():
 def test_fair_compensation_is_the_start_closest_to_even(tmp_path):
     """The second player's extra starting points that bring P(first wins) closest
     to 1/2, checked against exact fractions on a tiny Pig."""
-    from thousand.solve import solve_objective
+    from thousand.tables.solve import solve_objective
     rs, sol = solved("pig-10")
     states = sol.model.space.states
     exact = exact_duel(rs, states, sol.P.tolist())
@@ -483,7 +484,7 @@ def test_shipped_duel_tables_are_fixed_points_of_todays_rules(preset):
     """One full DP pass over the stored values, by the rules as this code reads them: the
     Bellman residual of an exact table is the solve's; of a fixed-point one, at most twice its
     rounding (the turn DP moves no value by more than its inputs moved)."""
-    from thousand.duel import bellman_residual
+    from thousand.solvers.duel import bellman_residual
     from thousand.tables import FIXED32_SCALE, folder_name, load_table, shipped_tables
     rs = load_ruleset(preset)
     table = load_table(shipped_tables() / folder_name(rs, "duel"), rs, "duel")

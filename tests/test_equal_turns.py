@@ -18,10 +18,10 @@ import tiny
 from tiny import TINY_DUELS, TINY_EQUAL_TURNS
 from thousand import kernel
 from thousand.cli import main
-from thousand.duel import DuelModel, solve_duel
-from thousand.lastturn import last_turn_horizon, last_turn_table, last_turn_values
-from thousand.errors import ThousandError
-from thousand.game import PlayerState
+from thousand.solvers.duel import DuelModel, solve_duel
+from thousand.solvers.lastturn import last_turn_horizon, last_turn_table, last_turn_values
+from thousand.base.errors import ThousandError
+from thousand.engine.player import PlayerState
 from thousand.rules import from_mapping, load_ruleset
 
 def solved(name):
@@ -73,7 +73,7 @@ def test_equal_turns_invariants(name):
 
 
 def test_only_cross_seat_pairs_are_solved():
-    from thousand.duel import _levels
+    from thousand.solvers.duel import _levels
     rs, sol = solved("equal-barrel")
     model = sol.model
     m = model.players
@@ -160,8 +160,8 @@ def test_last_turn_advice_values_every_option():
 
 def test_advice_matches_the_table(tmp_path):
     """A turn's opening roll, re-solved by the advisor, is the stored value, for both seats."""
-    from thousand.advisor import duel_advisor
-    from thousand.solve import solve_objective
+    from thousand.solvers.advice import duel_advisor
+    from thousand.tables.solve import solve_objective
     rs = from_mapping(TINY_EQUAL_TURNS["equal-barrel"])
     solution = solve_objective(rs, "duel", str(tmp_path), progress=False)
     assert solution.meta["last_turn_horizon"] == solved("equal-barrel")[1].model.horizon
@@ -206,8 +206,8 @@ def test_equal_turns_cli(tmp_path):
 
 
 def test_equal_turns_table_checks(tmp_path):
-    from thousand.solve import solve_objective
-    from thousand.tables import TableError, load_table
+    from thousand.tables.solve import solve_objective
+    from thousand.tables.files import TableError, load_table
     rs = from_mapping(TINY_EQUAL_TURNS["equal-exact"])
     sol = solve_objective(rs, "duel", str(tmp_path), progress=False)
     folder = sol.table.path
@@ -250,13 +250,13 @@ def test_horizon_bound_with_an_instant_win():
 def test_last_turns_of_a_round_against_reference_turns(name):
     """A last turn with players still to play after it and a top shared by ``tied``: the
     advice at the start of the turn equals the reference recursion of tests/test_nplayer.py
-    (reference turns, no kernel, no thousand.lastturn), each later player maximising its own
+    (reference turns, no kernel, no thousand.solvers.lastturn), each later player maximising its own
     chance; with nobody after and one leader it is the two-player last turn."""
     from reference import TurnReference
     from thousand import kernel
-    from thousand.advisor import last_turn_advisor
-    from thousand.lastturn import last_turn_horizon
-    from thousand.states import build_state_space
+    from thousand.solvers.advice import last_turn_advisor
+    from thousand.solvers.lastturn import last_turn_horizon
+    from thousand.engine.states import build_state_space
     from test_nplayer import reference_last_round
     rs = solved(name)[0]
     states = build_state_space(rs, opponents=True).states

@@ -5,13 +5,13 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from thousand.bots import load_bot
+from thousand.analysis.bots import load_bot
 from thousand.cli import main
 from thousand.engine import TurnRules
-from thousand.evaluate import run_evaluation
-from thousand.exact import exact_duel
-from thousand.montecarlo import mc_duel, wilson
-from thousand.oracle import Oracle
+from thousand.analysis.evaluate import run_evaluation
+from thousand.analysis.exact import exact_duel
+from thousand.analysis.montecarlo import mc_duel, wilson
+from thousand.analysis.oracle import Oracle
 from thousand.rules import load_ruleset
 
 PIG30 = load_ruleset("pig", ("goal=30",))

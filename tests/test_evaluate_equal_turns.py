@@ -16,13 +16,13 @@ from click.testing import CliRunner
 import tiny
 from reference import solve_linear
 from tiny import TINY_EQUAL_TURNS
-from thousand.bots import BotState, load_bot
+from thousand.analysis.bots import BotState, load_bot
 from thousand.cli import main
 from thousand.engine import TurnEnd, TurnRules, finish_turn
-from thousand.evaluate import run_evaluation
-from thousand.exact import exact_duel
-from thousand.montecarlo import wilson
-from thousand.oracle import Oracle
+from thousand.analysis.evaluate import run_evaluation
+from thousand.analysis.exact import exact_duel
+from thousand.analysis.montecarlo import wilson
+from thousand.analysis.oracle import Oracle
 from thousand.rules import from_mapping, load_ruleset
 
 
@@ -126,7 +126,7 @@ def test_hold_exact_agrees_with_monte_carlo_and_the_optimum_gives_up_nothing():
 
 def _asked(rs):
     """The decision states a hold bot sees in a few equal-turns games."""
-    from thousand.montecarlo import mc_duel
+    from thousand.analysis.montecarlo import mc_duel
     seen = []
 
     class Spy:
@@ -135,7 +135,7 @@ def _asked(rs):
         def decide(self, state):
             seen.append(state)
             return state.legal[0]
-    from thousand.bots import PythonBot
+    from thousand.analysis.bots import PythonBot
     bot = PythonBot(Spy(), "spy")
     mc_duel(TurnRules(rs), bot, load_bot("hold:10", rs), 40, 3)
     return seen
@@ -199,14 +199,14 @@ def test_cli_evaluates_an_equal_turns_duel_and_its_advice_commands_run(tmp_path)
 
 @pytest.fixture(scope="module")
 def pig10_three(tmp_path_factory):
-    from thousand.seats import equilibrium
+    from thousand.analysis.seats import equilibrium
     d = str(tmp_path_factory.mktemp("tables"))
     rs = load_ruleset("pig", ("goal=10", "equal_turns=true"))
     return rs, equilibrium(rs, 3, d, progress=False), d
 
 
 def _all_equilibrium(sol):
-    from thousand.seats import EquilibriumTurns, game_chances
+    from thousand.analysis.seats import EquilibriumTurns, game_chances
     eq, N = EquilibriumTurns(sol), sol.players
     return game_chances(TurnRules(sol.rs), N, lambda st, seat: eq.ends(
         st.players[st.mover], [st.players[(st.mover + j) % N] for j in range(1, N)], seat, st.to_beat, st.tied),
@@ -225,8 +225,8 @@ def test_enumerated_and_profile_evaluation_agree_without_equal_turns(name):
     # two separate exact paths: the game walked forward step by step, and the solver's
     # level-by-level evaluation of fixed decisions (with overtaking and bolts in the second)
     from tiny import TINY_DUELS
-    from thousand.nplayer import solve_nplayer
-    from thousand.seats import exact_seats, exact_seats_round
+    from thousand.solvers.nplayer import solve_nplayer
+    from thousand.analysis.seats import exact_seats, exact_seats_round
     rs = load_ruleset("pig", ("goal=16",)) if name == "pig-16" else tiny.solved(TINY_DUELS, name)[0]
     sol = solve_nplayer(rs, 3)
     bot = load_bot("hold:6" if name == "pig-16" else "hold:10", rs)
@@ -234,7 +234,7 @@ def test_enumerated_and_profile_evaluation_agree_without_equal_turns(name):
 
 
 class _HoldInSeat:
-    """The hold-at decisions as a decider of :func:`thousand.nplayer.evaluate_profile`: a
+    """The hold-at decisions as a decider of :func:`thousand.solvers.nplayer.evaluate_profile`: a
     bank that wins or reaches ``k`` is worth 1, a smaller one -1, so the turn DP banks there."""
 
     def __init__(self, game, k):
@@ -242,7 +242,7 @@ class _HoldInSeat:
 
     def decide(self, i, rest, seat=0):
         import numpy as np
-        from thousand.states import WIN_INDEX
+        from thousand.engine.states import WIN_INDEX
         sp = self.game.turn_space(seat)
         T = int(sp.T[i])
         stop = np.where(np.arange(T + 1) >= self.k, 1.0, -1.0)[:, None] * np.ones((1, len(rest)))
@@ -251,9 +251,9 @@ class _HoldInSeat:
 
 
 def test_a_bot_in_every_seat_of_an_equal_turns_game(pig10_three):
-    from thousand.game import Moves
-    from thousand.nplayer import EquilibriumDecider, evaluate_profile
-    from thousand.seats import exact_seats_round, mc_seats
+    from thousand.engine.player import Moves
+    from thousand.solvers.nplayer import EquilibriumDecider, evaluate_profile
+    from thousand.analysis.seats import exact_seats_round, mc_seats
     rs, sol, _d = pig10_three
     bot = load_bot("hold:4", rs)
     got, asked = exact_seats_round(sol, bot)

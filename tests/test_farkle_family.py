@@ -17,11 +17,11 @@ from hypothesis import given, settings
 
 from thousand.cli import main
 from thousand.engine import TurnRules
-from thousand.errors import RulesetError, StateError
-from thousand.game import PlayerState
-from thousand.rate import solve_rate
+from thousand.base.errors import RulesetError, StateError
+from thousand.engine.player import PlayerState
+from thousand.solvers.rate import solve_rate
 from thousand.rules import from_mapping, load_ruleset
-from thousand.turnpoints import expected_turn_points
+from thousand.solvers.turn import expected_turn_points
 
 from test_kernel_twin import _bust_everywhere, rulesets
 
@@ -236,12 +236,12 @@ def test_cli_rate_solve_and_advise():
 def test_min_bank_duel_near_the_goal():
     """A player 50 short of the goal still needs a bank of min_bank: the turn's horizon (its
     saturation) covers it, so the duel converges to win probabilities in [0, 1]."""
-    from thousand.solve import solve
+    from thousand.tables.solve import solve
     sol = solve(load_ruleset("farkle", ["goal=1000", "min_bank=300"]), "duel")
     assert sol.residual < 1e-12 and 0 <= sol.values.min() and sol.values.max() <= 1
     assert 0.5 < sol.start_value() < 0.7
     x, y = PlayerState(950), PlayerState(0)
-    from thousand.game import Moves
+    from thousand.engine.player import Moves
     assert Moves(sol.rs).saturation(x) == 300
     # the leader 50 short wins more often than not, but must still make 300 in a turn
     assert 0.5 < sol.value(x, y) < 1

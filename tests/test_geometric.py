@@ -1,5 +1,5 @@
-"""The memoryless-opponent approximation (thousand.geometric), the exact evaluation of a
-seat profile it is measured with (thousand.duel.seat_profile_values), and the advice that
+"""The memoryless-opponent approximation (thousand.solvers.geometric), the exact evaluation of a
+seat profile it is measured with (thousand.solvers.duel.seat_profile_values), and the advice that
 falls back on it when the exact duel does not fit."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from click.testing import CliRunner
 
 import tiny
 from tiny import TINY_EQUAL_TURNS
-from thousand import duel as duel_module
+from thousand.solvers import duel as duel_module
 from thousand.cli import main
-from thousand.duel import seat_profile_values
-from thousand.errors import ThousandError
-from thousand.geometric import GRID, discounts, solve_geometric, stand_ins
+from thousand.solvers.duel import seat_profile_values
+from thousand.base.errors import ThousandError
+from thousand.solvers.geometric import GRID, discounts, solve_geometric, stand_ins
 from thousand.rules import load_ruleset
 
 

@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from thousand import i18n
+from thousand.base import i18n
 from thousand.cli import main
 from thousand.play import Advisors, Game, run_command
-from thousand.session import run_session
+from thousand.play.session import run_session
 from thousand.rules import load_ruleset
 
-PACKAGE = Path(i18n.__file__).resolve().parent
-PO = PACKAGE / "locale" / "ru" / "LC_MESSAGES" / "thousand.po"
+PACKAGE = Path(i18n.__file__).resolve().parents[1]   # the whole package, every layer
+PO = Path(i18n.__file__).resolve().parent / "locale" / "ru" / "LC_MESSAGES" / "thousand.po"
 MO = PO.with_suffix(".mo")
 
 

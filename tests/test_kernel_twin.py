@@ -1,4 +1,4 @@
-"""The compiled kernel (``thousand._kernel``) and its pure twin (``thousand._pure``) agree.
+"""The compiled kernel (``thousand.kernel._kernel``) and its pure twin (``thousand.kernel._pure``) agree.
 
 Roll classes must be identical array for array on random rulesets; the turn DP
 must agree to 1e-12 (start, dstart and the full tables V, R, RC) on random
@@ -12,11 +12,12 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-_kernel = pytest.importorskip("thousand._kernel")
+_kernel = pytest.importorskip("thousand.kernel._kernel")
 
-from thousand import _pure, kernel  # noqa: E402
+from thousand.kernel import _pure
+from thousand import kernel  # noqa: E402
 from thousand.rules import from_mapping, load_ruleset  # noqa: E402
-from thousand.scoring import scoring_groups  # noqa: E402
+from thousand.rules.scoring import scoring_groups  # noqa: E402
 
 TOL = 1e-12
 PURE, COMPILED = kernel.backend("pure"), kernel.backend("compiled")
@@ -390,7 +391,7 @@ def test_turn_ends_over_several_blocks(preset):
 
 # --------------------------------------------------------------------------- duel level
 
-from thousand.duel import DuelModel  # noqa: E402
+from thousand.solvers.duel import DuelModel  # noqa: E402
 
 _PAIR = {"singles": {"1": 10, "5": 5}, "kinds": {"2": {"1": 25, "5": 15}}}
 DUEL_RULES = {

@@ -1,4 +1,4 @@
-"""The N-player solver (thousand.nplayer): two players give the duel; three players of
+"""The N-player solver (thousand.solvers.nplayer): two players give the duel; three players of
 small Pig games against an independent value iteration over (scores, turn total); the
 values are probabilities that sum to 1 and the certificate (the largest gain of a
 deviation) is at most 1e-9."""
@@ -10,11 +10,12 @@ import os
 import numpy as np
 import pytest
 
-from thousand import kernel, nplayer
-from thousand.game import Moves
-from thousand.nplayer import NPlayerError, solve_nplayer
+from thousand import kernel
+from thousand.solvers import nplayer
+from thousand.engine.player import Moves
+from thousand.solvers.nplayer import NPlayerError, solve_nplayer
 from thousand.rules import load_ruleset
-from thousand.solve import solve_objective
+from thousand.tables.solve import solve_objective
 
 import tiny
 from tiny import TINY_DUELS
@@ -153,13 +154,13 @@ def test_two_players_with_interactions_are_the_duel(name):
 def reference_players(rs, sol):
     """Every state's turn solved by the reference turn (tests/reference.py: sorted rolls
     scored one by one, plain recursion, no kernel) against the solver's values, the
-    others changed by each end as the rules say (thousand.game.Moves); then the profile
+    others changed by each end as the rules say (thousand.engine.player.Moves); then the profile
     of those decisions valued by one sparse linear solve over (state, place). Returns
     (the reference's best value of each mover, the profile's values (S, N))."""
     from scipy import sparse
     from scipy.sparse.linalg import spsolve
     from reference import TurnReference
-    from thousand.game import WIN
+    from thousand.engine.player import WIN
     ref = TurnReference(rs)
     mv = ref.moves
     N, m = sol.players, sol.m
@@ -252,9 +253,9 @@ SMALL_CLASSIC = ("goal=150", "pits=[{low=50,exit=75}]", "barrel.threshold=100", 
 
 @pytest.mark.parametrize("name", INTERACTING)
 def test_the_equilibrium_played_is_the_equilibrium_with_interactions(name):
-    """The solver's decisions valued as fixed decisions (thousand.nplayer.evaluate_profile:
+    """The solver's decisions valued as fixed decisions (thousand.solvers.nplayer.evaluate_profile:
     kept end distributions, sweeps, trees and cycles of zero turns) give its values."""
-    from thousand.nplayer import EquilibriumDecider, evaluate_profile
+    from thousand.solvers.nplayer import EquilibriumDecider, evaluate_profile
     rs = tiny.solved(TINY_DUELS, name)[0]
     sol = solve_nplayer(rs, 3)
     V = evaluate_profile(sol.space, 3, [EquilibriumDecider(sol)])
@@ -267,9 +268,9 @@ def test_a_bot_among_equilibrium_players_with_interactions(name, tmp_path):
     barrel with push-off, or mid-turn dumps: its exact chances (its turns enumerated through the turn engine,
     the game valued by evaluate_profile) agree with Monte Carlo games played through the
     engine's own end-of-turn rules (thousand.engine.finish_turn)."""
-    from thousand.bots import load_bot
-    from thousand.nplayer import NPlayerSolution, certificate
-    from thousand.seats import exact_seats, mc_seats
+    from thousand.analysis.bots import load_bot
+    from thousand.solvers.nplayer import NPlayerSolution, certificate
+    from thousand.analysis.seats import exact_seats, mc_seats
     rs = tiny.solved(TINY_DUELS, name)[0]
     sol = solve_nplayer(rs, 3)
     bot = load_bot("hold:10", rs, "duel", str(tmp_path), 1, 2.0, {})
@@ -285,10 +286,10 @@ def test_a_bot_among_equilibrium_players_with_interactions(name, tmp_path):
 
 @pytest.mark.parametrize("name", ["overtaking-bolts", "barrel-push-off", "dump-opening"])
 def test_exact_advice_with_interactions_is_the_equilibrium(name, tmp_path):
-    """The advice for three players (thousand.players: the turn engine's own turn, each end
+    """The advice for three players (thousand.tables.players: the turn engine's own turn, each end
     valued in the stored table with the others as the end leaves them) gives, at the start
     of a turn, the solver's value of the mover in every state."""
-    from thousand.players import solve_players
+    from thousand.tables.players import solve_players
     rs = tiny.solved(TINY_DUELS, name)[0]
     table = solve_players(rs, 3, tmp_path)
     sol = solve_nplayer(rs, 3)
@@ -316,13 +317,13 @@ def test_sweeps_that_do_not_settle_stop_in_one_line():
 
 def reference_last_round(rs, ref, horizon):
     """The rest of an equal_turns round after a win, by the reference turn (no kernel, no
-    thousand.lastturn): ``U(ys, B, k)`` is the vector (each of the k players sharing the
+    thousand.solvers.lastturn): ``U(ys, B, k)`` is the vector (each of the k players sharing the
     top total B, then each player of ``ys`` in seat order) when ``ys`` still have their
     last turns; each plays to maximise its own chance, a new top leaves the old leaders 0,
     an end short of the win condition acts on the players after it (overtaking, push-off),
     final totals above ``horizon`` count as the horizon (as the solver's)."""
     from functools import lru_cache
-    from thousand.game import WIN
+    from thousand.engine.player import WIN
     mv = ref.moves
 
     @lru_cache(maxsize=None)
@@ -377,8 +378,8 @@ def reference_players_equal_turns(rs, sol):
     from scipy import sparse
     from scipy.sparse.linalg import spsolve
     from reference import TurnReference
-    from thousand.game import WIN
-    from thousand.lastturn import first_seat_T
+    from thousand.engine.player import WIN
+    from thousand.solvers.lastturn import first_seat_T
     import sys
     ref = TurnReference(rs, floats=True)    # float probabilities: the turns run to the horizon
     # ... and the memoised recursion goes one total deeper per roll (as reference.exact_duel)
@@ -454,7 +455,7 @@ def test_two_players_with_equal_turns_are_the_equal_turns_duel(name):
 def test_three_players_with_equal_turns_against_an_independent_evaluation(name):
     """Three seats with equal_turns: every later seat's last turn after a win, the highest
     total winning and a tie at the top shared. Checked apart from the kernel and from
-    thousand.lastturn: no mover gains by deviating (the reference turn's best value, with
+    thousand.solvers.lastturn: no mover gains by deviating (the reference turn's best value, with
     the rest of the round by reference turns, is the solver's), and the profile of those
     decisions, valued by one linear solve, has the solver's values."""
     rs = tiny.solved(tiny.TINY_EQUAL_TURNS, name)[0]
@@ -474,9 +475,9 @@ def test_exact_advice_with_equal_turns_is_the_equilibrium(name, tmp_path):
     in each seat (the turn engine's own turn; a win before the last seat valued by the rest
     of the round, such a turn running to the final-total horizon) gives, at the start of
     a turn, the solver's value of the mover; the seat is required."""
-    from thousand.errors import StateError
-    from thousand.players import solve_players
-    from thousand.nplayer import EquilibriumDecider, evaluate_profile
+    from thousand.base.errors import StateError
+    from thousand.tables.players import solve_players
+    from thousand.solvers.nplayer import EquilibriumDecider, evaluate_profile
     rs = tiny.solved(tiny.TINY_EQUAL_TURNS, name)[0]
     table = solve_players(rs, 3, tmp_path)
     sol = solve_nplayer(rs, 3)

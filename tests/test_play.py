@@ -6,8 +6,8 @@ import pytest
 from click.testing import CliRunner
 
 from thousand.cli import main
-from thousand.game import Moves, PlayerState
-from thousand.play import Game, Refused
+from thousand.engine.player import Moves, PlayerState
+from thousand.play.game import Game, Refused
 from thousand.rules import load_ruleset
 
 

@@ -1,6 +1,6 @@
-"""Three players and more: exact evaluation of fixed decisions (thousand.nplayer.
+"""Three players and more: exact evaluation of fixed decisions (thousand.solvers.nplayer.
 evaluate_profile) against a value iteration written apart; the approximations of
-thousand.approx; the N-player tables (thousand.players) with their checks; and the
+thousand.solvers.approx; the N-player tables (thousand.tables.players) with their checks; and the
 interfaces: `thousand solve --players`, `thousand advise --opp ... --opp ...`, `thousand
 play` with three players."""
 
@@ -14,16 +14,15 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from thousand.approx import (DuelDecider, FinishDecider, ProductDecider, RaceDecider, duel_matrix,
-                             race_turns)
+from thousand.solvers.approx import DuelDecider, FinishDecider, ProductDecider, RaceDecider, duel_matrix, race_turns
 from thousand.cli import main
-from thousand.errors import StateError, TableError
-from thousand.game import Moves, PlayerState
-from thousand.nplayer import EquilibriumDecider, NPlayerError, evaluate_profile, solve_nplayer
-from thousand.players import objective, solve_players
+from thousand.base.errors import StateError, TableError
+from thousand.engine.player import Moves, PlayerState
+from thousand.solvers.nplayer import EquilibriumDecider, NPlayerError, evaluate_profile, solve_nplayer
+from thousand.tables.players import objective, solve_players
 from thousand.rules import load_ruleset
-from thousand.solve import solve_objective
-from thousand.states import WIN_INDEX
+from thousand.tables.solve import solve_objective
+from thousand.engine.states import WIN_INDEX
 from thousand.tables import load_table
 
 from test_nplayer import reference_pig
@@ -237,20 +236,20 @@ def test_advise_three_players_approximation(tmp_path, monkeypatch):
     """Pig to 100 for three players is a million states: not solved on request; the
     approximation read off the duel table is used (the product of the two duels, or the
     duel against the strongest, whichever measured better), its values the duel table's."""
-    import thousand.play
+    import thousand.play.game
     d = str(tmp_path)
     rs = load_ruleset("pig")
     duel = solve_objective(rs, "duel", d, progress=False)
     args = ["advise", "pig", "--me", "60", "--opp", "90", "--opp", "30", "--turn", "12", "--tables", d, "--json"]
     x, y1, y2 = PlayerState(72), PlayerState(90), PlayerState(30)
-    monkeypatch.setattr(thousand.play, "best_duel_method", lambda rs: "product")
+    monkeypatch.setattr(thousand.play.game, "best_duel_method", lambda rs: "product")
     r = CliRunner().invoke(main, args)
     assert r.exit_code == 0, r.output
     part, = json.loads(r.stdout)["advice"]
     assert not part["exact"] and "multiplied" in part["method"] and part["value"] == "duel_product"
     stop = next(o for o in part["options"] if o["action"] == "stop")
     assert abs(stop["duel_product"] - (1 - duel.value(y1, x)) * (1 - duel.value(y2, x))) < 1e-12
-    monkeypatch.setattr(thousand.play, "best_duel_method", lambda rs: "duel")
+    monkeypatch.setattr(thousand.play.game, "best_duel_method", lambda rs: "duel")
     part, = json.loads(CliRunner().invoke(main, args).stdout)["advice"]
     assert "strongest opponent, opponent 1" in part["method"] and part["value"] == "win_probability"
     stop = next(o for o in part["options"] if o["action"] == "stop")
@@ -368,8 +367,8 @@ def test_evaluate_players_exact_and_monte_carlo(tmp_path):
     """A hold-at bot in each seat against equilibrium players: its enumerated turns give
     the same chances as the turn DP's hold-at decisions (two separate paths), and the Monte
     Carlo games agree within their intervals."""
-    from thousand.bots import load_bot
-    from thousand.seats import equilibrium, exact_seats, mc_seats
+    from thousand.analysis.bots import load_bot
+    from thousand.analysis.seats import equilibrium, exact_seats, mc_seats
     rs = load_ruleset("pig", ("goal=16",))
     sol = equilibrium(rs, 3, str(tmp_path), progress=False)
     bot = load_bot("hold:6", rs, "duel", str(tmp_path), 1, 2.0, {})
@@ -404,7 +403,7 @@ def test_evaluate_players_cli(tmp_path):
 def test_measured_costs_are_read_per_kind_of_turn(monkeypatch):
     """The advice quotes the losses measured on games of the same kind of turn (one die, or
     several) and picks the duel-table approximation whose worst loss there is smaller."""
-    import thousand.approx as approx
+    import thousand.solvers.approx as approx
     from thousand.play import best_duel_method, measured_cost
     fake = {"cases": [
         {"ruleset": "pig-50", "players": 3, "dice": 1,
@@ -429,14 +428,14 @@ def test_measured_costs_are_read_per_kind_of_turn(monkeypatch):
 
 def test_memoryless_opponents_advice(tmp_path):
     """The memoryless-opponent approximation for three players and more: against one
-    opponent it is the six-dice duel's approximation (thousand.geometric); its advice at the
-    start of a turn is the turn DP of its decider (thousand.approx.MemorylessDecider), seat
+    opponent it is the six-dice duel's approximation (thousand.solvers.geometric); its advice at the
+    start of a turn is the turn DP of its decider (thousand.solvers.approx.MemorylessDecider), seat
     by seat under equal_turns, where a win before the last seat keeps its exact value."""
     from thousand import kernel
-    from thousand.advisor import duel_advisor, memoryless_advisor
-    from thousand.approx import MemorylessDecider
-    from thousand.geometric_tables import geometric_duel
-    from thousand.nplayer import NPlayerGame
+    from thousand.solvers.advice import duel_advisor, memoryless_advisor
+    from thousand.solvers.approx import MemorylessDecider
+    from thousand.tables.geometric import geometric_duel
+    from thousand.solvers.nplayer import NPlayerGame
     rs = load_ruleset("pig", ("goal=10",))
     geo = geometric_duel(rs, str(tmp_path), progress=False)
     x, y = PlayerState(3), PlayerState(6)
@@ -466,7 +465,7 @@ def test_equal_turns_advice_chooses_by_the_seat(monkeypatch):
     """Without the exact equilibrium of an equal_turns game the advice takes, of the race
     and the memoryless opponent, the one with the smaller worst loss measured in seats like
     the mover's (the last of the round, or an earlier one), and quotes that range."""
-    import thousand.approx as approx
+    import thousand.solvers.approx as approx
     from thousand.play import equal_turns_method
     cases = {"cases": [
         {"ruleset": "a", "players": 3, "equal_turns": True, "losses": {"race": [0.09, 0.05, 0.01],

@@ -20,13 +20,13 @@ from hypothesis import given, settings, strategies as st
 
 from poker_reference import best_turn, hand_key, two_player_values
 from thousand.cli import main
-from thousand.errors import RulesetError, StateError, TableError
-from thousand.poker.bots import OptimalPokerBot, play_game
-from thousand.poker.game import MAX_PLAYERS, solve_poker
-from thousand.poker.tables import load_poker, poker_solution
-from thousand.poker.play import PokerGame
-from thousand.poker.rules import ROLLS
-from thousand.poker.turn import solve_turn, turn_shape
+from thousand.base.errors import RulesetError, StateError, TableError
+from thousand.analysis.poker_bots import OptimalPokerBot, play_game
+from thousand.solvers.poker import MAX_PLAYERS, solve_poker
+from thousand.tables.poker import load_poker, poker_solution
+from thousand.play.poker import PokerGame
+from thousand.rules.poker import ROLLS
+from thousand.engine.poker import solve_turn, turn_shape
 from thousand.rules import load_ruleset
 from thousand.tables import find_table
 
@@ -275,7 +275,7 @@ def test_table_is_stored_checked_and_extended(tmp_path):
 
 
 def test_shipped_poker_table_answers_without_solving(poker, monkeypatch):
-    import thousand.poker.game as g
+    import thousand.tables.poker as g
     monkeypatch.setattr(g, "solve_poker", lambda *a, **k: pytest.fail("solved instead of loading"))
     sol = poker_solution(poker, MAX_PLAYERS)
     assert sol.players == MAX_PLAYERS
@@ -361,7 +361,7 @@ def test_play_refuses_what_the_rules_do_not_allow(poker):
 
 
 def test_evaluate_optimal_loses_nothing_and_stop_matches_its_games(solved, poker):
-    from thousand.poker.evaluate import evaluate_poker
+    from thousand.analysis.poker_evaluate import evaluate_poker
     r = evaluate_poker(poker, solved, "optimal", 2, 0, 1, True, 10 ** 6, 3, 2.0)["json"]
     assert r["method"] == "exact" and all(abs(s["loss"]) < 1e-12 for s in r["seats"]) and not r["worst"]
     r = evaluate_poker(poker, solved, "stop", 2, 3000, 5, True, 10 ** 6, 3, 2.0)["json"]
@@ -376,7 +376,7 @@ def test_evaluate_optimal_loses_nothing_and_stop_matches_its_games(solved, poker
 def test_exact_bot_value_is_a_direct_enumeration_for_the_stop_bot(solved, poker):
     """A bot that keeps its first throw: its chance in seat 1 of 2 is
     Σ_d P(d) · [P(opponent ends below d) + P(level) · W(2, 0)], with W its own replay value."""
-    from thousand.poker.evaluate import evaluate_poker
+    from thousand.analysis.poker_evaluate import evaluate_poker
     r = evaluate_poker(poker, solved, "stop", 2, 0, 1, True, 10 ** 6, 1, 2.0)["json"]
     p = Counter(ALL_ROLLS and [tuple(sorted(d)) for d in ALL_ROLLS])
     s = poker.hands.strength
@@ -391,7 +391,7 @@ def test_exact_bot_value_is_a_direct_enumeration_for_the_stop_bot(solved, poker)
 
 
 def test_user_bots_faults_are_counted(solved, poker, tmp_path):
-    from thousand.poker.evaluate import evaluate_poker
+    from thousand.analysis.poker_evaluate import evaluate_poker
     bot = tmp_path / "b.py"
     bot.write_text("def decide(state):\n"
                    "    if state.throw == 1 and state.dice[0] == 1:\n        return 'garbage'\n"

@@ -10,10 +10,10 @@ from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
 from reference import exact_race
-from thousand.advisor import race_advisor
+from thousand.solvers.advice import race_advisor
 from thousand.cli import main
-from thousand.game import Moves, PlayerState
-from thousand.race import solve_race
+from thousand.engine.player import Moves, PlayerState
+from thousand.solvers.race import solve_race
 from thousand.rules import from_mapping, load_ruleset, preset_names
 
 CLASSIC_SCORING = {"singles": {"1": 10, "5": 5},
@@ -162,7 +162,7 @@ def test_race_properties(name, data):
     x = sol.space.states[i]
     # the Bellman equation holds at every state
     from thousand import kernel
-    from thousand.race import bellman
+    from thousand.solvers.race import bellman
     J = np.append(-turns, 0.0)
     assert abs(-bellman(kernel.roll_table(rs), sol.space, i, J) - turns[i]) <= 1e-12
     # a zero turn never helps: the state a bust leads to is no better

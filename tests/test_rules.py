@@ -1,13 +1,13 @@
 """Rulesets: the eleven presets of docs/rules.md section 8, the TOML round trip, the
 hash, overrides, validation, and the game-level examples of the sources played
-through :class:`thousand.game.Moves` on each preset."""
+through :class:`thousand.engine.player.Moves` on each preset."""
 
 from __future__ import annotations
 
 import pytest
 
-from thousand.errors import RulesetError
-from thousand.game import WIN, Moves, PlayerState
+from thousand.base.errors import RulesetError
+from thousand.engine.player import WIN, Moves, PlayerState
 from thousand.rules import Ruleset, from_mapping, load_ruleset, preset_names
 
 PRESETS = ["classic", "classic-nobarrel", "classic-open", "street", "kubiki", "admission",

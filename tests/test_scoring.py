@@ -12,7 +12,7 @@ import pytest
 
 from thousand.kernel import roll_classes
 from thousand.rules import load_ruleset
-from thousand.scoring import RollScorer, parse_roll
+from thousand.rules.scoring import RollScorer, parse_roll
 
 
 def scorer(name: str, *overrides: str) -> RollScorer:

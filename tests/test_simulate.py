@@ -9,15 +9,16 @@ import math
 import numpy as np
 import pytest
 
-from thousand import kernel, simulate
-from thousand.advisor import duel_advisor
-from thousand.errors import ThousandError
-from thousand.game import Moves, PlayerState
+from thousand import kernel
+from thousand.analysis import simulate
+from thousand.solvers.advice import duel_advisor
+from thousand.base.errors import ThousandError
+from thousand.engine.player import Moves, PlayerState
 from thousand.rules import from_mapping, load_ruleset
-from thousand.scoring import RollScorer
+from thousand.rules.scoring import RollScorer
 from tiny import PAIR_SCORING, TINY_DUELS
-from thousand.simulate import SimulationUnsupported, parse_builtin, simulate_duel, simulate_race
-from thousand.solve import solve_objective
+from thousand.analysis.simulate import SimulationUnsupported, parse_builtin, simulate_duel, simulate_race
+from thousand.tables.solve import solve_objective
 
 TINY = {
     **TINY_DUELS,
@@ -37,13 +38,13 @@ def tiny(name):
 
 def compiled_available() -> bool:
     try:
-        from thousand import _sim  # noqa: F401
+        from thousand.kernel import _sim  # noqa: F401
         return True
     except ImportError:
         return False
 
 
-needs_compiled = pytest.mark.skipif(not compiled_available(), reason="thousand._sim is not built")
+needs_compiled = pytest.mark.skipif(not compiled_available(), reason="thousand.kernel._sim is not built")
 
 
 # --------------------------------------------------------------------------- rolls

@@ -1,4 +1,4 @@
-"""The duel solved out of core (thousand.store): the same values as in memory, in parts
+"""The duel solved out of core (thousand.solvers.store): the same values as in memory, in parts
 within the memory budget, and the kernel reading a transposed store in place."""
 
 from __future__ import annotations
@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 from tiny import TINY_DUELS, TINY_EQUAL_TURNS
-from thousand import kernel, store
-from thousand.duel import DuelModel, _levels, _turns, solve_duel
-from thousand.errors import ThousandError
+from thousand import kernel
+from thousand.solvers import store
+from thousand.solvers.duel import DuelModel, _levels, _turns, solve_duel
+from thousand.base.errors import ThousandError
 from thousand.rules import from_mapping, load_ruleset
-from thousand.store import ValueStore
+from thousand.solvers.store import ValueStore
 
 TINY = {**TINY_DUELS, **TINY_EQUAL_TURNS}
 
@@ -141,9 +142,9 @@ def test_an_interrupted_store_solve_goes_on_from_its_values(tmp_path, monkeypatc
     same call goes on from those values, without the first pass's guesses, to the values
     solved in memory, and leaves FILE.npy alone. A partial file of other rules, or a
     damaged one, is refused in one line; force starts again over it."""
-    from thousand import duel
-    from thousand.errors import TableError
-    from thousand.solve import solve_duel_to_store
+    from thousand.solvers import duel
+    from thousand.base.errors import TableError
+    from thousand.tables.solve import solve_duel_to_store
     rs = from_mapping(TINY["overtaking-bolts"])
     path = tmp_path / "v.npy"
     partial = tmp_path / "v.npy.partial"

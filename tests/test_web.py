@@ -299,8 +299,8 @@ def exact_advice_of_three(c, gid, seconds: float) -> dict:
 def test_three_players_get_the_exact_equilibrium(folder, tmp_path):
     """Three players of a small Pig: the equilibrium of three is solved in the background
     and the advice is exact, its stop value the table's value of the banked state."""
-    from thousand.game import PlayerState
-    from thousand.players import solve_players
+    from thousand.engine.player import PlayerState
+    from thousand.tables.players import solve_players
     tables = tmp_path / "tables"
     with TestClient(create_app(folder, str(tables))) as c:
         gid = new_game(c, rules="pig", players=("A", "B", "C"), overrides=["goal=20"])["id"]
@@ -316,8 +316,8 @@ def test_three_players_get_the_exact_equilibrium(folder, tmp_path):
 def test_three_players_with_equal_turns_by_seat_then_the_last_turns(folder, tmp_path):
     """Equal turns, three players: the equilibrium (seats in the state) gives the second
     seat's advice; once A has finished, B's last turn is exact with C still to play."""
-    from thousand.game import PlayerState
-    from thousand.players import solve_players
+    from thousand.engine.player import PlayerState
+    from thousand.tables.players import solve_players
     tables = tmp_path / "tables"
     with TestClient(create_app(folder, str(tables))) as c:
         gid = new_game(c, rules="pig", players=("A", "B", "C"), overrides=["goal=10", "equal_turns=true"])["id"]
@@ -342,8 +342,8 @@ def test_three_players_of_a_small_classic_get_the_exact_equilibrium(folder, tmp_
     """Three players of a 1000 game with pits, samosval, overtaking, bolts and a barrel with
     push-off: the equilibrium is solved in the background (the levels swept until they
     settle) and the advice is exact, its best value the table's value of the state."""
-    from thousand.game import Moves
-    from thousand.players import solve_players
+    from thousand.engine.player import Moves
+    from thousand.tables.players import solve_players
     tables = tmp_path / "tables"
     sets = ["goal=100", "pits=[{low=25,exit=50}]", "barrel.threshold=75", "dump=[55]", "barrel.max_falls=1",
             "bolts.limit=2", 'bolts.exempt=["unopened"]']

@@ -48,7 +48,7 @@ _SOLVED: dict = {}
 
 def solved(rulesets: dict, name: str):
     """(ruleset, duel solution) of ``rulesets[name]``, solved once per test session."""
-    from thousand.duel import solve_duel
+    from thousand.solvers.duel import solve_duel
     from thousand.rules import from_mapping
     key = (id(rulesets), name)
     if key not in _SOLVED:

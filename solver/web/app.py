@@ -43,11 +43,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .. import i18n
-from ..errors import Refused, ThousandError
-from ..i18n import N_, _
-from ..play import Advisors, Game, advice_json, game_entry, keep_label
-from ..rules import Ruleset, load_ruleset, preset_names
+from thousand.base import i18n
+from thousand.base.errors import Refused, ThousandError
+from thousand.base.i18n import N_, _
+from thousand.play.game import Advisors, Game, advice_json, game_entry, keep_label
+from thousand.rules.ruleset import Ruleset, load_ruleset, preset_names
 from .jobs import Solves, Solving
 from .store import GameStore, UnknownGame
 

@@ -3,7 +3,7 @@
 The advice of a game needs a table (the race or the duel of its ruleset); when the table
 is neither shipped nor stored, :meth:`Solves.solution` starts one solve per (ruleset,
 objective) in a thread and raises :class:`Solving`, whose progress (the time so far against
-the estimate of :func:`thousand.solve.estimate`) the page polls. The finished table is
+the estimate of :func:`thousand.tables.solve.estimate`) the page polls. The finished table is
 stored as the command line stores it, so a restart finds it.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import threading
 import time
 
-from ..errors import ThousandError
-from ..rules import Ruleset
+from thousand.base.errors import ThousandError
+from thousand.rules.ruleset import Ruleset
 
 
 class Solving(Exception):
@@ -26,7 +26,7 @@ class Solving(Exception):
 
 class Job:
     def __init__(self, rs: Ruleset, objective: str, tables_dir: str | None):
-        from ..solve import estimate
+        from thousand.tables.solve import estimate
         self.rs, self.objective, self.tables_dir = rs, objective, tables_dir
         self.expected = float(estimate(rs, objective)["seconds"][1])
         self.started = time.monotonic()
@@ -36,7 +36,7 @@ class Job:
         self.thread.start()
 
     def _run(self) -> None:
-        from ..solve import solve_objective
+        from thousand.tables.solve import solve_objective
         try:
             self.solution = solve_objective(self.rs, self.objective, self.tables_dir, progress=False)
         except ThousandError as exc:
@@ -66,8 +66,8 @@ class Solves:
     def solution(self, rs: Ruleset, objective: str, tables_dir: str | None = None):
         """The solution of ``objective`` for ``rs`` if its table exists (or a solve has
         finished); otherwise :class:`Solving` (a solve is started on the first ask)."""
-        from ..solve import loaded
-        from ..tables import find_table
+        from thousand.tables.solve import loaded
+        from thousand.tables.files import find_table
         key = (rs.hash, objective)
         with self._guard:
             job = self._jobs.get(key)

@@ -1,5 +1,5 @@
 """The saved games of the web page: one JSON file per game (the scorekeeper's save format,
-:meth:`thousand.session.LoggedGame.to_json`) in one folder that the server owns.
+:meth:`thousand.play.session.LoggedGame.to_json`) in one folder that the server owns.
 
 A game is named by an id the server makes (16 hex digits); no path ever comes from the
 client. Every change is written atomically (a temporary file renamed into place) before
@@ -18,10 +18,10 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import StateError
-from ..i18n import _
-from ..play import Game
-from ..session import save_game
+from thousand.base.errors import StateError
+from thousand.base.i18n import _
+from thousand.play.game import Game
+from thousand.play.session import save_game
 
 GAME_ID = re.compile(r"^[0-9a-f]{16}$")
 MAX_GAMES = 10_000   # a folder of saved games larger than this refuses new ones

@@ -1,6 +1,6 @@
 """Python bots for the tests: loaded as tests/bots/pybots.py:NAME."""
 
-from thousand.bots import Action
+from thousand.analysis.bots import Action
 
 
 class Hold:

@@ -1,0 +1,50 @@
+"""Blunders: the decisions a bot took, each valued by a solved table (an
+:class:`thousand.analysis.oracle.Oracle`): what it gave up against the best action, totals per
+game, and the worst decisions kept for the report."""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+
+from .bots import BotState
+from thousand.engine.turn import Action
+
+
+@dataclass
+class Blunders:
+    """Decisions the bot took, valued by the table: per game totals and the worst ones."""
+
+    oracle: object  # thousand.analysis.oracle.Oracle
+    keep: int = 10
+    decisions: int = 0
+    total: float = 0.0
+    mistakes: int = 0
+    per_game: list = field(default_factory=list)
+    worst: list = field(default_factory=list)   # heap of (loss, seq, state, action, best, value)
+    _seq: int = 0
+    _game: float = 0.0
+
+    def record(self, state: BotState, action: Action) -> float:
+        lost, value, best = self.oracle.loss(state, action)
+        self.decisions += 1
+        self.total += lost
+        self._game += lost
+        if lost > 1e-12:
+            self.mistakes += 1
+        self._seq += 1
+        item = (lost, -self._seq, state, action, best, value)
+        if self.keep <= 0:
+            pass
+        elif len(self.worst) < self.keep:
+            heapq.heappush(self.worst, item)
+        elif lost > self.worst[0][0]:
+            heapq.heapreplace(self.worst, item)
+        return lost
+
+    def end_game(self) -> None:
+        self.per_game.append(self._game)
+        self._game = 0.0
+
+    def worst_sorted(self) -> list:
+        return sorted(self.worst, key=lambda it: (-it[0], -it[1]))

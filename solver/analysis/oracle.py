@@ -1,0 +1,119 @@
+"""The value of every legal action of a decision, by a solved table.
+
+An :class:`Oracle` answers for the duel table (against the opponent's state) or
+the race table (the player alone): it solves the mover's turn once per state
+pair with the table's end values (:class:`thousand.solvers.advice.SolvedTurn`) and
+values each action by where :class:`thousand.engine.TurnRules` says it leads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from thousand import kernel
+from thousand.engine.turn import Action, TurnState
+from thousand.engine.player import PlayerState
+from thousand.rules.ruleset import Ruleset
+
+
+class Oracle:
+    """Values of actions by a solved table (objective ``duel`` or ``race``)."""
+
+    def __init__(self, rs: Ruleset, objective: str, tables_dir: str | None = None, progress: bool = True):
+        from thousand.tables.solve import solve_objective
+        self.rs, self.objective = rs, objective
+        self.solution = solve_objective(rs, objective, tables_dir, progress=progress)
+        self.higher = objective == "duel"
+        self._adv: dict = {}
+        self._turn: dict = {}
+        self._vals: dict = {}
+        self._table = kernel.roll_table(rs)
+
+    def advisor(self, y: PlayerState | None, seat: int | None = None, to_beat: int | None = None,
+                tied: int = 1, later: tuple[PlayerState, ...] = ()):
+        """The advisor of a turn against ``y``: the duel table's (with ``equal_turns``, in the
+        mover's ``seat``, 0 or 1) or the race table's. In a last turn of an equal_turns
+        round (``to_beat`` given, held by ``tied`` players, with the players ``later`` still
+        to play) the exact chance of the rest of the round, which needs no table."""
+        from thousand.solvers.advice import duel_advisor, last_turn_advisor, race_advisor
+        duel = self.objective == "duel"
+        key = self._adv_key(y, seat, to_beat, tied, later) if duel else None
+        a = self._adv.get(key)
+        if a is None:
+            if not duel:
+                a = race_advisor(self.solution)
+            elif to_beat is not None:
+                a = last_turn_advisor(self.rs, to_beat, tied, later)
+            else:
+                a = duel_advisor(self.solution, y, seat if self.solution.seated else None)
+            self._adv[key] = a
+        return a
+
+    @staticmethod
+    def _adv_key(y, seat, to_beat, tied, later) -> tuple:
+        # a last turn's values do not depend on the players who finished
+        return ("last", to_beat, tied, tuple(later)) if to_beat is not None else (y, seat)
+
+    def turn(self, x: PlayerState, y: PlayerState | None, seat: int | None = None, to_beat: int | None = None,
+             tied: int = 1, later: tuple[PlayerState, ...] = ()):
+        """The solved turn of ``x`` against ``y`` (cached; the rest as in :meth:`advisor`):
+        ``(advisor, SolvedTurn)``."""
+        key = (x,) + (self._adv_key(y, seat, to_beat, tied, later) if self.objective == "duel" else ())
+        r = self._turn.get(key)
+        if r is None:
+            adv = self.advisor(y, seat, to_beat, tied, later)
+            r = self._turn[key] = (adv, adv.solve_turn(x))
+        return r
+
+    def values(self, state) -> list[float]:
+        """The value of each of ``state.legal`` (a :class:`thousand.analysis.bots.BotState`), in the
+        objective's terms: P(win) or expected turns.
+
+        In a game of three players or more the duel table plays against the next opponent;
+        with ``equal_turns`` a seat before the last as the duel's first seat, the last seat
+        as its second (its win is final), and a last turn exactly."""
+        key = state.key()
+        v = self._vals.get(key)
+        if v is None:
+            seat = state.seat
+            if seat is not None:
+                seat = 0 if seat < len(state.opponents) else 1
+            adv, sol = self.turn(state.me, state.opponent, seat, state.to_beat, max(state.tied, 1), state.later)
+            s = TurnState(state.me, state.turn_total, state.dice, state.roll)
+            v = self._vals[key] = [adv.show(sol.value(adv.engine, adv.engine.apply(s, a))) for a in state.legal]
+        return v
+
+    def best_index(self, vals: list[float]) -> int:
+        return int(np.argmax(vals)) if self.higher else int(np.argmin(vals))
+
+    def best(self, state) -> Action:
+        return state.legal[self.best_index(self.values(state))]
+
+    def loss(self, state, action: Action) -> tuple[float, float, Action]:
+        """(value given up >= 0, value of the bot's action, the best action)."""
+        vals = self.values(state)
+        b = self.best_index(vals)
+        i = state.legal.index(action)
+        lost = vals[b] - vals[i] if self.higher else vals[i] - vals[b]
+        return max(lost, 0.0), vals[i], state.legal[b]
+
+    def end_distribution(self, x: PlayerState, y: PlayerState | None, seat: int | None = None,
+                         to_beat: int | None = None) -> dict:
+        """How the optimal turn of ``x`` (against ``y``; ``seat`` and ``to_beat`` as in
+        :meth:`advisor`) ends, by the kernel: {(kind, t points): p} with kind
+        'stop'/'forced' at total t, ('bust', 0), ('win', 0)."""
+        _, sol = self.turn(x, y, seat, to_beat)
+        e = sol.ends
+        sp, fp, bp, wp = kernel.end_distribution(self._table, e.stop_ok, sol.stop_v, e.forced_ok, sol.forced_v,
+                                                 sol.tv)
+        u = self.rs.unit
+        out = {}
+        for t in np.flatnonzero(sp[:, 0] > 0):
+            out[("stop", int(t) * u)] = float(sp[t, 0])
+        for t in np.flatnonzero(fp[:, 0] > 0):
+            out[("forced", int(t) * u)] = float(fp[t, 0])
+        if bp[0] > 0:
+            out[("bust", 0)] = float(bp[0])
+        if wp[0] > 0:
+            out[("win", 0)] = float(wp[0])
+        return out

@@ -1,0 +1,778 @@
+"""Pure-Python/numpy twin of the compiled kernel (``ext/_kernel.pyx``).
+
+Same objects, same functions, same arguments, same results; used when the
+extension is missing or ``THOUSAND_PURE=1``. See :mod:`thousand.kernel` for the
+meaning of every argument. :class:`Rolls` (the flattened roll classes of a
+ruleset) and :class:`Plans` (every mover's turn ends in a duel) are built once
+and passed to the turn DP, the end distribution and the duel loops.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+IMPLEMENTATION = "pure"
+MUST_ROLL, FREE, CONFIRM = 0, 1, 2
+
+
+class Rolls:
+    """The roll classes of every dice count 1..``dice``, flattened: classes of n dice
+    are ``cls_ptr[n]:cls_ptr[n+1]`` with probabilities ``cls_prob`` and instant-win
+    flags ``cls_instant``; class k offers the set-asides ``opt_ptr[k]:opt_ptr[k+1]``
+    (``opt_points`` units, ``opt_used`` dice); ``hot_mode`` is MUST_ROLL, FREE or CONFIRM."""
+
+    def __init__(self, cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode):
+        if dice < 1 or hot_mode not in (MUST_ROLL, FREE, CONFIRM):
+            raise ValueError("dice must be >= 1 and hot_mode 0, 1 or 2")
+        self.cls_ptr = np.ascontiguousarray(cls_ptr, dtype=np.int64)
+        self.cls_prob = np.ascontiguousarray(cls_prob, dtype=np.float64)
+        self.cls_instant = np.ascontiguousarray(cls_instant, dtype=np.uint8)
+        self.opt_ptr = np.ascontiguousarray(opt_ptr, dtype=np.int64)
+        self.opt_points = np.ascontiguousarray(opt_points, dtype=np.int64)
+        self.opt_used = np.ascontiguousarray(opt_used, dtype=np.int64)
+        self.dice, self.hot_mode = int(dice), int(hot_mode)
+
+    def arrays(self) -> tuple:
+        return (self.cls_ptr, self.cls_prob, self.cls_instant, self.opt_ptr, self.opt_points, self.opt_used,
+                self.dice, self.hot_mode)
+
+
+class Plans:
+    """Every mover's turn ends in a duel, flattened (see :class:`thousand.kernel.DuelPlans`)."""
+
+    _INT = ("ptr", "next", "after", "bust", "score", "overtaken", "pushed")
+    _BYTE = ("stop_ok", "forced_ok", "climbed", "on_barrel")
+
+    def __init__(self, ptr, stop_ok, forced_ok, next, after, climbed, bust, score, overtaken, pushed,
+                 on_barrel, win_col=None, win_L=None):
+        args = dict(ptr=ptr, stop_ok=stop_ok, forced_ok=forced_ok, next=next, after=after, climbed=climbed,
+                    bust=bust, score=score, overtaken=overtaken, pushed=pushed, on_barrel=on_barrel)
+        for k, v in args.items():
+            setattr(self, k, np.ascontiguousarray(v, dtype=np.int64 if k in self._INT else np.uint8))
+        self.win_col = None if win_col is None else np.ascontiguousarray(win_col, dtype=np.int64)
+        self.win_L = None if win_L is None else np.ascontiguousarray(win_L, dtype=np.float64)
+
+
+# --------------------------------------------------------------------------- rolls
+
+
+def _sorted_rolls(n: int, faces: int):
+    """Every sorted roll of ``n`` dice as a count vector, with its number of orderings."""
+    fact = [1]
+    for i in range(1, n + 1):
+        fact.append(fact[-1] * i)
+
+    def rec(face: int, left: int, acc: list[int]):
+        if face == faces - 1:
+            yield acc + [left]
+            return
+        for k in range(left, -1, -1):
+            yield from rec(face + 1, left - k, acc + [k])
+
+    for c in rec(0, n, []):
+        w = fact[n]
+        for k in c:
+            w //= fact[k]
+        yield tuple(c), w
+
+
+def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit, compose_any=False):
+    """Roll classes of ``n`` dice.
+
+    Returns ``(rolls, roll_class, weight, opt_ptr, opt_points, opt_used, is_instant)``:
+    ``rolls`` int64 (R, faces) count vectors of the sorted rolls (in the kernel's
+    order), ``roll_class`` int64 (R,), ``weight`` int64 (C,) the number of ordered
+    rolls of each class (out of ``faces**n``), options of class ``k`` at
+    ``opt_ptr[k]:opt_ptr[k+1]`` as (``opt_points`` in units, ``opt_used`` dice),
+    ``is_instant`` uint8 (C,). Classes are numbered in order of first appearance;
+    options of a class are sorted by (points, used). ``keep_any``: every sub-multiset
+    is a set-aside whose best composition uses all its dice, or with ``compose_any``
+    one that some composition uses all of (scored by the best such composition).
+    """
+    groups = [(tuple(int(x) for x in row), int(p)) for row, p in zip(group_counts, group_points)]
+    inst = [tuple(int(x) for x in row) for row in instant]
+    memo: dict[tuple[int, ...], tuple[int, int]] = {}
+
+    def best(c):
+        if c in memo:
+            return memo[c]
+        b = (0, 0)
+        for g, pts in groups:
+            if all(a >= x for a, x in zip(c, g)):
+                p, u = best(tuple(a - x for a, x in zip(c, g)))
+                cand = (p + pts, u + sum(g))
+                if cand > b:
+                    b = cand
+        memo[c] = b
+        return b
+
+    fmemo: dict[tuple[int, ...], int | None] = {}
+
+    def full(c):
+        """The most points of a composition of ``c`` that uses every die (None: none does)."""
+        if not any(c):
+            return 0
+        if c in fmemo:
+            return fmemo[c]
+        b = None
+        for g, pts in groups:
+            if all(a >= x for a, x in zip(c, g)):
+                r = full(tuple(a - x for a, x in zip(c, g)))
+                if r is not None and (b is None or r + pts > b):
+                    b = r + pts
+        fmemo[c] = b
+        return b
+
+    def subs(c):
+        if not c:
+            yield ()
+            return
+        for rest in subs(c[1:]):
+            for k in range(c[0] + 1):
+                yield (k,) + rest
+
+    keys: dict[tuple, int] = {}
+    rolls, roll_class, weights, options, flags = [], [], [], [], []
+    for c, w in _sorted_rolls(n, faces):
+        if any(all(a >= x for a, x in zip(c, pat)) for pat in inst):
+            key: tuple = ("instant",)
+        else:
+            if keep_any:
+                opts = set()
+                for s in subs(c):
+                    k = sum(s)
+                    if k:
+                        if compose_any:  # any composition that uses every die of the set-aside
+                            f = full(s)
+                            if f is not None:
+                                opts.add((f // unit, k))
+                            continue
+                        p, u = best(s)   # its best composition, which must use every die
+                        if u == k:
+                            opts.add((p // unit, k))
+            else:
+                p, u = best(c)
+                opts = {(p // unit, u)} if u else set()
+            key = tuple(sorted(opts))
+        if key not in keys:
+            keys[key] = len(weights)
+            weights.append(0)
+            flags.append(1 if key == ("instant",) else 0)
+            options.append([] if key == ("instant",) else list(key))
+        k = keys[key]
+        weights[k] += w
+        rolls.append(c)
+        roll_class.append(k)
+    opt_ptr = np.zeros(len(weights) + 1, dtype=np.int64)
+    np.cumsum([len(o) for o in options], out=opt_ptr[1:])
+    flat = [o for opts in options for o in opts]
+    opt_points = np.array([o[0] for o in flat], dtype=np.int64)
+    opt_used = np.array([o[1] for o in flat], dtype=np.int64)
+    return (np.array(rolls, dtype=np.int64).reshape(-1, faces), np.array(roll_class, dtype=np.int64),
+            np.array(weights, dtype=np.int64), opt_ptr, opt_points, opt_used,
+            np.array(flags, dtype=np.uint8))
+
+
+# --------------------------------------------------------------------------- turn DP
+
+
+def _segment_argmax(vals, seg_start, nseg):
+    """Index (into ``vals``) of the first maximum of each segment, per column."""
+    mx = np.maximum.reduceat(vals, seg_start, axis=0)
+    idx = np.arange(vals.shape[0])[:, None]
+    seg_of = np.repeat(np.arange(nseg), np.diff(np.append(seg_start, vals.shape[0])))
+    hit = np.where(vals == mx[seg_of], idx, vals.shape[0])
+    return np.minimum.reduceat(hit, seg_start, axis=0)
+
+
+def _options_by_dice(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice):
+    """Per dice count n: (probabilities of the scoring classes, their options' points and
+    dice left, flattened, segment starts, P(bust), P(instant win))."""
+    per_n = []
+    for n in range(1, dice + 1):
+        lo, hi = cls_ptr[n], cls_ptr[n + 1]
+        prob = cls_prob[lo:hi]
+        inst = cls_instant[lo:hi].astype(bool)
+        cnt = opt_ptr[lo + 1:hi + 1] - opt_ptr[lo:hi]
+        scoring = (~inst) & (cnt > 0)
+        ks = np.nonzero(scoring)[0] + lo
+        o_idx = (np.concatenate([np.arange(opt_ptr[k], opt_ptr[k + 1]) for k in ks]) if len(ks)
+                 else np.zeros(0, np.int64))
+        seg = np.zeros(len(ks), dtype=np.int64)
+        if len(ks):
+            seg[1:] = np.cumsum(cnt[scoring])[:-1]
+        per_n.append((prob[scoring], opt_points[o_idx], n - opt_used[o_idx], seg,
+                      prob[(~inst) & (cnt == 0)].sum(), prob[inst].sum()))
+    return per_n
+
+
+def turn_dp(rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad, full):
+    """See :func:`thousand.kernel.turn_dp`: ``(start, dstart, V, R, RC)``."""
+    return _turn_dp(*rolls.arrays(), stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad, full)
+
+
+def _turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
+            stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad, full):
+    """See :func:`thousand.kernel.turn_dp`."""
+    T = stop_ok.shape[0] - 1
+    K = bust_val.shape[0]
+    L = T + 2  # index T + 1 stands for every total above T
+    s_ok = np.append(stop_ok, stop_ok[-1]).astype(bool)
+    f_ok = np.append(forced_ok, forced_ok[-1]).astype(bool)
+    s_val = np.vstack([stop_val, stop_val[-1:]])
+    f_val = np.vstack([forced_val, forced_val[-1:]])
+
+    per_n = _options_by_dice(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice)
+
+    V = np.zeros((L, dice + 1, K))
+    R = np.zeros((L, dice + 1, K))
+    RC = np.zeros((L, K))
+    # A[t, m]: value of arriving at total t with m dice to roll (m = 0: hot dice)
+    A = np.zeros((L, dice + 1, K))
+    AC = np.zeros((L, dice + 1, K))  # the same after a confirming roll
+    dV = np.zeros_like(V) if grad else None
+    dR = np.zeros_like(R) if grad else None
+    dRC = np.zeros_like(RC) if grad else None
+    dA = np.zeros_like(A) if grad else None
+    dAC = np.zeros_like(AC) if grad else None
+    one = np.ones(K)
+
+    def roll(t, n, Atab, dAtab):
+        probs, pts, left, seg, p_bust, p_inst = per_n[n - 1]
+        val = p_bust * bust_val + p_inst * win_val
+        dval = p_bust * one if grad else None
+        if len(probs):
+            tt = np.minimum(t + pts, L - 1)
+            vals = Atab[tt, left]
+            if grad:
+                arg = _segment_argmax(vals, seg, len(seg))
+                cols = np.arange(K)[None, :]
+                val = val + probs @ vals[arg, cols]
+                dval = dval + probs @ dAtab[tt, left][arg, cols]
+            else:
+                val = val + probs @ np.maximum.reduceat(vals, seg, axis=0)
+        return val, dval
+
+    def settle(t, n, r, dr):
+        """V = stop if allowed and at least as good as rolling, else the roll."""
+        R[t, n] = r
+        if grad:
+            dR[t, n] = dr
+        if s_ok[t]:
+            take = s_val[t] >= r
+            V[t, n] = np.where(take, s_val[t], r)
+            if grad:
+                dV[t, n] = np.where(take, 0.0, dr)
+        else:
+            V[t, n] = r
+            if grad:
+                dV[t, n] = dr
+
+    def arrive(t):
+        """Fill A[t] and AC[t] from the values at total t."""
+        if f_ok[t]:
+            A[t] = f_val[t]
+            AC[t] = f_val[t]
+            if grad:
+                dA[t] = 0.0
+                dAC[t] = 0.0
+            return
+        A[t, 1:] = V[t, 1:]
+        hot = V[t, dice] if hot_mode == FREE else (R[t, dice] if hot_mode == MUST_ROLL else RC[t])
+        A[t, 0] = hot
+        if grad:
+            dA[t, 1:] = dV[t, 1:]
+            dA[t, 0] = dV[t, dice] if hot_mode == FREE else (dR[t, dice] if hot_mode == MUST_ROLL else dRC[t])
+        _fill_confirm(t, A, dA, AC, dAC, s_ok, s_val, grad)
+
+    # ---- tail: every total above T behaves alike; the only cycle is hot dice.
+    # Solve h = f(h) for the value h of the hot state by Newton's method on the
+    # convex piecewise-linear f (exact after finitely many steps).
+    t = L - 1
+    if f_ok[t]:
+        arrive(t)
+        for n in range(1, dice + 1):
+            settle(t, n, *roll(t, n, A, dA))
+        if hot_mode == CONFIRM:
+            RC[t], d = roll(t, dice, AC, dAC)
+            if grad:
+                dRC[t] = d
+    else:
+        lo = np.minimum.reduce([bust_val, win_val, s_val[t]]) if s_ok[t] else np.minimum(bust_val, win_val)
+        h = lo.copy()
+        for _ in range(200):
+            fh, slope = _tail_eval(h, t, dice, hot_mode, s_ok, s_val, bust_val, win_val, per_n, L)
+            if np.all(np.abs(fh - h) <= 1e-15 * np.maximum(1.0, np.abs(h))):
+                h = fh
+                break
+            h = np.where(slope < 1.0, (fh - slope * h) / (1.0 - slope), fh)
+        _tail_fill(h, t, dice, hot_mode, settle, roll, A, AC, dA, dAC, R, RC, V, dR, dRC, dV, grad, s_ok, s_val)
+        if grad:
+            # d h / d Z = f_Z / (1 - f_h) at the fixed point, then refill
+            fz = dA[t, 0].copy()
+            _, slope = _tail_eval(h, t, dice, hot_mode, s_ok, s_val, bust_val, win_val, per_n, L)
+            dh = fz / (1.0 - slope)
+            _tail_fill(h, t, dice, hot_mode, settle, roll, A, AC, dA, dAC, R, RC, V, dR, dRC, dV, grad,
+                       s_ok, s_val, dh=dh)
+
+    # ---- totals T..0: every scoring roll adds at least one unit, so go down.
+    for t in range(L - 2, -1, -1):
+        for n in range(1, dice + 1):
+            settle(t, n, *roll(t, n, A, dA))
+        if hot_mode == CONFIRM:
+            RC[t], d = roll(t, dice, AC, dAC)
+            if grad:
+                dRC[t] = d
+        arrive(t)
+
+    start = R[0, dice].copy()
+    dstart = dR[0, dice].copy() if grad else None
+    if full:
+        return start, dstart, V, R, RC
+    return start, dstart, None, None, None
+
+
+def _fill_confirm(t, A, dA, AC, dAC, s_ok, s_val, grad):
+    """AC[t] (arrivals after a confirming roll): the bank where banking is allowed, else A[t]."""
+    if s_ok[t]:
+        AC[t] = s_val[t]
+        if grad:
+            dAC[t] = 0.0
+    else:
+        AC[t] = A[t]
+        if grad:
+            dAC[t] = dA[t]
+
+
+def _tail_eval(h, t, dice, hot_mode, s_ok, s_val, bust_val, win_val, per_n, L):
+    """f(h) and its slope: the hot-state value implied by a guess h for it."""
+    K = h.shape[0]
+    a = np.zeros((dice + 1, K))
+    da = np.zeros((dice + 1, K))
+    a[0], da[0] = h, 1.0
+    ac = np.zeros((dice + 1, K))
+    dac = np.zeros((dice + 1, K))
+    stop = s_val[t] if s_ok[t] else None
+    r = dr = None
+    for n in range(1, dice + 1):
+        r, dr = _tail_roll(n, a, da, per_n, bust_val, win_val)
+        if stop is not None:
+            take = stop >= r
+            a[n] = np.where(take, stop, r)
+            da[n] = np.where(take, 0.0, dr)
+        else:
+            a[n], da[n] = r, dr
+    rd, drd = r, dr  # the roll of all dice
+    if hot_mode == FREE:
+        return a[dice], da[dice]
+    if hot_mode == MUST_ROLL:
+        return rd, drd
+    if stop is not None:
+        ac[:] = stop
+    else:
+        ac[:], dac[:] = a, da
+    return _tail_roll(dice, ac, dac, per_n, bust_val, win_val)
+
+
+def _tail_roll(n, a, da, per_n, bust_val, win_val):
+    probs, pts, left, seg, p_bust, p_inst = per_n[n - 1]
+    val = p_bust * bust_val + p_inst * win_val
+    dval = np.zeros_like(val)
+    if len(probs):
+        vals = a[left]
+        arg = _segment_argmax(vals, seg, len(seg))
+        cols = np.arange(vals.shape[1])[None, :]
+        val = val + probs @ vals[arg, cols]
+        dval = dval + probs @ da[left][arg, cols]
+    return val, dval
+
+
+def _tail_fill(h, t, dice, hot_mode, settle, roll, A, AC, dA, dAC, R, RC, V, dR, dRC, dV, grad, s_ok, s_val,
+               dh=None):
+    """Write the tail row (index t) of every table for the hot-state value h."""
+    A[t, 0] = h
+    if grad:
+        dA[t, 0] = 0.0 if dh is None else dh
+    for n in range(1, dice + 1):
+        settle(t, n, *roll(t, n, A, dA))
+        A[t, n] = V[t, n]
+        if grad:
+            dA[t, n] = dV[t, n]
+    _fill_confirm(t, A, dA, AC, dAC, s_ok, s_val, grad)
+    if hot_mode == CONFIRM:
+        RC[t], d = roll(t, dice, AC, dAC)
+        if grad:
+            dRC[t] = d
+    A[t, 0] = V[t, dice] if hot_mode == FREE else (R[t, dice] if hot_mode == MUST_ROLL else RC[t])
+    if grad:
+        dA[t, 0] = dV[t, dice] if hot_mode == FREE else (dR[t, dice] if hot_mode == MUST_ROLL else dRC[t])
+    if not s_ok[t]:
+        AC[t] = A[t]
+        if grad:
+            dAC[t] = dA[t]
+
+
+def turn_ends(rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad):
+    """:func:`turn_dp` and the end distribution of its decisions, as the compiled
+    kernel's ``turn_ends``: ``(start, dstart, ends, bust_p, win_p)`` with ``ends`` the
+    banked and mid-turn ends together (the twin composes the two passes it has)."""
+    start, dstart, V, R, RC = turn_dp(rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val,
+                                      grad, True)
+    stop_p, forced_p, bust_p, win_p = end_distribution(rolls, stop_ok, stop_val, forced_ok, forced_val, V, R, RC)
+    return start, dstart, stop_p + forced_p, bust_p, win_p
+
+
+def end_distribution(rolls, stop_ok, stop_val, forced_ok, forced_val, V, R, RC):
+    """See :func:`thousand.kernel.end_distribution`: ``(stop_p, forced_p, bust_p, win_p)``."""
+    return _end_distribution(*rolls.arrays(), stop_ok, stop_val, forced_ok, forced_val, V, R, RC)
+
+
+def _end_distribution(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
+                      stop_ok, stop_val, forced_ok, forced_val, V, R, RC):
+    T = stop_ok.shape[0] - 1
+    L = T + 2
+    K = V.shape[2]
+    N = dice
+    s_ok = np.append(stop_ok, stop_ok[-1]).astype(bool)
+    f_ok = np.append(forced_ok, forced_ok[-1]).astype(bool)
+    s_val = np.vstack([stop_val, stop_val[-1:]])
+    f_val = np.vstack([forced_val, forced_val[-1:]])
+    # A and AC as in turn_dp, rebuilt from the solved tables
+    A = np.empty((L, N + 1, K))
+    A[:, 1:] = V[:, 1:]
+    A[:, 0] = V[:, N] if hot_mode == FREE else (R[:, N] if hot_mode == MUST_ROLL else RC)
+    A[f_ok] = f_val[f_ok][:, None, :]
+    AC = A.copy()
+    sel = s_ok & ~f_ok
+    AC[sel] = s_val[sel][:, None, :]
+
+    stop_p = np.zeros((L, K))
+    forced_p = np.zeros((L, K))
+    bust_p = np.zeros(K)
+    win_p = np.zeros(K)
+    arr = np.zeros((L, N + 1, K))    # mass arriving at (t, dice left) after a plain roll
+    arr_c = np.zeros((L, N + 1, K))  # ... after a confirming roll
+    cols = np.arange(K)
+
+    per_n = _options_by_dice(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, N)
+
+    def throw(t, n, mass, table, target):
+        nonlocal bust_p, win_p
+        probs, pts, left, seg, p_bust, p_inst = per_n[n - 1]
+        bust_p = bust_p + p_bust * mass
+        win_p = win_p + p_inst * mass
+        if len(probs):
+            tt = np.minimum(t + pts, L - 1)
+            arg = _segment_argmax(table[tt, left], seg, len(seg))  # (classes, K) option index
+            np.add.at(target, (tt[arg], left[arg], cols[None, :]), probs[:, None] * mass[None, :])
+
+    def route(t):
+        """Send the arrivals at row t to where they go; returns (decide, roll, confirm) masses."""
+        dec = np.zeros((N + 1, K))
+        rol = np.zeros((N + 1, K))
+        con = np.zeros(K)
+        for src, confirming in ((arr, False), (arr_c, True)):
+            a = src[t].copy()
+            src[t] = 0.0
+            if f_ok[t]:
+                forced_p[t] += a.sum(axis=0)
+                continue
+            if confirming and s_ok[t]:
+                stop_p[t] += a.sum(axis=0)
+                continue
+            dec[1:] += a[1:]
+            if hot_mode == FREE:
+                dec[N] += a[0]
+            elif hot_mode == MUST_ROLL:
+                rol[N] += a[0]
+            else:
+                con += a[0]
+        return dec, rol, con
+
+    def step(t, dec, rol, con):
+        if s_ok[t]:
+            take = s_val[t][None, :] >= R[t, 1:]
+            stop_p[t] += np.where(take, dec[1:], 0.0).sum(axis=0)
+            rol[1:] += np.where(take, 0.0, dec[1:])
+        else:
+            rol[1:] += dec[1:]
+        for n in range(1, N + 1):
+            if rol[n].any():
+                throw(t, n, rol[n], A, arr)
+        if con.any():
+            throw(t, N, con, AC, arr_c)
+
+    rol0 = np.zeros((N + 1, K))
+    rol0[N] = 1.0
+    step(0, np.zeros((N + 1, K)), rol0, np.zeros(K))
+    for t in range(1, L - 1):
+        step(t, *route(t))
+    # the tail row feeds itself through hot dice: iterate until the mass is gone
+    for _ in range(100000):
+        if arr[L - 1].sum() + arr_c[L - 1].sum() <= 1e-17:
+            break
+        step(L - 1, *route(L - 1))
+    stop_p[T] += stop_p[L - 1]
+    forced_p[T] += forced_p[L - 1]
+    return stop_p[:T + 1], forced_p[:T + 1], bust_p, win_p
+
+
+def rows_minus(indptr, cols, vals, x, c, out, threads):
+    """``out[i] = c[i] - sum_e vals[e] * x[cols[e]]`` over row i's entries
+    ``indptr[i]:indptr[i+1]`` (the compiled kernel spreads the rows over threads)."""
+    m = len(indptr) - 1
+    if m <= 0:
+        return
+    from scipy import sparse
+    A = sparse.csr_matrix((vals[:indptr[-1]], cols[:indptr[-1]], indptr), shape=(m, len(x)))
+    out[:m] = c[:m] - A @ x
+
+
+def solve_links(succ, a, b, out):
+    """Solve ``out[k] + a[k] * out[succ[k]] = b[k]`` (``out[k] = b[k]`` where
+    ``succ[k] < 0``) as one sparse LU solve (the compiled kernel follows the links)."""
+    m = len(b)
+    succ = np.asarray(succ, dtype=np.int64)
+    if len(succ) != m or len(a) != m or len(out) < m:
+        raise ValueError("succ, a and b need one entry per row, out at least as many")
+    if m and succ.max() >= m:
+        raise ValueError("succ must index the rows (or be negative)")
+    if m == 0:
+        return
+    import warnings
+    from scipy import sparse
+    from scipy.sparse import linalg as spla
+    r = np.flatnonzero(succ >= 0)
+    A = sparse.identity(m, format="csr") + sparse.csr_matrix((np.asarray(a, float)[r], (r, succ[r])), shape=(m, m))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sparse.SparseEfficiencyWarning)
+        warnings.simplefilter("ignore", spla.MatrixRankWarning)
+        x = spla.spsolve(A.tocsc(), np.asarray(b, dtype=float))
+    if not np.all(np.isfinite(x)):
+        raise ZeroDivisionError("solve_links: a cycle's rows are singular (the product of its -a is 1)")
+    out[:m] = x
+
+
+class LevelSweep:
+    """Gauss-Seidel sweeps of a policy round's correction system over its levels:
+    ``levels`` holds per level, top down, ``(rows, rho, indptr, cols, vals, succ, a)``;
+    a sweep sets level by level ``x[rows] = (I + D)^-1 (rho - O x)`` with O the CSR rows
+    (:func:`rows_minus`) at the current x and D the links (:func:`solve_links`)."""
+
+    def __init__(self, levels, size):
+        self.size = int(size)
+        self.levels = []
+        for rows, rho, indptr, cols, vals, succ, a in levels:
+            rows, indptr, succ = (np.asarray(x, dtype=np.int64) for x in (rows, indptr, succ))
+            m = len(rows)
+            if len(rho) != m or len(succ) != m or len(a) != m or len(indptr) != m + 1:
+                raise ValueError("a level needs rho, succ and a per row, indptr per row plus one")
+            if m and (rows.min() < 0 or rows.max() >= self.size or succ.max() >= m):
+                raise ValueError("rows must index x, succ the level's rows (or be negative)")
+            if indptr[0] != 0 or np.any(np.diff(indptr) < 0) or indptr[m] > len(cols) or indptr[m] > len(vals):
+                raise ValueError("indptr must start at 0, not decrease, and fit cols/vals")
+            self.levels.append((rows, np.asarray(rho, dtype=float), indptr, np.asarray(cols), np.asarray(vals),
+                                succ, np.asarray(a, dtype=float)))
+
+    def sweep(self, x, threads=0):
+        """One sweep, in place on ``x``; returns the largest change of an entry."""
+        if len(x) != self.size:
+            raise ValueError("x must have the size the sweep was built for")
+        change = 0.0
+        for rows, rho, indptr, cols, vals, succ, a in self.levels:
+            m = len(rows)
+            if not m:
+                continue
+            if indptr[-1] and (cols[:indptr[-1]].min() < 0 or cols[:indptr[-1]].max() >= self.size):
+                raise ValueError("cols must index x")
+            rhs, out = np.empty(m), np.empty(m)
+            rows_minus(indptr, cols, vals, x, rho, rhs, threads)
+            try:
+                solve_links(succ, a, rhs, out)
+            except ZeroDivisionError:
+                raise ZeroDivisionError("a level's links are singular (the product of a cycle's -a is 1)") from None
+            change = max(change, float(np.max(np.abs(out - x[rows]))))
+            x[rows] = out
+        return change
+
+
+def rows_split(cap_ptr, cnt, cols, vals, local, drop=0.0, links=False, threads=0):
+    """Compact rows written into capacity slots and split off the entries whose column
+    has ``local[col] >= 0`` (see :func:`thousand.kernel.rows_split`); ``drop > 0``
+    leaves out the entries below it and gives float32 ``out_vals``; ``links``: only
+    each row's largest such entry (the first of equals) is split off. ``threads``: one."""
+    m = len(cnt)
+    cnt = np.asarray(cnt, dtype=np.int64)
+    sel = np.repeat(np.asarray(cap_ptr[:m], dtype=np.int64), cnt) + (
+        np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt))
+    c, v = np.asarray(cols)[sel], np.asarray(vals)[sel]
+    if len(c) and (c.min() < 0 or c.max() > 2 ** 31 - 1 or (local is not None and c.max() >= len(local))):
+        raise ValueError("columns must be pair indices below 2**31 (and inside local)")
+    row = np.repeat(np.arange(m), cnt)
+    if drop > 0:
+        kept = np.abs(v) >= drop
+        c, v, row = c[kept], v[kept], row[kept]
+    inside = (local[c] >= 0) if local is not None else np.zeros(len(c), dtype=bool)
+    if links and inside.any():
+        # per row, the first entry of the largest |value| among the local ones
+        k = np.flatnonzero(inside)
+        order = np.lexsort((k, -np.abs(v[k]), row[k]))
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = row[k[order]][1:] != row[k[order]][:-1]
+        inside = np.zeros(len(c), dtype=bool)
+        inside[k[order[first]]] = True
+    out = ~inside
+    indptr = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(np.bincount(row[out], minlength=m), out=indptr[1:])
+    out_vals = v[out].astype(np.float32) if drop > 0 else v[out]
+    return (indptr, c[out].astype(np.int32), out_vals, row[inside].astype(np.int64),
+            local[c[inside]].astype(np.int64) if local is not None else np.zeros(0, np.int64), v[inside])
+
+
+# --------------------------------------------------------------------------- duel loops
+
+
+def end_opponents(plans, i, rows, Y):
+    """The opponent that the ends ``rows`` (rows of ``plans``, all of mover ``i``) hand the
+    game to, against each opponent state in ``Y``: an array (len(rows), len(Y)) of
+    states. An end that put the mover on the barrel pushes an opponent who is on it off
+    (``pushed``); then an opponent whose score the mover's passed (``score[i] < s <
+    after``) is overtaken. The compiled kernel's rule, written once for numpy: the pure
+    twin's turn ends and the duel solver's interface (:meth:`thousand.solvers.duel.DuelModel.interface`)
+    take it from here. ``plans``: anything with the arrays of :class:`Plans`."""
+    climbed = np.asarray(plans.climbed[rows]).astype(bool)
+    on = np.asarray(plans.on_barrel[Y]).astype(bool)
+    y1 = np.where(climbed[:, None] & on[None, :], plans.pushed[Y][None, :], Y[None, :])
+    s = plans.score[y1]
+    return np.where((plans.score[i] < s) & (s < plans.after[rows][:, None]), plans.overtaken[y1], y1)
+
+
+def _mover_ends(plans, Q, i, lo, hi):
+    """Mover i's turn ends against opponents lo..hi-1, as the compiled kernel builds them:
+    ``(stop_ok, forced_ok, nxt, opp, ends, bust)`` with ``opp[t, k]`` the opponent after
+    the end at total t (pushed off, overtaken) and ``ends`` its value 1 - Q[nxt, opp]
+    (a win: 1, or with ``win_col``/``win_L`` (equal_turns) 1 - win_L[y, win_col[t]])."""
+    p = plans
+    Y = np.arange(lo, hi)
+    a, b = p.ptr[i], p.ptr[i + 1]
+    stop_ok, forced_ok, nxt = p.stop_ok[a:b], p.forced_ok[a:b], p.next[a:b]
+    opp = end_opponents(p, i, np.arange(a, b), Y)
+    ends = 1.0 - Q[np.maximum(nxt, 0)[:, None], opp]
+    ends[nxt == -1] = 1.0
+    if p.win_col is not None:  # equal_turns: the opponent's last turn
+        col = p.win_col[a:b]
+        last = (nxt == -1) & (col >= 0)
+        ends[last] = 1.0 - p.win_L[lo:hi][:, col[last]].T
+    ends[(stop_ok | forced_ok) == 0] = 0.0
+    bust = np.ascontiguousarray(1.0 - Q[p.bust[i], lo:hi])
+    return stop_ok, forced_ok, nxt, opp, np.ascontiguousarray(ends), bust
+
+
+def duel_level(rolls, plans, Q, movers, opp_lo, opp_hi, out_v, out_d, out_ptr, grad, threads):
+    """See :func:`thousand.kernel.duel_level`: mover ``movers[j]`` against opponents
+    ``opp_lo[j]:opp_hi[j]``, one :func:`turn_dp` per mover with one column per opponent;
+    R(0, N) to ``out_v[out_ptr[j]:out_ptr[j+1]]`` (the bust derivative to ``out_d``)."""
+    for j in range(len(movers)):
+        i, lo, hi = movers[j], opp_lo[j], opp_hi[j]
+        stop_ok, forced_ok, _, _, ends, bust = _mover_ends(plans, Q, i, lo, hi)
+        start, dstart, *_ = turn_dp(rolls, stop_ok, ends, forced_ok, ends, bust, np.ones(hi - lo), grad, False)
+        out_v[out_ptr[j]:out_ptr[j + 1]] = start
+        if grad:
+            out_d[out_ptr[j]:out_ptr[j + 1]] = dstart
+
+
+def _check_frames(plans, frame_movers, col_ptr, col_movers, col_opps, col_row0) -> int:
+    """The checks of the compiled kernel's frames (ValueError); returns the columns."""
+    F, C = len(frame_movers), len(col_movers)
+    col_ptr = np.asarray(col_ptr, dtype=np.int64)
+    if len(col_ptr) != F + 1 or col_ptr[0] != 0 or col_ptr[-1] != C or np.any(np.diff(col_ptr) < 0):
+        raise ValueError("col_ptr must run from 0 to the number of columns, one entry per frame plus one")
+    if len(col_opps) != C or len(col_row0) != C:
+        raise ValueError("col_movers, col_opps and col_row0 need one entry per column")
+    n = len(plans.ptr) - 1
+    if C and (min(np.min(col_movers), np.min(col_opps), np.min(frame_movers) if F else 0) < 0
+              or max(np.max(col_movers), np.max(col_opps)) >= n or (F and np.max(frame_movers) >= n)
+              or np.min(col_row0) < 0):
+        raise ValueError("frame and column movers, opponents must be state indices, rows >= 0")
+    ptr = plans.ptr
+    for f in range(F):
+        fi = frame_movers[f]
+        Tf = ptr[fi + 1] - ptr[fi] - 1
+        for c in range(col_ptr[f], col_ptr[f + 1]):
+            i, r0 = col_movers[c], col_row0[c]
+            Ti = ptr[i + 1] - ptr[i] - 1
+            mine, theirs = slice(ptr[i] + 1, ptr[i + 1]), slice(ptr[fi] + r0 + 1, ptr[fi + 1])
+            if Ti != Tf - r0 or np.any(plans.stop_ok[mine] != plans.stop_ok[theirs]) or np.any(
+                    plans.forced_ok[mine] != plans.forced_ok[theirs]):
+                raise ValueError("a column's turn is not its frame's rows shifted (horizon, banking or forced ends)")
+    return C
+
+
+def duel_frames(rolls, plans, Q, frame_movers, col_ptr, col_movers, col_opps, col_row0, out_v, out_d, grad,
+                threads):
+    """See :func:`thousand.kernel.duel_frames`: each column is its own mover's turn
+    against its opponent (one :func:`duel_level` pair); the frame only has to be
+    consistent with it (the compiled kernel runs a frame's columns as one turn DP)."""
+    C = _check_frames(plans, frame_movers, col_ptr, col_movers, col_opps, col_row0)
+    one = np.array([0, 1], dtype=np.int64)
+    for c in range(C):
+        v, d = np.empty(1), np.empty(1)
+        duel_level(rolls, plans, Q, [col_movers[c]], [col_opps[c]], [col_opps[c] + 1], v, d, one, grad, threads)
+        out_v[c] = v[0]
+        if grad:
+            out_d[c] = d[0]
+
+
+def duel_policy(rolls, plans, Q, movers, opp_lo, opp_hi, out_v, out_ptr, out_c, cap_ptr, out_cols, out_vals,
+                out_cnt, threads):
+    """See :func:`thousand.kernel.duel_policy`: :func:`duel_level` without the gradient,
+    and each pair's greedy policy as a sparse row from :func:`end_distribution`."""
+    n = Q.shape[0]
+    for j in range(len(movers)):
+        i, lo, hi = movers[j], opp_lo[j], opp_hi[j]
+        if hi <= lo:
+            continue
+        stop_ok, forced_ok, nxt, opp, ends, bust = _mover_ends(plans, Q, i, lo, hi)
+        start, _, V, R, RC = turn_dp(rolls, stop_ok, ends, forced_ok, ends, bust, np.ones(hi - lo), False, True)
+        stop_p, forced_p, bust_p, win_p = end_distribution(rolls, stop_ok, ends, forced_ok, ends, V, R, RC)
+        e = stop_p + forced_p
+        for k in range(hi - lo):
+            p = out_ptr[j] + k
+            at, c = cap_ptr[p], 0.0
+            for t in np.flatnonzero(e[1:, k]) + 1:
+                m = e[t, k]
+                if nxt[t] == -1:
+                    c += m * ends[t, k]
+                    continue
+                c += m
+                col = nxt[t] * n + opp[t, k]
+                if at > cap_ptr[p] and out_cols[at - 1] == col:
+                    out_vals[at - 1] += m  # the same pair as the total before: one entry
+                    continue
+                out_cols[at], out_vals[at] = col, m
+                at += 1
+            if bust_p[k] != 0.0:
+                c += bust_p[k]
+                out_cols[at], out_vals[at] = plans.bust[i] * n + lo + k, bust_p[k]
+                at += 1
+            out_c[p] = c + win_p[k]
+            out_cnt[p] = at - cap_ptr[p]
+        out_v[out_ptr[j]:out_ptr[j + 1]] = start
+
+
+def duel_policy_frames(rolls, plans, Q, frame_movers, col_ptr, col_movers, col_opps, col_row0, out_v, out_c,
+                       cap_ptr, out_cols, out_vals, out_cnt, threads):
+    """See :func:`thousand.kernel.duel_policy_frames`: each column as its own
+    :func:`duel_policy` pair."""
+    C = _check_frames(plans, frame_movers, col_ptr, col_movers, col_opps, col_row0)
+    one = np.array([0, 1], dtype=np.int64)
+    for c in range(C):
+        y = col_opps[c]
+        v, oc, cnt = np.empty(1), np.empty(1), np.zeros(1, dtype=np.int64)
+        cap = int(cap_ptr[c + 1] - cap_ptr[c])
+        cols, vals = np.empty(cap, dtype=np.int64), np.empty(cap)
+        duel_policy(rolls, plans, Q, [col_movers[c]], [y], [y + 1], v, one, oc, np.array([0, cap]), cols, vals,
+                    cnt, threads)
+        out_v[c], out_c[c], out_cnt[c] = v[0], oc[0], cnt[0]
+        out_cols[cap_ptr[c]:cap_ptr[c] + cnt[0]] = cols[:cnt[0]]
+        out_vals[cap_ptr[c]:cap_ptr[c] + cnt[0]] = vals[:cnt[0]]

@@ -1,0 +1,811 @@
+"""The scorekeeper: ``thousand play RULES --players A B [C ...]``.
+
+A real game at a table, kept on a score sheet. Every rule comes from the turn
+engine, :class:`thousand.engine.TurnRules` (rolls, set-asides, hot dice, stops,
+forced ends) and :func:`thousand.engine.finish_turn` (what a finished turn does to
+every player), so the sheet follows exactly the rules the solvers use.
+
+The game is its log: a list of entries ``roll F,F,...`` (the faces thrown, also
+when the program rolled them), ``keep F,F,...`` (a set-aside, when the rules
+leave a choice) and ``stop`` (bank the turn). The sheet is what replaying the
+log gives; ``undo`` replays it without the last entry, and a saved game is the
+ruleset (preset or file, and the ``--set`` overrides) plus the log.
+
+Within a turn: roll -> set aside (automatic when the rules leave no choice) ->
+roll the remaining dice or stop. Hot dice, compulsory rolls, confirming rolls,
+instant wins, mid-turn dumps and overshoots, busts and the effects of a bank on
+the other players (push-off, overtaking) are applied as the rules say.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from thousand.engine.turn import TurnEnd, TurnRules, TurnState, finish_turn, next_in_round, round_winners
+from thousand.base.errors import Refused, StateError, ThousandError
+from thousand.base.i18n import N_, _, dice_count
+from thousand.engine.player import PlayerState
+from thousand.rules.ruleset import Ruleset, load_ruleset
+from thousand.rules.scoring import parse_roll
+from .session import SAVE_FORMAT, LoggedGame, handle_line
+
+if TYPE_CHECKING:
+    from thousand.solvers.advice import Advice
+
+SMALL_DUEL = 300  # player states up to which a missing duel table is solved on request (seconds)
+# the same with equal_turns: the first seat's turns run to the final-total horizon (thousands of
+# points with six dice), so a solve costs many times more (93 six-dice states: 24 s)
+SMALL_DUEL_EQUAL_TURNS = 100
+
+
+def _faces(dice) -> str:
+    return ",".join(map(str, dice))
+
+
+def keep_label(points: int, dice) -> str:
+    """One set-aside in words: "keep 1,5 (+15)"."""
+    return _("keep {dice} (+{points})").format(dice=_faces(dice), points=points)
+
+
+def _keeps(options) -> str:
+    """The set-asides a roll allows, in words: "keep 1,5 (+15); keep 1 (+10)"."""
+    return "; ".join(keep_label(p, d) for p, d in options)
+
+
+class Turn:
+    """The turn in progress: its :class:`thousand.engine.TurnState` and what happened so
+    far (``steps``, for the sheet)."""
+
+    def __init__(self, engine: TurnRules, state: TurnState):
+        self.engine, self.state, self.steps = engine, state, []
+
+    @property
+    def total(self) -> int:
+        return self.state.total
+
+    @property
+    def dice(self) -> int:
+        """Dice to roll next (or showing, when a roll waits for a set-aside)."""
+        return self.state.dice
+
+    @property
+    def roll(self) -> tuple[int, ...] | None:
+        """A roll waiting for a set-aside."""
+        return self.state.roll
+
+    @property
+    def options(self) -> list[tuple[int, tuple[int, ...]]]:
+        return self.engine.set_asides(self.state.roll) if self.state.roll else []
+
+    @property
+    def compulsory(self) -> bool:
+        """Hot dice: the next roll is compulsory."""
+        return self.state.roll is None and self.engine.compulsory(self.state)
+
+    @property
+    def confirming(self) -> bool:
+        """Hot dice, confirm: the next roll (or the one showing) confirms the turn."""
+        return self.engine.confirming(self.state)
+
+
+class Game(LoggedGame):
+    """A game of ``rs`` between ``names``, driven by log entries (see the module doc)."""
+
+    def __init__(self, rs: Ruleset, names: list[str], spec: str = "", overrides: tuple[str, ...] = (),
+                 seed: int | None = None):
+        super().__init__(rs, names, spec, overrides, seed)
+        self.engine = TurnRules(rs)  # the rules of a turn in play
+        self.moves = self.engine.moves
+        self._reset()
+
+    # ------------------------------------------------------------ state
+
+    def _reset(self) -> None:
+        n = len(self.names)
+        self.states: list[PlayerState] = [self.moves.initial()] * n
+        self.current = 0
+        self.round = 1
+        self.turns = [0] * n
+        self.history: list[list[str]] = [[] for _k in range(n)]
+        self.finished: dict[int, int] = {}   # equal_turns: player -> final total
+        self.winners: list[int] | None = None
+        self.messages: list[str] = []
+        self._new_turn()
+
+    def _new_turn(self) -> None:
+        self.turn = Turn(self.engine, self.engine.start(self.player))
+
+    @property
+    def over(self) -> bool:
+        return self.winners is not None
+
+    @property
+    def player(self) -> PlayerState:
+        return self.states[self.current]
+
+    # ------------------------------------------------------------ entries
+
+    def normalise(self, entry: str) -> str:
+        return normalise_entry(entry, self.rs)
+
+    def _apply(self, entry: str) -> list[str]:
+        self.messages = []
+        if self.over:
+            raise Refused(_("the game is over (undo to change the last entry)"))
+        verb, _sep, arg = entry.partition(" ")
+        if verb == "roll":
+            self._roll(tuple(int(f) for f in arg.split(",")))
+        elif verb == "keep":
+            self._keep_choice(tuple(int(f) for f in arg.split(",")) if arg else None)
+        elif verb == "stop":
+            self._stop()
+        else:  # pragma: no cover - normalise_entry lets nothing else through
+            raise Refused(_("unknown entry {entry!r}").format(entry=entry))
+        return self.messages
+
+    def _say(self, text: str) -> None:
+        self.messages.append(text)
+
+    # ------------------------------------------------------------ a turn
+
+    def _roll(self, faces: tuple[int, ...]) -> None:
+        tr, name = self.turn, self.names[self.current]
+        if tr.roll is not None:
+            raise Refused(_("set dice aside from {roll} first: {options}").format(
+                roll=_faces(tr.roll), options=_keeps(tr.options)))
+        if len(faces) != tr.dice:
+            raise Refused(_("{name} rolls {dice}, not {n}").format(name=name, dice=dice_count(tr.dice),
+                                                                      n=len(faces)))
+        faces = tuple(sorted(faces))
+        nxt = self.engine.after_roll(tr.state, faces)
+        if isinstance(nxt, TurnEnd) and nxt.kind == "win":
+            tr.steps.append(_("{roll} instant win").format(roll=_faces(faces)))
+            self._say(_("{name} rolls {roll}: an instant win!").format(name=name, roll=_faces(faces)))
+            self._finish_game([self.current], _("{name} wins at once ({roll})").format(
+                name=name, roll=_faces(faces)))
+            return
+        if isinstance(nxt, TurnEnd):
+            tr.steps.append(_("{roll} bust").format(roll=_faces(faces)))
+            self._say(_("{name} rolls {roll}: nothing scores — bust, the turn total {t} is lost").format(
+                name=name, roll=_faces(faces), t=tr.total))
+            self._finish(nxt)
+            return
+        tr.state = nxt
+        opts = tr.options
+        if len(opts) == 1:
+            self._keep(opts[0][1])
+            return
+        self._say(_("{name} rolls {roll}: set aside one of {options}").format(
+            name=name, roll=_faces(faces), options=_keeps(opts)))
+
+    def _keep_choice(self, dice: tuple[int, ...] | None) -> None:
+        tr = self.turn
+        if tr.roll is None:
+            raise Refused(_("there is no roll to set dice aside from (roll first)"))
+        self._keep(tr.options[0][1] if dice is None else dice)
+
+    def _keep(self, kept: tuple[int, ...]) -> None:
+        tr, x, name = self.turn, self.player, self.names[self.current]
+        roll = tr.roll
+        nxt = self.engine.keep(tr.state, kept)   # refused (and nothing changed) if not legal
+        kept = tuple(sorted(kept))
+        t1 = nxt.total                           # every end of a set-aside carries its total
+        pts = t1 - tr.total
+        tr.steps.append(f"{_faces(roll)} +{pts}" if len(kept) == len(roll)
+                        else _("{roll} keep {kept} +{points}").format(
+                            roll=_faces(roll), kept=_faces(kept), points=pts))
+        self._say(_("{name} rolls {roll}: sets aside {kept} for {points}; turn total {t}").format(
+            name=name, roll=_faces(roll), kept=_faces(kept), points=pts, t=t1))
+        if isinstance(nxt, TurnEnd):
+            if nxt.event == "dump":
+                self._say(_("{s} + {t} = {sum}: samosval — the turn ends and the score becomes 0").format(
+                    s=x.score, t=t1, sum=x.score + t1))
+            elif nxt.event == "overshoot":
+                self._say(_("{s} + {t} = {sum} is over {goal}: overshoot — the turn ends").format(
+                    s=x.score, t=t1, sum=x.score + t1, goal=self.rs.goal))
+            else:
+                self._say(_("the confirming roll scored: the turn is banked at once"))
+            self._finish(nxt)
+            return
+        tr.state = nxt
+        if len(kept) == len(roll):  # every die set aside: hot dice
+            hot = self.rs.hot_dice
+            if not (hot == "free" and nxt.dice == 1):
+                self._say({"must_roll": _("hot dice: all {n} dice again, and rolling them is compulsory"),
+                           "confirm": _("hot dice: roll all {n} dice to confirm the turn"),
+                           "free": _("hot dice: all {n} dice again; roll or stop")}[hot].format(n=nxt.dice))
+
+    def _stop(self) -> None:
+        tr = self.turn
+        end = self.engine.stop(tr.state)   # Refused, with the reason, where stopping is not allowed
+        tr.steps.append(_("stop"))
+        self._finish(end)
+
+    # ------------------------------------------------------------ ends of turns
+
+    def _finish(self, end: TurnEnd) -> None:
+        """The turn ended: :func:`thousand.engine.finish_turn` applies it to every player;
+        the sheet and the messages say what it did."""
+        i, x, rs = self.current, self.player, self.rs
+        name = self.names[i]
+        res = finish_turn(self.moves, self.states, i, end, finished=tuple(self.finished))
+        y = res.players[i]
+        if end.kind == "bust" or end.event == "overshoot":
+            what = _(end.event or "bust")
+            self.history[i].append(what + (f" → {y.score}" if y.score != x.score else "")
+                                   + self._changes(x, y, banked=False))
+            self._say(_("{name}: zero turn ({what})").format(
+                name=name, what=what) + self._changes(x, y, banked=False)
+                      + (_("; score {a} → {b}").format(a=x.score, b=y.score) if y.score != x.score else ""))
+            self.states[i] = y
+            self._end_turn()
+            return
+        t = end.total
+        for j, what in res.affected:
+            o, o2 = self.states[j], res.players[j]
+            words = [_("pushed off the barrel") if w == "pushed off" else _("overtaken (−{n})").format(
+                n=rs.overtake)
+                     for w in what]
+            note = _("{what} by {name}: {a} → {b}").format(what=_(" and ").join(words), name=name, a=o.score,
+                                                          b=o2.score)
+            self.history[j].append(note)
+            self._say(_("{name} is {note}").format(name=self.names[j], note=note))
+            self.states[j] = o2
+        if res.won:
+            if rs.equal_turns:
+                self.finished[i] = res.final_total
+                self.history[i].append(_("+{t} → {total} (reached {goal})").format(t=t, total=res.final_total,
+                                                                                  goal=rs.goal))
+                self._say(_("{name} banks {t}: {total}, over the goal; the round is completed").format(
+                    name=name, t=t, total=res.final_total))
+                self._end_turn()
+                return
+            self.history[i].append(_("+{t} → {total} WIN").format(t=t, total=res.final_total))
+            self._say(_("{name} banks {t}: {total}").format(name=name, t=t, total=res.final_total))
+            self._finish_game([i], _("{name} wins with {total}").format(name=name, total=res.final_total))
+            return
+        line = f"+{t} → {y.score}"
+        if rs.barrel.kind == "points" and x.score + t > y.score and y.score == rs.barrel.threshold:
+            line += _(" (barrel cap)")
+        elif y.score == 0 and x.score + t in rs.dump:
+            line += _(" (samosval)")
+        if self.moves.climbed(x, y):
+            line += _(", on the barrel")
+        self.history[i].append(line)
+        self._say(_("{name} banks {t}: {a} → {b}").format(name=name, t=t, a=x.score, b=y.score)
+                  + self._changes(x, y, banked=True))
+        self.states[i] = y
+        self._end_turn()
+
+    def _changes(self, x: PlayerState, y: PlayerState, banked: bool) -> str:
+        """What a turn did to the mover's counters, in words."""
+        rs, out = self.rs, []
+        if rs.bolts.limit and not banked:
+            if y.bolts > x.bolts:
+                out.append(_("bolt {n}/{limit}").format(n=y.bolts, limit=rs.bolts.limit))
+            elif self.moves.exempt(x) is False and y.bolts == 0 and x.bolts == rs.bolts.limit - 1:
+                out.append(_("bolt {n}/{limit}: −{penalty}").format(n=rs.bolts.limit, limit=rs.bolts.limit,
+                                                                    penalty=rs.bolts.penalty))
+        if y.overshoots > x.overshoots:
+            out.append(_("overshoot {n}/{limit}").format(n=y.overshoots, limit=rs.barrel.overshoots))
+        if y.barrel_tries > x.barrel_tries:
+            out.append(_("barrel attempt {n}/{limit} failed").format(
+                n=y.barrel_tries, limit=rs.barrel.attempts))
+        if y.pit_tries > x.pit_tries:
+            out.append(_("pit attempt {n}/{limit} failed").format(n=y.pit_tries, limit=rs.pit_attempts))
+        if rs.on_barrel(x.score) and not rs.on_barrel(y.score) and not banked:
+            out.append(_("falls off the barrel"))
+        elif rs.barrel.kind == "exact" and overshoots_fell(x, y):
+            out.append(_("falls"))
+        if y.falls != x.falls and rs.barrel.max_falls:
+            out.append(_("falls {n}/{limit}").format(n=y.falls, limit=rs.barrel.max_falls) if y.falls
+                       else _("the last fall: score 0"))
+        if not rs.pit_of(x.score) and rs.pit_of(y.score):
+            p = rs.pit_of(y.score)
+            out.append(_("in the pit [{low}, {exit})").format(low=p.low, exit=p.exit))
+        return (" (" + ", ".join(out) + ")") if out else ""
+
+    def _end_turn(self) -> None:
+        n = len(self.names)
+        self.turns[self.current] += 1
+        nxt = next_in_round(n, self.current, self.finished)
+        if nxt is None:
+            win = round_winners(self.finished)
+            top = self.finished[win[0]]
+            who = _(" and ").join(self.names[j] for j in win)
+            self._finish_game(win, (_("{who} win with {total} (shared)") if len(win) > 1
+                                    else _("{name} wins with {total}")).format(who=who, name=who, total=top))
+            return
+        if nxt <= self.current:
+            self.round += 1  # a new round only if the game goes on
+        self.current = nxt
+        self._new_turn()
+
+    def _finish_game(self, winners: list[int], text: str) -> None:
+        self.winners = winners
+        self._say(_("GAME OVER: {text}").format(text=text))
+
+    # ------------------------------------------------------------ display
+
+    def status(self, j: int) -> str:
+        """A player's status on the sheet: unopened, pit, barrel, bolts, falls, overshoots."""
+        rs, x, out = self.rs, self.states[j], []
+        if j in self.finished:
+            return _("finished with {total}").format(total=self.finished[j])
+        if not x.opened:
+            out.append(_("unopened (needs {n})").format(n=rs.open_min))
+        pit = rs.pit_of(x.score)
+        if pit:
+            out.append(_("in the pit [{low}, {exit})").format(low=pit.low, exit=pit.exit)
+                       + (_(" tries {n}/{limit}").format(n=x.pit_tries, limit=rs.pit_attempts)
+                          if rs.pit_attempts else ""))
+        if rs.on_barrel(x.score):
+            out.append(_("on the barrel") + (_(" tries {n}/{limit}").format(
+                n=x.barrel_tries, limit=rs.barrel.attempts)
+                                             if rs.barrel.kind == "points" and rs.barrel.attempts else ""))
+        if rs.bolts.limit and x.bolts:
+            out.append(_("bolts {n}/{limit}").format(n=x.bolts, limit=rs.bolts.limit))
+        if rs.barrel.max_falls and x.falls:
+            out.append(_("falls {n}/{limit}").format(n=x.falls, limit=rs.barrel.max_falls))
+        if rs.barrel.kind == "exact" and x.overshoots:
+            out.append(_("overshoots {n}/{limit}").format(n=x.overshoots, limit=rs.barrel.overshoots))
+        return ", ".join(out) or "-"
+
+    def prompt(self) -> str:
+        if self.over:
+            return _("game over> ")
+        tr = self.turn
+        name = self.names[self.current]
+        if tr.roll is not None:
+            return _("{name}: keep? ").format(name=name)
+        d = dice_count(tr.dice)
+        if tr.total == 0:
+            return _("{name}: roll {dice}> ").format(name=name, dice=d)
+        return f"{name} [{tr.total}, {d}]> "
+
+    def where(self) -> str:
+        """One line: whose move it is and what they may do."""
+        if self.over:
+            return _("the game is over")
+        tr, name = self.turn, self.names[self.current]
+        d = dice_count(tr.dice)
+        if tr.roll is not None:
+            return _("{name}: choose the dice to set aside from {roll}").format(name=name, roll=_faces(tr.roll))
+        if tr.total == 0:
+            return _("{name} to play: roll {dice}").format(name=name, dice=d)
+        if tr.compulsory:
+            return _("{name}: turn total {t}, roll {dice} (compulsory)").format(name=name, t=tr.total, dice=d)
+        why = self.engine.stop_refusal(tr.state)
+        return (_("{name}: turn total {t}, {dice} to roll — roll or stop").format(name=name, t=tr.total, dice=d)
+                if why is None else
+                _("{name}: turn total {t}, {dice} to roll — roll (cannot stop: {why})").format(
+                    name=name, t=tr.total, dice=d, why=why))
+
+    def sheet(self) -> str:
+        rs = self.rs
+        w = max(6, *(len(n) for n in self.names))
+        head = _("{name} — goal {goal}, round {round}").format(name=rs.name, goal=rs.goal, round=self.round)
+        cols = _("player"), _("score"), _("status")
+        lines = [head, f"    {cols[0]:<{w}}  {cols[1]:>6}  {cols[2]}", ""]
+        lines.pop()
+        for j, name in enumerate(self.names):
+            mark = ">" if (j == self.current and not self.over) else " "
+            if self.winners and j in self.winners:
+                mark = "*"
+            score = self.finished.get(j, self.states[j].score)
+            lines.append(f"  {mark} {name:<{w}}  {score:>6}  {self.status(j)}")
+            if self.history[j]:
+                lines.append(f"    {'':<{w}}          " + _("last: {steps}").format(
+                    steps="; ".join(self.history[j][-4:])))
+        lines.append("  " + self.where())
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------ save
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Game":
+        try:
+            if data.get("format") != SAVE_FORMAT:
+                raise StateError(_("unsupported save format {0!r}").format(data.get('format')))
+            for key in ("rules", "overrides", "players", "log"):
+                v = data[key]
+                if not (isinstance(v, str) if key == "rules"
+                        else isinstance(v, list) and all(isinstance(e, str) for e in v)):
+                    raise StateError(_("not a saved game: bad field {0!r}").format(key))
+            if data.get("seed") is not None and (type(data["seed"]) is not int):
+                raise StateError(_("not a saved game: bad field 'seed'"))
+            rs = load_ruleset(data["rules"], tuple(data["overrides"]))
+            if rs.hash != data["ruleset_hash"]:
+                raise StateError(_("the rules {0!r} have changed since the game was saved (hash {1}, saved "
+                                   "{2})").format(
+                    data['rules'], rs.hash, data['ruleset_hash']))
+            from thousand.rules.poker import PokerRuleset
+            if isinstance(rs, PokerRuleset):  # the same save format for poker dice
+                from .poker import PokerGame, normalise_entry as poker_entry
+                g = PokerGame(rs, list(data["players"]), data["rules"], tuple(data["overrides"]), data.get("seed"))
+                log = [poker_entry(e) for e in data["log"]]
+            else:
+                g = cls(rs, list(data["players"]), data["rules"], tuple(data["overrides"]), data.get("seed"))
+                log = [normalise_entry(e, rs) for e in data["log"]]
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise StateError(_("not a saved game: missing or bad field {0}").format(exc)) from None
+        try:
+            g._replay(log)
+        except ThousandError as exc:
+            raise StateError(_("the saved log does not replay: {0}").format(exc)) from None
+        return g
+
+    def roll_dice(self) -> tuple[int, ...]:
+        """Faces for the program's roll (:meth:`LoggedGame.dice_rng`)."""
+        rng = self.dice_rng()
+        return tuple(sorted(rng.randint(1, self.rs.faces) for _k in range(self.turn.dice)))
+
+
+def overshoots_fell(x: PlayerState, y: PlayerState) -> bool:
+    return x.overshoots > 0 and y.overshoots == 0 and y.score < x.score
+
+
+def normalise_entry(entry: str, rs: Ruleset) -> str:
+    """A log entry in its canonical form, or :class:`Refused`."""
+    verb, _sep, arg = entry.strip().partition(" ")
+    arg = arg.strip()
+    if verb == "stop" and not arg:
+        return "stop"
+    if verb in ("roll", "keep"):
+        if verb == "keep" and not arg:
+            return "keep"
+        try:
+            faces = parse_roll(arg, rs)
+        except StateError as exc:
+            raise Refused(str(exc)) from None
+        return f"{verb} {_faces(sorted(faces))}"
+    raise Refused(_("not a log entry: {0!r}").format(entry))
+
+
+# --------------------------------------------------------------------------- advice
+
+
+def _solve_here(rs: Ruleset, objective: str, tables_dir: str | None):
+    from thousand.tables.solve import solve_objective
+    return solve_objective(rs, objective, tables_dir, progress=True)
+
+
+def measured_cost(method: str, rs: Ruleset) -> str:
+    """What ``bench/bench_approx.py`` measured an approximation to cost on games like ``rs``
+    (:func:`thousand.solvers.approx.measured`)."""
+    from thousand.solvers.approx import interacting, measured
+    got = measured(rs.dice, interacting(rs), bool(rs.equal_turns)).get(method)
+    if not got:
+        return _("its cost not measured")
+    return _("measured: one seat playing it among equilibrium players gives up {low:.4f} to {high:.4f} of a win "
+             "on {where}").format(low=got["loss_low"], high=got["loss_high"], where=got["where"])
+
+
+def best_duel_method(rs: Ruleset) -> str:
+    """Of the approximations read off the duel table, ``product`` or ``duel``, the one whose
+    worst measured loss on games like ``rs`` is smaller (``product`` when nothing is measured)."""
+    from thousand.solvers.approx import interacting, measured
+    got = measured(rs.dice, interacting(rs), bool(rs.equal_turns))
+    if "product" in got and "duel" in got and got["duel"]["loss_high"] < got["product"]["loss_high"]:
+        return "duel"
+    return "product"
+
+
+def equal_turns_method(rs: Ruleset, last_seat: bool) -> tuple[str, str]:
+    """Without the exact equilibrium of an ``equal_turns`` game: of the race and the
+    memoryless opponent (the approximations that see the round's last turns or need no
+    duel table), the one whose worst measured loss is smaller in seats like the mover's --
+    the last of the round, whose opponents' wins all leave it a last turn, or an earlier
+    one -- and its measured cost, as a label (``bench/bench_approx.py``, docs/results.md)."""
+    from thousand.solvers.approx import _measured_file
+    cases = [c for c in _measured_file().get("cases", []) if c.get("equal_turns")]
+
+    def losses(method):
+        return [v for c in cases for k, v in enumerate(c["losses"].get(method, []))
+                if (k == c["players"] - 1) == last_seat]
+    got = {m: losses(m) for m in ("memoryless", "race") if losses(m)}
+    if not got:
+        return "memoryless", _("its cost not measured")
+    method = min(got, key=lambda m: max(got[m]))
+    where = ", ".join(f"{c['ruleset']} ({c['players']} players)" for c in cases)
+    seats = _("the last seat") if last_seat else _("a seat before the last")
+    return method, _("measured in {seats}: one seat playing it among equilibrium players gives up {low:.4f} to "
+                     "{high:.4f} of a win on {where}").format(seats=seats, low=min(got[method]),
+                                                             high=max(got[method]), where=where)
+
+
+class Advisors:
+    """Advice for the player to move, from the duel and/or race tables (solved on request)."""
+
+    def __init__(self, rs: Ruleset, mode: str, tables_dir: str | None, solver=None):
+        """``solver(rs, objective, tables_dir)`` gives a table's solution (default: found or
+        solved now, with progress on stderr; the web page solves in the background)."""
+        self.rs, self.mode, self.tables_dir = rs, mode, tables_dir
+        self.solver = solver or _solve_here
+        self._sol: dict = {}
+        self._players: int | None = None
+        self._states: dict = {}              # players -> states of the N-player game, or why not
+
+    def _solution(self, objective: str):
+        if objective not in self._sol:
+            self._sol[objective] = self.solver(self.rs, objective, self.tables_dir)
+        return self._sol[objective]
+
+    def duel_available(self) -> tuple[bool, str]:
+        """Whether the duel table can be used now (found, or small enough to solve in seconds)."""
+        from thousand.tables.files import find_table
+        if "duel" in self._sol or find_table(self.rs, "duel", self.tables_dir) is not None:
+            return True, ""
+        if self._players is None:   # counted once (a second for classic)
+            from thousand.engine.states import build_state_space
+            self._players = len(build_state_space(self.rs, opponents=True))
+        n = self._players
+        if n <= (SMALL_DUEL_EQUAL_TURNS if self.rs.equal_turns else SMALL_DUEL):
+            return True, ""
+        return False, _("the duel table of these rules is not solved yet ({n} player states: minutes to "
+                        "tens of minutes); solve it with `thousand solve {name} --objective duel`").format(
+            n=n, name=self.rs.name)
+
+    def advice(self, g: Game) -> list[tuple[str, Advice | None, bool]]:
+        """The advice for the player to move: (heading, advice, exact) triples, the heading
+        naming the method (exact, or which approximation); a heading without advice says why
+        a method is missing."""
+        from thousand.solvers.advice import duel_advisor, last_turn_advisor
+        from thousand.tables.solve import note_rounding
+        if g.over:
+            raise Refused(_("the game is over"))
+        tr, x, rs = g.turn, g.player, self.rs
+        roll = tr.roll
+        dice = None if roll is not None else tr.dice
+        me = g.names[g.current]
+        others = [j for j in range(len(g.names)) if j != g.current and j not in g.finished]
+
+        def against(j: int) -> str:
+            return _("{me}: {state}; {other}: {other_state}").format(
+                me=me, state=x.describe(rs), other=g.names[j], other_state=g.states[j].describe(rs))
+
+        if rs.equal_turns and g.finished and self.mode != "race":
+            # the completed round's last turns: exact, and they need no table
+            F = max(g.finished.values())
+            tied = sum(1 for v in g.finished.values() if v == F)
+            later = list(range(g.current + 1, len(g.names)))     # the seats still to play after this one
+            if len(g.names) == 2:
+                label = _("{me}: {state}; last turn against {other}'s {total}").format(
+                    me=me, state=x.describe(rs), other=g.names[1 - g.current], total=F)
+                head = _("advice (exact: the last turn, beat {total}; a tie counts 1/2)").format(total=F)
+            else:
+                label = "; ".join([_("{me}: {state}; last turn against {total}").format(
+                    me=me, state=x.describe(rs), total=F)] + [_("{me}: {state}").format(
+                        me=g.names[j], state=g.states[j].describe(rs)) for j in later])
+                head = _("advice (exact: the last turn of the round, beat {total} (held by {k}), {n} still to play "
+                         "after you; a tie at the top is shared)").format(total=F, k=tied, n=len(later))
+            adv = last_turn_advisor(rs, F, tied, [g.states[j] for j in later])
+            return [(head, adv.advise(x, tr.total, dice, roll, state_label=label), True)]
+        if len(others) > 1 and (not rs.equal_turns or not g.finished):
+            # in the order they move next (with equal_turns, before anyone has finished: the seat
+            # of the mover is its place at the table)
+            order = [(g.current + k) % len(g.names) for k in range(1, len(g.names))]
+            order = [j for j in order if j in others]
+            label = "; ".join([_("{me}: {state}").format(me=me, state=x.describe(rs))] +
+                              [_("{me}: {state}").format(me=g.names[j], state=g.states[j].describe(rs)) for j in order])
+            return self.several(x, [g.states[j] for j in order], tr.total, dice, roll, label,
+                                seat=g.current if rs.equal_turns else None)
+        out: list[tuple[str, Advice | None, bool]] = []
+        use_duel = self.mode == "duel"
+        note = ""
+        if rs.equal_turns and len(g.names) != 2 and self.mode != "race":
+            use_duel, note = False, _("the equal_turns duel is a two-player game")
+        elif self.mode == "auto":
+            use_duel, note = self.duel_available()
+        use_race = self.mode == "race" or not use_duel
+        if use_duel and others and rs.equal_turns and len(g.names) == 2:
+            sol, j = self._solution("duel"), others[0]
+            label = _("{me} ({seat} seat): {state}; {other}: {other_state}").format(
+                me=me, seat=_(("first", "second")[g.current]), state=x.describe(rs), other=g.names[j],
+                other_state=g.states[j].describe(rs))
+            head = _("advice (exact: duel against {other}, equal turns)").format(other=g.names[j])
+            out.append((head, note_rounding(sol, duel_advisor(sol, g.states[j], g.current).advise(
+                x, tr.total, dice, roll, state_label=label)), True))
+        elif use_duel and others and not rs.equal_turns:
+            j = others[0]
+            head = _("advice (exact: duel against {other})").format(other=g.names[j])
+            sol = self._solution("duel")
+            out.append((head, note_rounding(sol, duel_advisor(sol, g.states[j]).advise(
+                x, tr.total, dice, roll, state_label=against(j))), True))
+        elif note:
+            out.append((_("(no duel advice: {why})").format(why=note), None, False))
+        if use_race:
+            out.append(self._race(x, tr.total, dice, roll, _("{me}: {state}").format(me=me, state=x.describe(rs))))
+        return out
+
+    def players_available(self, players: int) -> tuple[bool, str]:
+        """Whether the exact equilibrium of ``players`` seats can be used now: its table is
+        found, or the solver takes the ruleset and it is small enough to solve in seconds."""
+        from thousand.solvers.nplayer import NPlayerError
+        from thousand.tables.players import SMALL_GAME, estimate, objective
+        from thousand.tables.files import find_table
+        obj = objective(players)
+        if obj in self._sol or find_table(self.rs, obj, self.tables_dir) is not None:
+            return True, ""
+        if players not in self._states:     # sized once (the web asks at every request)
+            try:
+                self._states[players] = estimate(self.rs, players)["states"]
+            except NPlayerError as exc:
+                self._states[players] = str(exc)
+        states = self._states[players]
+        if isinstance(states, str):
+            return False, states
+        if states <= SMALL_GAME:
+            return True, ""
+        return False, _("the exact table of {n} players is not solved yet ({states:,} states); solve it with "
+                        "`thousand solve {name} --players {n}`").format(n=players, states=states, name=self.rs.name)
+
+    def several(self, x: PlayerState, opponents: list[PlayerState], total: int, dice, roll,
+                label: str, seat: int | None = None) -> list[tuple[str, Advice | None, bool]]:
+        """Advice for a mover facing two opponents or more (in the order they move next):
+        the exact equilibrium where it is available, else the best measured approximation
+        (with the duel table at hand, the product of duels or the duel against the strongest
+        opponent, whichever measured the smaller worst loss; else the race), labelled with
+        its measured cost. Under ``equal_turns`` the exact equilibrium needs the mover's
+        ``seat`` (0 = the first), and the duel approximations do not apply: the race or the
+        memoryless opponent instead, by seat (:func:`equal_turns_method`)."""
+        from thousand.solvers.advice import duel_advisor, product_advisor
+        from thousand.tables.players import objective
+        N = len(opponents) + 1
+        out: list[tuple[str, Advice | None, bool]] = []
+        if self.mode != "race":
+            ok, why = self.players_available(N)
+            if ok:
+                head = _("advice (exact: the equilibrium of {n} players)").format(n=N)
+                adv = self._solution(objective(N)).advisor(opponents, seat).advise(x, total, dice, roll,
+                                                                                  state_label=label)
+                return [(head, adv, True)]
+            if self.rs.equal_turns:
+                # the duel-based methods do not see seats: the race or the memoryless opponent (the
+                # rest of the round exact), whichever measured the smaller worst loss in such a seat
+                from thousand.solvers.advice import memoryless_advisor
+                from thousand.tables.geometric import geometric_duel
+                method, cost = equal_turns_method(self.rs, seat == N - 1)
+                missing = (_("(no exact advice: {why})").format(why=why), None, False)
+                if method == "race":
+                    head = _("advice (APPROXIMATION: race policy — the fewest expected turns to win alone, "
+                             "ignoring the opponents; {cost})").format(cost=cost)
+                    return [missing, (head, self._race(x, total, dice, roll, label)[1], False)]
+                head = _("advice (APPROXIMATION: the opponents as one memoryless opponent — each wins a turn "
+                         "with the chance its expected turns alone give —, the rest of the round exact; {cost})"
+                         ).format(cost=cost)
+                geo = geometric_duel(self.rs, self.tables_dir, progress=self.solver is _solve_here)
+                adv = memoryless_advisor(geo, opponents, seat).advise(x, total, dice, roll, state_label=label)
+                return [missing, (head, adv, False)]
+            use_duel, note = (True, "") if self.mode == "duel" else self.duel_available()
+            if use_duel:
+                # the approximation from the duel table that measured the smaller worst loss
+                sol = self._solution("duel")
+                if best_duel_method(self.rs) == "duel":
+                    j = min(range(len(opponents)), key=lambda k: sol.value(x, opponents[k]))
+                    head = _("advice (APPROXIMATION: a duel against the strongest opponent, opponent {k} — your "
+                             "duel P(win) is lowest against them — ignoring the others; {cost})").format(
+                        k=j + 1, cost=measured_cost("duel", self.rs))
+                    adv = duel_advisor(sol, opponents[j]).advise(x, total, dice, roll, state_label=label)
+                else:
+                    head = _("advice (APPROXIMATION: your duel chances against each opponent, multiplied; "
+                             "{cost})").format(cost=measured_cost("product", self.rs))
+                    adv = product_advisor(sol, opponents).advise(x, total, dice, roll, state_label=label)
+                return [(head, adv, False)]
+            out.append((_("(no duel advice: {why})").format(why=note), None, False))
+        out.append(self._race(x, total, dice, roll, label))
+        return out
+
+    def _race(self, x: PlayerState, total: int, dice, roll, label: str) -> tuple[str, Advice, bool]:
+        from thousand.solvers.advice import race_advisor
+        head = _("advice (APPROXIMATION: race policy — the fewest expected turns to win alone, "
+                 "ignoring the opponents; {cost})").format(cost=measured_cost("race", self.rs))
+        return head, race_advisor(self._solution("race")).advise(x, total, dice, roll, state_label=label), False
+
+    def advise(self, g: Game) -> str:
+        """:meth:`advice` as text."""
+        return advice_text(self.advice(g))
+
+
+def advice_text(parts) -> str:
+    """(heading, advice, exact) parts as text: each heading, its advice below it."""
+    return "\n".join(head + ("\n" + adv.render() if adv is not None else "") for head, adv, _exact in parts)
+
+
+def advice_json(parts) -> list[dict]:
+    """(heading, advice, exact) parts as JSON: the method, whether exact, and the advice's fields."""
+    return [{"method": head, "exact": exact, **(adv.to_json() if adv is not None else {})}
+            for head, adv, exact in parts]
+
+
+# --------------------------------------------------------------------------- the command
+
+HELP = N_("""commands (one per line):
+  roll [F,F,...]   roll: type the faces thrown (e.g. roll 1,5,3,3,4 or just 15334),
+                   or 'roll' alone and the program throws the dice
+  keep [F,F,...]   set these dice aside (when the rules leave a choice; alone: the most points)
+  stop             stop and bank the turn total (also: bank)
+  ? | hint         advice for the player to move, with the value of every option
+  sheet            show the score sheet
+  undo             take back the last entry (roll, keep or stop)
+  save FILE        save the game as JSON (resume: thousand play RULES --resume FILE)
+  log              the entries so far
+  help             this text
+  quit             leave (the game is autosaved; the path is shown when you leave)""")
+
+
+def run_command(g: Game, line: str, advisors: Advisors) -> tuple[str, bool]:
+    """Handle one input line; returns (text to show, whether to quit)."""
+    return handle_line(g, line, advisors, HELP, _game_entry)
+
+
+def game_entry(g: Game, verb: str, arg: str, line: str) -> str:
+    """The log entry of a 1000 scorekeeper verb (roll, keep, stop, or faces typed alone);
+    ``roll`` alone throws the dice here (:meth:`LoggedGame.dice_rng`)."""
+    if verb in ("r", "roll") and not arg:
+        if g.over:
+            raise Refused(_("the game is over (undo to change the last entry)"))
+        if g.turn.roll is not None:
+            g.submit("roll " + _faces(g.turn.roll))  # refused with the reason
+        return "roll " + _faces(g.roll_dice())
+    if verb in ("r", "roll"):
+        return "roll " + arg
+    if verb in ("k", "keep"):
+        return ("keep " + arg) if arg else "keep"
+    if verb in ("s", "stop", "bank", "hold"):
+        if arg:
+            raise Refused(_("stop takes no argument"))
+        return "stop"
+    if verb[:1].isdigit():
+        return "roll " + line
+    raise Refused(_("unknown command {verb!r} (type help)").format(verb=verb))
+
+
+def _game_entry(g: Game, verb: str, arg: str, line: str) -> str:
+    """A 1000 scorekeeper verb applied (:func:`game_entry`); the text to show."""
+    entry = game_entry(g, verb, arg, line)
+    turn_before = (g.current, g.turns[g.current])
+    msgs = g.submit(entry)
+    text = "\n".join(msgs)
+    if g.over or (g.current, g.turns[g.current]) != turn_before:
+        text += "\n" + g.sheet()
+    else:
+        text += "\n  " + g.where()
+    return text
+
+
+def open_game(rules: str | None, overrides: tuple[str, ...], names: list[str], seed: int | None,
+              resume: str | None) -> tuple[Game, str]:
+    """A new game, or the one saved in ``resume`` (its ruleset comes with it; ``rules``,
+    if given, must be the same); and a line saying which."""
+    if not resume:
+        if not rules:
+            raise StateError(_("say which rules: thousand play RULES --players A B [C ...] (or --resume FILE)"))
+        rs = load_ruleset(rules, overrides)
+        from thousand.rules.poker import PokerRuleset
+        if isinstance(rs, PokerRuleset):
+            from .poker import PokerGame
+            return PokerGame(rs, names, rules, overrides, seed), ""
+        return Game(rs, names, rules, overrides, seed), ""
+    try:
+        data = json.loads(Path(resume).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise StateError(_("cannot read the saved game {path}: {why}").format(path=resume, why=exc)) from None
+    if not isinstance(data, dict):
+        raise StateError(_("{path} is not a saved game").format(path=resume))
+    g = Game.from_json(data)
+    if rules and g.rs.hash != load_ruleset(rules, overrides).hash:
+        saved = " ".join([str(data.get("rules"))] + [f"--set {o}" for o in data.get("overrides", [])])
+        raise StateError(_("{0} was saved with other rules ({1}), not {2!r}").format(resume, saved, rules))
+    if names and names != g.names:
+        raise StateError(_("{0} is a game of {1}, not of {2}").format(
+            resume, ', '.join(g.names), ', '.join(names)))
+    if seed is not None:
+        g.seed = seed
+    return g, _("resumed {path}: {n} entries").format(path=resume, n=len(g.log))
+
+

@@ -1,0 +1,373 @@
+"""Policy tables on disk: one folder per ruleset hash and objective.
+
+A table folder ``<hash>-<objective>/`` holds ``values.npy`` (one value per game
+state: float64, or for win probabilities optionally 32-bit fixed point, ``q = round(v *
+(2**32 - 1))`` stored as uint32, within 1.2e-10 of the solved values at half the size --
+how the large shipped duel tables travel), ``states.npy`` (int32, the state encoding) and
+``meta.json`` (the ruleset in full, its hash, the objective, the encoding,
+shapes, dtypes, format and solver versions, the residual, and the SHA-256 of
+both array files, so that a damaged or edited table is refused instead of
+giving wrong advice; values must also lie in their objective's range). Tables are
+looked up in ``--tables``/``THOUSAND_TABLES``, then the repository's
+``tables/``, then the user cache; loading never unpickles and checks
+everything against the ruleset; an exact (float64) table anywhere on the path is
+preferred to a fixed-point one; writing goes to a temporary folder that is
+renamed into place, so a solve killed at any moment leaves no table a later
+run would read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from thousand.base.version import __version__
+from thousand.base.errors import TableError
+from thousand.rules.ruleset import Ruleset
+from thousand.engine.states import FIELDS
+from thousand.base.i18n import _
+
+TABLE_FORMAT = 2   # 2: meta.json holds the SHA-256 of both arrays
+# Bump when what a ruleset means changes (engine/player.py, the turn DP, the state
+# encoding): tables of an older model would silently disagree with today's rules.
+MODEL_VERSION = 2  # 2: a pit entry above the pit is stored as low - unit (one state per situation)
+ARRAYS = ("values.npy", "states.npy")
+FIXED32 = "fixed32"          # values_encoding of a 32-bit fixed-point table
+FIXED32_SCALE = 2**32 - 1    # q = round(v * scale): v in [0, 1], error at most 1 / (2 scale) = 1.2e-10
+FIXED32_BOUND = 0.5 / FIXED32_SCALE + 1e-15   # the most encoding_error a table may claim (rounding's bound)
+
+
+def shipped_tables() -> Path:
+    """The tables shipped with the package: the repository's ``tables/``, installed as
+    the subpackage ``thousand.shipped_tables`` and found through its resources."""
+    return Path(str(resources.files("thousand.shipped_tables")))
+
+
+def user_cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "thousand" / "tables"
+
+
+def search_path(explicit: str | os.PathLike | None) -> list[Path]:
+    """Where tables are looked for, in order."""
+    out = []
+    env = os.environ.get("THOUSAND_TABLES")
+    if explicit:
+        out.append(Path(explicit))
+    elif env:
+        out.append(Path(env))
+    out.append(shipped_tables())
+    out.append(user_cache())
+    return out
+
+
+def write_target(explicit: str | os.PathLike | None) -> Path:
+    """Where a newly solved table is written: the explicit directory, else the user cache."""
+    if explicit:
+        return Path(explicit)
+    env = os.environ.get("THOUSAND_TABLES")
+    return Path(env) if env else user_cache()
+
+
+def folder_name(rs: Ruleset, objective: str) -> str:
+    return f"{rs.hash}-{objective}"
+
+
+@dataclass
+class Table:
+    """A loaded table: ``values`` (float64: memory-mapped, or decoded from fixed point),
+    ``states``, ``meta`` and where it lives."""
+
+    path: Path
+    meta: dict
+    values: np.ndarray
+    states: np.ndarray
+
+    @property
+    def exact(self) -> bool:
+        """Whether the values are the solver's float64 ones (not rounded to fixed point)."""
+        return self.meta.get("values_encoding", "float64") == "float64"
+
+    @property
+    def encoding_error(self) -> float:
+        """The largest difference between a stored value and the solved one (0 if exact)."""
+        return float(self.meta.get("encoding_error", 0.0))
+
+
+# one row of states.npy per value T[(n, m)][b, j]: n players still to play after the
+# holders, m holders, b the best hand's strength, j the holder's place
+POKER_FIELDS = ("after", "holders", "hand", "place")
+
+
+def state_fields(objective: str) -> tuple[str, ...]:
+    """The columns of ``states.npy`` for an objective (poker dice has its own situations)."""
+    if objective == "poker":
+        return POKER_FIELDS
+    return FIELDS
+
+
+def save_table(root: Path, rs: Ruleset, objective: str, values: np.ndarray, states: np.ndarray,
+               extra: dict, encoding: str = "float64") -> Path:
+    """Write a table atomically under ``root``; returns its folder. ``encoding``:
+    ``"float64"`` or :data:`FIXED32` (win probabilities only; meta.json records the
+    largest rounding error as ``encoding_error``)."""
+    final = root / folder_name(rs, objective)
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    states = np.ascontiguousarray(states, dtype=np.int32)
+    coded = {"values_encoding": "float64", "values_dtype": "float64"}
+    if encoding == FIXED32:
+        if _value_range(objective) != (0.0, 1.0):
+            raise TableError(_("a {0} table cannot be stored in fixed point (its values are not in [0, 1])").format(
+                objective))
+        q = np.rint(np.clip(values, 0.0, 1.0) * FIXED32_SCALE).astype(np.uint32)
+        coded = {"values_encoding": FIXED32, "values_dtype": "uint32",
+                 "encoding_error": float(np.max(np.abs(_decode(q) - values), initial=0.0))}
+        values = q
+    elif encoding != "float64":
+        raise TableError(_("unknown table encoding {0!r}").format(encoding))
+    meta = {
+        "format": TABLE_FORMAT,
+        "model_version": MODEL_VERSION,
+        "solver_version": __version__,
+        "objective": objective,
+        "ruleset_hash": rs.hash,
+        "ruleset": rs.to_mapping(),
+        "state_fields": list(state_fields(objective)),
+        "values_shape": list(values.shape),
+        **coded,
+        "states_shape": list(states.shape),
+        "states_dtype": "int32",
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    # what the arrays are is this function's to say, whatever ``extra`` holds
+    meta = {**extra, **meta}
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=root))
+    except OSError as exc:
+        raise TableError(_("cannot write tables to {0}: {1}").format(root, exc.strerror or exc)) from None
+    try:
+        np.save(tmp / "values.npy", values, allow_pickle=False)
+        np.save(tmp / "states.npy", states, allow_pickle=False)
+        meta["sha256"] = {name: file_sha256(tmp / name) for name in ARRAYS}
+        (tmp / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        for f in tmp.iterdir():
+            with open(f, "rb") as fh:
+                os.fsync(fh.fileno())
+        if final.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old.", dir=root))
+            os.rename(final, old / "t")
+            os.rename(tmp, final)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(tmp, final)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise TableError(_("cannot write the table to {0}: {1}").format(root, exc.strerror or exc)) from None
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final
+
+
+def _decode(q: np.ndarray) -> np.ndarray:
+    """float64 values of a fixed-point array."""
+    return q.astype(np.float64) / FIXED32_SCALE
+
+
+def _value_range(objective: str) -> tuple[float, float]:
+    return VALUE_RANGE.get("players" if PLAYERS.fullmatch(objective) else objective, (-np.inf, np.inf))
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes (read in chunks)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 22), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+TABLE_NAME = re.compile(r"[0-9a-f]{16}-[a-z]+[0-9]*")
+VALUE_RANGE = {"duel": (0.0, 1.0), "race": (1.0, float("inf")), "poker": (0.0, 1.0),
+               "players": (0.0, 1.0), "geometric": (0.0, 1.0)}  # P(win); turns
+PLAYERS = re.compile(r"players([0-9]+)")
+
+
+def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
+    """Load and check one table folder; any mismatch or damage is a :class:`TableError`."""
+    try:
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TableError(_("table {0}: unreadable meta.json ({1})").format(
+            folder, exc.__class__.__name__)) from None
+    if not isinstance(meta, dict):
+        raise TableError(_("table {0}: meta.json is not an object").format(folder))
+    if meta.get("format") != TABLE_FORMAT:
+        raise TableError(_("table {0}: format {1!r}, this solver reads {2}").format(
+            folder, meta.get('format'), TABLE_FORMAT))
+    if meta.get("model_version") != MODEL_VERSION:
+        raise TableError(_("table {0} was made by solver model {1!r}, this is {2}: solve again with --force").format(
+            folder, meta.get('model_version'), MODEL_VERSION))
+    if meta.get("ruleset_hash") != rs.hash:
+        raise TableError(_("table {0} was made for ruleset {1!r}, not {2}").format(
+            folder, meta.get('ruleset_hash'), rs.hash))
+    if meta.get("objective") != objective:
+        raise TableError(_("table {0} holds objective {1!r}, not {2!r}").format(
+            folder, meta.get('objective'), objective))
+    fields = state_fields(objective)
+    if meta.get("state_fields") != list(fields):
+        raise TableError(_("table {0}: unknown state encoding").format(folder))
+    seats = PLAYERS.fullmatch(objective)
+    again = (f"--players {meta.get('players')}" if objective == "poker" or seats else f"--objective {objective}")
+    repair = f"solve it again with `thousand solve {rs.name} {again} --force` (and the --set " \
+             "options it was solved with), or delete the folder"
+    if objective == "geometric":
+        repair = "delete the folder: the next duel advice for these rules solves it again"
+    sums = meta.get("sha256")
+    if not isinstance(sums, dict):
+        raise TableError(_("table {0}: meta.json has no checksums; {1}").format(folder, repair))
+    for name in ARRAYS:
+        try:
+            ok = file_sha256(folder / name) == sums.get(name)
+        except OSError as exc:
+            raise TableError(_("table {0}: cannot read {1} ({2}); {3}").format(
+                folder, name, exc.strerror or exc, repair)) from None
+        if not ok:
+            raise TableError(_("table {0}: {1} is not the array that was solved (damaged or edited); {2}").format(
+                folder, name, repair))
+    try:
+        values = np.load(folder / "values.npy", mmap_mode="r", allow_pickle=False)
+        states = np.load(folder / "states.npy", allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:  # an empty file is an EOFError
+        raise TableError(_("table {0}: damaged arrays ({1}); {2}").format(
+            folder, exc.__class__.__name__, repair)) from None
+    encoding = meta.get("values_encoding", "float64")
+    stored = {"float64": np.float64, FIXED32: np.uint32}.get(encoding)
+    if stored is None or (encoding == FIXED32 and _value_range(objective) != (0.0, 1.0)):
+        raise TableError(_("table {0}: unknown values encoding {1!r}").format(folder, encoding))
+    if (list(values.shape) != meta.get("values_shape") or values.dtype != stored
+            or list(states.shape) != meta.get("states_shape") or states.dtype != np.int32
+            or states.ndim != 2 or states.shape[1] != len(fields)):
+        raise TableError(_("table {0}: arrays do not match meta.json").format(folder))
+    if encoding == FIXED32:
+        err = meta.get("encoding_error")
+        if not isinstance(err, (int, float)) or not 0 <= err <= FIXED32_BOUND:
+            raise TableError(_("table {0}: no valid encoding_error in meta.json; {1}").format(folder, repair))
+        values = _decode(values)
+    lo, hi = _value_range(objective)
+    if not np.all(np.isfinite(values)) or (values.size and (values.min() < lo - 1e-9 or values.max() > hi + 1e-9)):
+        raise TableError(_("table {0}: values outside [{1}, {2}] or not finite; {3}").format(
+            folder, lo, hi, repair))
+    if (objective in ("duel", "geometric") or PLAYERS.fullmatch(objective)) and rs.equal_turns:
+        # equal_turns: the duel's values[seat, mover, opponent], and the final-total horizon the
+        # values (the duel) or the advice's first-seat turns (geometric) assume
+        m = states.shape[0]
+        horizon = meta.get("last_turn_horizon")
+        if objective == "duel" and values.shape != (2, m, m):
+            raise TableError(_("table {0}: an equal_turns duel table holds (2, {1}, {2}) values, not {3}").format(
+                folder, m, m, tuple(values.shape)))
+        if not isinstance(horizon, int) or horizon < rs.goal or horizon % rs.unit:
+            raise TableError(_("table {0}: no valid last_turn_horizon in meta.json").format(folder))
+    if seats:
+        from thousand.solvers.nplayer import seat_count
+        players = int(seats.group(1))
+        _check_players(folder, meta, values, states, players, repair, seat_count(rs, players))
+    if objective == "geometric":
+        grid = meta.get("grid")
+        if (not isinstance(grid, list) or not grid or values.shape != (states.shape[0], len(grid))
+                or not all(isinstance(g, (int, float)) and g >= 1 for g in grid) or sorted(grid) != grid):
+            raise TableError(_("table {0}: a geometric table holds one column per grid value of meta.json; "
+                               "{1}").format(folder, repair))
+    return Table(folder, meta, values, states)
+
+
+def _check_players(folder: Path, meta: dict, values, states, players: int, repair: str, seats: int = 1) -> None:
+    """An N-player table: (seats * m**N, N) values whose rows sum to 1, and an equilibrium
+    certificate."""
+    from thousand.solvers.nplayer import CERTIFICATE
+    m = states.shape[0]
+    rows = seats * m ** players
+    if meta.get("players") != players or values.shape != (rows, players):
+        raise TableError(_("table {0}: a table of {1} players holds ({2}, {1}) values, not {3}").format(
+            folder, players, rows, tuple(values.shape)))
+    cert = meta.get("certificate")
+    if not isinstance(cert, (int, float)) or not 0 <= cert <= CERTIFICATE:
+        raise TableError(_("table {0}: no equilibrium certificate of at most {1} in meta.json; {2}").format(
+            folder, CERTIFICATE, repair))
+    for lo in range(0, values.shape[0], 1 << 20):
+        if np.max(np.abs(values[lo:lo + (1 << 20)].sum(axis=1) - 1.0)) > 1e-9:
+            raise TableError(_("table {0}: the players' chances do not sum to 1; {1}").format(folder, repair))
+
+
+def find_table(rs: Ruleset, objective: str, explicit: str | os.PathLike | None) -> Table | None:
+    """The first exact table for (rs, objective) on the search path, else the first
+    fixed-point one (a shipped table stays in use until an exact one is solved into the
+    cache); a damaged or mismatched one is an error, not skipped, so it is never
+    silently replaced."""
+    rounded = None
+    for root in search_path(explicit):
+        folder = root / folder_name(rs, objective)
+        if folder.is_dir():
+            table = load_table(folder, rs, objective)
+            if table.exact:
+                return table
+            rounded = rounded or table
+    return rounded
+
+
+@dataclass
+class StoredTable:
+    """A table folder found on the search path, and what its checks say of it."""
+
+    path: Path
+    where: str                 # "explicit", "shipped" or "cache"
+    ruleset: str
+    objective: str
+    bytes: int
+    problem: str               # "" when it loads and passes every check
+    encoding: str = "float64"  # or fixed32 (values within meta's encoding_error of the solved ones)
+
+    def to_json(self) -> dict:
+        return {"path": str(self.path), "where": self.where, "ruleset": self.ruleset, "objective": self.objective,
+                "bytes": self.bytes, "encoding": self.encoding, "ok": not self.problem,
+                "problem": self.problem or None}
+
+
+def stored_tables(explicit: str | os.PathLike | None = None) -> list[StoredTable]:
+    """Every table folder on the search path, each loaded and checked against the ruleset
+    its meta.json names (:func:`load_table`)."""
+    from thousand.rules.ruleset import ruleset_from_mapping
+    out = []
+    shipped, cache = shipped_tables(), user_cache()
+    for root in search_path(explicit):
+        where = "shipped" if root == shipped else "cache" if root == cache else "explicit"
+        if not root.is_dir():
+            continue
+        # table folders are named <ruleset hash>-<objective> (a package's __pycache__ is not one)
+        for folder in sorted(p for p in root.iterdir() if p.is_dir() and TABLE_NAME.fullmatch(p.name)):
+            size = sum(f.stat().st_size for f in folder.iterdir() if f.is_file())
+            name, objective, problem, encoding = "?", "?", "", "?"
+            try:
+                meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+                objective = str(meta.get("objective"))
+                encoding = str(meta.get("values_encoding", "float64"))
+                rs = ruleset_from_mapping(meta["ruleset"])
+                name = rs.name
+                load_table(folder, rs, objective)
+            except TableError as exc:
+                problem = str(exc)
+            except Exception as exc:  # an unreadable meta.json, a ruleset this version rejects
+                problem = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            out.append(StoredTable(folder, where, name, objective, size, problem, encoding))
+    return out

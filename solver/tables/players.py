@@ -1,0 +1,287 @@
+"""Three players and more through tables: the exact equilibrium of :mod:`thousand.solvers.nplayer`
+solved or loaded (:func:`solve_players`), the seats' chances, fair compensation, and advice
+for the player to move -- exact from the equilibrium, or by the best measured
+approximation of :mod:`thousand.solvers.approx`, labelled with its measured cost.
+
+The table of ``N`` players is ``<ruleset hash>-players<N>/`` in the usual format
+(:mod:`thousand.tables`): ``values.npy`` (seats * m**N, N) float64, row ``c m**N + sum_k
+x_k m**(N-1-k)`` for the player states ``x_0`` (the mover), ``x_1``, ... (the others in
+the order they move next) with the mover in seat ``c`` (``equal_turns``: the seat matters,
+``seats`` = N; otherwise c = 0, one seat), column ``j`` the chance of the player in place
+``j``; ``states.npy`` the player states; ``meta.json`` adds ``players``, the equilibrium
+``certificate`` (the largest gain of a deviation, checked at most 1e-9 on load, with every
+row summing to 1), ``mixed`` (the states where the mover mixes two policies, with the
+weight) and with ``equal_turns`` the ``last_turn_horizon`` (final totals above it count
+as it).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from thousand import kernel
+from thousand.base.errors import StateError
+from thousand.engine.player import WIN, Moves, PlayerState
+from thousand.solvers.lastturn import LastRound, first_seat_T
+from thousand.base.i18n import _
+from thousand.rules.ruleset import Ruleset
+from thousand.engine.states import decode
+from thousand.solvers.advice import nearer
+from .files import Table, find_table, save_table, write_target
+
+# Up to this many states of the N-player game, a missing equilibrium is solved on request
+# (Pig to 50 for three players: 125,000 states, 4 s here).
+SMALL_GAME = 200_000
+# The solve's time per state, fitted to what this project's 2-core machine measured (quiet,
+# both cores; docs/solver.md): 3.3 times a turn DP of one column over the goal's totals
+# (in a call of many, :func:`thousand.kernel.turn_seconds`: the best-response rounds, the end
+# distributions and the certificate, on two threads where the turns are long) plus 2e-5 s
+# of numpy and Python around them; the range shown is 1/ESTIMATE_SPREAD to ESTIMATE_SPREAD
+# times that. Measured over that estimate (the turn DP is timed when asked, so these move by
+# a few tenths between runs): three players, Pig to 100 1.1, plain to 500 0.7, plain 0.5,
+# farkle to 3000 1.7, farkle 1.1, farkle-cardgames 1.2; four players, plain to 150 1.8,
+# farkle to 1500 2.4, Pig to 30 0.07 (no mixed states, one-die turns).
+TURN_DPS_PER_STATE, SECONDS_AROUND, ESTIMATE_SPREAD = 3.3, 2e-5, 2.5
+# Rulesets whose moves lower the score sum (penalties, overtaking, push-off) sweep the levels
+# until they settle (17 to 49 sweeps on the tiny test rulesets, 26 on three players of the
+# small classic of docs/results.md, 41 on classic to 300). Fitted to those two solves (7.2 s
+# for 79,507 states, 604 s for 3,796,416 measured with the code of an earlier day): the
+# single-sweep estimate times 7 (they took 0.6 and 1.0 times it).
+SWEEPS_FACTOR = 7.0
+
+
+def objective(players: int) -> str:
+    """The table objective of ``players`` seats."""
+    return f"players{players}"
+
+
+class PlayersSolution:
+    """The equilibrium of ``players`` seats for ``rs``, from its table."""
+
+    def __init__(self, rs: Ruleset, players: int, table: Table, solved_now: bool):
+        self.rs, self.players, self.table, self.solved_now = rs, players, table, solved_now
+        self.index = {decode(row): i for i, row in enumerate(table.states)}
+        self.m = len(table.states)
+        self.moves = Moves(rs)
+        from thousand.solvers.nplayer import seat_count
+        self.seats = seat_count(rs, players)
+
+    @property
+    def meta(self) -> dict:
+        return self.table.meta
+
+    def flat(self, states, seat: int = 0) -> int:
+        """The row of the tuple of player states (the mover first, in ``seat``: 0 the
+        first; it matters under ``equal_turns`` only)."""
+        if len(states) != self.players:
+            raise StateError(_("{n} players: give the mover and {k} opponents").format(
+                n=self.players, k=self.players - 1))
+        s = 0
+        for x in states:
+            x = self.moves.check(x)
+            if x not in self.index:
+                raise StateError(_("no such game state in the table: {0}").format(x.describe(self.rs)))
+            s = s * self.m + self.index[x]
+        return (seat % self.seats) * self.m ** self.players + s
+
+    def check_seat(self, seat: int | None) -> int:
+        """The mover's seat (0 = the first), which an ``equal_turns`` game needs."""
+        if seat is None:
+            if self.seats > 1:
+                raise StateError(_("{name} plays equal turns: say which seat you move in, --seat first, second, "
+                                   "... (of {n})").format(name=self.rs.name, n=self.players))
+            return 0
+        if not 0 <= seat < self.players:
+            raise StateError(_("seat {k}: a game of {n} players has seats 1 to {n}").format(k=seat + 1,
+                                                                                           n=self.players))
+        return seat
+
+    def value(self, states, seat: int = 0) -> np.ndarray:
+        """Every player's chance in the state ``states`` (mover first, then the order of
+        play), in that order; the mover in ``seat``."""
+        return np.array(self.table.values[self.flat(states, seat)], dtype=float)
+
+    def seat_values(self) -> np.ndarray:
+        """Each seat's chance from the start, the first seat to move."""
+        x0 = self.moves.normalise(self.moves.initial())
+        return self.value([x0] * self.players)
+
+    def compensated_seats(self) -> list[int]:
+        """The seats :meth:`fair_compensation` gives a head start: every later seat; under
+        ``equal_turns``, where the later seats know the total to beat and are ahead, every
+        seat whose chance from the start is below 1/N."""
+        if self.seats == 1:
+            return list(range(1, self.players))
+        v = self.seat_values()
+        return [k for k in range(self.players) if v[k] < 1.0 / self.players]
+
+    def fair_compensation(self) -> list[tuple[int, float]]:
+        """For each seat k of :meth:`compensated_seats`: the head start ``c`` (seat k alone
+        starts with c points) that brings its chance closest to 1/N, and that chance."""
+        x0 = self.moves.normalise(self.moves.initial())
+        target = 1.0 / self.players
+        out = []
+        for k in self.compensated_seats():
+            best = None
+            for c in range(0, self.rs.goal, self.rs.unit):
+                y = self.moves.normalise(PlayerState(c, opened=True)) if c else x0
+                if y not in self.index:
+                    continue
+                states = [x0] * self.players
+                states[k] = y
+                p = float(self.table.values[self.flat(states)][k])
+                if best is None or nearer(p, best[1], target):
+                    best = (c, p)
+                if p > target + 0.25:
+                    break
+            out.append(best)
+        return out
+
+    def advisor(self, opponents, seat: int | None = None):
+        """A :class:`thousand.solvers.advice.TurnAdvisor` for a mover facing ``opponents`` (in the
+        order they move next): values are the mover's chance in the equilibrium. Under
+        ``equal_turns`` the mover's ``seat`` (0 = the first) is needed: a win before the
+        last seat is worth the rest of the round (:class:`thousand.solvers.lastturn.LastRound`) and
+        such a turn may roll on past the goal to raise its final total."""
+        from thousand.solvers.advice import TurnAdvisor
+        opponents = [self.moves.check(o) for o in opponents]
+        N = self.players
+        seat = self.check_seat(seat)
+        self.flat([self.moves.normalise(self.moves.initial()), *opponents])   # checks the count and states
+        V = self.table.values
+        mv, rs = self.moves, self.rs
+        r = N - 1 - seat if self.seats > 1 else 0      # the later seats a win leaves their last turns
+        horizon = None
+        if r:
+            top = int(self.meta["last_turn_horizon"])
+            rest = LastRound(rs, kernel.roll_table(rs), [decode(row) for row in self.table.states], top)
+            Y = 0
+            for o in opponents[:r]:
+                Y = Y * self.m + self.index[o]
+            horizon = lambda x: first_seat_T(rs, mv, x, top) * rs.unit  # noqa: E731
+
+        def chance(others, y) -> float:
+            """The mover's chance after its turn ends in ``y`` with the others as ``others``."""
+            return float(V[self.flat([*others, y], seat + 1), N - 1])
+
+        def values_of(ends):
+            # an end at total t changes the others too (overtaking, push-off): ends.others_after
+            def at(t, y):
+                if y is None:
+                    return 0.0
+                if y == WIN:    # final, or the rest of the round against the final total
+                    return float(rest.value(r, Y, ends.x.score + t * rs.unit)[0]) if r else 1.0
+                change = ends.others_after(mv, t)
+                return chance([mv.affect_opponent(o, *change) for o in opponents], y)
+            stop = np.array([at(t, y) for t, y in enumerate(ends.stop_next)])[:, None]
+            forced = np.array([at(t, y) for t, y in enumerate(ends.forced_next)])[:, None]
+            return stop, forced, np.array([chance(opponents, ends.bust_next)]), np.ones(1)
+
+        return TurnAdvisor(self.rs, "duel", values_of, float, True, "win_probability", horizon=horizon)
+
+    def advise(self, me: PlayerState, opponents, *, turn: int = 0, dice: int | None = None, roll=None,
+               seat: int | None = None):
+        """The value of every option (:class:`thousand.solvers.advice.Advice`) for ``me`` facing
+        ``opponents`` in the order they move next (in ``seat`` under ``equal_turns``)."""
+        adv = self.advisor(opponents, seat)
+        me = self.moves.check(me)
+        roll = tuple(roll) if roll is not None else None
+        adv.engine.check_reachable(adv.engine.state(me, turn, dice, roll))
+        return adv.advise(me, turn, dice, roll)
+
+    def summary(self) -> dict:
+        m = self.meta
+        fair = self.fair_compensation()
+        return {"players": self.players, "seat_values": [float(v) for v in self.seat_values()],
+                "fair_compensation": [{"seat": k + 1, "points": c, "p_win": p}
+                                      for k, (c, p) in zip(self.compensated_seats(), fair)],
+                "certificate": m["certificate"], "mixed_states": len(m.get("mixed", [])),
+                "states": m["states"], "player_states": m["player_states"], "sweeps": m.get("sweeps"),
+                "solve_seconds": m["solve_seconds"],
+                "peak_memory_mb": m.get("peak_memory_mb"), "method": "equilibrium",
+                "table": str(self.table.path), "solved_now": self.solved_now}
+
+    def describe(self) -> str:
+        m = self.meta
+        how = "solved now" if self.solved_now else "from the stored table"
+        # rulesets whose moves lower the score sum sweep the levels more than once
+        sweeps = f"{m['sweeps']} sweeps over the levels, " if m.get("sweeps", 1) > 1 else ""
+        seats = ", ".join(f"seat {k + 1} {v:.9f}" for k, v in enumerate(self.seat_values()))
+        fair = "; ".join(f"seat {k + 1} starts with {c} -> {p:.6f}"
+                         for k, (c, p) in zip(self.compensated_seats(), self.fair_compensation()))
+        return (f"{self.rs.name}, {self.players} players: P(win) by seat with equilibrium play: {seats}\n"
+                f"  fair compensation ({'each seat behind' if self.seats > 1 else 'each later seat'} alone, "
+                f"closest to 1/{self.players}): {fair}\n"
+                f"  certificate (the largest gain of a deviation) {m['certificate']:.1e}; "
+                f"{len(m.get('mixed', []))} states where the mover mixes\n"
+                f"  {m['states']:,} states, {sweeps}{m['solve_seconds']:.2f} s ({how})\n  table: {self.table.path}")
+
+
+def estimate(rs: Ruleset, players: int) -> dict:
+    """The states of the N-player game and a time range for its solve, before any work;
+    a :class:`thousand.solvers.nplayer.NPlayerError` for what the solver refuses."""
+    from thousand.solvers.nplayer import check_size, check_supported, seat_count
+    check_supported(rs, players)
+    # a stored race table counts the player states a lone player reaches (fewer than with
+    # opponents): enough to refuse a game far too large without enumerating its states
+    race = find_table(rs, "race", None)
+    m = check_size(rs, players, len(race.states) if race is not None else 0)
+    n = seat_count(rs, players) * m ** players     # equal_turns: the mover's seat in the state
+    guess = n * (TURN_DPS_PER_STATE * kernel.turn_seconds(rs, max(1, rs.goal // rs.unit), columns=256) + SECONDS_AROUND)
+    from thousand.solvers.nplayer import NPlayerGame
+    if NPlayerGame(rs, players).lowers:
+        guess *= SWEEPS_FACTOR
+    return {"player_states": m, "states": n, "seconds": (guess / ESTIMATE_SPREAD, guess * ESTIMATE_SPREAD)}
+
+
+def solve_players(rs: Ruleset, players: int, tables_dir: str | os.PathLike | None = None, *,
+                  force: bool = False, progress: bool = False) -> PlayersSolution:
+    """The equilibrium table of ``players`` seats: found on the search path, or solved now
+    (refused in one line before any work when the solver cannot) and written atomically."""
+    from thousand.solvers.nplayer import CERTIFICATE, NPlayerError, solve_nplayer
+    from thousand.base.progress import Progress, duration_text, peak_memory_mb
+    if players < 3:
+        raise StateError(_("--players {0}: two players are the duel (--objective duel)").format(players))
+    obj = objective(players)
+    if not force:
+        table = find_table(rs, obj, tables_dir)
+        if table is not None:
+            return PlayersSolution(rs, players, table, solved_now=False)
+    est = estimate(rs, players)
+    low, high = est["seconds"]
+    if progress and high > 30:
+        sys.stderr.write(f"solving {rs.name} for {players} players: {est['states']:,} states, roughly "
+                         f"{duration_text(low)} to {duration_text(high)} here (Ctrl-C stops it; nothing is stored until it is "
+                         "done)\n")
+    bar = Progress(f"solving {rs.name}, {players} players", progress, high)
+    try:
+        sol = solve_nplayer(rs, players, progress=lambda done, total: bar.fraction(done, total))
+    finally:
+        bar.close()
+    if not sol.certificate <= CERTIFICATE:
+        raise NPlayerError(_("{0}, {1} players: the equilibrium found has a certificate of {2:.1e} (a deviation "
+                             "gains that much), above {3}; not stored").format(rs.name, players, sol.certificate,
+                                                                              CERTIFICATE))
+    short = float(np.max(np.abs(sol.V.sum(axis=1) - 1.0)))
+    if short > CERTIFICATE:
+        raise NPlayerError(_("{0}, {1} players: in the equilibrium found the game need not end (the players' "
+                             "chances add up to 1 less {2:.1e} somewhere: waiting costs nothing there, docs/solver.md); "
+                             "not stored").format(rs.name, players, short))
+    if rs.equal_turns:
+        extra_seats = {"last_turn_horizon": int(sol.game.last_round.horizon), "seats": players}
+    else:
+        extra_seats = {}
+    extra = {"players": players, "states": int(sol.V.shape[0]), "player_states": sol.m, **extra_seats,
+             "certificate": sol.certificate, "mixed": [[int(k), float(w)] for k, w in sorted(sol.mixed.items())],
+             "iterations": sol.rounds, "sweeps": sol.passes, "residual": sol.certificate, "solve_seconds": sol.seconds,
+             "kernel": kernel.IMPLEMENTATION, "method": "equilibrium", "peak_memory_mb": peak_memory_mb(),
+             "value_meaning": "P(win) of the player in each place (mover first, then the order of play) for "
+                              "the state with row c m**N + sum_k x_k m**(N-1-k), c the mover's seat under "
+                              "equal_turns (else 0)"}
+    folder = save_table(Path(write_target(tables_dir)), rs, obj, sol.V, sol.space.encode(), extra)
+    from .files import load_table
+    return PlayersSolution(rs, players, load_table(folder, rs, obj), solved_now=True)
