@@ -75,8 +75,7 @@ def _openmp_flags(compiler) -> tuple[list[str], list[str]]:
         try:
             with _quiet():
                 objs = compiler.compile([src], output_dir=tmp, extra_postargs=flags[0])
-                compiler.link_executable(objs, "omp_test", output_dir=tmp,
-                                         extra_postargs=flags[1])
+                compiler.link_executable(objs, "omp_test", output_dir=tmp, extra_postargs=flags[1])
         except Exception:  # CompileError, LinkError, a missing compiler...
             return [], []
     return flags
@@ -98,9 +97,16 @@ def _build_key(ext, flags: list[str], compiler) -> str:
     import numpy
 
     digest = hashlib.sha256()
-    for part in (ext.name, sys.version, platform.machine(), Cython.__version__, numpy.__version__,
-                 " ".join(getattr(compiler, "compiler_so", None) or [compiler.compiler_type]),
-                 " ".join(flags), " ".join(map(str, ext.define_macros))):
+    for part in (
+        ext.name,
+        sys.version,
+        platform.machine(),
+        Cython.__version__,
+        numpy.__version__,
+        " ".join(getattr(compiler, "compiler_so", None) or [compiler.compiler_type]),
+        " ".join(flags),
+        " ".join(map(str, ext.define_macros)),
+    ):
         digest.update(part.encode() + b"\0")
     for src in [*ext.sources, *ext.depends]:
         digest.update(src.encode() + b"\0" + (HERE / src).read_bytes() + b"\0")
@@ -124,8 +130,8 @@ class BuildExt(build_ext):
         super().build_extensions()
 
     def build_extension(self, ext):
-        from Cython.Build import cythonize
         import numpy
+        from Cython.Build import cythonize
 
         compile_flags, link_flags = self._flags
         key = _build_key(ext, [*compile_flags, "|", *link_flags], self.compiler)
@@ -137,8 +143,9 @@ class BuildExt(build_ext):
             print(f"thousand: {ext.name} copied from the build cache ({cached})")
             return
         if any(src.endswith(".pyx") for src in ext.sources):
-            (done,) = cythonize([ext], compiler_directives={"language_level": 3},
-                                include_path=["ext"], quiet=True, force=self.force)
+            (done,) = cythonize(
+                [ext], compiler_directives={"language_level": 3}, include_path=["ext"], quiet=True, force=self.force
+            )
             ext.sources = list(done.sources)
         if numpy.get_include() not in ext.include_dirs:
             ext.include_dirs.append(numpy.get_include())
@@ -163,15 +170,17 @@ def _store(built: Path, cached: Path) -> None:
 def _extensions() -> list[Extension]:
     exts = []
     for pyx in sorted((HERE / "ext").glob("*.pyx")):
-        exts.append(Extension(
-            f"thousand.kernel.{pyx.stem}",
-            sources=[pyx.relative_to(HERE).as_posix()],
-            # the C helpers (ext/*.h) and the declarations both modules share (ext/thk.pxd)
-            include_dirs=["ext"],
-            depends=sorted(p.relative_to(HERE).as_posix() for p in (HERE / "ext").glob("*.[hp]x[d]")
-                           ) + sorted(p.relative_to(HERE).as_posix() for p in (HERE / "ext").glob("*.h")),
-            define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        ))
+        exts.append(
+            Extension(
+                f"thousand.kernel.{pyx.stem}",
+                sources=[pyx.relative_to(HERE).as_posix()],
+                # the C helpers (ext/*.h) and the declarations both modules share (ext/thk.pxd)
+                include_dirs=["ext"],
+                depends=sorted(p.relative_to(HERE).as_posix() for p in (HERE / "ext").glob("*.[hp]x[d]"))
+                + sorted(p.relative_to(HERE).as_posix() for p in (HERE / "ext").glob("*.h")),
+                define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+            )
+        )
     return exts
 
 

@@ -32,11 +32,20 @@ except ImportError:  # run from a source checkout without installing
 
 import numpy as np  # noqa: E402
 
-from thousand.solvers.approx import DuelDecider, FinishDecider, MemorylessDecider, ProductDecider, RaceDecider, duel_matrix, interacting, race_turns
-from thousand.tables.geometric import geometric_duel  # noqa: E402
 from thousand.engine.player import Moves  # noqa: E402
-from thousand.solvers.nplayer import EquilibriumDecider, evaluate_profile, solve_nplayer  # noqa: E402
 from thousand.rules import load_ruleset  # noqa: E402
+from thousand.solvers.approx import (
+    DuelDecider,
+    FinishDecider,
+    MemorylessDecider,
+    ProductDecider,
+    RaceDecider,
+    duel_matrix,
+    interacting,
+    race_turns,
+)
+from thousand.solvers.nplayer import EquilibriumDecider, evaluate_profile, solve_nplayer  # noqa: E402
+from thousand.tables.geometric import geometric_duel  # noqa: E402
 from thousand.tables.solve import solve  # noqa: E402
 
 CASES = {  # name: (preset, overrides, players)
@@ -46,8 +55,19 @@ CASES = {  # name: (preset, overrides, players)
     "farkle-3000": ("farkle", ("goal=3000",), 3),
     "pig-30-4": ("pig", ("goal=30",), 4),
     # a 1000 game with every interaction (docs/results.md's small classic)
-    "classic-150": ("classic", ("goal=150", "pits=[{low=50,exit=75}]", "barrel.threshold=100", "dump=[85]",
-                                "barrel.max_falls=1", "bolts.limit=2", 'bolts.exempt=["unopened"]'), 3),
+    "classic-150": (
+        "classic",
+        (
+            "goal=150",
+            "pits=[{low=50,exit=75}]",
+            "barrel.threshold=100",
+            "dump=[85]",
+            "barrel.max_falls=1",
+            "bolts.limit=2",
+            'bolts.exempt=["unopened"]',
+        ),
+        3,
+    ),
     # equal turns (six-dice's rule): the seat of the mover in the state, the round's last turns;
     # the duel-based methods do not see seats, so the race and the memoryless opponent are measured
     "pig-30-equal": ("pig", ("goal=30", "equal_turns=true"), 3),
@@ -64,7 +84,7 @@ def measure(name: str) -> dict:
     sp = sol.space
     x0 = Moves(rs).normalise(Moves(rs).initial())
     s0 = sol.index([x0] * N)
-    own = evaluate_profile(sp, N, [EquilibriumDecider(sol)]).reshape(-1, N)   # every seat's block (equal_turns)
+    own = evaluate_profile(sp, N, [EquilibriumDecider(sol)]).reshape(-1, N)  # every seat's block (equal_turns)
     # the reference: the equilibrium's decisions played as the evaluation plays them (at a
     # mixed state, the tie rule's policy), so that a loss compares like with like
     eq = own[s0]
@@ -74,19 +94,34 @@ def measure(name: str) -> dict:
             geo = geometric_duel(rs, d, progress=False)
         else:
             P = duel_matrix(sp, solve(rs, "duel", tables=d))
-    out = {"ruleset": name, "players": N, "states": int(sol.V.shape[0]), "equilibrium_seconds": round(t_eq, 1),
-           "certificate": sol.certificate, "mixed": len(sol.mixed), "seats": [float(v) for v in sol.V[s0]],
-           "seats_pure": [float(v) for v in eq],
-           "equilibrium_evaluated_max_diff": float(np.max(np.abs(own - sol.V))), "methods": {}}
-    print(f"{name}: {N} players, {out['states']:,} states, equilibrium {t_eq:.1f} s, certificate "
-          f"{sol.certificate:.1e}, {len(sol.mixed)} mixed states; seats {', '.join(f'{v:.6f}' for v in sol.V[s0])}; "
-          f"its decisions played pure (the tie rule at mixed states) {', '.join(f'{v:.6f}' for v in eq)}, "
-          f"anywhere within {out['equilibrium_evaluated_max_diff']:.1e}", flush=True)
+    out = {
+        "ruleset": name,
+        "players": N,
+        "states": int(sol.V.shape[0]),
+        "equilibrium_seconds": round(t_eq, 1),
+        "certificate": sol.certificate,
+        "mixed": len(sol.mixed),
+        "seats": [float(v) for v in sol.V[s0]],
+        "seats_pure": [float(v) for v in eq],
+        "equilibrium_evaluated_max_diff": float(np.max(np.abs(own - sol.V))),
+        "methods": {},
+    }
+    print(
+        f"{name}: {N} players, {out['states']:,} states, equilibrium {t_eq:.1f} s, certificate "
+        f"{sol.certificate:.1e}, {len(sol.mixed)} mixed states; seats {', '.join(f'{v:.6f}' for v in sol.V[s0])}; "
+        f"its decisions played pure (the tie rule at mixed states) {', '.join(f'{v:.6f}' for v in eq)}, "
+        f"anywhere within {out['equilibrium_evaluated_max_diff']:.1e}",
+        flush=True,
+    )
     if rs.equal_turns:
         deciders = [RaceDecider(sp, turns), MemorylessDecider(sol.game, geo)]
     else:
-        deciders = [ProductDecider(sp, P, N - 1), DuelDecider(sp, P, N - 1), RaceDecider(sp, turns),
-                    FinishDecider(sp, turns, N - 1)]
+        deciders = [
+            ProductDecider(sp, P, N - 1),
+            DuelDecider(sp, P, N - 1),
+            RaceDecider(sp, turns),
+            FinishDecider(sp, turns, N - 1),
+        ]
     for dec in deciders:
         t0 = time.perf_counter()
         every = evaluate_profile(sp, N, [dec])[0][s0]
@@ -95,11 +130,17 @@ def measure(name: str) -> dict:
             lineup = [EquilibriumDecider(sol)] * N
             lineup[k] = dec
             loss.append(float(eq[k] - evaluate_profile(sp, N, lineup)[0][s0][k]))
-        out["methods"][dec.name] = {"every_seat": [float(v) for v in every], "one_seat_loss": loss,
-                                    "seconds": round(time.perf_counter() - t0, 1)}
-        print(f"  {dec.name:8} every seat: {', '.join(f'{v:.6f}' for v in every)}; one seat among equilibrium "
-              f"players loses {', '.join(f'{v:.6f}' for v in loss)} (seats 1..{N}); "
-              f"{time.perf_counter() - t0:.1f} s", flush=True)
+        out["methods"][dec.name] = {
+            "every_seat": [float(v) for v in every],
+            "one_seat_loss": loss,
+            "seconds": round(time.perf_counter() - t0, 1),
+        }
+        print(
+            f"  {dec.name:8} every seat: {', '.join(f'{v:.6f}' for v in every)}; one seat among equilibrium "
+            f"players loses {', '.join(f'{v:.6f}' for v in loss)} (seats 1..{N}); "
+            f"{time.perf_counter() - t0:.1f} s",
+            flush=True,
+        )
     return out
 
 
@@ -107,9 +148,17 @@ def write_measured(results: list[dict]) -> Path:
     """solver/solvers/approx_measured.json: per case, the dice and the one-seat losses of every method
     (the cases measured now replace their earlier figures; the others are kept)."""
     rules = {r["ruleset"]: load_ruleset(*CASES[r["ruleset"]][:2]) for r in results}
-    cases = [{"ruleset": r["ruleset"], "players": r["players"], "dice": rules[r["ruleset"]].dice,
-              "interactions": interacting(rules[r["ruleset"]]), "equal_turns": bool(rules[r["ruleset"]].equal_turns),
-              "losses": {name: m["one_seat_loss"] for name, m in r["methods"].items()}} for r in results]
+    cases = [
+        {
+            "ruleset": r["ruleset"],
+            "players": r["players"],
+            "dice": rules[r["ruleset"]].dice,
+            "interactions": interacting(rules[r["ruleset"]]),
+            "equal_turns": bool(rules[r["ruleset"]].equal_turns),
+            "losses": {name: m["one_seat_loss"] for name, m in r["methods"].items()},
+        }
+        for r in results
+    ]
     path = Path(__file__).resolve().parents[1] / "solver" / "solvers" / "approx_measured.json"
     kept = json.loads(path.read_text()) if path.exists() else {}
     now = {c["ruleset"] for c in cases}
@@ -124,8 +173,12 @@ def main() -> None:
     ap.add_argument("--only", nargs="+", choices=list(CASES), default=list(CASES))
     ap.add_argument("--write", action="store_true", help="store the losses in solver/solvers/approx_measured.json")
     ap.add_argument("--json", dest="json_out", default=None, help="also write every figure to this file")
-    ap.add_argument("--from", dest="json_in", default=None,
-                    help="take the figures from the --json file of an earlier run instead of measuring")
+    ap.add_argument(
+        "--from",
+        dest="json_in",
+        default=None,
+        help="take the figures from the --json file of an earlier run instead of measuring",
+    )
     a = ap.parse_args()
     if a.json_in:
         results = json.loads(Path(a.json_in).read_text())
@@ -133,7 +186,7 @@ def main() -> None:
         results = []
         for n in a.only:
             results.append(measure(n))
-            if a.json_out:          # after every case: a long run that stops keeps what it measured
+            if a.json_out:  # after every case: a long run that stops keeps what it measured
                 Path(a.json_out).write_text(json.dumps(results, indent=1))
     if a.write:
         print(f"wrote {write_measured(results)}")

@@ -60,8 +60,11 @@ print(json.dumps({"preset": rs.name, "method": sys.argv[2], "pairs": model.n ** 
 
 
 def run(name: str, method: str, threads: int, save: str | None = None) -> dict | None:
-    out = subprocess.run([sys.executable, "-c", CHILD, name, method, str(threads), *([save] if save else [])],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, name, method, str(threads), *([save] if save else [])],
+        capture_output=True,
+        text=True,
+    )
     if out.returncode:
         tail = (out.stderr.strip().splitlines() or ["?"])[-1]
         print(f"{name:18} {method:9} failed: {tail}", flush=True)
@@ -69,26 +72,32 @@ def run(name: str, method: str, threads: int, save: str | None = None) -> dict |
     r = json.loads(out.stdout)
     rate = r["pairs"] * r["passes"] / r["solve_s"] if r["solve_s"] else float("nan")
     passes = f"{r['passes']} [{r['interface']}]" if r.get("interface") else f"{r['passes']} ({r['rounds']})"
-    print(f"{r['preset']:18} {method:9} {r['pairs']:10d} {r['solve_s']:9.2f} {r['cpu_s']:8.2f} {passes:>9} "
-          f"{r['sweeps']:6d} {r['residual']:9.1e} {r['p_first']:.12f} {r['peak_mb']:8.1f} {rate:12.0f}  "
-          f"({r['kernel']})", flush=True)
+    print(
+        f"{r['preset']:18} {method:9} {r['pairs']:10d} {r['solve_s']:9.2f} {r['cpu_s']:8.2f} {passes:>9} "
+        f"{r['sweeps']:6d} {r['residual']:9.1e} {r['p_first']:.12f} {r['peak_mb']:8.1f} {rate:12.0f}  "
+        f"({r['kernel']})",
+        flush=True,
+    )
     return r
 
 
 def export_textbook(name: str, path: str) -> int:
     """Write the ruleset's pairs and roll classes in the layout textbook_duel.c reads,
     refusing rulesets outside what it implements; returns the initial state's index."""
-    from thousand.solvers.duel import DuelModel
     from thousand.engine.player import Moves
-    from thousand.rules import load_ruleset
     from thousand.engine.states import WIN_INDEX
+    from thousand.rules import load_ruleset
+    from thousand.solvers.duel import DuelModel
+
     rs = load_ruleset(name)
     model = DuelModel(rs)
     tab, p = model.table, model.plans
     N = rs.dice
     if rs.keep != "all" or rs.hot_dice != "must_roll" or rs.equal_turns or p.forced_ok.any() or tab.cls_instant.any():
-        raise SystemExit(f"{name}: the C textbook covers keep = all, hot dice must be rolled, no forced ends, "
-                         "no instant wins and no equal_turns")
+        raise SystemExit(
+            f"{name}: the C textbook covers keep = all, hot dice must be rolled, no forced ends, "
+            "no instant wins and no equal_turns"
+        )
     counts = np.diff(tab.opt_ptr)
     if counts.max() > 1:
         raise SystemExit(f"{name}: more than one set-aside per roll class")
@@ -99,10 +108,17 @@ def export_textbook(name: str, path: str) -> int:
     used = np.where(counts == 1, tab.opt_used[np.minimum(tab.opt_ptr[:-1], len(tab.opt_used) - 1)], 0)
     nxt = np.where(p.next == WIN_INDEX, -1, p.next)
     with open(path, "wb") as f:
-        for arr, dt in ((np.array([model.n, N, len(tab.cls_prob), len(p.next)]), np.int64),
-                        (tab.cls_ptr, np.int64), (tab.cls_prob, np.float64), (points, np.int64),
-                        (used, np.int64), (p.ptr, np.int64), (p.stop_ok, np.uint8), (nxt, np.int64),
-                        (p.bust, np.int64)):
+        for arr, dt in (
+            (np.array([model.n, N, len(tab.cls_prob), len(p.next)]), np.int64),
+            (tab.cls_ptr, np.int64),
+            (tab.cls_prob, np.float64),
+            (points, np.int64),
+            (used, np.int64),
+            (p.ptr, np.int64),
+            (p.stop_ok, np.uint8),
+            (nxt, np.int64),
+            (p.bust, np.int64),
+        ):
             np.ascontiguousarray(arr, dtype=dt).tofile(f)
     return model.space.index[Moves(rs).initial()]
 
@@ -124,27 +140,33 @@ def textbook_baseline(threads: int) -> None:
         P = np.load(mine)
         C = np.fromfile(out).reshape(P.shape)
         first = C[i, i]
-        print(f"{'plain':18} {'textbook':9} {P.size:10d} {float(wall):9.2f} {float(cpu):8.2f} {sweeps:>9} "
-              f"{'':6} {float(change):9.1e} {first:.12f}  "
-              f"(C, -O3, one thread; largest difference from the solver's values {np.abs(C - P).max():.1e})",
-              flush=True)
+        print(
+            f"{'plain':18} {'textbook':9} {P.size:10d} {float(wall):9.2f} {float(cpu):8.2f} {sweeps:>9} "
+            f"{'':6} {float(change):9.1e} {first:.12f}  "
+            f"(C, -O3, one thread; largest difference from the solver's values {np.abs(C - P).max():.1e})",
+            flush=True,
+        )
         if r:
-            print(f"plain: solver / textbook C = {r['solve_s'] / float(wall):.3f} wall, "
-                  f"{r['cpu_s'] / float(cpu):.3f} CPU", flush=True)
+            print(
+                f"plain: solver / textbook C = {r['solve_s'] / float(wall):.3f} wall, "
+                f"{r['cpu_s'] / float(cpu):.3f} CPU",
+                flush=True,
+            )
 
 
 def main(argv: list[str]) -> None:
     threads = int(argv[argv.index("--threads") + 1]) if "--threads" in argv else 0
     rest = [a for i, a in enumerate(argv) if not (a == "--threads" or (i and argv[i - 1] == "--threads"))]
-    names = [a for a in rest if not a.startswith("--")] or ["plain", "pig", "farkle", "farkle-cardgames",
-                                                              "classic"]
-    print(f"{'preset':18} {'method':9} {'pairs':>10} {'solve s':>9} {'CPU s':>8} {'passes':>9} {'sweeps':>6} "
-          f"{'residual':>9} {'P(first wins)':14} {'peak MB':>8} {'pair-evals/s':>12}")
+    names = [a for a in rest if not a.startswith("--")] or ["plain", "pig", "farkle", "farkle-cardgames", "classic"]
+    print(
+        f"{'preset':18} {'method':9} {'pairs':>10} {'solve s':>9} {'CPU s':>8} {'passes':>9} {'sweeps':>6} "
+        f"{'residual':>9} {'P(first wins)':14} {'peak MB':>8} {'pair-evals/s':>12}"
+    )
     if "--baseline" in argv:
         textbook_baseline(threads)
     for name in names:
         if "--baseline" in argv and name == "plain":
-            continue   # run beside the baseline above
+            continue  # run beside the baseline above
         run(name, "levels", threads)
         if "--passes" in argv:
             run(name, "passes", threads)

@@ -30,17 +30,23 @@ except ImportError:  # run from a source checkout without installing
 
 import numpy as np  # noqa: E402
 
+from thousand.rules import load_ruleset  # noqa: E402
 from thousand.solvers.duel import DuelModel, seat_profile_values, solve_duel  # noqa: E402
 from thousand.solvers.geometric import stand_ins  # noqa: E402
-from thousand.rules import load_ruleset  # noqa: E402
 
 NO_BARREL_TRIES = ("barrel.attempts=0", "barrel.max_falls=0", "barrel.fall_to=penalty")
 CASES = {  # name: overrides of six-dice (goal 200, barrel at 150; the preset's bolts throughout)
     "six-200": ("goal=200", "barrel.threshold=150", "pits=[]", "pit_attempts=0") + NO_BARREL_TRIES,
-    "six-200-pit": ("goal=200", "pits=[{low=50,exit=100}]", "pit_attempts=1", "barrel.threshold=150")
-    + NO_BARREL_TRIES,
-    "six-200-barrel": ("goal=200", "pits=[]", "pit_attempts=0", "barrel.threshold=150", "barrel.attempts=3",
-                       "barrel.max_falls=3", "barrel.fall_to=penalty"),
+    "six-200-pit": ("goal=200", "pits=[{low=50,exit=100}]", "pit_attempts=1", "barrel.threshold=150") + NO_BARREL_TRIES,
+    "six-200-barrel": (
+        "goal=200",
+        "pits=[]",
+        "pit_attempts=0",
+        "barrel.threshold=150",
+        "barrel.attempts=3",
+        "barrel.max_falls=3",
+        "barrel.fall_to=penalty",
+    ),
 }
 
 
@@ -59,11 +65,24 @@ def measure(name: str) -> dict:
     t0 = time.perf_counter()
     methods, geo = stand_ins(model)
     t_geo = time.perf_counter() - t0
-    out = {"ruleset": name, "overrides": list(CASES[name]), "player_states": m, "pairs": model.pairs,
-           "duel_seconds": round(t_duel, 1), "duel_residual": sol.residual, "approximations_seconds": round(t_geo, 2),
-           "geometric_residual": geo.residual, "p_first": exact, "p_first_evaluated": check, "losses": {}}
-    print(f"{name}: {m} player states, {model.pairs:,} pairs; exact duel {t_duel:.1f} s, P(first) {exact:.9f} "
-          f"(evaluated {check:.9f}); race and geometric values {t_geo:.2f} s, residual {geo.residual:.1e}", flush=True)
+    out = {
+        "ruleset": name,
+        "overrides": list(CASES[name]),
+        "player_states": m,
+        "pairs": model.pairs,
+        "duel_seconds": round(t_duel, 1),
+        "duel_residual": sol.residual,
+        "approximations_seconds": round(t_geo, 2),
+        "geometric_residual": geo.residual,
+        "p_first": exact,
+        "p_first_evaluated": check,
+        "losses": {},
+    }
+    print(
+        f"{name}: {m} player states, {model.pairs:,} pairs; exact duel {t_duel:.1f} s, P(first) {exact:.9f} "
+        f"(evaluated {check:.9f}); race and geometric values {t_geo:.2f} s, residual {geo.residual:.1e}",
+        flush=True,
+    )
     for method, A in methods.items():
         first = exact - float(seat_profile_values(model, table, A, Q)[s0, s1])
         second = float(seat_profile_values(model, table, Q, A)[s0, s1]) - exact
@@ -76,8 +95,9 @@ def write_measured(results: list[dict]) -> Path:
     path = Path(__file__).resolve().parents[1] / "solver" / "solvers" / "approx_measured.json"
     kept = json.loads(path.read_text()) if path.exists() else {}
     kept["duel_source"] = "python bench/bench_duel_approx.py --write"
-    kept["duel_cases"] = [{"ruleset": f"six-dice {r['ruleset']}", "overrides": r["overrides"],
-                           "losses": r["losses"]} for r in results]
+    kept["duel_cases"] = [
+        {"ruleset": f"six-dice {r['ruleset']}", "overrides": r["overrides"], "losses": r["losses"]} for r in results
+    ]
     path.write_text(json.dumps(kept, indent=1) + "\n")
     return path
 
@@ -89,7 +109,10 @@ def main() -> None:
     a = ap.parse_args()
     t0 = time.perf_counter()
     results = [measure(c) for c in a.only]
-    print(f"total {time.perf_counter() - t0:.1f} s, peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    print(
+        f"total {time.perf_counter() - t0:.1f} s, "
+        f"peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
+    )
     if a.write:
         print(f"wrote {write_measured(results)}")
 

@@ -36,8 +36,7 @@ from thousand.rules import load_ruleset  # noqa: E402
 def _inputs(T: int, K: int):
     stop_ok = np.ones(T + 1, np.uint8)
     stop_ok[:10] = 0
-    stop_val = np.ascontiguousarray(np.broadcast_to(np.arange(T + 1, dtype=float)[:, None],
-                                                    (T + 1, K)))
+    stop_val = np.ascontiguousarray(np.broadcast_to(np.arange(T + 1, dtype=float)[:, None], (T + 1, K)))
     forced_ok = np.zeros(T + 1, np.uint8)
     forced_val = np.zeros((T + 1, K))
     return stop_ok, stop_val, forced_ok, forced_val, np.zeros(K), np.full(K, float(T))
@@ -84,14 +83,14 @@ def main(argv=None) -> int:
         print("compiled kernel not built: timing the pure twin only", file=sys.stderr)
         impls = [("pure", True)]
     tables = {name: kernel.backend(name).roll_table(rs) for name, _ in impls}
-    print(f"turn_dp, preset plain ({rs.dice} dice, unit {rs.unit}), T = {args.T} units, "
-          f"grad = {args.grad}, full = False")
-    print(f"{'K':>6}  " + "  ".join(f"{name:>12}" for name, _ in impls)
-          + ("   speed-up" if len(impls) == 2 else ""))
+    print(
+        f"turn_dp, preset plain ({rs.dice} dice, unit {rs.unit}), T = {args.T} units, grad = {args.grad}, full = False"
+    )
+    print(f"{'K':>6}  " + "  ".join(f"{name:>12}" for name, _ in impls) + ("   speed-up" if len(impls) == 2 else ""))
     for K in args.K:
         inputs = _inputs(args.T, K)
         times, starts = [], []
-        for name, pure in impls:
+        for name, _pure in impls:
             tab = tables[name]
 
             def call(tab=tab):
@@ -115,19 +114,20 @@ def main(argv=None) -> int:
 
 def bench_duel(rs, tab, repeat: int) -> None:
     """Pair evaluations per second of duel_level: compiled vs the Python loop."""
+    from thousand.kernel import _pure
     from thousand.solvers.duel import DuelModel
 
-    from thousand.kernel import _pure
     impl = kernel.backend("compiled").impl
     model = DuelModel(rs, table=tab)
     p = model.plans
     n = model.n
     Q = np.random.default_rng(0).random((n, n))
     movers = np.arange(n, dtype=np.int64)
-    workloads = [("every mover x every opponent", np.zeros(n, np.int64), np.full(n, n, np.int64)),
-                 ("every mover x one opponent", movers.copy(), movers + 1)]
-    print(f"\nduel_level, preset plain: {n} player states, grad = True, "
-          f"T up to {int(np.diff(p.ptr).max()) - 1} units")
+    workloads = [
+        ("every mover x every opponent", np.zeros(n, np.int64), np.full(n, n, np.int64)),
+        ("every mover x one opponent", movers.copy(), movers + 1),
+    ]
+    print(f"\nduel_level, preset plain: {n} player states, grad = True, T up to {int(np.diff(p.ptr).max()) - 1} units")
     for title, lo, hi in workloads:
         pairs = int((hi - lo).sum())
         ptr = np.zeros(n + 1, np.int64)
@@ -140,11 +140,13 @@ def bench_duel(rs, tab, repeat: int) -> None:
             for j in range(len(movers)):
                 stop_ok, forced_ok, _, _, ends, bust = _pure._mover_ends(pure_plans, Q, movers[j], lo[j], hi[j])
                 r = impl.turn_dp(rolls, stop_ok, ends, forced_ok, ends, bust, np.ones(hi[j] - lo[j]), grad, False)
-                v[ptr[j]:ptr[j + 1]], d[ptr[j]:ptr[j + 1]] = r[0], r[1]
+                v[ptr[j] : ptr[j + 1]], d[ptr[j] : ptr[j + 1]] = r[0], r[1]
 
-        runs = [("compiled, 1 thread", impl.duel_level, 1),
-                ("compiled, OpenMP default", impl.duel_level, 0),
-                ("Python loop over turn_dp", loop, 0)]
+        runs = [
+            ("compiled, 1 thread", impl.duel_level, 1),
+            ("compiled, OpenMP default", impl.duel_level, 0),
+            ("Python loop over turn_dp", loop, 0),
+        ]
         print(f"{title} ({pairs} pairs)")
         print(f"  {'':26}  {'per call':>12}  {'pairs/s':>12}")
         ref = None

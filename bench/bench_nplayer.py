@@ -26,10 +26,10 @@ try:
 except ImportError:  # run from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from thousand.solvers.duel import solve_duel  # noqa: E402
 from thousand.engine.player import Moves  # noqa: E402
-from thousand.solvers.nplayer import NPlayerError, solve_nplayer  # noqa: E402
 from thousand.rules import load_ruleset  # noqa: E402
+from thousand.solvers.duel import solve_duel  # noqa: E402
+from thousand.solvers.nplayer import NPlayerError, solve_nplayer  # noqa: E402
 
 
 def peak_mb() -> float:
@@ -42,9 +42,14 @@ def main() -> None:
     ap.add_argument("--goals", type=int, nargs="+", default=[20, 50, 100])
     ap.add_argument("--players", type=int, default=3)
     ap.add_argument("--set", action="append", default=[], help="a rule override, as for thousand (repeatable)")
-    ap.add_argument("--threads", type=int, nargs="+", default=[0],
-                    help="solve the N-player game with each of these thread counts (0: every core), one "
-                         "after the other, and check that the values agree")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        nargs="+",
+        default=[0],
+        help="solve the N-player game with each of these thread counts (0: every core), one "
+        "after the other, and check that the values agree",
+    )
     a = ap.parse_args()
     for goal in a.goals:
         rs = load_ruleset(a.rules, (f"goal={goal}", *a.set))
@@ -56,8 +61,10 @@ def main() -> None:
         duel = solve_duel(rs)
         td = time.perf_counter() - t0
         i0 = duel.model.space.lookup(Moves(rs).initial())
-        print(f"{name}, 2 players: N-player solver {t2:.2f} s, duel solver {td:.2f} s, "
-              f"P(first) {two.start[0]:.12f} and {float(duel.P[i0, i0]):.12f}")
+        print(
+            f"{name}, 2 players: N-player solver {t2:.2f} s, duel solver {td:.2f} s, "
+            f"P(first) {two.start[0]:.12f} and {float(duel.P[i0, i0]):.12f}"
+        )
         first = None
         for threads in a.threads:
             t0, c0 = time.perf_counter(), time.process_time()
@@ -67,13 +74,18 @@ def main() -> None:
                 print(f"{name}, {a.players} players: REFUSED after {time.perf_counter() - t0:.1f} s: {exc}")
                 break
             cpu = time.process_time() - c0
-            same = "" if first is None else \
-                f", largest difference from the first run {float(np.max(np.abs(sol.V - first.V))):.1e}"
+            same = (
+                ""
+                if first is None
+                else f", largest difference from the first run {float(np.max(np.abs(sol.V - first.V))):.1e}"
+            )
             first = first or sol
-            print(f"{name}, {a.players} players, threads {threads or 'all'}: {len(sol.space) ** a.players:,} states, "
-                  f"{sol.seconds:.1f} s ({cpu:.1f} s CPU), {sol.passes} sweeps over the levels, "
-                  f"peak {peak_mb():.0f} MB, certificate {sol.certificate:.1e}, mixed states {len(sol.mixed)}, "
-                  f"seats {', '.join(f'{v:.6f}' for v in sol.start)}{same}")
+            print(
+                f"{name}, {a.players} players, threads {threads or 'all'}: {len(sol.space) ** a.players:,} states, "
+                f"{sol.seconds:.1f} s ({cpu:.1f} s CPU), {sol.passes} sweeps over the levels, "
+                f"peak {peak_mb():.0f} MB, certificate {sol.certificate:.1e}, mixed states {len(sol.mixed)}, "
+                f"seats {', '.join(f'{v:.6f}' for v in sol.start)}{same}"
+            )
 
 
 if __name__ == "__main__":

@@ -58,8 +58,9 @@ SIX_DICE_PAIRS = 1_802_881_152  # the preset's cross-seat pairs (docs/solver.md)
 
 
 def child(goal: int, mode: str, out: str, budget: float, threads: int) -> dict:
-    r = subprocess.run([sys.executable, "-c", CHILD, str(goal), mode, out, str(budget), str(threads)],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-c", CHILD, str(goal), mode, out, str(budget), str(threads)], capture_output=True, text=True
+    )
     if r.returncode:
         sys.exit(f"{mode}: {r.stderr.strip().splitlines()[-1]}")
     return json.loads(r.stdout.strip().splitlines()[-1])
@@ -75,7 +76,7 @@ def largest_difference(a: str, b: str, n: int) -> float:
         for lo in (0, m):
             sel = rows[(rows < m) == (lo == m)]
             if len(sel):
-                worst = max(worst, float(np.max(np.abs(A[sel, lo:lo + m] - B[sel, lo:lo + m]))))
+                worst = max(worst, float(np.max(np.abs(A[sel, lo : lo + m] - B[sel, lo : lo + m]))))
     return worst
 
 
@@ -89,19 +90,27 @@ def main() -> None:
         mem = child(a.goal, "memory", str(Path(d) / "memory.npy"), a.budget_mb, a.threads)
         ooc = child(a.goal, "store", str(Path(d) / "store.npy"), a.budget_mb, a.threads)
         diff = largest_difference(str(Path(d) / "memory.npy"), str(Path(d) / "store.npy"), mem["states"])
-    print(f"six-dice derived, goal {a.goal}: {mem['states']:,} states (both seats), {mem['pairs']:,} pairs, "
-          f"value table {mem['table_mb']:.2f} MB")
-    print(f"{'mode':<14}{'passes':>7}{'wall s':>9}{'CPU s':>9}{'residual':>10}{'peak MB':>9}"
-          f"{'store resident MB':>19}{'us/pair/pass CPU':>18}")
+    print(
+        f"six-dice derived, goal {a.goal}: {mem['states']:,} states (both seats), {mem['pairs']:,} pairs, "
+        f"value table {mem['table_mb']:.2f} MB"
+    )
+    print(
+        f"{'mode':<14}{'passes':>7}{'wall s':>9}{'CPU s':>9}{'residual':>10}{'peak MB':>9}"
+        f"{'store resident MB':>19}{'us/pair/pass CPU':>18}"
+    )
     for name, r in (("in memory", mem), ("out of core", ooc)):
         res = "" if r["store_peak_mb"] is None else f"{r['store_peak_mb']:.3f} of {r['budget_mb']:.3f}"
         rate = r["cpu_s"] / (r["pairs"] * r["passes"]) * 1e6
-        print(f"{name:<14}{r['passes']:>7}{r['solve_s']:>9.1f}{r['cpu_s']:>9.1f}{r['residual']:>10.1e}"
-              f"{r['peak_mb']:>9.0f}{res:>19}{rate:>18.1f}")
+        print(
+            f"{name:<14}{r['passes']:>7}{r['solve_s']:>9.1f}{r['cpu_s']:>9.1f}{r['residual']:>10.1e}"
+            f"{r['peak_mb']:>9.0f}{res:>19}{rate:>18.1f}"
+        )
     print(f"largest difference over the solved pairs: {diff:.1e}")
     rate = ooc["cpu_s"] / (ooc["pairs"] * ooc["passes"])
-    print(f"full six-dice at this CPU rate: {rate * SIX_DICE_PAIRS / 3600:,.0f} core-hours per pass "
-          f"(a lower bound: its turns are longer), {SIX_DICE_PAIRS * 8 / 2**30:.1f} GiB of cross-seat values")
+    print(
+        f"full six-dice at this CPU rate: {rate * SIX_DICE_PAIRS / 3600:,.0f} core-hours per pass "
+        f"(a lower bound: its turns are longer), {SIX_DICE_PAIRS * 8 / 2**30:.1f} GiB of cross-seat values"
+    )
 
 
 if __name__ == "__main__":

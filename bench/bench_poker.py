@@ -41,6 +41,7 @@ def advice_latency(args: list[str], runs: int = 5) -> list[float]:
 def direct_turn(shape, rolls, U):
     """The baseline: for each utility and state, the max over every keep (no lattice)."""
     from thousand.engine.poker import KEEP_ID, _submultisets
+
     values = []
     choices = []
     for locked, free in shape.states:
@@ -48,10 +49,10 @@ def direct_turn(shape, rolls, U):
     width = max(len(c) for c in choices)
     cm = np.full((len(shape.states), width), len(KEEP_ID), dtype=np.intp)
     for i, c in enumerate(choices):
-        cm[i, :len(c)] = c
+        cm[i, : len(c)] = c
     for u in np.atleast_2d(U):
         W = u[shape.roll_of_state]
-        for k in range(rolls - 1, 0, -1):
+        for _k in range(rolls - 1, 0, -1):
             C = shape.expect(W[None, :])[0]
             best = np.append(C, -np.inf)[cm].max(axis=1)
             W = np.maximum(u[shape.roll_of_state], best)
@@ -65,12 +66,15 @@ def main() -> None:
     ap.add_argument("--rules", default="poker")
     ap.add_argument("--set", dest="overrides", action="append", default=[])
     a = ap.parse_args()
-    from thousand.solvers.poker import solve_poker
     from thousand.engine.poker import solve_turn, turn_shape
     from thousand.rules import load_ruleset
+    from thousand.solvers.poker import solve_poker
+
     rs = load_ruleset(a.rules, a.overrides)
-    print(f"ruleset {rs.name} {' '.join(a.overrides)} (hash {rs.hash}), {rs.hands.count} hand strengths, "
-          f"{os.cpu_count()} cores")
+    print(
+        f"ruleset {rs.name} {' '.join(a.overrides)} (hash {rs.hash}), {rs.hands.count} hand strengths, "
+        f"{os.cpu_count()} cores"
+    )
 
     # 1. the turn DP: lattice vs direct, on the utilities of one game-solver batch
     rng = np.random.default_rng(1)
@@ -81,32 +85,45 @@ def main() -> None:
     t1 = time.perf_counter()
     base = direct_turn(shape, rs.rolls, U)
     t2 = time.perf_counter()
-    print(f"turn DP, {len(U)} utilities: lattice {t1 - t0:.3f} s, direct baseline {t2 - t1:.3f} s "
-          f"({(t2 - t1) / (t1 - t0):.1f}x); largest difference {np.abs(lat - base).max():.1e}")
+    print(
+        f"turn DP, {len(U)} utilities: lattice {t1 - t0:.3f} s, direct baseline {t2 - t1:.3f} s "
+        f"({(t2 - t1) / (t1 - t0):.1f}x); largest difference {np.abs(lat - base).max():.1e}"
+    )
 
     # 2. the full solve for each player count (target: 6 players under 10 s)
-    print(f"{'players':>7} {'solve s':>8} {'target s':>8} {'rounds':>6} {'residual':>9} {'P(replay)':>10} "
-          f"{'seat 1':>9} {'last seat':>9} {'peak MB':>8}")
+    print(
+        f"{'players':>7} {'solve s':>8} {'target s':>8} {'rounds':>6} {'residual':>9} {'P(replay)':>10} "
+        f"{'seat 1':>9} {'last seat':>9} {'peak MB':>8}"
+    )
     for n in [int(x) for x in a.players.split(",")]:
         t0 = time.perf_counter()
         sol = solve_poker(rs, n)
         dt = time.perf_counter() - t0
         v = sol.seat_values[n]
-        print(f"{n:7d} {dt:8.2f} {'10' if n <= 6 else '-':>8} {sol.rounds[n]:6d} {sol.residual[n]:9.1e} "
-              f"{sol.replay[n]:10.2e} {v[0]:9.6f} {v[-1]:9.6f} "
-              f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:8.1f}", flush=True)
+        print(
+            f"{n:7d} {dt:8.2f} {'10' if n <= 6 else '-':>8} {sol.rounds[n]:6d} {sol.residual[n]:9.1e} "
+            f"{sol.replay[n]:10.2e} {v[0]:9.6f} {v[-1]:9.6f} "
+            f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:8.1f}",
+            flush=True,
+        )
 
     # 3. an advice answer in a fresh process (target: 0.5 s), from the stored table
     cache = tempfile.mkdtemp(prefix="bench-poker-")
     env_args = [a.rules] + [x for o in a.overrides for x in ("--set", o)]
     os.environ["XDG_CACHE_HOME"] = cache
-    advice_latency([*env_args, "--roll", "6,6,3,2,1", "--after", "2"], runs=1)   # solves it if not shipped
-    for label, extra in [("first throw, 2 after", ["--roll", "6,6,3,2,1", "--after", "2"]),
-                         ("throw 2, to beat a full house", ["--roll", "6,6,3,2,1", "--throw", "2", "--rerollable",
-                                                             "3,2,1", "--to-beat", "full:6,2"])]:
+    advice_latency([*env_args, "--roll", "6,6,3,2,1", "--after", "2"], runs=1)  # solves it if not shipped
+    for label, extra in [
+        ("first throw, 2 after", ["--roll", "6,6,3,2,1", "--after", "2"]),
+        (
+            "throw 2, to beat a full house",
+            ["--roll", "6,6,3,2,1", "--throw", "2", "--rerollable", "3,2,1", "--to-beat", "full:6,2"],
+        ),
+    ]:
         times = advice_latency([*env_args, *extra])
-        print(f"advice ({label}): median {statistics.median(times):.3f} s, max {max(times):.3f} s "
-              f"(target 0.5 s) over {len(times)} runs, start-up included")
+        print(
+            f"advice ({label}): median {statistics.median(times):.3f} s, max {max(times):.3f} s "
+            f"(target 0.5 s) over {len(times)} runs, start-up included"
+        )
     shutil.rmtree(cache, ignore_errors=True)
 
 

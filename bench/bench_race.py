@@ -34,17 +34,23 @@ print(json.dumps({"preset": rs.name, "states": len(space), "build_s": t1 - t0, "
 def main(names: list[str]) -> None:
     if not names:
         from thousand.rules import preset_names
+
         names = preset_names("1000")
-    print(f"{'preset':18} {'states':>7} {'build s':>8} {'solve s':>8} {'iter':>5} {'residual':>9} "
-          f"{'E[turns]':>12} {'peak MB':>8}")
+    print(
+        f"{'preset':18} {'states':>7} {'build s':>8} {'solve s':>8} {'iter':>5} {'residual':>9} "
+        f"{'E[turns]':>12} {'peak MB':>8}"
+    )
     for name in names:
         out = subprocess.run([sys.executable, "-c", CHILD, name], capture_output=True, text=True)
         if out.returncode:
             print(f"{name:18} failed: {out.stderr.strip().splitlines()[-1]}")
             continue
         r = json.loads(out.stdout)
-        print(f"{r['preset']:18} {r['states']:7d} {r['build_s']:8.2f} {r['solve_s']:8.2f} {r['iterations']:5d} "
-              f"{r['residual']:9.1e} {r['expected_turns']:12.6f} {r['peak_mb']:8.1f}", flush=True)
+        print(
+            f"{r['preset']:18} {r['states']:7d} {r['build_s']:8.2f} {r['solve_s']:8.2f} {r['iterations']:5d} "
+            f"{r['residual']:9.1e} {r['expected_turns']:12.6f} {r['peak_mb']:8.1f}",
+            flush=True,
+        )
     print(f"kernel: {r['kernel'] if names else '-'}")
 
 

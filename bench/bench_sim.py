@@ -19,8 +19,14 @@ import json
 import subprocess
 import sys
 
-DEFAULT = ["plain:optimal:optimal", "pig:optimal:optimal", "farkle:optimal:optimal",
-           "classic:hold:300:hold:300", "classic:cautious:random", "plain:hold:300:hold:300"]
+DEFAULT = [
+    "plain:optimal:optimal",
+    "pig:optimal:optimal",
+    "farkle:optimal:optimal",
+    "classic:hold:300:hold:300",
+    "classic:cautious:random",
+    "plain:hold:300:hold:300",
+]
 
 CHILD = r"""
 import json, os, resource, sys, time
@@ -65,18 +71,23 @@ def run(case: str, games: int) -> None:
             i += 1
     if len(bots) != 2:
         sys.exit(f"bad case {case!r}: want RULES:BOT:BOT")
-    out = subprocess.run([sys.executable, "-c", CHILD, name, bots[0], bots[1], str(games)],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, name, bots[0], bots[1], str(games)], capture_output=True, text=True
+    )
     if out.returncode:
         print(f"{case}: failed\n{out.stderr.strip().splitlines()[-1] if out.stderr.strip() else ''}")
         return
     r = json.loads(out.stdout.strip().splitlines()[-1])
-    print(f"{r['case']}: {r['states']} player states; policy {r['policy_s']:.2f} s, {r['policy_mb']:.1f} MB; "
-          f"peak RSS {r['peak_mb']:.0f} MB")
+    print(
+        f"{r['case']}: {r['states']} player states; policy {r['policy_s']:.2f} s, {r['policy_mb']:.1f} MB; "
+        f"peak RSS {r['peak_mb']:.0f} MB"
+    )
     for key, label in (("t1", "1 thread"), ("all", f"{r['threads_all']} threads")):
         s = r[key]
-        print(f"  {label:>9}: {s['games_s']:>11,.0f} games/s  ({s['per_cpu_s']:>11,.0f} per CPU-s)  "
-              f"P(first wins) {s['p_first']:.4f} ± {s['ci95']:.4f}, {s['turns']:.1f} turns/game [{s['impl']}]")
+        print(
+            f"  {label:>9}: {s['games_s']:>11,.0f} games/s  ({s['per_cpu_s']:>11,.0f} per CPU-s)  "
+            f"P(first wins) {s['p_first']:.4f} ± {s['ci95']:.4f}, {s['turns']:.1f} turns/game [{s['impl']}]"
+        )
 
 
 def main() -> None:

@@ -35,19 +35,35 @@ import sys as _sys
 import types as _types
 
 from thousand import _compat
-from thousand.base.version import __version__
+from thousand.base.version import __version__ as __version__
 
 _WHERE = {
-    "Advice": "solvers.advice", "Option": "solvers.advice",
-    "Action": "engine.turn", "TurnEnd": "engine.turn", "TurnResult": "engine.turn", "TurnRules": "engine.turn",
-    "TurnState": "engine.turn", "finish_turn": "engine.turn",
-    "BotError": "base.errors", "Refused": "base.errors", "RulesetError": "base.errors",
-    "StateError": "base.errors", "TableError": "base.errors", "ThousandError": "base.errors",
+    "Advice": "solvers.advice",
+    "Option": "solvers.advice",
+    "Action": "engine.turn",
+    "TurnEnd": "engine.turn",
+    "TurnResult": "engine.turn",
+    "TurnRules": "engine.turn",
+    "TurnState": "engine.turn",
+    "finish_turn": "engine.turn",
+    "BotError": "base.errors",
+    "Refused": "base.errors",
+    "RulesetError": "base.errors",
+    "StateError": "base.errors",
+    "TableError": "base.errors",
+    "ThousandError": "base.errors",
     "PlayerState": "engine.player",
-    "Ruleset": "rules.ruleset", "load_ruleset": "rules.ruleset", "preset_names": "rules.ruleset",
-    "METHODS": "tables.solve", "OBJECTIVES": "tables.solve", "Solution": "tables.solve",
-    "PlayersSolution": "tables.players", "solve_players": "tables.players",
-    "PokerRuleset": "rules.poker", "PokerSolution": "solvers.poker", "solve_poker": "tables.poker",
+    "Ruleset": "rules.ruleset",
+    "load_ruleset": "rules.ruleset",
+    "preset_names": "rules.ruleset",
+    "METHODS": "tables.solve",
+    "OBJECTIVES": "tables.solve",
+    "Solution": "tables.solve",
+    "PlayersSolution": "tables.players",
+    "solve_players": "tables.players",
+    "PokerRuleset": "rules.poker",
+    "PokerSolution": "solvers.poker",
+    "solve_poker": "tables.poker",
 }
 
 __all__ = sorted([*_WHERE, "solve", "__version__"])
@@ -58,11 +74,13 @@ _compat.install()
 def __getattr__(name: str):
     if name == "solve":
         from thousand.tables.solve import solve
+
         return solve
     where = _WHERE.get(name)
     if where is None:
         raise AttributeError(f"module 'thousand' has no attribute {name!r}")
     import importlib
+
     module = importlib.import_module(f"thousand.{where}")
     value = getattr(module, "poker_solution" if name == "solve_poker" else name)
     globals()[name] = value

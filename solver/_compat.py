@@ -18,32 +18,55 @@ import warnings
 
 # old module (under thousand.) -> the new module(s) that hold its names
 MOVED: dict[str, tuple[str, ...]] = {
-    "errors": ("base.errors",), "i18n": ("base.i18n",), "choices": ("base.choices",),
-    "scoring": ("rules.scoring",), "presets": ("rules.presets",),
-    "poker": (), "poker.rules": ("rules.poker",),
-    "_pure": ("kernel._pure",), "_sim_pure": ("kernel._sim_pure",),
-    "_kernel": ("kernel._kernel",), "_sim": ("kernel._sim",),
-    "game": ("engine.player",), "turn": ("engine.ends", "solvers.turn"), "states": ("engine.states",),
+    "errors": ("base.errors",),
+    "i18n": ("base.i18n",),
+    "choices": ("base.choices",),
+    "scoring": ("rules.scoring",),
+    "presets": ("rules.presets",),
+    "poker": (),
+    "poker.rules": ("rules.poker",),
+    "_pure": ("kernel._pure",),
+    "_sim_pure": ("kernel._sim_pure",),
+    "_kernel": ("kernel._kernel",),
+    "_sim": ("kernel._sim",),
+    "game": ("engine.player",),
+    "turn": ("engine.ends", "solvers.turn"),
+    "states": ("engine.states",),
     "poker.turn": ("engine.poker",),
-    "race": ("solvers.race",), "duel": ("solvers.duel",), "store": ("solvers.store",),
-    "lastturn": ("solvers.lastturn",), "rate": ("solvers.rate",), "nplayer": ("solvers.nplayer",),
-    "approx": ("solvers.approx",), "geometric": ("solvers.geometric", "tables.geometric"),
-    "advisor": ("solvers.advice",), "poker.advisor": ("solvers.poker_advice",),
+    "race": ("solvers.race",),
+    "duel": ("solvers.duel",),
+    "store": ("solvers.store",),
+    "lastturn": ("solvers.lastturn",),
+    "rate": ("solvers.rate",),
+    "nplayer": ("solvers.nplayer",),
+    "approx": ("solvers.approx",),
+    "geometric": ("solvers.geometric", "tables.geometric"),
+    "advisor": ("solvers.advice",),
+    "poker.advisor": ("solvers.poker_advice",),
     "poker.game": ("solvers.poker", "tables.poker"),
-    "solve": ("tables.solve", "base.progress"), "players": ("tables.players",),
-    "oracle": ("analysis.oracle",), "bots": ("analysis.bots",), "exact": ("analysis.exact",),
-    "montecarlo": ("analysis.montecarlo",), "blunders": ("analysis.blunders",),
-    "evaluate": ("analysis.evaluate",), "simulate": ("analysis.simulate",), "seats": ("analysis.seats",),
-    "chart": ("analysis.chart",), "poker.bots": ("analysis.poker_bots",),
-    "poker.evaluate": ("analysis.poker_evaluate",), "poker.play": ("play.poker",),
+    "solve": ("tables.solve", "base.progress"),
+    "players": ("tables.players",),
+    "oracle": ("analysis.oracle",),
+    "bots": ("analysis.bots",),
+    "exact": ("analysis.exact",),
+    "montecarlo": ("analysis.montecarlo",),
+    "blunders": ("analysis.blunders",),
+    "evaluate": ("analysis.evaluate",),
+    "simulate": ("analysis.simulate",),
+    "seats": ("analysis.seats",),
+    "chart": ("analysis.chart",),
+    "poker.bots": ("analysis.poker_bots",),
+    "poker.evaluate": ("analysis.poker_evaluate",),
+    "poker.play": ("play.poker",),
 }
 
 
 def _caller_level() -> int:
     """The warning's stack level of the code that imported (past the import machinery)."""
     frame, level = sys._getframe(1), 1
-    while frame is not None and (frame.f_code.co_filename.startswith("<frozen importlib")
-                                 or frame.f_code.co_filename == __file__):
+    while frame is not None and (
+        frame.f_code.co_filename.startswith("<frozen importlib") or frame.f_code.co_filename == __file__
+    ):
         frame, level = frame.f_back, level + 1
     return level
 
@@ -58,9 +81,12 @@ class _Moved(importlib.abc.Loader):
     def exec_module(self, module) -> None:
         name = f"thousand.{self.old}"
         targets = [f"thousand.{n}" for n in self.new]
-        warnings.warn(f"{name} is now {' and '.join(targets) or 'spread over the layers'} "
-                      f"(CHANGELOG.md); the old path goes in the next release",
-                      DeprecationWarning, stacklevel=_caller_level())
+        warnings.warn(
+            f"{name} is now {' and '.join(targets) or 'spread over the layers'} "
+            f"(CHANGELOG.md); the old path goes in the next release",
+            DeprecationWarning,
+            stacklevel=_caller_level(),
+        )
         if len(targets) == 1:
             # the very module, so that its identity (and monkeypatching it) is kept
             sys.modules[name] = importlib.import_module(targets[0])
@@ -83,11 +109,10 @@ class _Finder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
         if not fullname.startswith("thousand."):
             return None
-        old = fullname[len("thousand."):]
+        old = fullname[len("thousand.") :]
         if old not in MOVED:
             return None
-        return importlib.machinery.ModuleSpec(fullname, _Moved(old, MOVED[old]),
-                                              is_package=not MOVED[old])
+        return importlib.machinery.ModuleSpec(fullname, _Moved(old, MOVED[old]), is_package=not MOVED[old])
 
 
 def install() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from itertools import combinations, product
 
 
@@ -35,13 +35,13 @@ def hand_key(dice, three=True, straights=False):
     return (0, sum(dice))
 
 
-@lru_cache(maxsize=None)
+@cache
 def throw_distribution(n):
     """{sorted faces: Fraction} of a throw of n dice, by enumerating the 6**n ordered throws."""
     out = Counter()
     for t in product(range(1, 7), repeat=n):
         out[tuple(sorted(t))] += 1
-    return {k: Fraction(v, 6 ** n) for k, v in out.items()}
+    return {k: Fraction(v, 6**n) for k, v in out.items()}
 
 
 def best_turn(u, rolls, lock=True):
@@ -100,9 +100,9 @@ def best_turn(u, rolls, lock=True):
                 if keep is None:
                     memo[key] = Fraction(g(tuple(sorted(locked + free))))
                 else:
-                    memo[key] = sum(p * G(k + 1, *nxt(keep, o))
-                                    for o, p in throw_distribution(5 - len(keep)).items())
+                    memo[key] = sum(p * G(k + 1, *nxt(keep, o)) for o, p in throw_distribution(5 - len(keep)).items())
             return memo[key]
+
         return sum(p * G(1, (), d) for d, p in first.items())
 
     return value, expect
@@ -121,15 +121,19 @@ def two_player_values(rolls, lock=True):
         # the second player's best response to each first hand b, given a tie worth 1 - x
         responses = {}
         for b in keys:
+
             def u2(d, b=b):
                 h = hand_key(d)
                 return 1 if h > b else (1 - x if h == b else 0)
+
             _, expect = best_turn(u2, rolls, lock)
             responses[b] = (expect(lambda d, b=b: hand_key(d) < b), expect(lambda d, b=b: hand_key(d) == b))
+
         # seat 1 maximises lo + eq * x over its final hand b; then x solves x = A + B x
         def u1(d):
             lo, eq = responses[hand_key(d)]
             return lo + eq * x
+
         _, expect1 = best_turn(u1, rolls, lock)
         A = expect1(lambda d: responses[hand_key(d)][0])
         B = expect1(lambda d: responses[hand_key(d)][1])

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from itertools import combinations_with_replacement
 from math import factorial
 
@@ -26,7 +26,7 @@ from thousand.rules.scoring import RollScorer
 
 def sorted_rolls(n: int, faces: int):
     """(roll, probability) for every sorted roll of n dice."""
-    total = faces ** n
+    total = faces**n
     for roll in combinations_with_replacement(range(1, faces + 1), n):
         w = factorial(n)
         for f in set(roll):
@@ -43,10 +43,11 @@ class TurnReference:
         self.scorer = RollScorer(rs)
         # floats: the roll probabilities as floats (the same recursion, for tests whose end
         # values are floats anyway and whose turns are long)
-        self.rolls = {n: [(r, float(p) if floats else p) for r, p in sorted_rolls(n, rs.faces)]
-                      for n in range(1, rs.dice + 1)}
+        self.rolls = {
+            n: [(r, float(p) if floats else p) for r, p in sorted_rolls(n, rs.faces)] for n in range(1, rs.dice + 1)
+        }
         self.options = {}
-        for n, lst in self.rolls.items():
+        for lst in self.rolls.values():
             for roll, _ in lst:
                 self.options[roll] = (self.scorer.is_instant_win(roll), self.scorer.set_asides(roll))
 
@@ -63,12 +64,14 @@ class TurnReference:
         sat = mv.saturation(x) if sat is None else sat
         N = rs.dice
         if label is None:
+
             def label(kind, t):
                 if kind == "stop":
                     return mv.bank(x, t)
                 if kind == "forced":
                     return mv.mid_turn_end(x, t, mv.mid_turn(x, t))
                 return mv.zero(x) if kind == "bust" else WIN
+
         bust_state = label("bust", 0)
         win_state = label("win", 0)
 
@@ -85,7 +88,7 @@ class TurnReference:
             y = label("forced", t)
             return end_value(y), {y: Fraction(1)}
 
-        @lru_cache(maxsize=None)
+        @cache
         def decision(t, n):
             roll_v = None
             if mv.can_bank(x, t):
@@ -96,7 +99,7 @@ class TurnReference:
                 return sv if sv[0] >= roll_v[0] else roll_v
             return roll(t, n, False)
 
-        @lru_cache(maxsize=None)
+        @cache
         def after(t, m, confirm):
             f = forced_here(t)
             if f:
@@ -134,7 +137,7 @@ class TurnReference:
             scale = 1 / (1 - p_back)
             return val * scale, {k: q * scale for k, q in dist.items()}
 
-        @lru_cache(maxsize=None)
+        @cache
         def roll(t, n, confirm):
             val, dist = Fraction(0), {}
             for r, p in self.rolls[n]:
@@ -260,8 +263,12 @@ def exact_duel(rs, states, guess, horizon=None):
     pairs = [(seat, x, y) for seat in seats for x in states for y in states]
     idx = {p: k for k, p in enumerate(pairs)}
     pos = {x: i for i, x in enumerate(states)}
-    P = {p: Fraction(float(guess[p[0]][pos[p[1]]][pos[p[2]]] if equal else guess[pos[p[1]]][pos[p[2]]])
-                     ).limit_denominator(10**12) for p in pairs}
+    P = {
+        p: Fraction(
+            float(guess[p[0]][pos[p[1]]][pos[p[2]]] if equal else guess[pos[p[1]]][pos[p[2]]])
+        ).limit_denominator(10**12)
+        for p in pairs
+    }
     last: dict = {}
 
     def other(seat):
@@ -281,6 +288,7 @@ def exact_duel(rs, states, guess, horizon=None):
             if ev == "overshoot":
                 return (other(seat), y, x2)
             return (other(seat), mv.affect_opponent(y, x.score, mv.raised_to(x, t), mv.climbed(x, x2)), x2)
+
         return label
 
     def sat_of(seat, x):
@@ -313,7 +321,7 @@ def exact_duel(rs, states, guess, horizon=None):
         for i, d in enumerate(dists):
             for o, q in d.items():
                 v = terminal(o)
-                if v is None:   # P_i = ... + q (1 - P_o)
+                if v is None:  # P_i = ... + q (1 - P_o)
                     A[i][idx[o]] += q
                     b[i] += q
                 else:

@@ -3,10 +3,8 @@ a refused entry), never a traceback, never a silent wrong answer, never lost dat
 test reproduces a reported defect; the fuzz tests feed random bytes, TOML, JSON and lines."""
 
 import json
-import os
 import shutil
 import string
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,10 +13,10 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from thousand.analysis.bots import BotState, ProcessBot, coerce_action, load_bot
+from thousand.analysis.bots import BotState, coerce_action, load_bot
+from thousand.base.errors import BotError, ThousandError
 from thousand.cli import main
 from thousand.engine import TurnRules, TurnState
-from thousand.base.errors import BotError, ThousandError
 from thousand.engine.player import Moves, PlayerState
 from thousand.play import Game
 from thousand.rules import load_ruleset
@@ -80,12 +78,20 @@ def test_a_damaged_table_is_refused_with_how_to_repair_it(pig_tables, damage):
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # refusing touches nothing
 
 
-@pytest.mark.parametrize("edit", [{"values_encoding": "float64"}, {"values_encoding": "fixed16"},
-                                  {"encoding_error": 2e-10}, {"encoding_error": None}])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"values_encoding": "float64"},
+        {"values_encoding": "fixed16"},
+        {"encoding_error": 2e-10},
+        {"encoding_error": None},
+    ],
+)
 def test_a_fixed_point_table_whose_meta_lies_is_refused(pig_tables, edit):
     """A fixed-point copy of the Pig table (uint32 values) with meta.json edited: an encoding
     that does not match the array or an error bound no rounding can have."""
     from thousand.tables import load_table, save_table
+
     rs = load_ruleset("pig")
     table = load_table(pig_tables / PIG_DUEL, rs, "duel")
     rounded = pig_tables / "rounded"
@@ -108,22 +114,26 @@ def test_a_table_without_checksums_is_refused(pig_tables):
 
 
 def test_every_shipped_table_passes_its_checks():
-    from thousand.tables.solve import solve
     from thousand.tables import load_table
+    from thousand.tables.solve import solve
+
     seen = 0
     for folder in shipped_tables().iterdir():
         if folder.is_dir():
             meta = json.loads((folder / "meta.json").read_text())
             from thousand.rules import ruleset_from_mapping
+
             rs = ruleset_from_mapping(meta["ruleset"])
             if meta["objective"] == "poker":
-                from thousand.tables.poker import load_poker
                 from thousand.tables import find_table
+                from thousand.tables.poker import load_poker
+
                 table = find_table(rs, "poker", None)
                 assert str(table.path) == str(folder) and load_poker(table, rs).players == meta["players"]
-            elif meta["objective"] == "geometric":   # the duel approximation's table (thousand.solvers.geometric)
-                from thousand.tables.geometric import geometric_duel
+            elif meta["objective"] == "geometric":  # the duel approximation's table (thousand.solvers.geometric)
                 from thousand.tables import find_table
+                from thousand.tables.geometric import geometric_duel
+
                 assert str(find_table(rs, "geometric", None).path) == str(folder)
                 g = geometric_duel(rs, progress=False)
                 assert g.values.shape == (len(g.index), len(meta["grid"]))
@@ -138,15 +148,18 @@ def test_every_shipped_table_passes_its_checks():
 # --------------------------------------------------------------------------- files and sizes
 
 
-@pytest.mark.parametrize("args", [
-    ["chart", "pig", "--objective", "race", "--kind", "stop", "--out", "/nonexistent/x.png"],
-    ["chart", "pig", "--objective", "race", "--kind", "stop", "--out", "x.txt"],
-    ["chart", "pig", "--objective", "race", "--kind", "stop", "--data", "/nonexistent/x.csv"],
-    ["solve", "pig", "--set", "goal=30", "--objective", "race", "--tables", "/proc/x"],
-    ["solve", "pig", "--set", "goal=30", "--objective", "race", "--tables", "/dev/null/x"],
-    ["advise", "pig", "--set", "goal=30", "--me", "5", "--tables", "/dev/null/x"],
-    ["solve", "plain", "--set", "goal=1000000000000", "--objective", "turn"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["chart", "pig", "--objective", "race", "--kind", "stop", "--out", "/nonexistent/x.png"],
+        ["chart", "pig", "--objective", "race", "--kind", "stop", "--out", "x.txt"],
+        ["chart", "pig", "--objective", "race", "--kind", "stop", "--data", "/nonexistent/x.csv"],
+        ["solve", "pig", "--set", "goal=30", "--objective", "race", "--tables", "/proc/x"],
+        ["solve", "pig", "--set", "goal=30", "--objective", "race", "--tables", "/dev/null/x"],
+        ["advise", "pig", "--set", "goal=30", "--me", "5", "--tables", "/dev/null/x"],
+        ["solve", "plain", "--set", "goal=1000000000000", "--objective", "turn"],
+    ],
+)
 def test_unwritable_places_and_absurd_sizes_are_one_line(args):
     if "--out" in args and "x.png" in args[-1]:
         pytest.importorskip("matplotlib")
@@ -155,6 +168,7 @@ def test_unwritable_places_and_absurd_sizes_are_one_line(args):
 
 def test_a_duel_that_cannot_fit_is_refused_at_once():
     import time
+
     t0 = time.perf_counter()
     line = one_line_error(run(["solve", "plain", "--set", "goal=100000", "--objective", "duel"]))
     assert "pairs" in line and time.perf_counter() - t0 < 5
@@ -186,11 +200,14 @@ def test_both_players_on_a_barrel_with_push_off_is_refused():
     assert "barrel" in line
 
 
-@pytest.mark.parametrize("args, what", [
-    (["--turn", "1000000"], "times the goal"),
-    (["--turn", "5", "--dice", "3"], "cannot occur"),
-    (["--turn", "20", "--dice", "5"], "cannot occur"),
-])
+@pytest.mark.parametrize(
+    "args, what",
+    [
+        (["--turn", "1000000"], "times the goal"),
+        (["--turn", "5", "--dice", "3"], "cannot occur"),
+        (["--turn", "20", "--dice", "5"], "cannot occur"),
+    ],
+)
 def test_unreachable_turn_states_are_refused(args, what):
     assert what in one_line_error(run(["advise", "classic", "--me", "100", *args]))
 
@@ -234,16 +251,30 @@ def test_help_and_json_as_documented():
     assert "Your bolts" in run(["advise", "--help"]).output
     d = json.loads(run(["rules", "show", "classic", "--json"]).output)
     assert d["hash"] == load_ruleset("classic").hash
-    r = run(["rules", "check", "classic", "--set", "goal=500", "--set", "dump=[]",
-             "--set", "barrel.threshold=440", "--set", "pits=[]"])
+    r = run(
+        [
+            "rules",
+            "check",
+            "classic",
+            "--set",
+            "goal=500",
+            "--set",
+            "dump=[]",
+            "--set",
+            "barrel.threshold=440",
+            "--set",
+            "pits=[]",
+        ]
+    )
     assert r.exit_code == 0 and "valid" in r.output
     assert "samosval" in run(["solve", "--help"]).output
 
 
 # --------------------------------------------------------------------------- fuzz
 
-FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                       HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 
 
 @FUZZ
@@ -256,15 +287,33 @@ def test_fuzz_ruleset_bytes(tmp_path_factory, data):
         one_line_error(r)
 
 
-TOML_KEYS = ["goal", "dice", "faces", "keep", "hot_dice", "open_min", "floor", "dump", "overtake",
-             "dump_mid_turn", "equal_turns", "pit_attempts"]
-TOML_VALUES = st.one_of(st.integers(-10 ** 13, 10 ** 13), st.booleans(), st.text(string.printable, max_size=8),
-                        st.lists(st.integers(-1000, 2000), max_size=3))
+TOML_KEYS = [
+    "goal",
+    "dice",
+    "faces",
+    "keep",
+    "hot_dice",
+    "open_min",
+    "floor",
+    "dump",
+    "overtake",
+    "dump_mid_turn",
+    "equal_turns",
+    "pit_attempts",
+]
+TOML_VALUES = st.one_of(
+    st.integers(-(10**13), 10**13),
+    st.booleans(),
+    st.text(string.printable, max_size=8),
+    st.lists(st.integers(-1000, 2000), max_size=3),
+)
 
 
 @FUZZ
-@given(st.dictionaries(st.sampled_from(TOML_KEYS), TOML_VALUES, max_size=5),
-       st.sampled_from(["classic", "pig", "farkle", "six-dice"]))
+@given(
+    st.dictionaries(st.sampled_from(TOML_KEYS), TOML_VALUES, max_size=5),
+    st.sampled_from(["classic", "pig", "farkle", "six-dice"]),
+)
 def test_fuzz_ruleset_overrides(overrides, preset):
     args = ["rules", "check", preset]
     for k, v in overrides.items():
@@ -274,10 +323,11 @@ def test_fuzz_ruleset_overrides(overrides, preset):
         one_line_error(r)
 
 
-JSON = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-10, 10), st.floats(allow_nan=True),
-                              st.text(max_size=6)),
-                    lambda c: st.one_of(st.lists(c, max_size=4), st.dictionaries(st.text(max_size=5), c, max_size=4)),
-                    max_leaves=12)
+JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-10, 10), st.floats(allow_nan=True), st.text(max_size=6)),
+    lambda c: st.one_of(st.lists(c, max_size=4), st.dictionaries(st.text(max_size=5), c, max_size=4)),
+    max_leaves=12,
+)
 
 
 @FUZZ
@@ -298,6 +348,7 @@ def test_fuzz_bot_answers(answer):
 @given(st.lists(st.text(string.printable, max_size=20), max_size=12))
 def test_fuzz_scorekeeper_lines(lines):
     from thousand.play import Advisors, run_command
+
     g = Game(load_ruleset("classic"), ["A", "B"], "classic")
     adv = Advisors(g.rs, "race", None)
     for line in lines:
@@ -315,7 +366,7 @@ def test_fuzz_scorekeeper_lines(lines):
 def test_tables_list_verify_clean(pig_tables):
     (pig_tables / PIG_DUEL / "values.npy").write_bytes(b"junk")
     shutil.copytree(shipped_tables() / "5e598d8c4a791ff3-duel", pig_tables / "5e598d8c4a791ff3-duel")
-    (pig_tables / "__pycache__").mkdir()   # not a table (an installed package has one beside its tables)
+    (pig_tables / "__pycache__").mkdir()  # not a table (an installed package has one beside its tables)
     listed = json.loads(run(["tables", "list", "--tables", str(pig_tables), "--json"]).output)["tables"]
     assert not any("__pycache__" in t["path"] for t in listed)
     mine = {Path(t["path"]).name: t for t in listed if t["where"] == "explicit"}
@@ -332,8 +383,10 @@ def test_tables_list_verify_clean(pig_tables):
 def test_a_long_solve_says_what_it_costs(capsys):
     from thousand.base.progress import Progress
     from thousand.tables.solve import _check_size
+
     est = _check_size(load_ruleset("classic"), "duel", True)
     from thousand.engine.states import build_state_space
+
     n = len(build_state_space(load_ruleset("classic"), opponents=True))
     assert est["player_states"] == n and est["expected"] > 30
     err = capsys.readouterr().err
@@ -351,7 +404,9 @@ def test_a_duel_too_large_is_refused_before_its_states_are_all_listed():
     """six-dice has about 30,000 player states; the refusal stops listing them once their
     pairs pass the solver's limit, at a fifth of them."""
     from math import isqrt
+
     from thousand.solvers.duel import MAX_PAIRS
+
     r = run(["solve", "six-dice", "--objective", "duel", "--tables", "/nonexistent-dir/t"])
     assert r.exit_code == 2 and "at least" in r.output and "pairs" in r.output, r.output
     counted = int(r.output.split("at least ")[1].split(" ")[0].replace(",", ""))

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from thousand.analysis.bots import Action, BotState, ProcessBot, coerce_action, fallback, load_bot
-from thousand.engine import TurnRules, TurnState
-from thousand.base.errors import BotError, ThousandError
+from thousand.analysis.bots import BotState, ProcessBot, coerce_action, fallback, load_bot
 from thousand.analysis.evaluate import run_evaluation
 from thousand.analysis.exact import exact_duel
+from thousand.base.errors import BotError, ThousandError
+from thousand.engine import TurnRules, TurnState
 from thousand.rules import load_ruleset
 
 HERE = Path(__file__).parent / "bots"
@@ -45,8 +45,13 @@ def test_coerce_answers():
     assert coerce_action(st, "stop") == stop and coerce_action(st, "roll") == roll
     assert coerce_action(st, {"keep": [4], "then": "roll"}) == roll
     assert coerce_action(st, ([4], "stop")) == stop and coerce_action(st, ((4,), True)) == roll
-    for bad, kind in ((42, "malformed"), ("jump", "malformed"), ({"keep": [4]}, "malformed"),
-                      ({"keep": [5], "then": "roll"}, "illegal"), ({"keep": "x", "then": "roll"}, "malformed")):
+    for bad, kind in (
+        (42, "malformed"),
+        ("jump", "malformed"),
+        ({"keep": [4]}, "malformed"),
+        ({"keep": [5], "then": "roll"}, "illegal"),
+        ({"keep": "x", "then": "roll"}, "malformed"),
+    ):
         with pytest.raises(BotError) as e:
             coerce_action(st, bad)
         assert e.value.kind == kind
@@ -56,12 +61,20 @@ def test_coerce_answers():
     assert fallback(state(PIG, (4,), t=5)) == stop
 
 
-@pytest.mark.parametrize("spec,msg", [
-    ("nonsense", "unknown bot"), ("hold:x", "whole number"), ("no_such_module_xyz:bot", "cannot import"),
-    (f"{HERE}/missing.py:x", "no such file"), (f"{HERE}/pybots.py:nothing", "no attribute"),
-    (f"{HERE}/pybots.py:Broken", "creating the bot failed"), (f"{HERE}/pybots.py:not_a_bot", "no decide"),
-    ("exec:", "empty"), ("exec:/no/such/program", "cannot start"),
-])
+@pytest.mark.parametrize(
+    "spec,msg",
+    [
+        ("nonsense", "unknown bot"),
+        ("hold:x", "whole number"),
+        ("no_such_module_xyz:bot", "cannot import"),
+        (f"{HERE}/missing.py:x", "no such file"),
+        (f"{HERE}/pybots.py:nothing", "no attribute"),
+        (f"{HERE}/pybots.py:Broken", "creating the bot failed"),
+        (f"{HERE}/pybots.py:not_a_bot", "no decide"),
+        ("exec:", "empty"),
+        ("exec:/no/such/program", "cannot start"),
+    ],
+)
 def test_load_errors_are_one_line(spec, msg):
     with pytest.raises(BotError) as e:
         load_bot(spec, PIG)
@@ -84,8 +97,9 @@ def test_python_bots_and_counted_faults():
 
 
 def _proc(mode, *args, timeout=0.3):
-    return ProcessBot(f"{PY} {HERE}/misbehave.py {mode} {' '.join(args)}", PIG, "duel", timeout=timeout,
-                      start_timeout=2.0)
+    return ProcessBot(
+        f"{PY} {HERE}/misbehave.py {mode} {' '.join(args)}", PIG, "duel", timeout=timeout, start_timeout=2.0
+    )
 
 
 def test_process_bot_faults_and_cleanup():
@@ -101,10 +115,10 @@ def test_process_bot_faults_and_cleanup():
     ok.close()
     slow = _proc("slow")
     slow.choose(st)
-    slow.choose(st)               # late: counted, the fallback played
+    slow.choose(st)  # late: counted, the fallback played
     assert slow.faults.counts == {"late": 1}
     time.sleep(0.4)
-    assert slow.choose(st).roll   # the late answer to the earlier request is skipped by its id
+    assert slow.choose(st).roll  # the late answer to the earlier request is skipped by its id
     slow.close()
 
 
@@ -129,10 +143,8 @@ def test_process_bot_hangs_dies_and_silence():
 
 def test_process_bot_in_an_evaluation_never_tracebacks():
     with pytest.raises(ThousandError, match="exited"):
-        run_evaluation(PIG, f"exec:{PY} {HERE}/misbehave.py die 5", "hold:10", games=20, exact=False,
-                       progress=False)
-    rep = run_evaluation(PIG, f"exec:{PY} {HERE}/misbehave.py garbage", "hold:10", games=4, exact=False,
-                         progress=False)
+        run_evaluation(PIG, f"exec:{PY} {HERE}/misbehave.py die 5", "hold:10", games=20, exact=False, progress=False)
+    rep = run_evaluation(PIG, f"exec:{PY} {HERE}/misbehave.py garbage", "hold:10", games=4, exact=False, progress=False)
     assert rep["json"]["faults"]["misbehave-garbage"]["counts"]["malformed"] > 0
 
 
@@ -156,6 +168,7 @@ def test_python_bot_file_plays_like_hold():
 def test_process_bot_close_releases_its_files():
     def fds():
         return len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 0
+
     _proc("ok").close()  # warm up
     before = fds()
     for _ in range(3):

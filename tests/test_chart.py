@@ -7,10 +7,10 @@ import pytest
 from click.testing import CliRunner
 
 from thousand.analysis import chart as chart_mod
-from thousand.solvers.advice import duel_advisor, race_advisor
 from thousand.cli import main
 from thousand.engine.player import PlayerState
 from thousand.rules import load_ruleset
+from thousand.solvers.advice import duel_advisor, race_advisor
 from thousand.tables.solve import solve_objective
 
 
@@ -26,8 +26,7 @@ def rows_of(args):
 
 def test_pig_race_hold_boundary_matches_the_advisor(tmp_path):
     out = tmp_path / "pig.csv"
-    r = run(["chart", "pig", "--set", "goal=40", "--objective", "race", "--data", str(out),
-             "--tables", str(tmp_path)])
+    r = run(["chart", "pig", "--set", "goal=40", "--objective", "race", "--data", str(out), "--tables", str(tmp_path)])
     assert r.exit_code == 0, r.output
     rows = list(csv.DictReader(out.open()))
     assert len(rows) == 40 and {r["dice"] for r in rows} == {"1"}
@@ -79,20 +78,50 @@ def test_chart_refusals(tmp_path, monkeypatch):
     r = run(["chart", "pig", "--out", str(tmp_path / "x.png")])
     assert r.exit_code == 2
     # one line like every other error, naming an install that works in a clone too
-    assert r.output.strip() == ("thousand: error: thousand chart needs matplotlib: pip install matplotlib "
-                                "(in a clone of the repository: pip install '.[chart]')")
+    assert r.output.strip() == (
+        "thousand: error: thousand chart needs matplotlib: pip install matplotlib "
+        "(in a clone of the repository: pip install '.[chart]')"
+    )
 
 
 def test_chart_png(tmp_path):
     pytest.importorskip("matplotlib")
     for kind in ("stop", "win"):
         png = tmp_path / f"{kind}.png"
-        r = run(["chart", "pig", "--set", "goal=20", "--objective", "duel", "--kind", kind,
-                 "--out", str(png), "--tables", str(tmp_path)])
+        r = run(
+            [
+                "chart",
+                "pig",
+                "--set",
+                "goal=20",
+                "--objective",
+                "duel",
+                "--kind",
+                kind,
+                "--out",
+                str(png),
+                "--tables",
+                str(tmp_path),
+            ]
+        )
         assert r.exit_code == 0, r.output
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     png = tmp_path / "rules.png"
-    r = run(["chart", "pig", "--set", "goal=20", "--kind", "rules", "--compare", "pig",
-             "--out", str(png), "--tables", str(tmp_path)])
+    r = run(
+        [
+            "chart",
+            "pig",
+            "--set",
+            "goal=20",
+            "--kind",
+            "rules",
+            "--compare",
+            "pig",
+            "--out",
+            str(png),
+            "--tables",
+            str(tmp_path),
+        ]
+    )
     assert r.exit_code == 0, r.output
     assert png.stat().st_size > 1000

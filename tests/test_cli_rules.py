@@ -13,8 +13,21 @@ from click.testing import CliRunner
 from thousand.cli import main
 from thousand.rules import load_ruleset, preset_names
 
-PRESETS = ["classic", "classic-nobarrel", "classic-open", "street", "kubiki", "admission",
-           "six-dice", "plain", "pig", "farkle", "farkle-cardgames", "zilch", "poker"]
+PRESETS = [
+    "classic",
+    "classic-nobarrel",
+    "classic-open",
+    "street",
+    "kubiki",
+    "admission",
+    "six-dice",
+    "plain",
+    "pig",
+    "farkle",
+    "farkle-cardgames",
+    "zilch",
+    "poker",
+]
 
 
 @pytest.fixture
@@ -65,12 +78,15 @@ def test_rules_show_loads_back(runner, name, tmp_path):
     assert r2.exit_code == 0 and r2.stdout == r.stdout
 
 
-@pytest.mark.parametrize("name, override, attr, value", [
-    ("classic", "keep=any", "keep", "any"),
-    ("plain", "goal=500", "goal", 500),
-    ("farkle", "goal=500", "goal", 500),
-    ("classic", "bolts.penalty=50", ("bolts", "penalty"), 50),
-])
+@pytest.mark.parametrize(
+    "name, override, attr, value",
+    [
+        ("classic", "keep=any", "keep", "any"),
+        ("plain", "goal=500", "goal", 500),
+        ("farkle", "goal=500", "goal", 500),
+        ("classic", "bolts.penalty=50", ("bolts", "penalty"), 50),
+    ],
+)
 def test_rules_show_override(runner, name, override, attr, value, tmp_path):
     r = run(runner, "rules", "show", name, "--set", override)
     assert r.exit_code == 0, r.stderr
@@ -93,8 +109,7 @@ def test_rules_show_name_does_not_change_hash(runner):
 
 def test_solve_turn_takes_overrides(runner):
     a = json.loads(run(runner, "solve", "pig", "--objective", "turn", "--json").stdout)
-    b = json.loads(run(runner, "solve", "pig", "--objective", "turn", "--json",
-                       "--set", "goal=50").stdout)
+    b = json.loads(run(runner, "solve", "pig", "--objective", "turn", "--json", "--set", "goal=50").stdout)
     assert a["ruleset_hash"] == load_ruleset("pig").hash
     assert b["ruleset_hash"] == load_ruleset("pig", ["goal=50"]).hash != a["ruleset_hash"]
     assert a["unit"] == 1 and a["objective"] == "turn"
@@ -104,20 +119,18 @@ def test_solve_turn_takes_overrides(runner):
 
 BAD_TOML = {
     "unknown_key": 'dice = 5\ngoal = 1000\ncolour = "red"\n[scoring]\nsingles = { 1 = 10 }\n',
-    "unknown_nested_key": 'dice = 5\ngoal = 1000\n[scoring]\nsingles = { 1 = 10 }\n'
-                          '[barrel]\nheight = 3\n',
+    "unknown_nested_key": "dice = 5\ngoal = 1000\n[scoring]\nsingles = { 1 = 10 }\n[barrel]\nheight = 3\n",
     "wrong_type": 'dice = 5\ngoal = "1000"\n[scoring]\nsingles = { 1 = 10 }\n',
-    "overlapping_pits": 'dice = 5\ngoal = 1000\n[scoring]\nsingles = { 1 = 10, 5 = 5 }\n'
-                        '[[pits]]\nlow = 200\nexit = 300\n[[pits]]\nlow = 250\nexit = 350\n',
-    "not_a_multiple_of_unit": 'dice = 5\ngoal = 1000\nunit = 10\n'
-                              '[scoring]\nsingles = { 1 = 10, 5 = 5 }\n',
-    "goal_not_reachable_exactly": 'dice = 5\ngoal = 1002\n[scoring]\nsingles = { 1 = 10, 5 = 5 }\n'
-                                  '[barrel]\nkind = "exact"\novershoots = 6\n',
-    "barrel_none_with_threshold": 'dice = 5\ngoal = 1000\n[scoring]\nsingles = { 1 = 10 }\n'
-                                  '[barrel]\nkind = "none"\nthreshold = 880\n',
-    "barrel_threshold_above_goal": 'dice = 5\ngoal = 1000\n[scoring]\nsingles = { 1 = 10 }\n'
-                                   '[barrel]\nkind = "points"\nthreshold = 1200\n',
-    "invalid_toml": 'dice = 5\ngoal = = 1000\n',
+    "overlapping_pits": "dice = 5\ngoal = 1000\n[scoring]\nsingles = { 1 = 10, 5 = 5 }\n"
+    "[[pits]]\nlow = 200\nexit = 300\n[[pits]]\nlow = 250\nexit = 350\n",
+    "not_a_multiple_of_unit": "dice = 5\ngoal = 1000\nunit = 10\n[scoring]\nsingles = { 1 = 10, 5 = 5 }\n",
+    "goal_not_reachable_exactly": "dice = 5\ngoal = 1002\n[scoring]\nsingles = { 1 = 10, 5 = 5 }\n"
+    '[barrel]\nkind = "exact"\novershoots = 6\n',
+    "barrel_none_with_threshold": "dice = 5\ngoal = 1000\n[scoring]\nsingles = { 1 = 10 }\n"
+    '[barrel]\nkind = "none"\nthreshold = 880\n',
+    "barrel_threshold_above_goal": "dice = 5\ngoal = 1000\n[scoring]\nsingles = { 1 = 10 }\n"
+    '[barrel]\nkind = "points"\nthreshold = 1200\n',
+    "invalid_toml": "dice = 5\ngoal = = 1000\n",
     "not_utf8": None,
 }
 
@@ -178,18 +191,21 @@ def test_bad_ruleset_args(runner, tmp_path, monkeypatch, command, args):
     _check_error(r)
 
 
-@pytest.mark.parametrize("case, words", [
-    ("unknown_key", "unknown key 'colour'"),
-    ("unknown_nested_key", "unknown key 'barrel.height'"),
-    ("wrong_type", "goal must be int"),
-    ("overlapping_pits", "overlap"),
-    ("not_a_multiple_of_unit", "not a multiple of the unit 10"),
-    ("goal_not_reachable_exactly", "cannot be reached exactly"),
-    ("barrel_none_with_threshold", "barrel.kind is none"),
-    ("barrel_threshold_above_goal", "barrel.threshold"),
-    ("invalid_toml", "not valid TOML"),
-    ("not_utf8", "cannot read"),
-])
+@pytest.mark.parametrize(
+    "case, words",
+    [
+        ("unknown_key", "unknown key 'colour'"),
+        ("unknown_nested_key", "unknown key 'barrel.height'"),
+        ("wrong_type", "goal must be int"),
+        ("overlapping_pits", "overlap"),
+        ("not_a_multiple_of_unit", "not a multiple of the unit 10"),
+        ("goal_not_reachable_exactly", "cannot be reached exactly"),
+        ("barrel_none_with_threshold", "barrel.kind is none"),
+        ("barrel_threshold_above_goal", "barrel.threshold"),
+        ("invalid_toml", "not valid TOML"),
+        ("not_utf8", "cannot read"),
+    ],
+)
 def test_bad_ruleset_messages(runner, tmp_path, case, words):
     r = run(runner, "rules", "show", _bad_file(tmp_path, case))
     _check_error(r)
@@ -208,12 +224,15 @@ def test_bad_override_message(runner):
     assert "key=value" in r.stderr
 
 
-@pytest.mark.parametrize("args, words", [
-    (("evaluate", "pig", "--bot", "hold:20", "--seed", "x"), "'--seed'"),
-    (("nosuchcommand",), "No such command"),
-    (("advise", "pig"), "Missing option '--me'"),
-    (("solve", "pig", "--objective", "fastest"), "'--objective'"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (("evaluate", "pig", "--bot", "hold:20", "--seed", "x"), "'--seed'"),
+        (("nosuchcommand",), "No such command"),
+        (("advise", "pig"), "Missing option '--me'"),
+        (("solve", "pig", "--objective", "fastest"), "'--objective'"),
+    ],
+)
 def test_usage_errors_are_one_line(runner, args, words):
     """click's own usage errors follow the same rule as ours: one line, exit 2."""
     r = run(runner, *args)

@@ -3,27 +3,26 @@ on every preset and on random rulesets: its chance nodes are distributions, ever
 action applies, games end; and the fast encodings agree with it -- the kernel's end
 distribution of the optimal turn, and the compiled simulator's games for the same seeds."""
 
-from fractions import Fraction
 import heapq
 import random
+from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, HealthCheck
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from test_kernel_twin import _bust_everywhere, rulesets
 
 from thousand import kernel
 from thousand.analysis import simulate
-from thousand.kernel._sim_pure import Rng
-from thousand.solvers.advice import SolvedTurn
 from thousand.analysis.bots import BotState, HoldBot, RandomBot
 from thousand.engine import MAX_TURNS, TurnEnd, TurnRules, TurnState, finish_turn
-from thousand.engine.player import WIN
-from thousand.rules import load_ruleset, preset_names
-from thousand.engine.states import seeds
 from thousand.engine.ends import TurnEnds
+from thousand.engine.player import WIN
+from thousand.engine.states import seeds
+from thousand.kernel._sim_pure import Rng
+from thousand.rules import load_ruleset, preset_names
+from thousand.solvers.advice import SolvedTurn
 
 PRESETS = preset_names("1000")
 _fast = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -48,21 +47,31 @@ def game_rulesets(draw):
         m["dump_mid_turn"] = draw(st.booleans())
     m["overtake"] = u * draw(st.integers(0, 2))
     if draw(st.booleans()):
-        m["bolts"] = {"limit": draw(st.integers(2, 3)), "penalty": u * draw(st.integers(1, 4)),
-                      "consecutive": draw(st.booleans()), "exempt": draw(st.sampled_from([[], ["unopened"]]))}
+        m["bolts"] = {
+            "limit": draw(st.integers(2, 3)),
+            "penalty": u * draw(st.integers(1, 4)),
+            "consecutive": draw(st.booleans()),
+            "exempt": draw(st.sampled_from([[], ["unopened"]])),
+        }
     kind = draw(st.sampled_from(["none", "points", "region", "exact"]))
     if kind == "points":
-        m["barrel"] = {"kind": "points", "threshold": goal - u * draw(st.integers(2, 6)),
-                       "attempts": draw(st.integers(0, 3)), "fall_penalty": u, "max_falls": draw(st.integers(0, 2)),
-                       "push_off": draw(st.sampled_from(["none", "fall"]))}
+        m["barrel"] = {
+            "kind": "points",
+            "threshold": goal - u * draw(st.integers(2, 6)),
+            "attempts": draw(st.integers(0, 3)),
+            "fall_penalty": u,
+            "max_falls": draw(st.integers(0, 2)),
+            "push_off": draw(st.sampled_from(["none", "fall"])),
+        }
     elif kind == "region":
         m["barrel"] = {"kind": "region", "threshold": goal - u * draw(st.integers(2, 6))}
     elif kind == "exact":
-        m["barrel"] = {"kind": "exact", "overshoots": draw(st.integers(1, 3)), "fall_penalty": u,
-                       "max_falls": 1}
+        m["barrel"] = {"kind": "exact", "overshoots": draw(st.integers(1, 3)), "fall_penalty": u, "max_falls": 1}
     from hypothesis import reject
+
     from thousand.base.errors import RulesetError
     from thousand.rules import from_mapping
+
     try:
         out = from_mapping(m)
     except RulesetError:
@@ -91,7 +100,7 @@ def test_outcomes_are_distributions(name):
     engine = TurnRules(rs)
     for n in range(1, rs.dice + 1):
         outs = engine.outcomes(TurnState(engine.moves.initial(), 0, n))
-        exact = sum(Fraction(round(p * rs.faces ** n), rs.faces ** n) for _, p in outs)
+        exact = sum(Fraction(round(p * rs.faces**n), rs.faces**n) for _, p in outs)
         assert exact == 1 and abs(sum(p for _, p in outs) - 1) < 1e-12
         assert all(len(r) == n and list(r) == sorted(r) for r, _ in outs)
 
@@ -143,7 +152,7 @@ def test_every_legal_action_applies(name):
 
 
 @_fast
-@given(game_rulesets(), st.integers(0, 2 ** 16))
+@given(game_rulesets(), st.integers(0, 2**16))
 def test_every_legal_action_applies_random_rules(rs, seed):
     _check_every_action_applies(rs, seed, walks=5)
 
@@ -162,8 +171,8 @@ def _engine_game(rs, bots, seed):
         s = engine.start(states[mover])
         opp = states[(mover + 1) % len(bots)] if len(bots) > 1 else None
         while True:
-            r = rng.below(F ** s.dice)
-            s = engine.after_roll(s, [(r // F ** i) % F + 1 for i in range(s.dice)])
+            r = rng.below(F**s.dice)
+            s = engine.after_roll(s, [(r // F**i) % F + 1 for i in range(s.dice)])
             if isinstance(s, TurnEnd):
                 break
             s = engine.apply(s, bots[mover].choose(BotState.at(engine, s, opp)))
@@ -227,7 +236,7 @@ def engine_end_distribution(engine: TurnRules, sol: SolvedTurn, x) -> dict:
                 push(r, m * p)
 
     out: dict = {}
-    tail = np.zeros(D + 1)      # mass that passed T, by the dice to roll
+    tail = np.zeros(D + 1)  # mass that passed T, by the dice to roll
     mass = {(0, D): 1.0}
     heap = [(0, D)]
 
@@ -245,11 +254,13 @@ def engine_end_distribution(engine: TurnRules, sol: SolvedTurn, x) -> dict:
         t, n = heapq.heappop(heap)
         throw(TurnState(x, t, n), mass.pop((t, n)), push, out)
     if tail.any():
-        M = np.zeros((D + 1, D + 1))    # tail: dice n -> dice n' after one roll
+        M = np.zeros((D + 1, D + 1))  # tail: dice n -> dice n' after one roll
         ends_of = [{} for _ in range(D + 1)]
         for n in range(1, D + 1):
+
             def push_tail(s, q, n=n):
                 M[n, s.dice] += q
+
             throw(TurnState(x, (T + 1) * u, n), 1.0, push_tail, ends_of[n])
         keys = sorted({k for e in ends_of for k in e})
         B = np.array([[e.get(k, 0.0) for k in keys] for e in ends_of[1:]])
@@ -285,7 +296,7 @@ def test_optimal_turn_ends_as_the_kernel_says(name):
 
 
 @_fast
-@given(game_rulesets(), st.integers(0, 2 ** 16))
+@given(game_rulesets(), st.integers(0, 2**16))
 def test_optimal_turn_ends_as_the_kernel_says_random_rules(rs, seed):
     _check_end_distribution(rs, seed)
 
@@ -308,7 +319,8 @@ def test_simulator_plays_the_engines_games(name):
         else:
             winner, turns_played = _engine_game(rs, [HoldBot(h) for h in holds], seed)
             sim = simulate.simulate_duel(rs, *(f"hold:{h}" for h in holds), games=1, seed=seed)
-            assert (sim.first_wins, sim.second_wins, sim.unfinished) == \
-                {0: (1, 0, 0), 1: (0, 1, 0), None: (0, 0, 1)}[winner]
+            assert (sim.first_wins, sim.second_wins, sim.unfinished) == {0: (1, 0, 0), 1: (0, 1, 0), None: (0, 0, 1)}[
+                winner
+            ]
         if winner is not None:
             assert sim.mean_turns == turns_played

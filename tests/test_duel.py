@@ -3,25 +3,26 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
-
-from reference import exact_duel
 import tiny
+from click.testing import CliRunner
+from reference import exact_duel
 from tiny import TINY_DUELS
-from thousand.cli import main
-from thousand.solvers import duel
+
 from thousand import kernel
-from thousand.solvers.duel import DuelModel, solve_duel
+from thousand.cli import main
 from thousand.engine.player import Moves, PlayerState
-from thousand.solvers.race import solve_race
 from thousand.rules import from_mapping, load_ruleset
+from thousand.solvers import duel
+from thousand.solvers.duel import DuelModel, solve_duel
+from thousand.solvers.race import solve_race
 
 TINY = TINY_DUELS
+
 
 def solved(name):
     return tiny.solved(TINY, name)
@@ -41,8 +42,7 @@ def test_duel_matches_exact_fractions(name):
     rs, sol = solved(name)
     states = sol.model.space.states
     exact = exact_duel(rs, states, sol.P.tolist())
-    err = max(abs(float(exact[(x, y)]) - sol.P[i, j])
-              for i, x in enumerate(states) for j, y in enumerate(states))
+    err = max(abs(float(exact[(x, y)]) - sol.P[i, j]) for i, x in enumerate(states) for j, y in enumerate(states))
     assert err <= 1e-12
     assert sol.residual <= 1e-12
 
@@ -131,11 +131,12 @@ def test_a_pass_reads_only_the_interface_before_solving_it(name):
 
     def noisy():
         return np.clip(near + rng.uniform(-0.05, 0.05, (n, n)), 0.0, 1.0)
+
     Q1, Q2 = noisy(), noisy()
     Q2.ravel()[J] = Q1.ravel()[J]
     assert np.max(np.abs(exact_pass(Q1.copy()) - exact_pass(Q2.copy()))) <= 1e-12
     if len(J):
-        assert model.interface(len(J) - 1) is None   # a smaller limit refuses
+        assert model.interface(len(J) - 1) is None  # a smaller limit refuses
 
 
 @pytest.mark.parametrize("name", [n for n in sorted(TINY) if DuelModel(from_mapping(TINY[n])).lowers_levels()])
@@ -146,9 +147,9 @@ def test_interface_passes_reach_the_passes_fixed_point(name, monkeypatch):
     (and passes) after INTERFACE_PASSES, it finds them too, and says so."""
     rs = from_mapping(TINY[name])
     by_passes = solve_duel(rs, method="passes")
-    monkeypatch.setattr(duel, "INTERFACE_MAX", 10 ** 6)
+    monkeypatch.setattr(duel, "INTERFACE_MAX", 10**6)
     sol = solve_duel(rs)
-    assert sol.interface == len(DuelModel(rs).interface(10 ** 6)) > 0
+    assert sol.interface == len(DuelModel(rs).interface(10**6)) > 0
     assert sol.rounds == 0 and sol.fallback is None
     assert np.max(np.abs(sol.P - by_passes.P)) <= 1e-12 and sol.residual <= 1e-13
     monkeypatch.setattr(duel, "INTERFACE_PASSES", 1)
@@ -193,11 +194,12 @@ def test_interface_passes_mix_on_the_interface_alone():
 
     def G(x):  # every value is a function of x[0]; the fixed point of x[0] is c[0] / (1 - b[0])
         return b * x[0] + c
+
     acc = duel._Anderson(depth=3, bounded=False, fit=np.array([0]))
     x = np.zeros(50)
     for _ in range(2):
         g = G(x)
-        acc.step(x, g)   # in place: g becomes the next iterate
+        acc.step(x, g)  # in place: g becomes the next iterate
         x = g
     want = b * c[0] / (1 - b[0]) + c
     assert np.max(np.abs(x - want)) <= 1e-12
@@ -220,6 +222,7 @@ def test_anderson_forgets_its_history_on_reset():
             acc.step(x, g)
             x = g
         return x
+
     kept = duel._Anderson(depth=10, bounded=False)
     run(kept, A1, c1, 6)
     kept.reset()
@@ -244,10 +247,10 @@ def test_a_policy_round_is_an_approximate_newton_step(name, monkeypatch):
     movers, lo, hi = model.opponents()
     exact = kernel.duel_policy(model.table, model.plans, Q, movers, lo, hi)
     pair = np.concatenate([np.arange(a, b) * n + i for i, a, b in zip(movers, lo, hi)])
+
     def dense(drop):  # the rows as a matrix, entries below drop left out (a pair can appear twice in a row)
         out, big = np.zeros((len(pair), n * n)), exact.vals >= drop
-        np.add.at(out, (np.repeat(np.arange(len(pair)), np.diff(exact.indptr))[big], exact.cols[big]),
-                  exact.vals[big])
+        np.add.at(out, (np.repeat(np.arange(len(pair)), np.diff(exact.indptr))[big], exact.cols[big]), exact.vals[big])
         return out
 
     M = dense(0.0)
@@ -255,11 +258,11 @@ def test_a_policy_round_is_an_approximate_newton_step(name, monkeypatch):
     solved[np.concatenate([lv.py * n + lv.px for lv in levels])] = True
     keep = solved[pair]
     pair, M, c = pair[keep], M[keep], exact.c[keep]
-    A = M[:, pair]                                   # the unknowns' part; the rest is constant
+    A = M[:, pair]  # the unknowns' part; the rest is constant
     rhs = c - M[:, ~solved] @ Q.ravel()[~solved]
     want = np.linalg.solve(np.eye(len(pair)) + A, rhs)
     before = np.max(np.abs(Q.ravel()[pair] - want))
-    assert before > 1e-6                             # a step with something to do
+    assert before > 1e-6  # a step with something to do
     monkeypatch.setattr(duel, "EVAL_SHARE", 1e-15)
     for drop in (0.0, 0.05):
         monkeypatch.setattr(duel, "POLICY_DROP", drop)
@@ -286,17 +289,25 @@ def test_duel_invariants(name):
     # unless that roll busts, and then it is the opponent's turn
     moves = Moves(rs)
     from thousand import kernel
-    p_bust = kernel.roll_table(rs).classes[rs.dice - 1].bust_weight / rs.faces ** rs.dice
+
+    p_bust = kernel.roll_table(rs).classes[rs.dice - 1].bust_weight / rs.faces**rs.dice
     for i, x in enumerate(sol.model.space.states):
-        if all(moves.wins(x, p) and moves.can_bank(x, p) and not moves.mid_turn(x, p)
-               and (used < rs.dice or rs.hot_dice == "free") for p, used in _first_roll_points(rs)):
+        if all(
+            moves.wins(x, p)
+            and moves.can_bank(x, p)
+            and not moves.mid_turn(x, p)
+            and (used < rs.dice or rs.hot_dice == "free")
+            for p, used in _first_roll_points(rs)
+        ):
             z = sol.model.space.index[moves.zero(x)]
             assert P[i] == pytest.approx((1 - p_bust) + p_bust * (1 - P[:, z]), abs=1e-12)
 
 
 def _first_roll_points(rs):
-    from thousand.rules.scoring import RollScorer
     from reference import sorted_rolls
+
+    from thousand.rules.scoring import RollScorer
+
     sc = RollScorer(rs)
     return {(p, len(kept)) for roll, _ in sorted_rolls(rs.dice, rs.faces) for p, kept in sc.set_asides(roll)}
 
@@ -320,6 +331,7 @@ def test_without_interaction_the_duel_tracks_the_race():
 
 def test_kernels_agree_on_a_small_duel():
     from thousand import kernel
+
     rs = from_mapping(TINY["overtaking-bolts"])
     a = solve_duel(rs, model=DuelModel(rs, table=kernel.backend("pure").roll_table(rs)))
     try:
@@ -339,8 +351,26 @@ def test_duel_cli_and_advice(tmp_path):
     for key in ("start_value", "states", "iterations", "residual", "seconds", "peak_memory_mb", "table"):
         assert key in d
     assert 0.5 < d["start_value"] < 1 and d["residual"] <= 1e-12
-    r = runner.invoke(main, ["advise", "pig", "--set", "goal=20", "--tables", str(tmp_path), "--me", "10",
-                             "--opp", "15", "--turn", "6", "--dice", "1", "--json"])
+    r = runner.invoke(
+        main,
+        [
+            "advise",
+            "pig",
+            "--set",
+            "goal=20",
+            "--tables",
+            str(tmp_path),
+            "--me",
+            "10",
+            "--opp",
+            "15",
+            "--turn",
+            "6",
+            "--dice",
+            "1",
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     a = json.loads(r.stdout)
     assert a["objective"] == "duel" and {o["action"] for o in a["options"]} == {"roll", "stop"}
@@ -349,8 +379,9 @@ def test_duel_cli_and_advice(tmp_path):
     # stopping at 16 against 15: the value is 1 - P(opponent at 15 vs me at 16)
     table = json.loads((Path(d["table"]) / "meta.json").read_text())
     assert table["objective"] == "duel"
-    r = runner.invoke(main, ["advise", "pig", "--set", "goal=20", "--tables", str(tmp_path), "--me", "10",
-                             "--objective", "duel"])
+    r = runner.invoke(
+        main, ["advise", "pig", "--set", "goal=20", "--tables", str(tmp_path), "--me", "10", "--objective", "duel"]
+    )
     assert r.exit_code == 2 and "--opp" in r.stderr
 
 
@@ -376,14 +407,17 @@ def test_a_fixed_point_table_answers_and_a_forced_solve_starts_from_it(name, tmp
     """A fixed-point table: each value within 1/(2 (2^32 - 1)) of the solved one (as
     meta.json says), the advice labelled, and a forced solve that starts from it lands on the
     cold solve's values in fewer passes, stored exactly and then preferred."""
-    from thousand.tables.solve import solve_objective
     from thousand.tables import FIXED32_SCALE, find_table
+    from thousand.tables.solve import solve_objective
+
     rs, sol = solved(name)
     # a cache of its own: an exact table of these rules solved by an earlier test would win the lookup
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     rounded = tmp_path / "rounded"
-    r = CliRunner().invoke(main, ["solve", str(_toml(rs, tmp_path)), "--objective", "duel", "--tables",
-                                  str(rounded), "--fixed-point", "--json"])
+    r = CliRunner().invoke(
+        main,
+        ["solve", str(_toml(rs, tmp_path)), "--objective", "duel", "--tables", str(rounded), "--fixed-point", "--json"],
+    )
     assert r.exit_code == 0, r.output
     d = json.loads(r.stdout)
     assert d["values_encoding"] == "fixed32"
@@ -391,13 +425,15 @@ def test_a_fixed_point_table_answers_and_a_forced_solve_starts_from_it(name, tmp
     assert not table.exact and np.load(table.path / "values.npy").dtype == np.uint32
     err = np.max(np.abs(np.asarray(table.values) - sol.P))
     assert err <= 0.5 / FIXED32_SCALE + 1e-16
-    assert table.encoding_error == pytest.approx(err, abs=1e-15)     # meta.json against the cold solve
-    r = CliRunner().invoke(main, ["advise", str(_toml(rs, tmp_path)), "--tables", str(rounded), "--me", "0",
-                                  "--opp", "0", "--json"])
+    assert table.encoding_error == pytest.approx(err, abs=1e-15)  # meta.json against the cold solve
+    r = CliRunner().invoke(
+        main, ["advise", str(_toml(rs, tmp_path)), "--tables", str(rounded), "--me", "0", "--opp", "0", "--json"]
+    )
     assert r.exit_code == 0, r.output
     assert "32-bit fixed point" in json.loads(r.stdout)["note"]
     # as a shipped table: the exact solve goes to the cache (the tests' own) and wins the lookup
     from thousand.tables import files as tables
+
     monkeypatch.setattr(tables, "shipped_tables", lambda: rounded)
     again = solve_objective(rs, "duel", None, progress=False, force=True)
     assert again.table.exact and again.meta["started_from"] == str(table.path)
@@ -411,6 +447,7 @@ def test_tables_round_stores_an_exact_table_in_fixed_point(tmp_path):
     table rounded, each value within the bound of the exact one; a table that is itself
     rounded is not rounded again."""
     from thousand.tables import FIXED32_SCALE, find_table, load_table
+
     rs = load_ruleset("pig")
     exact = find_table(rs, "duel", None)
     r = CliRunner().invoke(main, ["tables", "round", "pig", "--to", str(tmp_path / "a"), "--json"])
@@ -420,8 +457,9 @@ def test_tables_round_stores_an_exact_table_in_fixed_point(tmp_path):
     assert not rounded.exact and rounded.meta["rounded_from"] == str(exact.path)
     assert np.max(np.abs(np.asarray(rounded.values) - np.asarray(exact.values))) <= 0.5 / FIXED32_SCALE + 1e-16
     small = ["pig", "--set", "goal=20"]
-    r = CliRunner().invoke(main, ["solve", *small, "--objective", "duel", "--fixed-point", "--tables",
-                                  str(tmp_path / "b")])
+    r = CliRunner().invoke(
+        main, ["solve", *small, "--objective", "duel", "--fixed-point", "--tables", str(tmp_path / "b")]
+    )
     assert r.exit_code == 0, r.output
     for where in (str(tmp_path / "b"), str(tmp_path / "nothing")):
         r = CliRunner().invoke(main, ["tables", "round", *small, "--tables", where, "--to", str(tmp_path / "c")])
@@ -430,14 +468,16 @@ def test_tables_round_stores_an_exact_table_in_fixed_point(tmp_path):
 
 def _toml(rs, where: Path) -> Path:
     from thousand.rules import dump_toml
+
     path = where / f"{rs.hash}.toml"
     path.write_text(dump_toml(rs.to_mapping()), encoding="utf-8")
     return path
 
 
 def test_fixed_point_is_refused_where_values_are_not_probabilities(tmp_path):
-    r = CliRunner().invoke(main, ["solve", "pig", "--set", "goal=20", "--objective", "race", "--fixed-point",
-                                  "--tables", str(tmp_path)])
+    r = CliRunner().invoke(
+        main, ["solve", "pig", "--set", "goal=20", "--objective", "race", "--fixed-point", "--tables", str(tmp_path)]
+    )
     assert r.exit_code == 2 and "--fixed-point" in r.stderr and not any(tmp_path.iterdir())
 
 
@@ -451,6 +491,7 @@ def test_fair_compensation_is_the_start_closest_to_even(tmp_path):
     """The second player's extra starting points that bring P(first wins) closest
     to 1/2, checked against exact fractions on a tiny Pig."""
     from thousand.tables.solve import solve_objective
+
     rs, sol = solved("pig-10")
     states = sol.model.space.states
     exact = exact_duel(rs, states, sol.P.tolist())
@@ -464,13 +505,25 @@ def test_fair_compensation_is_the_start_closest_to_even(tmp_path):
     assert solution.summary()["fair_compensation"] == {"points": points, "p_first": p_first}
 
 
-SHIPPED_DUELS = ["pig", "plain", "farkle", "farkle-cardgames", "zilch", "admission", "classic-nobarrel", "kubiki",
-                 "street", "classic", "classic-open"]
+SHIPPED_DUELS = [
+    "pig",
+    "plain",
+    "farkle",
+    "farkle-cardgames",
+    "zilch",
+    "admission",
+    "classic-nobarrel",
+    "kubiki",
+    "street",
+    "classic",
+    "classic-open",
+]
 
 
 @pytest.mark.parametrize("preset", SHIPPED_DUELS)
 def test_shipped_duel_tables_load_and_are_converged(preset):
     from thousand.tables import folder_name, load_table, shipped_tables
+
     rs = load_ruleset(preset)
     table = load_table(shipped_tables() / folder_name(rs, "duel"), rs, "duel")
     P = np.asarray(table.values)
@@ -486,6 +539,7 @@ def test_shipped_duel_tables_are_fixed_points_of_todays_rules(preset):
     rounding (the turn DP moves no value by more than its inputs moved)."""
     from thousand.solvers.duel import bellman_residual
     from thousand.tables import FIXED32_SCALE, folder_name, load_table, shipped_tables
+
     rs = load_ruleset(preset)
     table = load_table(shipped_tables() / folder_name(rs, "duel"), rs, "duel")
     model = DuelModel(rs)
@@ -498,9 +552,26 @@ def test_shipped_duel_tables_are_fixed_points_of_todays_rules(preset):
 def test_a_duel_without_a_value_is_refused_in_one_line(tmp_path):
     """Barrel falls and no bolts: both players can prefer never to bank, the passes
     cycle, and the solver says so instead of storing a table."""
-    args = ["solve", "classic", "--set", "goal=100", "--set", "barrel.threshold=80", "--set", "pits=[]",
-            "--set", "dump=[]", "--set", "bolts.limit=0", "--set", "bolts.penalty=0",
-            "--objective", "duel", "--tables", str(tmp_path)]
+    args = [
+        "solve",
+        "classic",
+        "--set",
+        "goal=100",
+        "--set",
+        "barrel.threshold=80",
+        "--set",
+        "pits=[]",
+        "--set",
+        "dump=[]",
+        "--set",
+        "bolts.limit=0",
+        "--set",
+        "bolts.penalty=0",
+        "--objective",
+        "duel",
+        "--tables",
+        str(tmp_path),
+    ]
     r = CliRunner().invoke(main, args)
     assert r.exit_code == 2
     assert "does not converge" in r.stderr and "never to bank" in r.stderr

@@ -11,18 +11,19 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
-
-from reference import exact_duel, exact_last_turn
 import tiny
+from click.testing import CliRunner
+from reference import exact_duel, exact_last_turn
 from tiny import TINY_DUELS, TINY_EQUAL_TURNS
+
 from thousand import kernel
-from thousand.cli import main
-from thousand.solvers.duel import DuelModel, solve_duel
-from thousand.solvers.lastturn import last_turn_horizon, last_turn_table, last_turn_values
 from thousand.base.errors import ThousandError
+from thousand.cli import main
 from thousand.engine.player import PlayerState
 from thousand.rules import from_mapping, load_ruleset
+from thousand.solvers.duel import DuelModel, solve_duel
+from thousand.solvers.lastturn import last_turn_horizon, last_turn_table, last_turn_values
+
 
 def solved(name):
     return tiny.solved(TINY_EQUAL_TURNS, name)
@@ -39,16 +40,21 @@ def _start(sol):
 _SLOW = {"equal-overtaking-bolts"}
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.heavy) if n in _SLOW else n
-                                  for n in sorted(TINY_EQUAL_TURNS)])
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.heavy) if n in _SLOW else n for n in sorted(TINY_EQUAL_TURNS)]
+)
 def test_equal_turns_matches_exact_fractions(name):
     rs, sol = solved(name)
     model = sol.model
     states = model.space.states
     vals = model.table_values(sol.P)
     exact = exact_duel(rs, states, vals.tolist(), model.horizon)
-    err = max(abs(float(exact[(seat, x, y)]) - vals[seat, i, j]) for seat in (0, 1)
-              for i, x in enumerate(states) for j, y in enumerate(states))
+    err = max(
+        abs(float(exact[(seat, x, y)]) - vals[seat, i, j])
+        for seat in (0, 1)
+        for i, x in enumerate(states)
+        for j, y in enumerate(states)
+    )
     assert err <= 1e-12
     assert sol.residual <= 1e-12
 
@@ -74,14 +80,15 @@ def test_equal_turns_invariants(name):
 
 def test_only_cross_seat_pairs_are_solved():
     from thousand.solvers.duel import _levels
+
     rs, sol = solved("equal-barrel")
     model = sol.model
     m = model.players
     seen = np.zeros((model.n, model.n), dtype=int)
     for lv in _levels(model):
         seen[lv.px, lv.py] += 1
-    assert np.all(seen[:m, m:] == 1) and np.all(seen[m:, :m] == 1)   # each cross pair once
-    assert not seen[:m, :m].any() and not seen[m:, m:].any()          # no same-seat pair
+    assert np.all(seen[:m, m:] == 1) and np.all(seen[m:, :m] == 1)  # each cross pair once
+    assert not seen[:m, :m].any() and not seen[m:, m:].any()  # no same-seat pair
     assert model.pairs == 2 * m * m
 
 
@@ -98,8 +105,16 @@ def test_first_seat_advantage_is_smaller_with_equal_turns():
 
 def _one_die(score_face, goal, **extra):
     """One die, only ``score_face`` scores 5 points: a Pig in which a die is rarely kept."""
-    return from_mapping({"dice": 1, "hot_dice": "free", "goal": goal,
-                         "scoring": {"singles": {str(score_face): 5}}, "equal_turns": True, **extra})
+    return from_mapping(
+        {
+            "dice": 1,
+            "hot_dice": "free",
+            "goal": goal,
+            "scoring": {"singles": {str(score_face): 5}},
+            "equal_turns": True,
+            **extra,
+        }
+    )
 
 
 def test_last_turn_by_hand():
@@ -130,8 +145,10 @@ def test_last_turn_by_hand():
     got = last_turn_values(fives, table, PlayerState(5), [10, 15, 20])
     np.testing.assert_allclose(got, [1 / 12, 1 / 72, 1 / 432], rtol=0, atol=1e-15)
     # the same through the advisor: its opening roll is worth L
-    r = CliRunner().invoke(main, ["advise", "pig", "--set", "goal=20", "--set", "equal_turns=true",
-                                  "--me", "19", "--to-beat", "22", "--json"])
+    r = CliRunner().invoke(
+        main,
+        ["advise", "pig", "--set", "goal=20", "--set", "equal_turns=true", "--me", "19", "--to-beat", "22", "--json"],
+    )
     assert r.exit_code == 0, r.output
     a = json.loads(r.stdout)
     assert a["to_beat"] == 22 and a["best"] == "roll 1"
@@ -141,8 +158,7 @@ def test_last_turn_by_hand():
 def test_last_turn_advice_values_every_option():
     # B at 10 with 10 this turn (total 20, the goal) against 22: stopping loses,
     # a roll of 3-6 wins, a 2 ties and B rolls on (5/6): 4/6 + (1/6)(5/6) = 29/36
-    base = ["advise", "pig", "--set", "goal=20", "--set", "equal_turns=true", "--me", "10",
-            "--to-beat", "22", "--json"]
+    base = ["advise", "pig", "--set", "goal=20", "--set", "equal_turns=true", "--me", "10", "--to-beat", "22", "--json"]
     r = CliRunner().invoke(main, base + ["--turn", "10", "--dice", "1"])
     assert r.exit_code == 0, r.output
     opts = {o["action"]: o["win_probability"] for o in json.loads(r.stdout)["options"]}
@@ -155,13 +171,15 @@ def test_last_turn_advice_values_every_option():
     r = CliRunner().invoke(main, base + ["--turn", "10", "--roll", "2"])
     a = json.loads(r.stdout)
     assert {o["label"]: o["win_probability"] for o in a["options"]} == pytest.approx(
-        {"keep 2 (+2), then roll 1": 5 / 6, "keep 2 (+2), then stop": 0.5}, abs=1e-15)
+        {"keep 2 (+2), then roll 1": 5 / 6, "keep 2 (+2), then stop": 0.5}, abs=1e-15
+    )
 
 
 def test_advice_matches_the_table(tmp_path):
     """A turn's opening roll, re-solved by the advisor, is the stored value, for both seats."""
     from thousand.solvers.advice import duel_advisor
     from thousand.tables.solve import solve_objective
+
     rs = from_mapping(TINY_EQUAL_TURNS["equal-barrel"])
     solution = solve_objective(rs, "duel", str(tmp_path), progress=False)
     assert solution.meta["last_turn_horizon"] == solved("equal-barrel")[1].model.horizon
@@ -190,15 +208,32 @@ def test_equal_turns_cli(tmp_path):
     b = json.loads(runner.invoke(main, adv + ["--seat", "second", "--json"]).stdout)
     assert a["options"] != b["options"]
     # one-line errors, exit 2
-    for extra, words in ((["--opp", "15"], "--seat first or --seat second"),
-                         (["--opp", "15", "--seat", "first", "--to-beat", "25"], "--to-beat"),
-                         (["--to-beat", "15"], "at least the goal"),
-                         (["--seat", "first", "--objective", "race"], "race has no seats")):
+    for extra, words in (
+        (["--opp", "15"], "--seat first or --seat second"),
+        (["--opp", "15", "--seat", "first", "--to-beat", "25"], "--to-beat"),
+        (["--to-beat", "15"], "at least the goal"),
+        (["--seat", "first", "--objective", "race"], "race has no seats"),
+    ):
         r = runner.invoke(main, ["advise", "pig", *base, "--me", "10", *extra])
         assert r.exit_code == 2 and words in r.stderr, (extra, r.output)
         assert r.stderr.count("\n") == 1
-    r = runner.invoke(main, ["advise", "pig", "--set", "goal=20", "--tables", str(tmp_path), "--me", "10",
-                             "--opp", "15", "--seat", "first"])
+    r = runner.invoke(
+        main,
+        [
+            "advise",
+            "pig",
+            "--set",
+            "goal=20",
+            "--tables",
+            str(tmp_path),
+            "--me",
+            "10",
+            "--opp",
+            "15",
+            "--seat",
+            "first",
+        ],
+    )
     assert r.exit_code == 2 and "equal_turns rulesets only" in r.stderr
     # the last turn needs no table: the six-dice game's own (unit 5)
     r = runner.invoke(main, ["advise", "six-dice", "--me", "880", "--to-beat", "1003"])
@@ -206,8 +241,9 @@ def test_equal_turns_cli(tmp_path):
 
 
 def test_equal_turns_table_checks(tmp_path):
-    from thousand.tables.solve import solve_objective
     from thousand.tables.files import TableError, load_table
+    from thousand.tables.solve import solve_objective
+
     rs = from_mapping(TINY_EQUAL_TURNS["equal-exact"])
     sol = solve_objective(rs, "duel", str(tmp_path), progress=False)
     folder = sol.table.path
@@ -219,6 +255,7 @@ def test_equal_turns_table_checks(tmp_path):
     np.save(folder / "values.npy", v[0])
     # a consistent table of the wrong shape (its checksum made to match): the shape check refuses it
     from thousand.tables import file_sha256
+
     sums = dict(meta["sha256"], **{"values.npy": file_sha256(folder / "values.npy")})
     (folder / "meta.json").write_text(json.dumps(dict(meta, values_shape=list(v[0].shape), sha256=sums)))
     with pytest.raises(TableError, match="equal_turns duel table"):
@@ -236,13 +273,20 @@ def test_six_dice_is_refused_in_one_line():
 def test_horizon_bound_with_an_instant_win():
     """An instant win beats every total, so L(y, F) never falls below it: the horizon
     stops where L(y, F) - L(y, inf) is below 1e-16."""
-    rs = from_mapping({"dice": 2, "goal": 20, "hot_dice": "free", "equal_turns": True,
-                       "scoring": {"singles": {"1": 10, "5": 5}, "instant_win": [{"face": 6, "count": 2}]}})
+    rs = from_mapping(
+        {
+            "dice": 2,
+            "goal": 20,
+            "hot_dice": "free",
+            "equal_turns": True,
+            "scoring": {"singles": {"1": 10, "5": 5}, "instant_win": [{"face": 6, "count": 2}]},
+        }
+    )
     table = kernel.roll_table(rs)
     states = DuelModel(rs).space.states
     F = last_turn_horizon(rs, table, states)
     L = last_turn_table(rs, table, states, [F, 10 * F])
-    assert np.all(L[:, 1] >= 1 / 36 - 1e-15)           # the instant win's floor
+    assert np.all(L[:, 1] >= 1 / 36 - 1e-15)  # the instant win's floor
     assert np.all(L[:, 0] - L[:, 1] < 1e-16)
 
 
@@ -253,26 +297,33 @@ def test_last_turns_of_a_round_against_reference_turns(name):
     (reference turns, no kernel, no thousand.solvers.lastturn), each later player maximising its own
     chance; with nobody after and one leader it is the two-player last turn."""
     from reference import TurnReference
+    from test_nplayer import reference_last_round
+
     from thousand import kernel
+    from thousand.engine.states import build_state_space
     from thousand.solvers.advice import last_turn_advisor
     from thousand.solvers.lastturn import last_turn_horizon
-    from thousand.engine.states import build_state_space
-    from test_nplayer import reference_last_round
+
     rs = solved(name)[0]
     states = build_state_space(rs, opponents=True).states
     ref = TurnReference(rs, floats=True)
     table = kernel.roll_table(rs)
     worst = 0.0
-    for me, later, B, tied in ((states[0], [states[-1]], rs.goal, 1), (states[-1], [states[1]], rs.goal + 10, 2),
-                               (states[2], [states[3], states[0]], rs.goal + 5, 1), (states[1], [], rs.goal, 2)):
+    for me, later, B, tied in (
+        (states[0], [states[-1]], rs.goal, 1),
+        (states[-1], [states[1]], rs.goal + 10, 2),
+        (states[2], [states[3], states[0]], rs.goal + 5, 1),
+        (states[1], [], rs.goal, 2),
+    ):
         top = max(last_turn_horizon(rs, table, later), B) if later else B
         U = reference_last_round(rs, ref, top)
         adv = last_turn_advisor(rs, B, tied, later).advise(me, 0, rs.dice, None)
         worst = max(worst, abs(adv.best.value - U((me, *later), B, tied)[1]))
     assert worst <= 1e-12
     two = last_turn_advisor(rs, rs.goal + 5).advise(states[0], 0, rs.dice, None)
-    assert two.best.value == pytest.approx(reference_last_round(rs, ref, rs.goal + 5)((states[0],), rs.goal + 5,
-                                                                                      1)[1], abs=1e-12)
+    assert two.best.value == pytest.approx(
+        reference_last_round(rs, ref, rs.goal + 5)((states[0],), rs.goal + 5, 1)[1], abs=1e-12
+    )
 
 
 def test_equal_turns_cli_for_three_players(tmp_path):
@@ -283,17 +334,21 @@ def test_equal_turns_cli_for_three_players(tmp_path):
     r = runner.invoke(main, [*base, "--me", "4", "--opp", "3", "--opp", "2", "--seat", "third", "--turn", "2"])
     assert r.exit_code == 0, r.output
     assert "exact: the equilibrium of 3 players" in r.output
-    r = runner.invoke(main, [*base, "--me", "0", "--to-beat", "8", "--tied", "2", "--opp", "5", "--turn", "5",
-                             "--dice", "1", "--json"])
+    r = runner.invoke(
+        main,
+        [*base, "--me", "0", "--to-beat", "8", "--tied", "2", "--opp", "5", "--turn", "5", "--dice", "1", "--json"],
+    )
     assert r.exit_code == 0, r.output
     d = json.loads(r.stdout)
     assert d["to_beat"] == 8 and d["tied"] == 2
-    for extra, words in ((["--me", "4", "--opp", "3", "--opp", "2"], "--seat first, second, ... (of 3)"),
-                         (["--me", "4", "--opp", "3", "--opp", "2", "--seat", "fourth"], "seats first to third"),
-                         (["--me", "4", "--opp", "3", "--seat", "third"], "first and the second seat"),
-                         (["--me", "4", "--tied", "2"], "goes with --to-beat"),
-                         (["--me", "4", "--to-beat", "8", "--seat", "first"], "takes no --seat"),
-                         (["--me", "4", "--to-beat", "8", "--tied", "0"], "--tied 0")):
+    for extra, words in (
+        (["--me", "4", "--opp", "3", "--opp", "2"], "--seat first, second, ... (of 3)"),
+        (["--me", "4", "--opp", "3", "--opp", "2", "--seat", "fourth"], "seats first to third"),
+        (["--me", "4", "--opp", "3", "--seat", "third"], "first and the second seat"),
+        (["--me", "4", "--tied", "2"], "goes with --to-beat"),
+        (["--me", "4", "--to-beat", "8", "--seat", "first"], "takes no --seat"),
+        (["--me", "4", "--to-beat", "8", "--tied", "0"], "--tied 0"),
+    ):
         r = runner.invoke(main, [*base, *extra])
         assert r.exit_code == 2 and words in r.stderr, (extra, r.output)
         assert r.stderr.count("\n") == 1

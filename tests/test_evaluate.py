@@ -6,12 +6,12 @@ import pytest
 from click.testing import CliRunner
 
 from thousand.analysis.bots import load_bot
-from thousand.cli import main
-from thousand.engine import TurnRules
 from thousand.analysis.evaluate import run_evaluation
 from thousand.analysis.exact import exact_duel
-from thousand.analysis.montecarlo import mc_duel, wilson
+from thousand.analysis.montecarlo import wilson
 from thousand.analysis.oracle import Oracle
+from thousand.cli import main
+from thousand.engine import TurnRules
 from thousand.rules import load_ruleset
 
 PIG30 = load_ruleset("pig", ("goal=30",))
@@ -45,8 +45,9 @@ def test_optimal_gives_up_nothing_race():
 
 def test_hold_exact_agrees_with_monte_carlo_duel():
     rs = load_ruleset("pig", ("goal=50",))
-    rep = run_evaluation(rs, "hold:12", "hold:15", games=3000, seed=11, progress=False, blunder_games=50,
-                         overrides=("goal=50",))
+    rep = run_evaluation(
+        rs, "hold:12", "hold:15", games=3000, seed=11, progress=False, blunder_games=50, overrides=("goal=50",)
+    )
     ex, mc = rep["exact"], rep["mc"]
     lo, hi = wilson(mc.first_wins, mc.first_games)
     assert lo <= ex.value_first <= hi
@@ -57,9 +58,8 @@ def test_hold_exact_agrees_with_monte_carlo_duel():
 
 
 def test_hold_exact_agrees_with_monte_carlo_race():
-    rep = run_evaluation(PLAIN, "hold:30", objective="race", games=3000, seed=4, progress=False,
-                         blunder_games=50)
-    ex, mc = rep["exact"], rep["mc"]
+    rep = run_evaluation(PLAIN, "hold:30", objective="race", games=3000, seed=4, progress=False, blunder_games=50)
+    ex = rep["exact"]
     lo, hi = rep["json"]["monte_carlo"]["ci95"]
     assert lo <= ex.value_first <= hi
     assert ex.value_first > ex.optimum
@@ -81,8 +81,7 @@ def test_budget_fallback_is_one_line():
 
 def test_cli_evaluate_json_and_errors(tmp_path):
     r = CliRunner()
-    res = r.invoke(main, ["evaluate", "pig", "--set", "goal=30", "--bot", "hold:10", "--games", "100",
-                          "--json"])
+    res = r.invoke(main, ["evaluate", "pig", "--set", "goal=30", "--bot", "hold:10", "--games", "100", "--json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout.splitlines()[-1])
     assert data["bot"] == "hold:10" and data["monte_carlo"]["games"] == 100
@@ -110,10 +109,12 @@ def test_optimal_exact_is_the_table_with_hot_dice_beyond_saturation():
     # smaller set-aside rather than keep both dice and be forced to roll hot dice again
     import sys
     from pathlib import Path
+
     sys.path.insert(0, str(Path(__file__).parent))
     from tiny import TINY_DUELS
 
     from thousand.rules import from_mapping
+
     rs = from_mapping(TINY_DUELS["barrel-push-off"])
     o = Oracle(rs, "duel", progress=False)
     bot = load_bot("optimal", rs, "duel", oracles={"duel": o})
@@ -126,8 +127,7 @@ def test_optimal_exact_is_the_table_with_hot_dice_beyond_saturation():
 
 def test_cli_evaluate_worst_zero_and_bad_counts():
     r = CliRunner()
-    res = r.invoke(main, ["evaluate", "pig", "--set", "goal=30", "--bot", "hold:10", "--games", "20",
-                          "--worst", "0"])
+    res = r.invoke(main, ["evaluate", "pig", "--set", "goal=30", "--bot", "hold:10", "--games", "20", "--worst", "0"])
     assert res.exit_code == 0, res.output
     assert "blunders" in res.output and "worst decisions" not in res.output
     for opt in (["--worst", "-1"], ["--budget", "-1"], ["--blunder-games", "-1"], ["--timeout", "0"]):
@@ -147,11 +147,20 @@ def test_race_monte_carlo_of_a_user_bot_reports_mean_turns():
 
     import sys
     import types
+
     mod = types.ModuleType("_race_bot_mod")
     mod.Hold30 = Hold30
     sys.modules["_race_bot_mod"] = mod
-    rep = run_evaluation(PLAIN, "_race_bot_mod:Hold30", objective="race", games=400, seed=3, exact=False,
-                         progress=False, blunder_games=20)
+    rep = run_evaluation(
+        PLAIN,
+        "_race_bot_mod:Hold30",
+        objective="race",
+        games=400,
+        seed=3,
+        exact=False,
+        progress=False,
+        blunder_games=20,
+    )
     mc = rep["json"]["monte_carlo"]
     assert mc["engine"] == "python" and mc["games"] == 400
     lo, hi = mc["ci95"]

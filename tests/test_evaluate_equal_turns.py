@@ -11,18 +11,18 @@ import json
 from fractions import Fraction
 
 import pytest
-from click.testing import CliRunner
-
 import tiny
+from click.testing import CliRunner
 from reference import solve_linear
 from tiny import TINY_EQUAL_TURNS
+
 from thousand.analysis.bots import BotState, load_bot
-from thousand.cli import main
-from thousand.engine import TurnEnd, TurnRules, finish_turn
 from thousand.analysis.evaluate import run_evaluation
 from thousand.analysis.exact import exact_duel
 from thousand.analysis.montecarlo import wilson
 from thousand.analysis.oracle import Oracle
+from thousand.cli import main
+from thousand.engine import TurnEnd, TurnRules, finish_turn
 from thousand.rules import from_mapping, load_ruleset
 
 
@@ -36,13 +36,14 @@ def test_optimal_play_through_the_bots_path_is_the_table(name):
     rs, o = oracle_of(name)
     bot = load_bot("optimal", rs, "duel", oracles={"duel": o})
     v = o.solution.start_value()
-    for opp in (None, bot):          # the optimal opponent's turns from the kernel, or asked as a bot
+    for opp in (None, bot):  # the optimal opponent's turns from the kernel, or asked as a bot
         ex = exact_duel(TurnRules(rs), bot, opp, o)
         assert ex.value_first == pytest.approx(v, abs=1e-10)
         assert ex.value_second == pytest.approx(1 - v, abs=1e-10)
 
 
 # --------------------------------------------------------------------------- two hold bots, by hand
+
 
 def hold_duel(N: int, M: int) -> tuple[Fraction, Fraction]:
     """P(hold:N beats hold:M) moving first and second on ``equal-pig-like`` (one die: 1-3
@@ -52,7 +53,7 @@ def hold_duel(N: int, M: int) -> tuple[Fraction, Fraction]:
     last turn, once its bank reaches the total to beat (a tie is worth 1/2). Scores below
     the goal are 0, 5, 10, 15; the unknowns V(a, b, w, s) are the chance that the bot
     (score a, seat s) wins with w = 0 the bot to move, 1 the opponent."""
-    goal, steps = 20, ((Fraction(1, 3), 5), (Fraction(1, 6), 10))   # and a bust with 1/2
+    goal, steps = 20, ((Fraction(1, 3), 5), (Fraction(1, 6), 10))  # and a bust with 1/2
 
     def turn(score, stop):
         """{total banked: p} of a turn that stops at the first total t with stop(t); the rest busts."""
@@ -65,6 +66,7 @@ def hold_duel(N: int, M: int) -> tuple[Fraction, Fraction]:
                     out[t2] = out.get(t2, 0) + p * q
                 else:
                     go(t2, p * q)
+
         go(0, Fraction(1))
         return out
 
@@ -86,9 +88,9 @@ def hold_duel(N: int, M: int) -> tuple[Fraction, Fraction]:
         A[i][ix[after_bust]] -= bust
         for t, p in ends.items():
             if mover + t >= goal:
-                if seat == 1:                     # the round is complete: the mover wins
+                if seat == 1:  # the round is complete: the mover wins
                     rhs[i] += p if w == 0 else 0
-                else:                             # the other seat's last turn against F
+                else:  # the other seat's last turn against F
                     beaten = last_turn(other, mover + t)
                     rhs[i] += p * (1 - beaten if w == 0 else beaten)
             else:
@@ -111,8 +113,10 @@ def test_hold_exact_agrees_with_monte_carlo_and_the_optimum_gives_up_nothing():
     rs = from_mapping(TINY_EQUAL_TURNS["equal-overtaking-bolts"])
     rep = run_evaluation(rs, "hold:10", "optimal", games=4000, seed=5, progress=False, blunder_games=200)
     ex, mc = rep["exact"], rep["mc"]
-    for k, n, v in ((mc.first_wins, mc.first_games, ex.value_first), (mc.second_wins, mc.second_games,
-                                                                       ex.value_second)):
+    for k, n, v in (
+        (mc.first_wins, mc.first_games, ex.value_first),
+        (mc.second_wins, mc.second_games, ex.value_second),
+    ):
         lo, hi = wilson(k, n)
         assert lo <= v <= hi
     opt = rep["json"]["exact"]["optimum"]
@@ -127,6 +131,7 @@ def test_hold_exact_agrees_with_monte_carlo_and_the_optimum_gives_up_nothing():
 def _asked(rs):
     """The decision states a hold bot sees in a few equal-turns games."""
     from thousand.analysis.montecarlo import mc_duel
+
     seen = []
 
     class Spy:
@@ -135,7 +140,9 @@ def _asked(rs):
         def decide(self, state):
             seen.append(state)
             return state.legal[0]
+
     from thousand.analysis.bots import PythonBot
+
     bot = PythonBot(Spy(), "spy")
     mc_duel(TurnRules(rs), bot, load_bot("hold:10", rs), 40, 3)
     return seen
@@ -175,8 +182,23 @@ def test_a_winning_bank_changes_nobody_else():
 def test_cli_evaluates_an_equal_turns_duel_and_its_advice_commands_run(tmp_path):
     r = CliRunner()
     base = ["--set", "goal=20", "--set", "equal_turns=true"]
-    res = r.invoke(main, ["evaluate", "pig", *base, "--bot", "hold:6", "--games", "600", "--worst", "40",
-                          "--tables", str(tmp_path), "--json"])
+    res = r.invoke(
+        main,
+        [
+            "evaluate",
+            "pig",
+            *base,
+            "--bot",
+            "hold:6",
+            "--games",
+            "600",
+            "--worst",
+            "40",
+            "--tables",
+            str(tmp_path),
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout.splitlines()[-1])
     assert 0 < data["exact"]["value_first"] < data["exact"]["optimum"]
@@ -184,22 +206,27 @@ def test_cli_evaluates_an_equal_turns_duel_and_its_advice_commands_run(tmp_path)
     assert any("--to-beat" in w["advise"] for w in worst) and any("--seat" in w["advise"] for w in worst)
     for w in worst:
         if "--to-beat" in w["advise"] or "--seat" in w["advise"]:
-            args = w["advise"].split()[2:]          # after "thousand advise"
+            args = w["advise"].split()[2:]  # after "thousand advise"
             out = r.invoke(main, ["advise", *args, "--tables", str(tmp_path), "--json"])
             assert out.exit_code == 0, (w["advise"], out.output)
             # the advice shows the loss the evaluation reported
             opts = json.loads(out.stdout.splitlines()[-1])["options"]
             best = max(o["win_probability"] for o in opts)
-            played = next(o["win_probability"] for o in opts if o.get("keep") == w["bot"]["keep"]
-                          and o["then"].startswith(w["bot"]["then"]))
+            played = next(
+                o["win_probability"]
+                for o in opts
+                if o.get("keep") == w["bot"]["keep"] and o["then"].startswith(w["bot"]["then"])
+            )
             assert best - played == pytest.approx(w["given_up"], abs=1e-9)
 
 
 # --------------------------------------------------------------------------- three players
 
+
 @pytest.fixture(scope="module")
 def pig10_three(tmp_path_factory):
     from thousand.analysis.seats import equilibrium
+
     d = str(tmp_path_factory.mktemp("tables"))
     rs = load_ruleset("pig", ("goal=10", "equal_turns=true"))
     return rs, equilibrium(rs, 3, d, progress=False), d
@@ -207,10 +234,16 @@ def pig10_three(tmp_path_factory):
 
 def _all_equilibrium(sol):
     from thousand.analysis.seats import EquilibriumTurns, game_chances
+
     eq, N = EquilibriumTurns(sol), sol.players
-    return game_chances(TurnRules(sol.rs), N, lambda st, seat: eq.ends(
-        st.players[st.mover], [st.players[(st.mover + j) % N] for j in range(1, N)], seat, st.to_beat, st.tied),
-        10 ** 7)
+    return game_chances(
+        TurnRules(sol.rs),
+        N,
+        lambda st, seat: eq.ends(
+            st.players[st.mover], [st.players[(st.mover + j) % N] for j in range(1, N)], seat, st.to_beat, st.tied
+        ),
+        10**7,
+    )
 
 
 def test_the_enumerated_round_of_equilibrium_players_is_the_solvers(pig10_three):
@@ -225,8 +258,10 @@ def test_enumerated_and_profile_evaluation_agree_without_equal_turns(name):
     # two separate exact paths: the game walked forward step by step, and the solver's
     # level-by-level evaluation of fixed decisions (with overtaking and bolts in the second)
     from tiny import TINY_DUELS
-    from thousand.solvers.nplayer import solve_nplayer
+
     from thousand.analysis.seats import exact_seats, exact_seats_round
+    from thousand.solvers.nplayer import solve_nplayer
+
     rs = load_ruleset("pig", ("goal=16",)) if name == "pig-16" else tiny.solved(TINY_DUELS, name)[0]
     sol = solve_nplayer(rs, 3)
     bot = load_bot("hold:6" if name == "pig-16" else "hold:10", rs)
@@ -242,7 +277,9 @@ class _HoldInSeat:
 
     def decide(self, i, rest, seat=0):
         import numpy as np
+
         from thousand.engine.states import WIN_INDEX
+
         sp = self.game.turn_space(seat)
         T = int(sp.T[i])
         stop = np.where(np.arange(T + 1) >= self.k, 1.0, -1.0)[:, None] * np.ones((1, len(rest)))
@@ -251,9 +288,10 @@ class _HoldInSeat:
 
 
 def test_a_bot_in_every_seat_of_an_equal_turns_game(pig10_three):
+    from thousand.analysis.seats import exact_seats_round, mc_seats
     from thousand.engine.player import Moves
     from thousand.solvers.nplayer import EquilibriumDecider, evaluate_profile
-    from thousand.analysis.seats import exact_seats_round, mc_seats
+
     rs, sol, _d = pig10_three
     bot = load_bot("hold:4", rs)
     got, asked = exact_seats_round(sol, bot)
@@ -270,8 +308,26 @@ def test_a_bot_in_every_seat_of_an_equal_turns_game(pig10_three):
 
 def test_cli_evaluates_three_players_with_equal_turns(pig10_three):
     _rs, sol, d = pig10_three
-    r = CliRunner().invoke(main, ["evaluate", "pig", "--set", "goal=10", "--set", "equal_turns=true", "--players",
-                                  "3", "--bot", "hold:4", "--games", "300", "--tables", d, "--json"])
+    r = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            "pig",
+            "--set",
+            "goal=10",
+            "--set",
+            "equal_turns=true",
+            "--players",
+            "3",
+            "--bot",
+            "hold:4",
+            "--games",
+            "300",
+            "--tables",
+            d,
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
     assert data["equilibrium_seats"] == pytest.approx(list(sol.start), abs=1e-12)

@@ -14,22 +14,28 @@ from fractions import Fraction
 import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
+from test_kernel_twin import _bust_everywhere, rulesets
 
+from thousand.base.errors import RulesetError, StateError
 from thousand.cli import main
 from thousand.engine import TurnRules
-from thousand.base.errors import RulesetError, StateError
 from thousand.engine.player import PlayerState
-from thousand.solvers.rate import solve_rate
 from thousand.rules import from_mapping, load_ruleset
+from thousand.solvers.rate import solve_rate
 from thousand.solvers.turn import expected_turn_points
-
-from test_kernel_twin import _bust_everywhere, rulesets
 
 
 def one_die(points: dict[int, int], faces: int, **extra):
     """A one-die ruleset: face -> points, the other faces bust (a Pig of ``faces`` faces)."""
-    m = {"name": "tiny", "dice": 1, "faces": faces, "keep": "all", "hot_dice": "free", "goal": 1000,
-         "scoring": {"singles": {str(f): p for f, p in points.items()}}}
+    m = {
+        "name": "tiny",
+        "dice": 1,
+        "faces": faces,
+        "keep": "all",
+        "hot_dice": "free",
+        "goal": 1000,
+        "scoring": {"singles": {str(f): p for f, p in points.items()}},
+    }
     m.update(extra)
     return from_mapping(m)
 
@@ -69,14 +75,16 @@ def test_min_bank_is_a_rule_of_every_bank():
     rs = load_ruleset("farkle", ["min_bank=300"])
     engine = TurnRules(rs)
     x = PlayerState(5000)
-    s = engine.apply(engine.after_roll(engine.start(x), (1, 5, 2, 3, 4, 6)), engine.legal(
-        engine.after_roll(engine.start(x), (1, 5, 2, 3, 4, 6)))[0])
+    s = engine.apply(
+        engine.after_roll(engine.start(x), (1, 5, 2, 3, 4, 6)),
+        engine.legal(engine.after_roll(engine.start(x), (1, 5, 2, 3, 4, 6)))[0],
+    )
     assert not engine.can_stop(s) and "at least 300" in engine.stop_refusal(s)
     assert rs.hash != load_ruleset("farkle").hash
     assert load_ruleset("farkle", ["min_bank=0"]).hash == load_ruleset("farkle").hash
     with pytest.raises(RulesetError, match="min_bank must not be negative"):
         load_ruleset("farkle", ["min_bank=-50"])
-    assert load_ruleset("farkle", ["min_bank=320"]).unit == 10   # the unit is the gcd of every value
+    assert load_ruleset("farkle", ["min_bank=320"]).unit == 10  # the unit is the gcd of every value
     with pytest.raises(RulesetError, match="below the goal"):
         load_ruleset("farkle", ["min_bank=10000"])
 
@@ -98,7 +106,7 @@ def test_nothing_pattern_scores_all_dice_and_makes_them_hot():
     rs = load_ruleset("zilch")
     engine = TurnRules(rs)
     assert engine.set_asides((2, 2, 3, 3, 4, 6)) == [(500, (2, 2, 3, 3, 4, 6))]
-    assert engine.set_asides((2, 2, 3, 3, 4, 4))[0] == (1500, (2, 2, 3, 3, 4, 4))   # three pairs
+    assert engine.set_asides((2, 2, 3, 3, 4, 4))[0] == (1500, (2, 2, 3, 3, 4, 4))  # three pairs
     # compose = "any": four 1s and a pair may be scored as three pairs (all six, hot) or as 2000
     assert {(1500, (1, 1, 1, 1, 2, 2)), (2000, (1, 1, 1, 1))} <= set(engine.set_asides((1, 1, 1, 1, 2, 2)))
     best = TurnRules(load_ruleset("zilch", ["compose=best"])).set_asides((1, 1, 1, 1, 2, 2))
@@ -108,9 +116,9 @@ def test_nothing_pattern_scores_all_dice_and_makes_them_hot():
     s = engine.start(PlayerState(0))
     r = engine.after_roll(s, (2, 2, 3, 3, 4, 6))
     nxt = engine.apply(r, next(a for a in engine.legal(r) if a.roll))
-    assert nxt.total == 500 and nxt.dice == 6                                        # hot: all six again
+    assert nxt.total == 500 and nxt.dice == 6  # hot: all six again
     five = engine.after_roll(engine.state(PlayerState(0), 300, 5), (2, 2, 3, 3, 4))
-    assert five.kind == "bust"                                                       # only all six dice
+    assert five.kind == "bust"  # only all six dice
     with pytest.raises(RulesetError, match="scoring.nothing must not be negative"):
         load_ruleset("zilch", ["scoring.nothing=-500"])
 
@@ -135,8 +143,7 @@ def rate_reference(pts, faces, limit, penalty, min_bank=0):
             last = c == L - 1 and limit
             zero_r = Fraction(-penalty) if last else Fraction(0)
             nxt = 0 if (last or not limit) else c + 1
-            _, A, Z = turn_reference(pts, faces, lambda t: Fraction(t) + h[0], zero_r + h[nxt],
-                                     lambda t: t >= min_bank)
+            _, A, Z = turn_reference(pts, faces, lambda t: Fraction(t) + h[0], zero_r + h[nxt], lambda t: t >= min_bank)
             stats.append((A, Z, zero_r, nxt))
         # solve g + h(c) = A_c(1 - ...) exactly: R_c = A_c + Z_c * zero_r; h(c) = R_c - g + (1-Z_c) h0 + Z_c h(nxt)
         # unknowns g, h1..h_{L-1}: Gaussian elimination in fractions
@@ -166,11 +173,14 @@ def rate_reference(pts, faces, limit, penalty, min_bank=0):
     raise AssertionError("no convergence")
 
 
-@pytest.mark.parametrize("pts, faces, limit, penalty, min_bank", [
-    ({2: 2, 3: 3}, 3, 2, 4, 0),
-    ({2: 2, 3: 3, 4: 4}, 4, 3, 10, 0),
-    ({3: 3, 4: 4, 5: 5, 6: 6}, 6, 2, 6, 8),
-])
+@pytest.mark.parametrize(
+    "pts, faces, limit, penalty, min_bank",
+    [
+        ({2: 2, 3: 3}, 3, 2, 4, 0),
+        ({2: 2, 3: 3, 4: 4}, 4, 3, 10, 0),
+        ({3: 3, 4: 4, 5: 5, 6: 6}, 6, 2, 6, 8),
+    ],
+)
 def test_rate_solves_the_average_reward_equations_exactly(pts, faces, limit, penalty, min_bank):
     extra = {"bolts": {"limit": limit, "penalty": penalty, "consecutive": True}}
     if min_bank:
@@ -180,7 +190,7 @@ def test_rate_solves_the_average_reward_equations_exactly(pts, faces, limit, pen
     sol = solve_rate(rs)
     assert abs(sol.gain - float(g)) < 1e-10, (sol.gain, float(g))
     assert max(abs(a - float(b)) for a, b in zip(sol.relative, h)) < 1e-9
-    assert sol.gain < expected_turn_points(rs).value     # the penalty costs
+    assert sol.gain < expected_turn_points(rs).value  # the penalty costs
 
 
 @settings(max_examples=25, deadline=None)
@@ -192,17 +202,29 @@ def test_rate_without_penalty_is_the_turn_value(rs):
     m["scoring"]["instant_win"] = []
     rs = from_mapping(m)
     from hypothesis import assume
+
     from thousand import kernel
-    assume(_bust_everywhere(kernel.roll_table(rs)))   # else a turn need not end: no finite value
+
+    assume(_bust_everywhere(kernel.roll_table(rs)))  # else a turn need not end: no finite value
     assert abs(solve_rate(rs).gain - expected_turn_points(rs).value) < 1e-9 * max(1.0, expected_turn_points(rs).value)
 
 
 def test_rate_is_refused_where_it_has_no_meaning():
     with pytest.raises(StateError, match="pits and a dump score .* and a barrel"):
         solve_rate(load_ruleset("classic"))
-    rs = load_ruleset("classic", ["pits=[]", "dump=[]", "barrel.kind=none", "barrel.threshold=0",
-                                  "barrel.attempts=0", "barrel.fall_penalty=0", "barrel.max_falls=0",
-                                  "barrel.push_off=none"])
+    rs = load_ruleset(
+        "classic",
+        [
+            "pits=[]",
+            "dump=[]",
+            "barrel.kind=none",
+            "barrel.threshold=0",
+            "barrel.attempts=0",
+            "barrel.fall_penalty=0",
+            "barrel.max_falls=0",
+            "barrel.push_off=none",
+        ],
+    )
     assert solve_rate(rs).gain > 0
 
 
@@ -224,8 +246,24 @@ def test_cli_rate_solve_and_advise():
     assert r.exit_code == 0, r.output
     d = json.loads(r.stdout)
     assert d["objective"] == "rate" and d["counters"] == 3 and len(d["expected_points"]) == 3
-    r = CliRunner().invoke(main, ["advise", "zilch", "--objective", "rate", "--me", "2000", "--bolts", "2",
-                                  "--turn", "300", "--dice", "2", "--json"])
+    r = CliRunner().invoke(
+        main,
+        [
+            "advise",
+            "zilch",
+            "--objective",
+            "rate",
+            "--me",
+            "2000",
+            "--bolts",
+            "2",
+            "--turn",
+            "300",
+            "--dice",
+            "2",
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     d = json.loads(r.stdout)
     assert d["best"] == "stop" and d["value"] == "long_run_points"
@@ -237,11 +275,13 @@ def test_min_bank_duel_near_the_goal():
     """A player 50 short of the goal still needs a bank of min_bank: the turn's horizon (its
     saturation) covers it, so the duel converges to win probabilities in [0, 1]."""
     from thousand.tables.solve import solve
+
     sol = solve(load_ruleset("farkle", ["goal=1000", "min_bank=300"]), "duel")
     assert sol.residual < 1e-12 and 0 <= sol.values.min() and sol.values.max() <= 1
     assert 0.5 < sol.start_value() < 0.7
     x, y = PlayerState(950), PlayerState(0)
     from thousand.engine.player import Moves
+
     assert Moves(sol.rs).saturation(x) == 300
     # the leader 50 short wins more often than not, but must still make 300 in a turn
     assert 0.5 < sol.value(x, y) < 1
@@ -249,14 +289,15 @@ def test_min_bank_duel_near_the_goal():
 
 def test_scorekeeper_applies_min_bank_and_the_nothing_pattern():
     from thousand.play import Game
+
     g = Game(load_ruleset("zilch"), ["A", "B"], "zilch")
-    g.submit("roll 1,2,3,4,4,6")                    # the lone 1 is set aside by itself
+    g.submit("roll 1,2,3,4,4,6")  # the lone 1 is set aside by itself
     assert g.turn.total == 100
     with pytest.raises(StateError, match="at least 300"):
         g.submit("stop")
-    g.submit("roll 1,1,1,2,3")                      # +1000 with five dice: 1100
+    g.submit("roll 1,1,1,2,3")  # +1000 with five dice: 1100
     g.submit("keep 1,1,1")
     g.submit("stop")
     assert g.states[0].score == 1100 and g.current == 1
-    g.submit("roll 2,2,3,3,4,6")                    # nothing: 500, all six dice again
+    g.submit("roll 2,2,3,3,4,6")  # nothing: 500, all six dice again
     assert g.turn.total == 500 and g.turn.dice == 6

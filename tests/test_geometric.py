@@ -8,16 +8,16 @@ import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
-
 import tiny
+from click.testing import CliRunner
 from tiny import TINY_EQUAL_TURNS
-from thousand.solvers import duel as duel_module
-from thousand.cli import main
-from thousand.solvers.duel import seat_profile_values
+
 from thousand.base.errors import ThousandError
-from thousand.solvers.geometric import GRID, discounts, solve_geometric, stand_ins
+from thousand.cli import main
 from thousand.rules import load_ruleset
+from thousand.solvers import duel as duel_module
+from thousand.solvers.duel import seat_profile_values
+from thousand.solvers.geometric import GRID, discounts, solve_geometric, stand_ins
 
 
 def _pig_reference(goal: int, d: float) -> dict:
@@ -75,8 +75,8 @@ def test_profile_of_optimal_seats_is_the_duel_and_deviations_lose(name):
     for A in stand_ins(model)[0].values():
         first = seat_profile_values(model, model.table, A, Q)
         second = seat_profile_values(model, model.table, Q, A)
-        assert np.all(first[:m, m:] <= sol.P[:m, m:] + 1e-12)      # first-seat movers' chances
-        assert np.all(second[m:, :m] <= sol.P[m:, :m] + 1e-12)     # second-seat movers' chances
+        assert np.all(first[:m, m:] <= sol.P[:m, m:] + 1e-12)  # first-seat movers' chances
+        assert np.all(second[m:, :m] <= sol.P[m:, :m] + 1e-12)  # second-seat movers' chances
         assert np.all((first >= -1e-12) & (first <= 1 + 1e-12))
 
 
@@ -91,8 +91,23 @@ def _json(output: str) -> dict:
     return json.loads(next(line for line in output.splitlines() if line.startswith("{")))
 
 
-ADVISE = ["advise", "pig", "--set", "goal=20", "--set", "equal_turns=true", "--me", "10", "--opp", "15",
-          "--seat", "first", "--turn", "6", "--json"]
+ADVISE = [
+    "advise",
+    "pig",
+    "--set",
+    "goal=20",
+    "--set",
+    "equal_turns=true",
+    "--me",
+    "10",
+    "--opp",
+    "15",
+    "--seat",
+    "first",
+    "--turn",
+    "6",
+    "--json",
+]
 
 
 def test_advice_falls_back_on_the_approximation_when_the_duel_does_not_fit(tmp_path, monkeypatch):
@@ -108,7 +123,9 @@ def test_advice_falls_back_on_the_approximation_when_the_duel_does_not_fit(tmp_p
     assert all(0.0 <= v <= 1.0 for v in values) and values == sorted(values, reverse=True)
     # a clear decision comes out as the exact duel's
     assert data["best"] == _json(exact.output)["best"]
-    assert (tmp_path / "approx").is_dir() and any(p.name.endswith("-geometric") for p in (tmp_path / "approx").iterdir())
+    assert (tmp_path / "approx").is_dir() and any(
+        p.name.endswith("-geometric") for p in (tmp_path / "approx").iterdir()
+    )
 
 
 def test_damaged_geometric_table_is_refused_in_one_line(tmp_path, monkeypatch):

@@ -20,7 +20,7 @@ from thousand.play import Advisors, Game, run_command
 from thousand.play.session import run_session
 from thousand.rules import load_ruleset
 
-PACKAGE = Path(i18n.__file__).resolve().parents[1]   # the whole package, every layer
+PACKAGE = Path(i18n.__file__).resolve().parents[1]  # the whole package, every layer
 PO = Path(i18n.__file__).resolve().parent / "locale" / "ru" / "LC_MESSAGES" / "thousand.po"
 MO = PO.with_suffix(".mo")
 
@@ -31,9 +31,14 @@ def code_messages() -> dict[str, str | None]:
     out: dict[str, str | None] = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                    and node.func.id in ("_", "N_", "ngettext") and node.args
-                    and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("_", "N_", "ngettext")
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
                 plural = node.args[1].value if node.func.id == "ngettext" else None
                 out[node.args[0].value] = plural
     return out
@@ -49,6 +54,7 @@ def po_entries(text: str) -> dict[str, list[str]]:
         if "msgid" in cur:
             forms = [v for k, v in sorted(cur.items()) if k.startswith("msgstr")]
             entries[cur["msgid"]] = forms
+
     for line in text.splitlines() + [""]:
         line = line.strip()
         if not line or line.startswith("#"):
@@ -113,16 +119,30 @@ def test_russian_plural_forms():
     i18n.set_language("ru")
     try:
         assert [i18n.dice_count(n) for n in (1, 2, 4, 5, 11, 21, 22)] == [
-            "1 кубик", "2 кубика", "4 кубика", "5 кубиков", "11 кубиков", "21 кубик", "22 кубика"]
+            "1 кубик",
+            "2 кубика",
+            "4 кубика",
+            "5 кубиков",
+            "11 кубиков",
+            "21 кубик",
+            "22 кубика",
+        ]
     finally:
         i18n.set_language(None)
     assert i18n.dice_count(1) == "1 die" and i18n.dice_count(3) == "3 dice"
 
 
-@pytest.mark.parametrize("env, expected", [
-    ({"THOUSAND_LANG": "ru"}, "ru"), ({"THOUSAND_LANG": "en", "LANG": "ru_RU.UTF-8"}, "en"),
-    ({"LANG": "ru_RU.UTF-8"}, "ru"), ({"LANGUAGE": "fr:ru", "LANG": "en_US.UTF-8"}, "ru"),
-    ({"LC_ALL": "de_DE.UTF-8", "LANG": "ru_RU.UTF-8"}, "en"), ({}, "en")])
+@pytest.mark.parametrize(
+    "env, expected",
+    [
+        ({"THOUSAND_LANG": "ru"}, "ru"),
+        ({"THOUSAND_LANG": "en", "LANG": "ru_RU.UTF-8"}, "en"),
+        ({"LANG": "ru_RU.UTF-8"}, "ru"),
+        ({"LANGUAGE": "fr:ru", "LANG": "en_US.UTF-8"}, "ru"),
+        ({"LC_ALL": "de_DE.UTF-8", "LANG": "ru_RU.UTF-8"}, "en"),
+        ({}, "en"),
+    ],
+)
 def test_the_language_comes_from_the_environment(monkeypatch, env, expected):
     for var in ("THOUSAND_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
         monkeypatch.delenv(var, raising=False)
@@ -178,16 +198,28 @@ def test_the_scorekeeper_in_russian(tmp_path):
     out: list[str] = []
     i18n.set_language("ru")
     try:
-        code = run_session(g, Advisors(rs, "race", None), io.StringIO("\n".join(lines) + "\n"),
-                           lambda text, nl=True: out.append(text), run_command, autosave=tmp_path / "game.json")
+        code = run_session(
+            g,
+            Advisors(rs, "race", None),
+            io.StringIO("\n".join(lines) + "\n"),
+            lambda text, nl=True: out.append(text),
+            run_command,
+            autosave=tmp_path / "game.json",
+        )
     finally:
         i18n.set_language(None)
     text = "\n".join(out)
     assert code == 0
-    for words in ("Аня выбрасывает 1,2,3,3,5: откладывает 1,5 на 15; очки хода 15", "не открылся (нужно 50)",
-                  "отказ: ещё не открылся: для первой записи нужно не меньше 50 за ход (есть 15)",
-                  "пустой бросок, 15 очков хода сгорают", "команды (по одной в строке", "отменено: roll 2,4,6",
-                  "отказ: неизвестная команда 'frob'", "продолжить: thousand play --resume"):
+    for words in (
+        "Аня выбрасывает 1,2,3,3,5: откладывает 1,5 на 15; очки хода 15",
+        "не открылся (нужно 50)",
+        "отказ: ещё не открылся: для первой записи нужно не меньше 50 за ход (есть 15)",
+        "пустой бросок, 15 очков хода сгорают",
+        "команды (по одной в строке",
+        "отменено: roll 2,4,6",
+        "отказ: неизвестная команда 'frob'",
+        "продолжить: thousand play --resume",
+    ):
         assert words in text, words
     # the saved log is the same in every language: the program reads it back
     assert json.loads((tmp_path / "game.json").read_text())["log"] == ["roll 1,2,3,3,5"]
@@ -202,4 +234,3 @@ def test_poker_dice_in_russian():
     assert number.findall(en.output) == number.findall(r.output)
     r = run(["advise", "poker", "--roll", "6,6,3,2", "--lang", "ru"])
     assert r.exit_code == 2 and "в покер на костях играют 5" in r.output
-

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 _kernel = pytest.importorskip("thousand.kernel._kernel")
 
-from thousand.kernel import _pure
 from thousand import kernel  # noqa: E402
+from thousand.kernel import _pure  # noqa: E402
 from thousand.rules import from_mapping, load_ruleset  # noqa: E402
 from thousand.rules.scoring import scoring_groups  # noqa: E402
 
@@ -25,21 +25,44 @@ PURE, COMPILED = kernel.backend("pure"), kernel.backend("compiled")
 
 def rolls(impl, tab, hot=None):
     """The backend ``impl``'s Rolls of the table ``tab`` (with another hot-dice mode)."""
-    return impl.Rolls(tab.cls_ptr, tab.cls_prob, tab.cls_instant, tab.opt_ptr, tab.opt_points, tab.opt_used,
-                      tab.dice, tab.hot_mode if hot is None else hot)
+    return impl.Rolls(
+        tab.cls_ptr,
+        tab.cls_prob,
+        tab.cls_instant,
+        tab.opt_ptr,
+        tab.opt_points,
+        tab.opt_used,
+        tab.dice,
+        tab.hot_mode if hot is None else hot,
+    )
 
 
 def plans(impl, p, **change):
     """The backend ``impl``'s Plans of the DuelPlans ``p`` (with some arrays changed)."""
-    a = dict(ptr=p.ptr, stop_ok=p.stop_ok, forced_ok=p.forced_ok, next=p.next, after=p.after, climbed=p.climbed,
-             bust=p.bust, score=p.score, overtaken=p.overtaken, pushed=p.pushed, on_barrel=p.on_barrel,
-             win_col=p.win_col, win_L=p.win_L)
+    a = dict(
+        ptr=p.ptr,
+        stop_ok=p.stop_ok,
+        forced_ok=p.forced_ok,
+        next=p.next,
+        after=p.after,
+        climbed=p.climbed,
+        bust=p.bust,
+        score=p.score,
+        overtaken=p.overtaken,
+        pushed=p.pushed,
+        on_barrel=p.on_barrel,
+        win_col=p.win_col,
+        win_L=p.win_L,
+    )
     a.update(change)
     return impl.Plans(**a)
 
+
 def _fast(n: int):
-    return settings(max_examples=n, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    return settings(
+        max_examples=n, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
+    )
+
 
 POINTS = st.sampled_from([5, 10, 15, 20, 25, 30, 40, 50, 60, 75, 100, 150, 200, 250, 500])
 
@@ -49,8 +72,7 @@ def rulesets(draw, max_dice: int = 6):
     """A random small ruleset on six-faced dice (as a TOML-like mapping, validated)."""
     dice = draw(st.integers(1, max_dice))
     faces = 6
-    singles = {str(f): draw(POINTS) for f in sorted(draw(st.sets(st.integers(1, faces), min_size=1,
-                                                                  max_size=3)))}
+    singles = {str(f): draw(POINTS) for f in sorted(draw(st.sets(st.integers(1, faces), min_size=1, max_size=3)))}
     kinds: dict[str, dict[str, int]] = {}
     for count in range(2, dice + 1):
         fs = draw(st.sets(st.integers(1, faces), max_size=3))
@@ -66,8 +88,7 @@ def rulesets(draw, max_dice: int = 6):
         size = draw(st.integers(1, 2))
         count = draw(st.integers(2, max(2, dice // size)))
         if size * count <= dice:
-            patterns.append({"size": size, "count": count, "distinct": draw(st.booleans()),
-                             "points": draw(POINTS)})
+            patterns.append({"size": size, "count": count, "distinct": draw(st.booleans()), "points": draw(POINTS)})
     instant = []
     if draw(st.booleans()):
         instant.append({"face": draw(st.integers(1, faces)), "count": draw(st.integers(1, dice))})
@@ -78,8 +99,13 @@ def rulesets(draw, max_dice: int = 6):
         "keep": draw(st.sampled_from(["all", "any"])),
         "hot_dice": draw(st.sampled_from(["must_roll", "free", "confirm"])),
         "goal": 1000,
-        "scoring": {"singles": singles, "kinds": kinds, "straights": straights,
-                    "patterns": patterns, "instant_win": instant},
+        "scoring": {
+            "singles": singles,
+            "kinds": kinds,
+            "straights": straights,
+            "patterns": patterns,
+            "instant_win": instant,
+        },
     }
     if mapping["keep"] == "any":
         mapping["compose"] = draw(st.sampled_from(["best", "any"]))
@@ -120,7 +146,7 @@ def test_roll_classes_plain_counts():
     # RULES/DESIGN: 5 dice have 252 sorted rolls; classes are far fewer.
     rc = COMPILED.roll_classes(load_ruleset("plain"), 5)
     assert rc.rolls.shape == (252, 6)
-    assert int(rc.weight.sum()) == 6 ** 5
+    assert int(rc.weight.sum()) == 6**5
     assert len(rc) == len(PURE.roll_classes(load_ruleset("plain"), 5))
 
 
@@ -131,7 +157,7 @@ def _bust_everywhere(tab) -> bool:
     """Every dice count can bust: then the hot-dice cycle ends with probability 1."""
     for n in range(1, tab.dice + 1):
         lo, hi = tab.cls_ptr[n], tab.cls_ptr[n + 1]
-        cnt = tab.opt_ptr[lo + 1:hi + 1] - tab.opt_ptr[lo:hi]
+        cnt = tab.opt_ptr[lo + 1 : hi + 1] - tab.opt_ptr[lo:hi]
         bust = (cnt == 0) & (tab.cls_instant[lo:hi] == 0)
         if not tab.cls_prob[lo:hi][bust].sum() > 0:
             return False
@@ -177,7 +203,7 @@ def dp_cases(draw):
     p_forced = draw(st.sampled_from([0.0, 0.1, 0.3]))
     tail_stop = draw(st.booleans())
     tail_forced = draw(st.booleans())
-    seed = draw(st.integers(0, 2 ** 32 - 1))
+    seed = draw(st.integers(0, 2**32 - 1))
     return rs, T, K, hot, p_stop, p_forced, tail_stop, tail_forced, seed
 
 
@@ -202,8 +228,14 @@ def test_turn_dp_agrees(case):
 
 
 @_fast(40)
-@given(st.integers(0, 2 ** 32 - 1), st.sampled_from([0, 1, 2]), st.integers(1, 4),
-       st.integers(0, 80), st.booleans(), st.booleans())
+@given(
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([0, 1, 2]),
+    st.integers(1, 4),
+    st.integers(0, 80),
+    st.booleans(),
+    st.booleans(),
+)
 def test_turn_dp_long_turns_pig(seed, hot, K, T, tail_stop, tail_forced):
     """Pig adds at most 6 per roll, so long turns use the ring storage."""
     tab = COMPILED.roll_table(load_ruleset("pig"))
@@ -223,10 +255,8 @@ def test_turn_dp_long_turns_wide(hot, K):
     tab = COMPILED.roll_table(load_ruleset("pig"))
     rng = np.random.default_rng(K + hot)
     for tail_forced in (False, True):
-        _compare(tab, hot, _inputs(rng, 90, K, 0.6, 0.1, True, tail_forced), grad=True,
-                 full=False)
-        _compare(tab, hot, _inputs(rng, 90, K, 0.6, 0.1, False, tail_forced), grad=False,
-                 full=False)
+        _compare(tab, hot, _inputs(rng, 90, K, 0.6, 0.1, True, tail_forced), grad=True, full=False)
+        _compare(tab, hot, _inputs(rng, 90, K, 0.6, 0.1, False, tail_forced), grad=False, full=False)
 
 
 @pytest.mark.parametrize("hot", ["must_roll", "free", "confirm"])
@@ -246,8 +276,11 @@ def test_turn_dp_plain(hot, K):
     win_val = np.full(K, 200.0)
     res = []
     for b in (PURE, COMPILED):
-        res.append(kernel.turn_dp(b.roll_table(rs), stop_ok, stop_val, forced_ok,
-                                  forced_val, bust_val, win_val, grad=True, full=True))
+        res.append(
+            kernel.turn_dp(
+                b.roll_table(rs), stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad=True, full=True
+            )
+        )
     for name in ("start", "dstart", "V", "R", "RC"):
         x, y = getattr(res[0], name), getattr(res[1], name)
         np.testing.assert_allclose(y, x, rtol=0, atol=TOL * max(1.0, np.abs(x).max()), err_msg=name)
@@ -263,18 +296,26 @@ def test_turn_dp_columns_independent():
     whole = _kernel.turn_dp(r, *inputs, True, False)
     stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val = inputs
     for k in (0, 63, 64, 149):
-        one = _kernel.turn_dp(r, stop_ok, stop_val[:, k:k + 1], forced_ok, forced_val[:, k:k + 1],
-                              bust_val[k:k + 1], win_val[k:k + 1], True, False)
-        np.testing.assert_allclose(one[0], whole[0][k:k + 1], rtol=0, atol=1e-13)
-        np.testing.assert_allclose(one[1], whole[1][k:k + 1], rtol=0, atol=1e-13)
+        one = _kernel.turn_dp(
+            r,
+            stop_ok,
+            stop_val[:, k : k + 1],
+            forced_ok,
+            forced_val[:, k : k + 1],
+            bust_val[k : k + 1],
+            win_val[k : k + 1],
+            True,
+            False,
+        )
+        np.testing.assert_allclose(one[0], whole[0][k : k + 1], rtol=0, atol=1e-13)
+        np.testing.assert_allclose(one[1], whole[1][k : k + 1], rtol=0, atol=1e-13)
 
 
 def test_turn_dp_rejects_bad_shapes():
     tab = COMPILED.roll_table(load_ruleset("pig"))
     ok = np.ones(5, np.uint8)
     with pytest.raises(ValueError):
-        _kernel.turn_dp(tab.rolls, ok, np.zeros((5, 2)), ok, np.zeros((5, 2)), np.zeros(3),
-                        np.zeros(3), False, False)
+        _kernel.turn_dp(tab.rolls, ok, np.zeros((5, 2)), ok, np.zeros((5, 2)), np.zeros(3), np.zeros(3), False, False)
 
 
 # --------------------------------------------------------------------------- end distribution
@@ -326,8 +367,7 @@ def test_end_distribution_plain(hot):
     stop_ok = np.ones(T + 1, np.uint8)
     stop_ok[:10] = 0
     stop_val = np.arange(T + 1, dtype=float)[:, None] + rng.random((T + 1, K))
-    inputs = (stop_ok, stop_val, np.zeros(T + 1, np.uint8), np.zeros((T + 1, K)),
-              rng.normal(size=K), np.full(K, 200.0))
+    inputs = (stop_ok, stop_val, np.zeros(T + 1, np.uint8), np.zeros((T + 1, K)), rng.normal(size=K), np.full(K, 200.0))
     b = _compare_end(tab, tab.hot_mode, inputs)
     # through the public wrapper too
     tv = kernel.turn_dp(tab, *inputs, full=True)
@@ -345,10 +385,10 @@ def _compare_turn_ends(tab, hot, inputs, twin=True):
     b = _kernel.turn_ends(rolls(_kernel, tab, hot), *inputs, True)
     a = _pure.turn_ends(rolls(_pure, tab, hot), *inputs, True) if twin else b
     start, dstart, V, R, RC = _kernel.turn_dp(rolls(_kernel, tab, hot), *inputs, True, True)
-    sp, fp, bp, wp = _kernel.end_distribution(rolls(_kernel, tab, hot), stop_ok, stop_val, forced_ok, forced_val,
-                                              V, R, RC)
-    for name, x, y, z in zip(("start", "dstart", "ends", "bust_p", "win_p"), a, b,
-                             (start, dstart, sp + fp, bp, wp)):
+    sp, fp, bp, wp = _kernel.end_distribution(
+        rolls(_kernel, tab, hot), stop_ok, stop_val, forced_ok, forced_val, V, R, RC
+    )
+    for name, x, y, z in zip(("start", "dstart", "ends", "bust_p", "win_p"), a, b, (start, dstart, sp + fp, bp, wp)):
         assert x.shape == y.shape == z.shape and y.dtype == np.float64, name
         scale = max(1.0, float(np.max(np.abs(x)))) if x.size else 1.0
         np.testing.assert_allclose(y, x, rtol=0, atol=TOL * scale, err_msg=name)
@@ -395,19 +435,34 @@ from thousand.solvers.duel import DuelModel  # noqa: E402
 
 _PAIR = {"singles": {"1": 10, "5": 5}, "kinds": {"2": {"1": 25, "5": 15}}}
 DUEL_RULES = {
-    "overtaking-bolts": {"dice": 2, "goal": 30, "scoring": _PAIR, "overtake": 10,
-                         "bolts": {"limit": 2, "penalty": 10}},
-    "barrel-push-off": {"dice": 2, "goal": 30, "keep": "any", "scoring": _PAIR,
-                        "barrel": {"kind": "points", "threshold": 20, "attempts": 2,
-                                   "fall_penalty": 10, "push_off": "fall"}},
-    "confirm": {"dice": 2, "goal": 30, "hot_dice": "confirm", "scoring": _PAIR,
-                "overtake": 5},
-    "free-any": {"dice": 2, "goal": 30, "hot_dice": "free", "keep": "any", "scoring": _PAIR,
-                 "overtake": 5, "bolts": {"limit": 2, "penalty": 5}},
+    "overtaking-bolts": {"dice": 2, "goal": 30, "scoring": _PAIR, "overtake": 10, "bolts": {"limit": 2, "penalty": 10}},
+    "barrel-push-off": {
+        "dice": 2,
+        "goal": 30,
+        "keep": "any",
+        "scoring": _PAIR,
+        "barrel": {"kind": "points", "threshold": 20, "attempts": 2, "fall_penalty": 10, "push_off": "fall"},
+    },
+    "confirm": {"dice": 2, "goal": 30, "hot_dice": "confirm", "scoring": _PAIR, "overtake": 5},
+    "free-any": {
+        "dice": 2,
+        "goal": 30,
+        "hot_dice": "free",
+        "keep": "any",
+        "scoring": _PAIR,
+        "overtake": 5,
+        "bolts": {"limit": 2, "penalty": 5},
+    },
     # equal_turns: seats double the states and first-seat wins read win_L (the last turn)
-    "equal-turns": {"dice": 2, "goal": 30, "keep": "any", "scoring": _PAIR, "equal_turns": True,
-                    "overtake": 5, "barrel": {"kind": "points", "threshold": 20, "attempts": 2,
-                                              "fall_penalty": 10, "push_off": "none"}},
+    "equal-turns": {
+        "dice": 2,
+        "goal": 30,
+        "keep": "any",
+        "scoring": _PAIR,
+        "equal_turns": True,
+        "overtake": 5,
+        "barrel": {"kind": "points", "threshold": 20, "attempts": 2, "fall_penalty": 10, "push_off": "none"},
+    },
 }
 _MODELS: dict = {}
 
@@ -449,8 +504,7 @@ def _duel_both(model, tab, Q, movers, lo, hi, grad, threads=0):
 
 
 @_fast(40)
-@given(st.sampled_from(sorted(DUEL_RULES)), st.integers(0, 2 ** 32 - 1), st.booleans(),
-       st.sampled_from([0, 1, 2]))
+@given(st.sampled_from(sorted(DUEL_RULES)), st.integers(0, 2**32 - 1), st.booleans(), st.sampled_from([0, 1, 2]))
 def test_duel_level_agrees(name, seed, grad, threads):
     """Random Q, random mover subsets (repeats allowed) and opponent ranges (some empty)."""
     model, tab = _model(name)
@@ -473,8 +527,7 @@ def test_duel_level_all_pairs(name):
     assert ptr[-1] == n * n
     # the thread count does not change a number
     for threads in (1, 2):
-        w1, e1, _ = kernel.duel_level(tab, model.plans, Q, movers, lo, hi, grad=True,
-                                      threads=threads)
+        w1, e1, _ = kernel.duel_level(tab, model.plans, Q, movers, lo, hi, grad=True, threads=threads)
         np.testing.assert_array_equal(w1, w)
         np.testing.assert_array_equal(e1, e)
 
@@ -509,8 +562,13 @@ def _random_frames(model, seed, width):
 
 
 @_fast(30)
-@given(st.sampled_from(sorted(DUEL_RULES)), st.integers(0, 2 ** 32 - 1), st.integers(1, 40),
-       st.booleans(), st.sampled_from([0, 1, 2]))
+@given(
+    st.sampled_from(sorted(DUEL_RULES)),
+    st.integers(0, 2**32 - 1),
+    st.integers(1, 40),
+    st.booleans(),
+    st.sampled_from([0, 1, 2]),
+)
 def test_duel_frames_agree(name, seed, width, grad, threads):
     """Random pairs run as frames (several movers in one turn DP, each from its own
     row): the compiled kernel, the pure twin, and each pair's own turn DP agree."""
@@ -534,16 +592,36 @@ def test_duel_frames_refuse_unshifted_turns():
     by both kernels; so is a frame layout that does not cover the columns."""
     model, tab = _model("overtaking-bolts")
     T = np.diff(model.plans.ptr) - 1
-    a, b = int(np.argmax(T)), int(np.argmin(T))   # the longest and the shortest turn
+    a, b = int(np.argmax(T)), int(np.argmin(T))  # the longest and the shortest turn
     Q = np.full((model.n, model.n), 0.5)
     for impl in (_pure, _kernel):
         args = (rolls(impl, tab), plans(impl, model.plans), Q)
-        with pytest.raises(ValueError):   # row 0 of a shorter turn: the horizons differ
-            impl.duel_frames(*args, np.array([a]), np.array([0, 1]), np.array([b]), np.array([0]),
-                             np.array([0]), np.empty(1), np.empty(1), True, 0)
-        with pytest.raises(ValueError):   # col_ptr does not end at the number of columns
-            impl.duel_frames(*args, np.array([a]), np.array([0, 2]), np.array([a]), np.array([0]),
-                             np.array([0]), np.empty(1), np.empty(1), True, 0)
+        with pytest.raises(ValueError):  # row 0 of a shorter turn: the horizons differ
+            impl.duel_frames(
+                *args,
+                np.array([a]),
+                np.array([0, 1]),
+                np.array([b]),
+                np.array([0]),
+                np.array([0]),
+                np.empty(1),
+                np.empty(1),
+                True,
+                0,
+            )
+        with pytest.raises(ValueError):  # col_ptr does not end at the number of columns
+            impl.duel_frames(
+                *args,
+                np.array([a]),
+                np.array([0, 2]),
+                np.array([a]),
+                np.array([0]),
+                np.array([0]),
+                np.empty(1),
+                np.empty(1),
+                True,
+                0,
+            )
 
 
 def test_duel_level_rejects_bad_inputs():
@@ -554,21 +632,54 @@ def test_duel_level_rejects_bad_inputs():
     movers = np.array([0], np.int64)
     ptr = np.array([0, n], np.int64)
     with pytest.raises(ValueError):  # Q not square
-        _kernel.duel_level(*args, np.zeros((n, n + 1)), movers, np.array([0]), np.array([n]),
-                           np.zeros(n), np.zeros(n), ptr, True, 0)
+        _kernel.duel_level(
+            *args, np.zeros((n, n + 1)), movers, np.array([0]), np.array([n]), np.zeros(n), np.zeros(n), ptr, True, 0
+        )
     with pytest.raises(ValueError):  # opponent range past n
-        _kernel.duel_level(*args, np.zeros((n, n)), movers, np.array([0]), np.array([n + 1]),
-                           np.zeros(n + 1), np.zeros(n + 1), np.array([0, n + 1]), True, 0)
+        _kernel.duel_level(
+            *args,
+            np.zeros((n, n)),
+            movers,
+            np.array([0]),
+            np.array([n + 1]),
+            np.zeros(n + 1),
+            np.zeros(n + 1),
+            np.array([0, n + 1]),
+            True,
+            0,
+        )
     with pytest.raises(ValueError):  # a win column past win_L
-        _kernel.duel_level(tab.rolls, plans(_kernel, p, win_col=np.full(len(p.next), 1), win_L=np.zeros((n, 1))),
-                           np.zeros((n, n)), movers, np.array([0]), np.array([n]),
-                           np.zeros(n), np.zeros(n), ptr, True, 0)
+        _kernel.duel_level(
+            tab.rolls,
+            plans(_kernel, p, win_col=np.full(len(p.next), 1), win_L=np.zeros((n, 1))),
+            np.zeros((n, n)),
+            movers,
+            np.array([0]),
+            np.array([n]),
+            np.zeros(n),
+            np.zeros(n),
+            ptr,
+            True,
+            0,
+        )
     with pytest.raises(ValueError):  # win_L without win_col
-        _kernel.duel_level(tab.rolls, plans(_kernel, p, win_L=np.zeros((n, 1))), np.zeros((n, n)), movers,
-                           np.array([0]), np.array([n]), np.zeros(n), np.zeros(n), ptr, True, 0)
+        _kernel.duel_level(
+            tab.rolls,
+            plans(_kernel, p, win_L=np.zeros((n, 1))),
+            np.zeros((n, n)),
+            movers,
+            np.array([0]),
+            np.array([n]),
+            np.zeros(n),
+            np.zeros(n),
+            ptr,
+            True,
+            0,
+        )
     with pytest.raises(ValueError):  # out_v too short
-        _kernel.duel_level(*args, np.zeros((n, n)), movers, np.array([0]), np.array([n]),
-                           np.zeros(n - 1), np.zeros(n), ptr, True, 0)
+        _kernel.duel_level(
+            *args, np.zeros((n, n)), movers, np.array([0]), np.array([n]), np.zeros(n - 1), np.zeros(n), ptr, True, 0
+        )
 
 
 # --------------------------------------------------------------------------- duel policy rows
@@ -577,6 +688,7 @@ def test_duel_level_rejects_bad_inputs():
 def _policy_both(model, tab, Q, movers, lo, hi, threads=0):
     """duel_policy from both kernels: the same values, constants and sparse rows."""
     from scipy import sparse
+
     n = model.n
     out = []
     for b in (PURE, COMPILED):
@@ -594,7 +706,7 @@ def _policy_both(model, tab, Q, movers, lo, hi, threads=0):
 
 
 @_fast(40)
-@given(st.sampled_from(sorted(DUEL_RULES)), st.integers(0, 2 ** 32 - 1), st.sampled_from([0, 1, 2]))
+@given(st.sampled_from(sorted(DUEL_RULES)), st.integers(0, 2**32 - 1), st.sampled_from([0, 1, 2]))
 def test_duel_policy_agrees(name, seed, threads):
     """Random Q, random mover subsets and opponent ranges: the policy rows of the two
     kernels agree, reproduce the turn's value at Q (v = c - M q, the DP's decisions held
@@ -614,20 +726,21 @@ def test_duel_policy_agrees(name, seed, threads):
 
 
 @_fast(30)
-@given(st.sampled_from(sorted(DUEL_RULES)), st.integers(0, 2 ** 32 - 1), st.integers(1, 40),
-       st.sampled_from([0, 1, 2]))
+@given(st.sampled_from(sorted(DUEL_RULES)), st.integers(0, 2**32 - 1), st.integers(1, 40), st.sampled_from([0, 1, 2]))
 def test_duel_policy_frames_agree(name, seed, width, threads):
     """Random pairs as frames: the policy rows of both kernels agree with each other
     and with each pair's own duel_policy row (values, constants, every entry)."""
     from scipy import sparse
+
     model, tab = _model(name)
     n = model.n
     Q, k, (_, fm, cp, cm, co, row0) = _random_frames(model, seed, width)
     one = np.ones(k, dtype=np.int64)
     want, Mw = _policy_both(model, tab, Q, cm, co, co + one, threads)
     for b in (PURE, COMPILED):
-        r = kernel.duel_policy(b.roll_table(model.rs), model.plans, Q, fm, None, None, threads=threads,
-                               frames=(cp, cm, co, row0))
+        r = kernel.duel_policy(
+            b.roll_table(model.rs), model.plans, Q, fm, None, None, threads=threads, frames=(cp, cm, co, row0)
+        )
         M = sparse.csr_matrix((r.vals, r.cols, r.indptr), shape=(k, n * n))
         np.testing.assert_allclose(r.v, want.v, rtol=0, atol=TOL)
         np.testing.assert_allclose(r.c, want.c, rtol=0, atol=TOL)
@@ -663,6 +776,7 @@ def test_duel_level_reads_the_last_turn():
     the movers that can win, in both kernels."""
     import dataclasses
     import types
+
     model, tab = _model("equal-turns")
     p = model.plans
     n, m = model.n, model.players
@@ -672,19 +786,19 @@ def test_duel_level_reads_the_last_turn():
     final = types.SimpleNamespace(plans=dataclasses.replace(p, win_L=np.zeros_like(p.win_L)))
     v0, _ = _duel_both(final, tab, Q, movers, lo, hi, False)
     moved = np.abs(v - v0).reshape(n, m).max(axis=1) > 1e-12
-    can_win = np.array([np.any((p.next[p.ptr[i]:p.ptr[i + 1]] == -1) & (p.win_col[p.ptr[i]:p.ptr[i + 1]] >= 0))
-                        for i in range(n)])
+    can_win = np.array(
+        [np.any((p.next[p.ptr[i] : p.ptr[i + 1]] == -1) & (p.win_col[p.ptr[i] : p.ptr[i + 1]] >= 0)) for i in range(n)]
+    )
     assert moved.any() and not moved[m:].any()
     assert np.all(moved <= can_win)
-    assert np.all(v <= v0 + 1e-15)   # the opponent's last turn can only cost the first seat
+    assert np.all(v <= v0 + 1e-15)  # the opponent's last turn can only cost the first seat
 
 
 # --------------------------------------------------------------------------- sparse rows
 
 
 @_fast(40)
-@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 300), st.integers(1, 50), st.sampled_from([0, 1, 2]),
-       st.booleans())
+@given(st.integers(0, 2**32 - 1), st.integers(0, 300), st.integers(1, 50), st.sampled_from([0, 1, 2]), st.booleans())
 def test_rows_minus_agrees(seed, rows, width, threads, single):
     """c - A x for random CSR rows (some empty), values float64 or float32 (a policy's
     approximate rows): both kernels, and a dense float64 product."""
@@ -711,7 +825,7 @@ def test_rows_minus_rejects_bad_rows():
 
 
 @_fast(40)
-@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 200), st.floats(0.0, 1.0))
+@given(st.integers(0, 2**32 - 1), st.integers(0, 200), st.floats(0.0, 1.0))
 def test_solve_links_agrees(seed, rows, none_share):
     """x + a x[succ] = b on a random functional graph (cycles of every length, self
     loops, trees hanging off them, rows without successor): both kernels, each
@@ -749,8 +863,7 @@ def _random_levels(rng, size: int, nlev: int, single: bool):
 
 
 @_fast(40)
-@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 200), st.integers(1, 6), st.sampled_from([0, 1, 2]),
-       st.booleans())
+@given(st.integers(0, 2**32 - 1), st.integers(0, 200), st.integers(1, 6), st.sampled_from([0, 1, 2]), st.booleans())
 def test_level_sweep_agrees(seed, size, nlev, threads, single):
     """A Gauss-Seidel sweep over random levels, twice from random x: both kernels, and
     the sweep done by hand, level after level, with a dense product and a dense solve
@@ -762,12 +875,12 @@ def test_level_sweep_agrees(seed, size, nlev, threads, single):
     for _ in range(2):
         for rows, rho, indptr, cols, vals, succ, a in levels:
             m = len(rows)
-            O = np.zeros((m, size))
-            np.add.at(O, (np.repeat(np.arange(m), np.diff(indptr)), cols), vals.astype(np.float64))
+            off = np.zeros((m, size))  # the rows' entries outside the level's own links
+            np.add.at(off, (np.repeat(np.arange(m), np.diff(indptr)), cols), vals.astype(np.float64))
             D = np.eye(m)
             r = np.flatnonzero(succ >= 0)
             np.add.at(D, (r, succ[r]), a[r])
-            want[rows] = np.linalg.solve(D, rho - O @ want) if m else want[rows]
+            want[rows] = np.linalg.solve(D, rho - off @ want) if m else want[rows]
     got = []
     for backend in (PURE, COMPILED):
         sweep, x = backend.level_sweep(levels, size), x0.copy()
@@ -783,8 +896,15 @@ def test_level_sweep_agrees(seed, size, nlev, threads, single):
 def test_level_sweep_refuses_bad_input():
     """Rows outside x, columns outside x, a succ outside the level, an x of the wrong size
     and a singular cycle: a clear error from both kernels."""
-    ok = (np.array([0, 1]), np.ones(2), np.array([0, 1, 1]), np.array([2], np.int32), np.ones(1), np.array([1, -1]),
-          np.full(2, 0.5))
+    ok = (
+        np.array([0, 1]),
+        np.ones(2),
+        np.array([0, 1, 1]),
+        np.array([2], np.int32),
+        np.ones(1),
+        np.array([1, -1]),
+        np.full(2, 0.5),
+    )
     for backend in (PURE, COMPILED):
         with pytest.raises(ValueError):
             backend.level_sweep([(np.array([0, 3]), *ok[1:])], 3)
@@ -802,13 +922,19 @@ def test_solve_links_refuses_bad_input():
     for backend in (PURE, COMPILED):
         with pytest.raises(ValueError):
             backend.solve_links(np.array([0, 5]), np.zeros(2), np.zeros(2))
-        with pytest.raises(ZeroDivisionError):   # x0 + x1 = 1, x1 + x0 = 1: no unique solution
+        with pytest.raises(ZeroDivisionError):  # x0 + x1 = 1, x1 + x0 = 1: no unique solution
             backend.solve_links(np.array([1, 0]), np.array([1.0, 1.0]), np.ones(2))
 
 
 @_fast(40)
-@given(st.integers(0, 2 ** 32 - 1), st.integers(0, 60), st.booleans(), st.sampled_from([0.0, 0.3]),
-       st.booleans(), st.booleans())
+@given(
+    st.integers(0, 2**32 - 1),
+    st.integers(0, 60),
+    st.booleans(),
+    st.sampled_from([0.0, 0.3]),
+    st.booleans(),
+    st.booleans(),
+)
 def test_rows_split_agrees(seed, rows, split, drop, links, threaded):
     """Rows in capacity slots (with gaps) compacted and split by a local index: both
     kernels alike, and every entry lands once, in its row, on the side local says;
@@ -834,19 +960,22 @@ def test_rows_split_agrees(seed, rows, split, drop, links, threaded):
         assert x.dtype == y.dtype
         np.testing.assert_array_equal(x, y)
     indptr, oc, ov, ir, il, iv = b
-    kept = sum(int(np.sum(vals[cap[p]:cap[p] + cnt[p]] >= drop)) for p in range(rows))
+    kept = sum(int(np.sum(vals[cap[p] : cap[p] + cnt[p]] >= drop)) for p in range(rows))
     assert oc.dtype == np.int32 and indptr[-1] == len(oc) and len(oc) + len(iv) == kept
     assert ov.dtype == (np.float32 if drop else np.float64)
     want_in = []
     for p in range(rows):
-        row = [(e, int(c), float(v)) for e, (c, v) in enumerate(zip(cols[cap[p]:cap[p] + cnt[p]],
-                                                                    vals[cap[p]:cap[p] + cnt[p]])) if v >= drop]
+        row = [
+            (e, int(c), float(v))
+            for e, (c, v) in enumerate(zip(cols[cap[p] : cap[p] + cnt[p]], vals[cap[p] : cap[p] + cnt[p]]))
+            if v >= drop
+        ]
         inside = [(e, c, v) for e, c, v in row if local is not None and local[c] >= 0]
         if links and inside:
             top = max(v for _, _, v in inside)
             inside = [next((e, c, v) for e, c, v in inside if v == top)]
         want_in += [(p, int(local[c]), v) for _, c, v in inside]
-        got = sorted(zip(oc[indptr[p]:indptr[p + 1]].tolist(), ov[indptr[p]:indptr[p + 1]].tolist()))
+        got = sorted(zip(oc[indptr[p] : indptr[p + 1]].tolist(), ov[indptr[p] : indptr[p + 1]].tolist()))
         want = [(c, float(ov.dtype.type(v))) for e, c, v in row if (e, c, v) not in inside]
         assert got == sorted(want)
     if links:

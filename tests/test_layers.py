@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-SOURCE = Path(__file__).resolve().parents[1] / "solver"   # the source of the package thousand
+SOURCE = Path(__file__).resolve().parents[1] / "solver"  # the source of the package thousand
 
 LAYERS = ("base", "rules", "kernel", "engine", "solvers", "tables", "analysis", "play", "web", "cli")
 
@@ -148,7 +148,8 @@ def test_every_module_is_in_a_layer():
         init = SOURCE / layer / "__init__.py"
         doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
         assert doc.startswith(f"thousand.{layer}:") and "import" in doc, (
-            f"{init} must say what the layer owns and what it may import")
+            f"{init} must say what the layer owns and what it may import"
+        )
 
 
 def test_no_module_imports_a_later_layer():
@@ -164,8 +165,9 @@ def test_no_import_circles():
 def test_every_import_of_thousand_names_a_module_that_exists():
     files = module_files()
     known = set(files) | _compiled()
-    missing = [f"{src}:{line} imports {dst}" for src, ts in import_graph().items() for dst, line in ts
-               if dst not in known]
+    missing = [
+        f"{src}:{line} imports {dst}" for src, ts in import_graph().items() for dst, line in ts if dst not in known
+    ]
     assert not missing, missing
 
 
@@ -173,9 +175,10 @@ def test_third_party_front_ends_stay_in_their_layer():
     for name, path in module_files().items():
         for pkg in third_party(path) & set(CONFINED):
             allowed = CONFINED[pkg]
-            rel = name[len("thousand."):]
+            rel = name[len("thousand.") :]
             assert any(rel == a or rel.startswith(a + ".") for a in allowed), (
-                f"{name} imports {pkg}, which belongs to {allowed} alone")
+                f"{name} imports {pkg}, which belongs to {allowed} alone"
+            )
 
 
 def test_lazy_names_of_a_package_point_into_that_package():
@@ -190,16 +193,21 @@ def test_lazy_names_of_a_package_point_into_that_package():
                     assert module.startswith(".") and module.count(".") == 1, (name, attr, module)
                     assert (path.parent / f"{module[1:]}.py").is_file(), (name, attr, module)
                     import importlib
+
                     assert hasattr(importlib.import_module(module, name), attr), (name, attr, module)
 
 
 def test_the_checks_catch_an_upward_import_and_a_circle(tmp_path):
     """The same checks on a made-up tree with one upward import and one circle find both."""
     root = tmp_path / "solver"
-    for rel, text in {"__init__.py": "", "base/__init__.py": "", "rules/__init__.py": "",
-                      "base/a.py": "def f():\n    from thousand.rules.b import g\n",
-                      "rules/b.py": "from thousand.rules.c import h\n",
-                      "rules/c.py": "from thousand.rules import b\n"}.items():
+    for rel, text in {
+        "__init__.py": "",
+        "base/__init__.py": "",
+        "rules/__init__.py": "",
+        "base/a.py": "def f():\n    from thousand.rules.b import g\n",
+        "rules/b.py": "from thousand.rules.c import h\n",
+        "rules/c.py": "from thousand.rules import b\n",
+    }.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
     graph = import_graph(root)
@@ -218,11 +226,12 @@ def test_old_module_paths_import_with_a_deprecation_warning():
 
     for old, new in MOVED.items():
         if old in ("_kernel", "_sim") and importlib.util.find_spec(f"thousand.kernel.{old}") is None:
-            continue   # the compiled modules, where they are not built
+            continue  # the compiled modules, where they are not built
         with pytest.warns(DeprecationWarning, match=f"thousand.{old} is now"):
             module = importlib.import_module(f"thousand.{old}")
             import sys
-            del sys.modules[f"thousand.{old}"]   # so the next test warns again
+
+            del sys.modules[f"thousand.{old}"]  # so the next test warns again
         if len(new) == 1:
             assert module is importlib.import_module(f"thousand.{new[0]}")
 
@@ -238,6 +247,7 @@ def test_old_paths_of_split_modules_find_each_name_where_it_went():
         from thousand.poker.game import poker_solution, solve_poker
         from thousand.solve import Progress, solve_objective
         from thousand.turn import TurnEnds, expected_turn_points
+    from thousand.base.progress import Progress as pr
     from thousand.engine.ends import TurnEnds as ends
     from thousand.solvers.geometric import solve_geometric as sg
     from thousand.solvers.poker import solve_poker as sp
@@ -245,9 +255,17 @@ def test_old_paths_of_split_modules_find_each_name_where_it_went():
     from thousand.tables.geometric import geometric_duel as gd
     from thousand.tables.poker import poker_solution as ps
     from thousand.tables.solve import solve_objective as so
-    from thousand.base.progress import Progress as pr
-    assert (geometric_duel, solve_geometric, poker_solution, solve_poker, Progress, solve_objective,
-            TurnEnds, expected_turn_points) == (gd, sg, ps, sp, pr, so, ends, etp)
+
+    assert (
+        geometric_duel,
+        solve_geometric,
+        poker_solution,
+        solve_poker,
+        Progress,
+        solve_objective,
+        TurnEnds,
+        expected_turn_points,
+    ) == (gd, sg, ps, sp, pr, so, ends, etp)
 
 
 def test_the_former_modules_names_are_offered_by_their_packages():

@@ -5,20 +5,20 @@ deviation) is at most 1e-9."""
 
 from __future__ import annotations
 
+import functools
 import os
 
 import numpy as np
 import pytest
-
-from thousand import kernel
-from thousand.solvers import nplayer
-from thousand.engine.player import Moves
-from thousand.solvers.nplayer import NPlayerError, solve_nplayer
-from thousand.rules import load_ruleset
-from thousand.tables.solve import solve_objective
-
 import tiny
 from tiny import TINY_DUELS
+
+from thousand import kernel
+from thousand.engine.player import Moves
+from thousand.rules import load_ruleset
+from thousand.solvers import nplayer
+from thousand.solvers.nplayer import NPlayerError, solve_nplayer
+from thousand.tables.solve import solve_objective
 
 
 def test_two_players_are_the_duel(tmp_path):
@@ -26,8 +26,11 @@ def test_two_players_are_the_duel(tmp_path):
     sol = solve_nplayer(rs, 2)
     duel = solve_objective(rs, "duel", str(tmp_path), progress=False)
     m = len(sol.space)
-    worst = max(abs(sol.V[i * m + j, 0] - duel.value(x, y))
-                for i, x in enumerate(sol.space.states) for j, y in enumerate(sol.space.states))
+    worst = max(
+        abs(sol.V[i * m + j, 0] - duel.value(x, y))
+        for i, x in enumerate(sol.space.states)
+        for j, y in enumerate(sol.space.states)
+    )
     assert worst <= 1e-12
     assert np.allclose(sol.V.sum(axis=1), 1.0, atol=1e-12) and sol.certificate <= 1e-9
 
@@ -37,6 +40,7 @@ def reference_pig(goal: int, faces: int, players: int, sweeps: int = 20000):
     win probabilities (the mover first); the mover holds or rolls to maximise its own
     entry (holding on ties); a 1 loses the turn total, another face adds its value."""
     from itertools import product
+
     scores = list(product(range(goal), repeat=players))
     V = {(s, t): np.full(players, 1.0 / players) for s in scores for t in range(goal)}
     rot = lambda v: np.roll(v, 1)  # noqa: E731  the next state's vector seen from this mover
@@ -67,8 +71,15 @@ def reference_pig(goal: int, faces: int, players: int, sweeps: int = 20000):
 
 @pytest.mark.parametrize("goal, faces", [(6, 3), (8, 4)])
 def test_three_players_of_small_pig_against_value_iteration(goal, faces):
-    rs = load_ruleset("pig", (f"goal={goal}", f"faces={faces}", "scoring.singles={}",
-                              *[f"scoring.singles.{f}={f}" for f in range(2, faces + 1)]))
+    rs = load_ruleset(
+        "pig",
+        (
+            f"goal={goal}",
+            f"faces={faces}",
+            "scoring.singles={}",
+            *[f"scoring.singles.{f}={f}" for f in range(2, faces + 1)],
+        ),
+    )
     sol = solve_nplayer(rs, 3)
     ref = reference_pig(goal, faces, 3)
     moves = Moves(rs)
@@ -87,12 +98,14 @@ def test_three_player_pig_is_an_equilibrium(goal):
     assert np.allclose(sol.V.sum(axis=1), 1.0, atol=1e-12)
     assert sol.certificate <= 1e-9
     first, second, third = sol.start
-    assert first > second > third      # moving earlier is worth more at Pig
+    assert first > second > third  # moving earlier is worth more at Pig
 
 
 @pytest.mark.skipif(kernel.BACKEND.name == "pure", reason="the pure twin holds the GIL and always runs one thread")
-@pytest.mark.parametrize("rules", [("pig", ("goal=30",)), ("farkle", ("goal=1000",)),
-                                   ("tiny", "overtaking-bolts"), ("tiny-equal", "equal-barrel")])
+@pytest.mark.parametrize(
+    "rules",
+    [("pig", ("goal=30",)), ("farkle", ("goal=1000",)), ("tiny", "overtaking-bolts"), ("tiny-equal", "equal-barrel")],
+)
 def test_threads_do_not_change_a_value(rules, monkeypatch):
     """The movers' turns of a level run on several threads, each writing its own columns:
     one thread and three (more than this machine's cores, so they interleave) give the same
@@ -144,7 +157,7 @@ def test_two_players_with_interactions_are_the_duel(name):
     repeated level sweeps reach the duel solver's values (its passes and policy rounds)."""
     rs, duel = tiny.solved(TINY_DUELS, name)
     sol = solve_nplayer(rs, 2)
-    assert sol.passes > 1          # these rules lower levels: one sweep is not enough
+    assert sol.passes > 1  # these rules lower levels: one sweep is not enough
     assert [x for x in sol.space.states] == [x for x in duel.model.space.states]
     m = sol.m
     assert np.max(np.abs(sol.V[:, 0].reshape(m, m) - duel.P)) <= 1e-12
@@ -157,15 +170,17 @@ def reference_players(rs, sol):
     others changed by each end as the rules say (thousand.engine.player.Moves); then the profile
     of those decisions valued by one sparse linear solve over (state, place). Returns
     (the reference's best value of each mover, the profile's values (S, N))."""
+    from reference import TurnReference
     from scipy import sparse
     from scipy.sparse.linalg import spsolve
-    from reference import TurnReference
+
     from thousand.engine.player import WIN
+
     ref = TurnReference(rs)
     mv = ref.moves
     N, m = sol.players, sol.m
     st = sol.space.states
-    S = m ** N
+    S = m**N
     rows, cols, vals = [], [], []
     rhs = np.zeros(S * N)
     best = np.empty(S)
@@ -191,8 +206,9 @@ def reference_players(rs, sol):
 
         v, dist = ref.solve(x, value, label)
         best[s] = float(v)
-        profile_rows(s, N, dist, lambda o: None if o == WIN else sol.index(o), lambda o: np.eye(N)[0],
-                     rows, cols, vals, rhs)
+        profile_rows(
+            s, N, dist, lambda o: None if o == WIN else sol.index(o), lambda o: np.eye(N)[0], rows, cols, vals, rhs
+        )
     A = sparse.csr_matrix((vals, (rows, cols)), shape=(S * N, S * N))
     return best, spsolve(A.tocsc(), rhs).reshape(S, N)
 
@@ -208,9 +224,9 @@ def profile_rows(s, N, dist, successor, terminal, rows, cols, vals, rhs):
     for o, q in dist.items():
         j = successor(o)
         if j is None:
-            rhs[s * N:(s + 1) * N] += float(q) * terminal(o)
+            rhs[s * N : (s + 1) * N] += float(q) * terminal(o)
             continue
-        for k in range(N):          # V[s][k] = sum q V[o][k - 1]: the mover goes last
+        for k in range(N):  # V[s][k] = sum q V[o][k - 1]: the mover goes last
             rows.append(s * N + k)
             cols.append(j * N + (k - 1) % N)
             vals.append(-float(q))
@@ -247,8 +263,15 @@ def test_three_players_of_a_small_classic():
 # every interaction of classic on a board small enough for three players (79,507 states);
 # pits cost bolts here: with bolts exempt in a pit, players waiting in pits for the others
 # to climb out first make a war of attrition in which the game need not end
-SMALL_CLASSIC = ("goal=150", "pits=[{low=50,exit=75}]", "barrel.threshold=100", "dump=[85]",
-                 "barrel.max_falls=1", "bolts.limit=2", 'bolts.exempt=["unopened"]')
+SMALL_CLASSIC = (
+    "goal=150",
+    "pits=[{low=50,exit=75}]",
+    "barrel.threshold=100",
+    "dump=[85]",
+    "barrel.max_falls=1",
+    "bolts.limit=2",
+    'bolts.exempt=["unopened"]',
+)
 
 
 @pytest.mark.parametrize("name", INTERACTING)
@@ -256,6 +279,7 @@ def test_the_equilibrium_played_is_the_equilibrium_with_interactions(name):
     """The solver's decisions valued as fixed decisions (thousand.solvers.nplayer.evaluate_profile:
     kept end distributions, sweeps, trees and cycles of zero turns) give its values."""
     from thousand.solvers.nplayer import EquilibriumDecider, evaluate_profile
+
     rs = tiny.solved(TINY_DUELS, name)[0]
     sol = solve_nplayer(rs, 3)
     V = evaluate_profile(sol.space, 3, [EquilibriumDecider(sol)])
@@ -269,8 +293,9 @@ def test_a_bot_among_equilibrium_players_with_interactions(name, tmp_path):
     the game valued by evaluate_profile) agree with Monte Carlo games played through the
     engine's own end-of-turn rules (thousand.engine.finish_turn)."""
     from thousand.analysis.bots import load_bot
-    from thousand.solvers.nplayer import NPlayerSolution, certificate
     from thousand.analysis.seats import exact_seats, mc_seats
+    from thousand.solvers.nplayer import NPlayerSolution, certificate
+
     rs = tiny.solved(TINY_DUELS, name)[0]
     sol = solve_nplayer(rs, 3)
     bot = load_bot("hold:10", rs, "duel", str(tmp_path), 1, 2.0, {})
@@ -290,6 +315,7 @@ def test_exact_advice_with_interactions_is_the_equilibrium(name, tmp_path):
     valued in the stored table with the others as the end leaves them) gives, at the start
     of a turn, the solver's value of the mover in every state."""
     from thousand.tables.players import solve_players
+
     rs = tiny.solved(TINY_DUELS, name)[0]
     table = solve_players(rs, 3, tmp_path)
     sol = solve_nplayer(rs, 3)
@@ -306,11 +332,21 @@ def test_sweeps_that_do_not_settle_stop_in_one_line():
     """Pits exempt from bolts, with overtaking: three players may wait in the pit for each
     other to climb out first, and the sweeps over the levels do not settle; the solver stops
     after 40 sweeps without a tenfold gain, saying why, instead of running on."""
-    from thousand.rules import from_mapping
     from tiny import PAIR_SCORING
-    rs = from_mapping({"dice": 2, "goal": 30, "scoring": PAIR_SCORING, "overtake": 5,
-                       "pits": [{"low": 10, "exit": 20}], "bolts": {"limit": 2, "penalty": 10, "exempt": ["pit"]}})
-    assert solve_nplayer(rs, 2).certificate <= 1e-12      # the duel of it settles
+
+    from thousand.rules import from_mapping
+
+    rs = from_mapping(
+        {
+            "dice": 2,
+            "goal": 30,
+            "scoring": PAIR_SCORING,
+            "overtake": 5,
+            "pits": [{"low": 10, "exit": 20}],
+            "bolts": {"limit": 2, "penalty": 10, "exempt": ["pit"]},
+        }
+    )
+    assert solve_nplayer(rs, 2).certificate <= 1e-12  # the duel of it settles
     with pytest.raises(NPlayerError, match="do not settle.*wait for each other"):
         solve_nplayer(rs, 3)
 
@@ -322,11 +358,12 @@ def reference_last_round(rs, ref, horizon):
     last turns; each plays to maximise its own chance, a new top leaves the old leaders 0,
     an end short of the win condition acts on the players after it (overtaking, push-off),
     final totals above ``horizon`` count as the horizon (as the solver's)."""
-    from functools import lru_cache
+
     from thousand.engine.player import WIN
+
     mv = ref.moves
 
-    @lru_cache(maxsize=None)
+    @functools.cache
     def U(ys: tuple, B: int, k: int) -> tuple:
         if not ys:
             return (1.0 / k,)
@@ -368,6 +405,7 @@ def reference_last_round(rs, ref, horizon):
             out[1] += q * nxt[0] * (what != "miss")
             out[2:] += q * np.asarray(nxt[1:])
         return tuple(out)
+
     return U
 
 
@@ -375,13 +413,16 @@ def reference_players_equal_turns(rs, sol):
     """:func:`reference_players` with equal_turns: the mover's seat in the state, and a win
     by a seat before the last valued by :func:`reference_last_round` for the later seats
     (0 for the earlier ones); that seat's turn runs to the final-total horizon."""
+    import sys
+
+    from reference import TurnReference
     from scipy import sparse
     from scipy.sparse.linalg import spsolve
-    from reference import TurnReference
+
     from thousand.engine.player import WIN
     from thousand.solvers.lastturn import first_seat_T
-    import sys
-    ref = TurnReference(rs, floats=True)    # float probabilities: the turns run to the horizon
+
+    ref = TurnReference(rs, floats=True)  # float probabilities: the turns run to the horizon
     # ... and the memoised recursion goes one total deeper per roll (as reference.exact_duel)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
     mv = ref.moves
@@ -389,15 +430,15 @@ def reference_players_equal_turns(rs, sol):
     horizon = sol.game.last_round.horizon
     U = reference_last_round(rs, ref, horizon)
     st = sol.space.states
-    S = N * m ** N
+    S = N * m**N
     rows, cols, vals = [], [], []
     rhs = np.zeros(S * N)
     best = np.empty(S)
     for s in range(S):
-        c = s // m ** N
+        c = s // m**N
         xs = [st[(s // m ** (N - 1 - k)) % m] for k in range(N)]
         x, others = xs[0], xs[1:]
-        r = N - 1 - c      # the later seats of the round
+        r = N - 1 - c  # the later seats of the round
 
         def label(kind, t, x=x, others=others, c=c, r=r):
             if kind == "win":
@@ -410,12 +451,14 @@ def reference_players_equal_turns(rs, sol):
                 return ("final", min(x.score + t, horizon)) if r else WIN
             if ev == "overshoot":
                 return (c + 1) % N, (*others, y)
-            return (c + 1) % N, (*(mv.affect_opponent(o, x.score, mv.raised_to(x, t), mv.climbed(x, y))
-                                   for o in others), y)
+            return (c + 1) % N, (
+                *(mv.affect_opponent(o, x.score, mv.raised_to(x, t), mv.climbed(x, y)) for o in others),
+                y,
+            )
 
         def vector(o, others=others, r=r):
             out = np.zeros(N)
-            out[:r + 1] = U(tuple(others[:r]), o[1], 1)
+            out[: r + 1] = U(tuple(others[:r]), o[1], 1)
             return out
 
         def value(o):
@@ -428,8 +471,17 @@ def reference_players_equal_turns(rs, sol):
         sat = first_seat_T(rs, mv, x, horizon) * rs.unit if r else None
         v, dist = ref.solve(x, value, label, sat=sat)
         best[s] = float(v)
-        profile_rows(s, N, dist, lambda o: None if o == WIN or o[0] == "final" else sol.index(o[1], seat=o[0]),
-                     lambda o, vector=vector: np.eye(N)[0] if o == WIN else vector(o), rows, cols, vals, rhs)
+        profile_rows(
+            s,
+            N,
+            dist,
+            lambda o: None if o == WIN or o[0] == "final" else sol.index(o[1], seat=o[0]),
+            lambda o, vector=vector: np.eye(N)[0] if o == WIN else vector(o),
+            rows,
+            cols,
+            vals,
+            rhs,
+        )
     A = sparse.csr_matrix((vals, (rows, cols)), shape=(S * N, S * N))
     return best, spsolve(A.tocsc(), rhs).reshape(S, N)
 
@@ -450,8 +502,9 @@ def test_two_players_with_equal_turns_are_the_equal_turns_duel(name):
     assert sol.certificate <= 1e-12
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.heavy) if n == "equal-overtaking-bolts" else n
-                                  for n in EQUAL_TURNS])   # its reference takes two minutes
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.heavy) if n == "equal-overtaking-bolts" else n for n in EQUAL_TURNS]
+)  # its reference takes two minutes
 def test_three_players_with_equal_turns_against_an_independent_evaluation(name):
     """Three seats with equal_turns: every later seat's last turn after a win, the highest
     total winning and a tie at the top shared. Checked apart from the kernel and from
@@ -460,7 +513,7 @@ def test_three_players_with_equal_turns_against_an_independent_evaluation(name):
     decisions, valued by one linear solve, has the solver's values."""
     rs = tiny.solved(tiny.TINY_EQUAL_TURNS, name)[0]
     sol = solve_nplayer(rs, 3)
-    assert sol.V.shape == (3 * sol.m ** 3, 3)
+    assert sol.V.shape == (3 * sol.m**3, 3)
     best, profile = reference_players_equal_turns(rs, sol)
     assert np.max(np.abs(best - sol.V[:, 0])) <= 1e-12
     assert np.max(np.abs(profile - sol.V)) <= 1e-12
@@ -476,8 +529,9 @@ def test_exact_advice_with_equal_turns_is_the_equilibrium(name, tmp_path):
     of the round, such a turn running to the final-total horizon) gives, at the start of
     a turn, the solver's value of the mover; the seat is required."""
     from thousand.base.errors import StateError
-    from thousand.tables.players import solve_players
     from thousand.solvers.nplayer import EquilibriumDecider, evaluate_profile
+    from thousand.tables.players import solve_players
+
     rs = tiny.solved(tiny.TINY_EQUAL_TURNS, name)[0]
     table = solve_players(rs, 3, tmp_path)
     sol = solve_nplayer(rs, 3)
@@ -485,7 +539,7 @@ def test_exact_advice_with_equal_turns_is_the_equilibrium(name, tmp_path):
     st, m = sol.space.states, sol.m
     worst = 0.0
     for s in range(0, sol.V.shape[0], 5):
-        seat = s // m ** 3
+        seat = s // m**3
         xs = [st[(s // m ** (2 - k)) % m] for k in range(3)]
         adv = table.advise(xs[0], xs[1:], turn=0, dice=rs.dice, seat=seat)
         worst = max(worst, abs(adv.best.value - sol.V[s, 0]))

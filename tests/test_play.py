@@ -28,7 +28,7 @@ def test_pig_turns_bank_bust_and_win():
     g = game("pig", "goal=20")
     play(g, "roll 6", "roll 5", "stop")
     assert g.states[0].score == 11 and g.current == 1
-    play(g, "roll 4", "roll 1")                       # bust: B's 4 is lost
+    play(g, "roll 4", "roll 1")  # bust: B's 4 is lost
     assert g.states[1].score == 0 and g.current == 0
     play(g, "roll 6", "roll 3")
     assert g.turn.total == 9
@@ -40,10 +40,9 @@ def test_pig_turns_bank_bust_and_win():
 
 def test_refusals_leave_the_game_unchanged():
     g = game("classic")
-    play(g, "roll 1,5,3,3,4")                          # 15, three dice left
+    play(g, "roll 1,5,3,3,4")  # 15, three dice left
     before = (g.turn.total, g.turn.dice, list(g.log))
-    for bad, why in [("stop", "not opened"), ("roll 1,1", "3 dice"), ("roll 7,1,1", "face 7"),
-                     ("keep 1", "no roll")]:
+    for bad, why in [("stop", "not opened"), ("roll 1,1", "3 dice"), ("roll 7,1,1", "face 7"), ("keep 1", "no roll")]:
         with pytest.raises(Refused, match=why):
             g.submit(bad)
         assert (g.turn.total, g.turn.dice, list(g.log)) == before
@@ -51,11 +50,11 @@ def test_refusals_leave_the_game_unchanged():
 
 def test_hot_dice_must_roll_is_compulsory():
     g = game("classic")
-    play(g, "roll 2,2,2,1,5")                          # 20 + 15 = 35, all five set aside
+    play(g, "roll 2,2,2,1,5")  # 20 + 15 = 35, all five set aside
     assert g.turn.total == 35 and g.turn.dice == 5 and g.turn.compulsory
     with pytest.raises(Refused, match="compulsory"):
         g.submit("stop")
-    play(g, "roll 1,1,1,3,4")                          # +100: 135, two dice
+    play(g, "roll 1,1,1,3,4")  # +100: 135, two dice
     assert not g.turn.compulsory
     play(g, "stop")
     assert g.states[0] == PlayerState(135)
@@ -74,17 +73,17 @@ def test_pits_overtaking_and_samosval():
     play(g, "roll 1,2,3,3,4")
     with pytest.raises(Refused, match="pit"):
         g.submit("stop")
-    play(g, "roll 2,3,4,6")                            # bust: pits are bolt-exempt in classic
+    play(g, "roll 2,3,4,6")  # bust: pits are bolt-exempt in classic
     assert g.states[0] == PlayerState(200)
     # B jumps from 60 over A's 200 to 270 (into a pit, allowed): A is overtaken (-50) -> 150
-    play(g, "roll 1,1,1,5,5", "roll 1,1,1,2,3", "stop")   # 110, hot dice, + 100
+    play(g, "roll 1,1,1,5,5", "roll 1,1,1,2,3", "stop")  # 110, hot dice, + 100
     assert g.states[1].score == 270
     assert g.states[0].score == 150 and "overtaken" in g.history[0][-1]
     # samosval: A at 150 banks 405 -> 555 -> 0, still opened
     g2 = Game(rs, ["A", "B"], "classic")
     g2.states[0] = PlayerState(150)
-    g2._apply("roll 4,4,4,4,4")                        # 400, hot dice
-    g2._apply("roll 5,2,2,3,4")                        # +5: 405, four dice
+    g2._apply("roll 4,4,4,4,4")  # 400, hot dice
+    g2._apply("roll 5,2,2,3,4")  # +5: 405, four dice
     g2._apply("stop")
     assert g2.states[0] == PlayerState(0, opened=True)
 
@@ -94,20 +93,20 @@ def test_barrel_attempts_fall_and_push_off():
     moves = Moves(rs)
     g = Game(rs, ["A", "B"], "classic")
     g.states = [PlayerState(800), PlayerState(880)]
-    g._apply("roll 5,5,5,5,1")                         # 110, hot dice (compulsory)
-    g._apply("roll 1,2,3,3,4")                         # +10: 120, four dice
-    g._apply("stop")                                   # 920 -> capped at 880: climbs; B pushed off
+    g._apply("roll 5,5,5,5,1")  # 110, hot dice (compulsory)
+    g._apply("roll 1,2,3,3,4")  # +10: 120, four dice
+    g._apply("stop")  # 920 -> capped at 880: climbs; B pushed off
     assert g.states[0].score == 880 and "on the barrel" in g.status(0)
     assert g.states[1] == moves.affect_opponent(PlayerState(880), 800, 880, True)
     assert g.states[1].score == 780 and "pushed off" in g.history[1][-1]
     # B plays; then A fails three times on the barrel and falls
     for _ in range(3):
         if g.current == 1:
-            g._apply("roll 2,3,4,6,6")                 # B busts
-        g._apply("roll 1,2,3,4,6")                     # A: 10, cannot bank below 1000
+            g._apply("roll 2,3,4,6,6")  # B busts
+        g._apply("roll 1,2,3,4,6")  # A: 10, cannot bank below 1000
         with pytest.raises(Refused, match="barrel"):
             g._stop()
-        g._apply("roll 2,3,4,6")                       # bust
+        g._apply("roll 2,3,4,6")  # bust
         if g.current == 1:
             g._apply("roll 2,3,4,6,6")
     assert g.states[0].score == 780 and g.states[0].falls == 1
@@ -116,7 +115,7 @@ def test_barrel_attempts_fall_and_push_off():
 def test_keep_any_choice_and_confirm():
     g = game("admission")
     play(g, "roll 2,5,3,3,5")
-    assert g.turn.roll is not None                     # a choice: 5 or 5,5
+    assert g.turn.roll is not None  # a choice: 5 or 5,5
     with pytest.raises(Refused, match="legal"):
         g.submit("keep 2,5")
     with pytest.raises(Refused, match="set dice aside"):
@@ -137,12 +136,11 @@ def test_instant_win_and_equal_turns():
     g = game("six-dice", players=("A", "B", "C"))
     play(g, "roll 1,1,1,1,1,1")
     assert g.over and g.winners == [0]
-    g = game("six-dice", "goal=200", "barrel={kind=\"none\"}", "pits=[]", "pit_attempts=0",
-             players=("A", "B", "C"))
-    play(g, "roll 5,5,5,5,5,2", "keep 5,5,5,5,5", "stop")   # 500 >= 200: A is done, the round goes on
+    g = game("six-dice", "goal=200", 'barrel={kind="none"}', "pits=[]", "pit_attempts=0", players=("A", "B", "C"))
+    play(g, "roll 5,5,5,5,5,2", "keep 5,5,5,5,5", "stop")  # 500 >= 200: A is done, the round goes on
     assert not g.over and g.finished == {0: 500} and g.current == 1
-    play(g, "roll 5,5,5,5,5,2", "keep 5,5,5,5,5", "stop")   # B ties
-    play(g, "roll 2,2,3,3,4,6")                             # C busts: the round is complete
+    play(g, "roll 5,5,5,5,5,2", "keep 5,5,5,5,5", "stop")  # B ties
+    play(g, "roll 2,2,3,3,4,6")  # C busts: the round is complete
     assert g.over and g.winners == [0, 1] and "shared" in g.messages[-1]
 
 
@@ -150,8 +148,8 @@ def test_a_winning_bank_leaves_the_last_turns_as_they_stand():
     # docs/rules.md section 7: a bank that meets the win condition is settled at the win
     # check; it neither overtakes nor pushes off the players still to play their last turns
     g = game("pig", "goal=20", "equal_turns=true", "overtake=5")
-    play(g, "roll 1", "roll 6", "roll 6", "roll 2", "stop")             # A busts, B 14
-    play(g, "roll 6", "roll 6", "roll 6", "roll 4", "stop")             # A passes B with 22 >= 20
+    play(g, "roll 1", "roll 6", "roll 6", "roll 2", "stop")  # A busts, B 14
+    play(g, "roll 6", "roll 6", "roll 6", "roll 4", "stop")  # A passes B with 22 >= 20
     assert g.finished == {0: 22} and g.states[1].score == 14 and not g.over
     # a bank short of the goal that passes B overtakes it
     g = game("pig", "goal=20", "equal_turns=true", "overtake=5")
@@ -188,9 +186,10 @@ def run(args, text):
 
 def test_play_command_script(tmp_path):
     save = tmp_path / "g.json"
-    r = run(["play", "pig", "--set", "goal=30", "--players", "Ann", "Bob"],
-            "roll 6\nroll 5\nstop\nroll 4\nstop\nbogus\nstop please\nundo\nsheet\n"
-            f"save {save}\nquit\n")
+    r = run(
+        ["play", "pig", "--set", "goal=30", "--players", "Ann", "Bob"],
+        f"roll 6\nroll 5\nstop\nroll 4\nstop\nbogus\nstop please\nundo\nsheet\nsave {save}\nquit\n",
+    )
     assert r.exit_code == 0, r.output
     assert "Ann banks 11: 0 → 11" in r.output
     assert "Bob banks 4" in r.output
@@ -208,8 +207,10 @@ def test_play_command_script(tmp_path):
 
 def test_play_command_random_rolls_with_seed():
     import re
-    out = [run(["play", "pig", "--players", "A", "B", "--seed", "3"], "roll\nroll\nroll\nsheet\n").output
-           for _ in range(2)]
+
+    out = [
+        run(["play", "pig", "--players", "A", "B", "--seed", "3"], "roll\nroll\nroll\nsheet\n").output for _ in range(2)
+    ]
     # the same seed plays the same game; each game autosaves to a file of its own
     same = [re.sub(r"\S+/thousand/games/\S+\.json", "SAVE", o) for o in out]
     assert same[0] == same[1] and "A rolls" in out[0] and out[0] != out[1]
@@ -222,26 +223,27 @@ def test_play_needs_two_players():
 
 def test_play_advice_duel_and_race(tmp_path):
     tables = str(tmp_path / "tables")
-    r = run(["play", "pig", "--set", "goal=20", "--players", "A", "B", "--tables", tables],
-            "roll 6\n?\n")
+    r = run(["play", "pig", "--set", "goal=20", "--players", "A", "B", "--tables", tables], "roll 6\n?\n")
     assert r.exit_code == 0, r.output
     assert "exact: duel against B" in r.output and "P(win)" in r.output
-    r = run(["play", "pig", "--set", "goal=20", "--players", "A", "B", "C", "--tables", tables],
-            "roll 6\nroll 4\nstop\nhint\n")
+    r = run(
+        ["play", "pig", "--set", "goal=20", "--players", "A", "B", "C", "--tables", tables],
+        "roll 6\nroll 4\nstop\nhint\n",
+    )
     assert "exact: the equilibrium of 3 players" in r.output and "race policy" not in r.output
-    r = run(["play", "pig", "--set", "goal=20", "--players", "A", "B", "C", "--tables", tables,
-             "--advice", "race"], "hint\n")
+    r = run(
+        ["play", "pig", "--set", "goal=20", "--players", "A", "B", "C", "--tables", tables, "--advice", "race"],
+        "hint\n",
+    )
     assert "APPROXIMATION: race policy" in r.output and "expected turns" in r.output
-    r = run(["play", "pig", "--set", "goal=20", "--players", "A", "B", "--tables", tables,
-             "--advice", "race"], "?\n")
+    r = run(["play", "pig", "--set", "goal=20", "--players", "A", "B", "--tables", tables, "--advice", "race"], "?\n")
     assert "race policy" in r.output and "duel against" not in r.output
 
 
 def test_play_advice_with_equal_turns(tmp_path):
     """Two players: the duel by seat while nobody has finished, then the exact last turn."""
     tables = str(tmp_path / "tables")
-    base = ["play", "pig", "--set", "goal=20", "--set", "equal_turns=true", "--players", "A", "B",
-            "--tables", tables]
+    base = ["play", "pig", "--set", "goal=20", "--set", "equal_turns=true", "--players", "A", "B", "--tables", tables]
     r = run(base, "roll 6\n?\n")
     assert r.exit_code == 0, r.output
     assert "exact: duel against B, equal turns" in r.output and "A (first seat)" in r.output
@@ -252,13 +254,26 @@ def test_play_advice_with_equal_turns(tmp_path):
     # with 17 of 22 to beat from 0: stopping loses (17 < 20), and rolling is worth L = g(5) of
     # tests/test_equal_turns.py::test_last_turn_by_hand's recursion
     from fractions import Fraction
+
     g = {-k: Fraction(1) for k in range(1, 7)}
     for rem in range(0, 6):
         g[rem] = sum(g[rem - f] for f in range(2, 7)) / 6
     assert f"roll 1  P(win) {float(g[5]):.6f}" in r.output
     # three players: the exact equilibrium by seat, then the round's last turns
-    base3 = ["play", "pig", "--set", "goal=6", "--set", "equal_turns=true", "--players", "A", "B", "C",
-             "--tables", tables]
+    base3 = [
+        "play",
+        "pig",
+        "--set",
+        "goal=6",
+        "--set",
+        "equal_turns=true",
+        "--players",
+        "A",
+        "B",
+        "C",
+        "--tables",
+        tables,
+    ]
     r = run(base3, "roll 4\n?\n")
     assert "exact: the equilibrium of 3 players" in r.output
     # A banks 4+5 = 9; B, in its last turn with C still to play, after rolling 6 and 2
@@ -269,8 +284,14 @@ def test_play_advice_with_equal_turns(tmp_path):
 
 def test_samosval_mid_turn_ends_the_turn():
     # a set-aside that makes the score a dump score ends the turn at once (dump_mid_turn)
-    g = game("plain", "dice=2", "goal=30", "dump=[15]", "dump_mid_turn=true",
-             'scoring={singles={"1"=10,"5"=5},kinds={"2"={"1"=25,"5"=15}}}')
+    g = game(
+        "plain",
+        "dice=2",
+        "goal=30",
+        "dump=[15]",
+        "dump_mid_turn=true",
+        'scoring={singles={"1"=10,"5"=5},kinds={"2"={"1"=25,"5"=15}}}',
+    )
     play(g, "roll 1,5")
     assert g.current == 1 and g.states[0].score == 0 and "samosval" in g.history[0][-1]
 

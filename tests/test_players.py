@@ -13,24 +13,30 @@ from itertools import product
 import numpy as np
 import pytest
 from click.testing import CliRunner
-
-from thousand.solvers.approx import DuelDecider, FinishDecider, ProductDecider, RaceDecider, duel_matrix, race_turns
-from thousand.cli import main
-from thousand.base.errors import StateError, TableError
-from thousand.engine.player import Moves, PlayerState
-from thousand.solvers.nplayer import EquilibriumDecider, NPlayerError, evaluate_profile, solve_nplayer
-from thousand.tables.players import objective, solve_players
-from thousand.rules import load_ruleset
-from thousand.tables.solve import solve_objective
-from thousand.engine.states import WIN_INDEX
-from thousand.tables import load_table
-
 from test_nplayer import reference_pig
+
+from thousand.base.errors import StateError, TableError
+from thousand.cli import main
+from thousand.engine.player import Moves, PlayerState
+from thousand.engine.states import WIN_INDEX
+from thousand.rules import load_ruleset
+from thousand.solvers.approx import DuelDecider, FinishDecider, ProductDecider, RaceDecider, duel_matrix, race_turns
+from thousand.solvers.nplayer import EquilibriumDecider, NPlayerError, evaluate_profile, solve_nplayer
+from thousand.tables import load_table
+from thousand.tables.players import objective, solve_players
+from thousand.tables.solve import solve_objective
 
 
 def small_pig(goal: int, faces: int):
-    return load_ruleset("pig", (f"goal={goal}", f"faces={faces}", "scoring.singles={}",
-                                *[f"scoring.singles.{f}={f}" for f in range(2, faces + 1)]))
+    return load_ruleset(
+        "pig",
+        (
+            f"goal={goal}",
+            f"faces={faces}",
+            "scoring.singles={}",
+            *[f"scoring.singles.{f}={f}" for f in range(2, faces + 1)],
+        ),
+    )
 
 
 class HoldAt:
@@ -69,6 +75,7 @@ def reference_holds(goal: int, faces: int, holds: list[int], sweeps: int = 20000
                 if total >= holds[k]:
                     return np.roll(V[(nk, s[1:] + (s[0] + total,), 0)], 1)
                 return V[(k, s, total)]
+
             outs = [np.roll(V[(nk, s[1:] + (s[0],), 0)], 1)] + [after(t + f) for f in range(2, faces + 1)]
             new = sum(outs) / faces
             change = max(change, float(np.max(np.abs(new - old))))
@@ -166,7 +173,7 @@ def test_players_table_round_trip_and_checks(tmp_path):
     assert np.array_equal(np.asarray(again.table.values), direct.V)
     assert np.allclose(again.seat_values(), direct.start, atol=0)
     # fair compensation: each later seat's head start brings its chance nearest to 1/3
-    for k, (c, p) in enumerate(again.fair_compensation(), start=1):
+    for k, (_c, p) in enumerate(again.fair_compensation(), start=1):
         x0 = Moves(rs).normalise(Moves(rs).initial())
         for d in range(0, rs.goal):
             states = [x0] * 3
@@ -190,7 +197,7 @@ def test_players_table_round_trip_and_checks(tmp_path):
 def test_players_refused_in_one_line_before_any_work(tmp_path):
     with pytest.raises(NPlayerError, match="GB of values"):
         solve_players(load_ruleset("classic"), 3, tmp_path)
-    with pytest.raises(NPlayerError, match="GB of values"):     # equal_turns: seats in the state
+    with pytest.raises(NPlayerError, match="GB of values"):  # equal_turns: seats in the state
         solve_players(load_ruleset("pig", ("equal_turns=true",)), 4, tmp_path)
     with pytest.raises(NPlayerError, match="GB of values"):
         solve_players(load_ruleset("farkle"), 4, tmp_path)
@@ -198,8 +205,9 @@ def test_players_refused_in_one_line_before_any_work(tmp_path):
 
 
 def test_solve_players_cli(tmp_path):
-    r = CliRunner().invoke(main, ["solve", "pig", "--set", "goal=20", "--players", "3", "--tables", str(tmp_path),
-                                  "--json"])
+    r = CliRunner().invoke(
+        main, ["solve", "pig", "--set", "goal=20", "--players", "3", "--tables", str(tmp_path), "--json"]
+    )
     assert r.exit_code == 0, r.output
     d = json.loads(r.stdout)
     direct = solve_nplayer(load_ruleset("pig", ("goal=20",)), 3).start
@@ -218,13 +226,31 @@ def test_solve_players_cli(tmp_path):
 def test_advise_three_players_exact(tmp_path):
     """The exact advice's values are the reference value iteration's (goal 8, four faces)."""
     goal, faces = 8, 4
-    sets = ["--set", f"goal={goal}", "--set", f"faces={faces}", "--set", "scoring.singles={}"] + \
-        [a for f in range(2, faces + 1) for a in ("--set", f"scoring.singles.{f}={f}")]
-    r = CliRunner().invoke(main, ["advise", "pig", *sets, "--me", "2", "--opp", "5", "--opp", "1", "--turn", "3",
-                                  "--tables", str(tmp_path), "--json"])
+    sets = ["--set", f"goal={goal}", "--set", f"faces={faces}", "--set", "scoring.singles={}"] + [
+        a for f in range(2, faces + 1) for a in ("--set", f"scoring.singles.{f}={f}")
+    ]
+    r = CliRunner().invoke(
+        main,
+        [
+            "advise",
+            "pig",
+            *sets,
+            "--me",
+            "2",
+            "--opp",
+            "5",
+            "--opp",
+            "1",
+            "--turn",
+            "3",
+            "--tables",
+            str(tmp_path),
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     d = json.loads(r.stdout)
-    part, = d["advice"]
+    (part,) = d["advice"]
     assert part["exact"] and "equilibrium of 3 players" in part["method"]
     ref = reference_pig(goal, faces, 3)
     val = {o["action"]: o["win_probability"] for o in part["options"]}
@@ -237,6 +263,7 @@ def test_advise_three_players_approximation(tmp_path, monkeypatch):
     approximation read off the duel table is used (the product of the two duels, or the
     duel against the strongest, whichever measured better), its values the duel table's."""
     import thousand.play.game
+
     d = str(tmp_path)
     rs = load_ruleset("pig")
     duel = solve_objective(rs, "duel", d, progress=False)
@@ -245,24 +272,46 @@ def test_advise_three_players_approximation(tmp_path, monkeypatch):
     monkeypatch.setattr(thousand.play.game, "best_duel_method", lambda rs: "product")
     r = CliRunner().invoke(main, args)
     assert r.exit_code == 0, r.output
-    part, = json.loads(r.stdout)["advice"]
+    (part,) = json.loads(r.stdout)["advice"]
     assert not part["exact"] and "multiplied" in part["method"] and part["value"] == "duel_product"
     stop = next(o for o in part["options"] if o["action"] == "stop")
     assert abs(stop["duel_product"] - (1 - duel.value(y1, x)) * (1 - duel.value(y2, x))) < 1e-12
     monkeypatch.setattr(thousand.play.game, "best_duel_method", lambda rs: "duel")
-    part, = json.loads(CliRunner().invoke(main, args).stdout)["advice"]
+    (part,) = json.loads(CliRunner().invoke(main, args).stdout)["advice"]
     assert "strongest opponent, opponent 1" in part["method"] and part["value"] == "win_probability"
     stop = next(o for o in part["options"] if o["action"] == "stop")
     assert abs(stop["win_probability"] - (1 - duel.value(y1, x))) < 1e-12
-    r = CliRunner().invoke(main, ["advise", "pig", "--me", "60", "--opp", "90", "--opp", "30", "--opp-bolts", "1",
-                                  "--opp-bolts", "0", "--opp-bolts", "0", "--tables", d])
+    r = CliRunner().invoke(
+        main,
+        [
+            "advise",
+            "pig",
+            "--me",
+            "60",
+            "--opp",
+            "90",
+            "--opp",
+            "30",
+            "--opp-bolts",
+            "1",
+            "--opp-bolts",
+            "0",
+            "--opp-bolts",
+            "0",
+            "--tables",
+            d,
+        ],
+    )
     assert r.exit_code == 2 and "--opp-bolts is given 3 times for 2 opponents" in r.stderr
 
 
 def test_play_three_players_uses_the_equilibrium(tmp_path):
     tables = str(tmp_path / "tables")
-    r = CliRunner().invoke(main, ["play", "pig", "--set", "goal=20", "--players", "A", "B", "C", "--tables", tables],
-                           input="roll 6\nroll 4\nstop\nhint\n")
+    r = CliRunner().invoke(
+        main,
+        ["play", "pig", "--set", "goal=20", "--players", "A", "B", "C", "--tables", tables],
+        input="roll 6\nroll 4\nstop\nhint\n",
+    )
     assert r.exit_code == 0, r.output
     assert "exact: the equilibrium of 3 players" in r.output and "P(win)" in r.output
     assert (tmp_path / "tables" / f"{load_ruleset('pig', ('goal=20',)).hash}-players3").is_dir()
@@ -274,6 +323,7 @@ def test_tiny_three_player_pig_in_exact_fractions():
     each rotation orbit closed in one division), and then every decision is checked to be
     a best response in exact arithmetic; the solver's values are those fractions to 1e-15."""
     from fractions import Fraction as F
+
     goal, faces, N = 5, 3, 3
     rs = small_pig(goal, faces)
     sol = solve_nplayer(rs, N)
@@ -282,7 +332,7 @@ def test_tiny_three_player_pig_in_exact_fractions():
     def fval(s):
         return sol.V[sol.index([moves.normalise(PlayerState(v)) for v in s])]
 
-    def rot(v):                 # the next state's vector as seen from this mover
+    def rot(v):  # the next state's vector as seen from this mover
         return (v[-1],) + tuple(v[:-1])
 
     def add(u, v, c=F(1)):
@@ -353,7 +403,7 @@ def test_tiny_three_player_pig_in_exact_fractions():
         for t in range(1, goal - s[0]):
             held = hold_value(s, t)[0]
             rolled = C[t][0] + B[t] * z[0] if not solver_holds(s, t) else None
-            if rolled is None:        # the solver holds: rolling on must not be worth more
+            if rolled is None:  # the solver holds: rolling on must not be worth more
                 roll_C, roll_B = zero, F(1, faces)
                 for f in range(2, faces + 1):
                     roll_C, roll_B = add(roll_C, C[t + f], F(1, faces)), roll_B + B[t + f] / faces
@@ -369,6 +419,7 @@ def test_evaluate_players_exact_and_monte_carlo(tmp_path):
     Carlo games agree within their intervals."""
     from thousand.analysis.bots import load_bot
     from thousand.analysis.seats import equilibrium, exact_seats, mc_seats
+
     rs = load_ruleset("pig", ("goal=16",))
     sol = equilibrium(rs, 3, str(tmp_path), progress=False)
     bot = load_bot("hold:6", rs, "duel", str(tmp_path), 1, 2.0, {})
@@ -387,14 +438,45 @@ def test_evaluate_players_exact_and_monte_carlo(tmp_path):
 
 
 def test_evaluate_players_cli(tmp_path):
-    r = CliRunner().invoke(main, ["evaluate", "pig", "--set", "goal=16", "--players", "3", "--bot", "hold:6",
-                                  "--games", "300", "--tables", str(tmp_path), "--json"])
+    r = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            "pig",
+            "--set",
+            "goal=16",
+            "--players",
+            "3",
+            "--bot",
+            "hold:6",
+            "--games",
+            "300",
+            "--tables",
+            str(tmp_path),
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     d = json.loads(r.stdout)
     assert len(d["exact"]["seats"]) == 3 and len(d["monte_carlo"]["seats"]) == 3
     assert all(b < e for b, e in zip(d["exact"]["seats"], d["equilibrium_seats"]))
-    r = CliRunner().invoke(main, ["evaluate", "pig", "--set", "goal=16", "--players", "3", "--bot", "hold:6",
-                                  "--opponent", "race", "--tables", str(tmp_path)])
+    r = CliRunner().invoke(
+        main,
+        [
+            "evaluate",
+            "pig",
+            "--set",
+            "goal=16",
+            "--players",
+            "3",
+            "--bot",
+            "hold:6",
+            "--opponent",
+            "race",
+            "--tables",
+            str(tmp_path),
+        ],
+    )
     assert r.exit_code == 2 and "--opponent" in r.stderr
     r = CliRunner().invoke(main, ["evaluate", "classic", "--players", "3", "--bot", "hold:300"])
     assert r.exit_code == 2 and "GB of values" in r.stderr
@@ -405,11 +487,23 @@ def test_measured_costs_are_read_per_kind_of_turn(monkeypatch):
     several) and picks the duel-table approximation whose worst loss there is smaller."""
     import thousand.solvers.approx as approx
     from thousand.play import best_duel_method, measured_cost
-    fake = {"cases": [
-        {"ruleset": "pig-50", "players": 3, "dice": 1,
-         "losses": {"product": [0.001, 0.002], "duel": [0.01, 0.02], "race": [0.1, 0.2]}},
-        {"ruleset": "plain-500", "players": 3, "dice": 5,
-         "losses": {"product": [0.003, 0.004], "duel": [0.0005, 0.0006], "race": [0.05, 0.06]}}]}
+
+    fake = {
+        "cases": [
+            {
+                "ruleset": "pig-50",
+                "players": 3,
+                "dice": 1,
+                "losses": {"product": [0.001, 0.002], "duel": [0.01, 0.02], "race": [0.1, 0.2]},
+            },
+            {
+                "ruleset": "plain-500",
+                "players": 3,
+                "dice": 5,
+                "losses": {"product": [0.003, 0.004], "duel": [0.0005, 0.0006], "race": [0.05, 0.06]},
+            },
+        ]
+    }
     monkeypatch.setattr(approx, "_measured_file", lambda: fake)
     pig, plain = load_ruleset("pig"), load_ruleset("classic")
     assert best_duel_method(pig) == "product" and best_duel_method(plain) == "duel"
@@ -417,8 +511,15 @@ def test_measured_costs_are_read_per_kind_of_turn(monkeypatch):
     assert "0.0500 to 0.0600" in measured_cost("race", plain) and "plain-500" in measured_cost("race", plain)
     assert approx.measured()["race"]["loss_high"] == 0.2
     # a case with interactions measured: the 1000 rules read it, plain and Farkle do not
-    fake["cases"].append({"ruleset": "classic-150", "players": 3, "dice": 5, "interactions": True,
-                          "losses": {"product": [0.002, 0.0022], "duel": [0.0025, 0.003], "race": [0.02, 0.023]}})
+    fake["cases"].append(
+        {
+            "ruleset": "classic-150",
+            "players": 3,
+            "dice": 5,
+            "interactions": True,
+            "losses": {"product": [0.002, 0.0022], "duel": [0.0025, 0.003], "race": [0.02, 0.023]},
+        }
+    )
     assert best_duel_method(plain) == "product" and "classic-150" in measured_cost("product", plain)
     assert best_duel_method(load_ruleset("plain")) == "duel"
     assert "classic-150" not in measured_cost("race", load_ruleset("farkle"))
@@ -434,8 +535,9 @@ def test_memoryless_opponents_advice(tmp_path):
     from thousand import kernel
     from thousand.solvers.advice import duel_advisor, memoryless_advisor
     from thousand.solvers.approx import MemorylessDecider
-    from thousand.tables.geometric import geometric_duel
     from thousand.solvers.nplayer import NPlayerGame
+    from thousand.tables.geometric import geometric_duel
+
     rs = load_ruleset("pig", ("goal=10",))
     geo = geometric_duel(rs, str(tmp_path), progress=False)
     x, y = PlayerState(3), PlayerState(6)
@@ -450,7 +552,7 @@ def test_memoryless_opponents_advice(tmp_path):
     worst = 0.0
     for seat in range(3):
         for s in range(0, game.total, 11):
-            i, rest = s // m ** 2, s % m ** 2
+            i, rest = s // m**2, s % m**2
             stop, bust, win = dec.decide(i, np.array([rest]), seat)
             sp = game.turn_space(seat)
             want = kernel.turn_dp(game.table, sp.stop_ok[i], stop, sp.forced_ok[i], stop, bust, win).start[0]
@@ -467,10 +569,18 @@ def test_equal_turns_advice_chooses_by_the_seat(monkeypatch):
     the mover's (the last of the round, or an earlier one), and quotes that range."""
     import thousand.solvers.approx as approx
     from thousand.play import equal_turns_method
-    cases = {"cases": [
-        {"ruleset": "a", "players": 3, "equal_turns": True, "losses": {"race": [0.09, 0.05, 0.01],
-                                                                      "memoryless": [0.0, 0.01, 0.06]}},
-        {"ruleset": "b", "players": 3, "equal_turns": False, "losses": {"race": [0.5, 0.5, 0.0]}}]}
+
+    cases = {
+        "cases": [
+            {
+                "ruleset": "a",
+                "players": 3,
+                "equal_turns": True,
+                "losses": {"race": [0.09, 0.05, 0.01], "memoryless": [0.0, 0.01, 0.06]},
+            },
+            {"ruleset": "b", "players": 3, "equal_turns": False, "losses": {"race": [0.5, 0.5, 0.0]}},
+        ]
+    }
     monkeypatch.setattr(approx, "_measured_file", lambda: cases)
     rs = load_ruleset("pig", ("equal_turns=true",))
     method, label = equal_turns_method(rs, last_seat=True)

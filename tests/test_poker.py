@@ -16,19 +16,20 @@ from itertools import product
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings, strategies as st
-
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from poker_reference import best_turn, hand_key, two_player_values
-from thousand.cli import main
-from thousand.base.errors import RulesetError, StateError, TableError
+
 from thousand.analysis.poker_bots import OptimalPokerBot, play_game
-from thousand.solvers.poker import MAX_PLAYERS, solve_poker
-from thousand.tables.poker import load_poker, poker_solution
-from thousand.play.poker import PokerGame
-from thousand.rules.poker import ROLLS
+from thousand.base.errors import RulesetError, StateError, TableError
+from thousand.cli import main
 from thousand.engine.poker import solve_turn, turn_shape
+from thousand.play.poker import PokerGame
 from thousand.rules import load_ruleset
+from thousand.rules.poker import ROLLS
+from thousand.solvers.poker import MAX_PLAYERS, solve_poker
 from thousand.tables import find_table
+from thousand.tables.poker import load_poker, poker_solution
 
 ALL_ROLLS = list(product(range(1, 7), repeat=5))
 
@@ -61,8 +62,16 @@ def test_single_roll_hand_counts_with_straights():
     """The standard poker-dice counts out of 6**5 = 7,776 (with straights, three of a kind)."""
     rs = load_ruleset("poker", ["straights=true"])
     counts = Counter(rs.hand(d).name for d in ALL_ROLLS)
-    assert counts == {"five of a kind": 6, "four of a kind": 150, "full house": 300, "straight": 240,
-                      "three of a kind": 1200, "two pairs": 1800, "pair": 3600, "nothing": 480}
+    assert counts == {
+        "five of a kind": 6,
+        "four of a kind": 150,
+        "full house": 300,
+        "straight": 240,
+        "three of a kind": 1200,
+        "two pairs": 1800,
+        "pair": 3600,
+        "nothing": 480,
+    }
 
 
 def test_without_straights_they_are_nothing_and_without_threes_a_pair(poker):
@@ -86,14 +95,14 @@ def test_strength_order_is_the_reference_order(overrides):
 
 
 def test_tie_breaks_as_the_source_says(poker):
-    """"Four queens beat four tens"; under hand_sum the other dice do not count, under ranked
+    """ "Four queens beat four tens"; under hand_sum the other dice do not count, under ranked
     they break the tie (high to low)."""
     s = poker.hands.strength
     assert s((6, 6, 6, 6, 1)) > s((5, 5, 5, 5, 6))
     assert s((6, 6, 6, 6, 1)) == s((6, 6, 6, 6, 5))
-    assert s((6, 6, 5, 5, 1)) == s((6, 6, 5, 5, 4))          # two pairs: 22 points either way
-    assert s((2, 2, 2, 6, 6)) > s((3, 3, 3, 4, 4))          # full house by the sum of all five: 18 > 17
-    assert s((1, 2, 3, 4, 6)) > s((1, 2, 3, 4, 5))          # nothing by the sum
+    assert s((6, 6, 5, 5, 1)) == s((6, 6, 5, 5, 4))  # two pairs: 22 points either way
+    assert s((2, 2, 2, 6, 6)) > s((3, 3, 3, 4, 4))  # full house by the sum of all five: 18 > 17
+    assert s((1, 2, 3, 4, 6)) > s((1, 2, 3, 4, 5))  # nothing by the sum
     ranked = load_ruleset("poker", ["tie_break=ranked"]).hands.strength
     assert ranked((6, 6, 6, 6, 5)) > ranked((6, 6, 6, 6, 1))
     assert ranked((3, 3, 3, 4, 4)) > ranked((2, 2, 2, 6, 6))  # the triple's face first
@@ -117,18 +126,33 @@ def test_ruleset_round_trip_and_hash(poker, tmp_path):
     p = tmp_path / "p.toml"
     p.write_text(poker.to_toml(), encoding="utf-8")
     assert load_ruleset(str(p)) == poker and load_ruleset(str(p)).hash == poker.hash
-    hashes = {load_ruleset("poker", o).hash for o in ([], ["lock_kept=false"], ["straights=true"],
-                                                       ["tie_break=ranked"], ["three_of_a_kind=false"],
-                                                       ["rolls=2"])}
+    hashes = {
+        load_ruleset("poker", o).hash
+        for o in (
+            [],
+            ["lock_kept=false"],
+            ["straights=true"],
+            ["tie_break=ranked"],
+            ["three_of_a_kind=false"],
+            ["rolls=2"],
+        )
+    }
     assert len(hashes) == 6
     assert load_ruleset("poker", ["name=other", "summary=x"]).hash == poker.hash
 
 
-@pytest.mark.parametrize("override, message", [
-    ("dice=6", "5 dice"), ("faces=8", "6-faced"), ("rolls=0", "rolls must be"), ("rolls=7", "rolls must be"),
-    ("tie_break=best", "tie_break must be one of"), ("lock_kept=1", "lock_kept must be bool"),
-    ("jokers=true", "unknown key 'jokers'"),
-])
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("dice=6", "5 dice"),
+        ("faces=8", "6-faced"),
+        ("rolls=0", "rolls must be"),
+        ("rolls=7", "rolls must be"),
+        ("tie_break=best", "tie_break must be one of"),
+        ("lock_kept=1", "lock_kept must be bool"),
+        ("jokers=true", "unknown key 'jokers'"),
+    ],
+)
 def test_bad_poker_rulesets(override, message):
     with pytest.raises(RulesetError, match=message):
         load_ruleset("poker", [override])
@@ -143,7 +167,7 @@ def five_of_a_kind(d):
 
 def test_yahtzee_five_of_a_kind_in_three_free_rolls():
     """Playing for five of a kind with free re-rolls: 2,783,176 / 6**10 (the Yahtzee figure)."""
-    target = Fraction(2783176, 6 ** 10)
+    target = Fraction(2783176, 6**10)
     ref, _ = best_turn(five_of_a_kind, 3, lock=False)
     assert ref == target
     u = np.array([five_of_a_kind(d) for d in ROLLS], dtype=float)
@@ -202,7 +226,7 @@ def test_invariants_of_the_solved_game(poker):
         assert abs(v.sum() - 1) < 1e-12 and v.min() > 0 and v.max() <= 1
         if n > 1:
             assert sol.residual[n] <= 1e-15 and 0 < sol.replay[n] < 0.05
-            assert np.all(np.diff(v) > 0)   # later seats see more: each is better placed
+            assert np.all(np.diff(v) > 0)  # later seats see more: each is better placed
     for t in sol.T.values():
         assert t.min() >= -1e-15 and t.max() <= 1 + 1e-15
     assert sol.seconds < 60
@@ -232,7 +256,7 @@ def test_advice_values_are_the_turn_and_the_best_is_first(solved, poker):
     adv = solved.advise((6, 6, 3, 2, 1), after=2)
     vals = [o.value for o in adv.options]
     assert adv.best.value == max(vals) and adv.best.reroll == (1, 2, 3)
-    assert len(adv.options) == 24    # stop and the 23 distinct re-rolls of 1,2,3,6,6
+    assert len(adv.options) == 24  # stop and the 23 distinct re-rolls of 1,2,3,6,6
     # the first player's value before the throw is the seat value
     t = solved.turn(None, 0, 3)
     assert abs(t.value[0] - solved.seat_values[3][0]) < 1e-12
@@ -242,14 +266,22 @@ def test_advice_values_are_the_turn_and_the_best_is_first(solved, poker):
 
 
 def test_situation_checks(solved):
-    for kw, msg in [({"after": 0}, "at least one player after"), ({"holders": 2, "after": 1}, "need the hand"),
-                    ({"to_beat": "6,6,6,6,6", "holders": 0}, "at least one player"),
-                    ({"to_beat": "6,6,6,6,6", "after": 8}, "up to 8")]:
+    for kw, msg in [
+        ({"after": 0}, "at least one player after"),
+        ({"holders": 2, "after": 1}, "need the hand"),
+        ({"to_beat": "6,6,6,6,6", "holders": 0}, "at least one player"),
+        ({"to_beat": "6,6,6,6,6", "after": 8}, "up to 8"),
+    ]:
         with pytest.raises(StateError, match=msg):
             solved.advise((6, 6, 3, 2, 1), **kw)
-    for dice, throw, free, msg in [((6, 6, 3, 2, 1), 2, None, "lock rule"), ((6, 6, 3, 2, 1), 2, (4,), "not among"),
-                                   ((6, 6, 3, 2, 1), 1, (6,), "at throw 1"), ((6, 6, 3, 2, 1), 4, None, "throws 1 to 3"),
-                                   ((6, 6, 3, 2), 1, None, "4 dice"), ((6, 6, 3, 2, 0), 1, None, "face 0")]:
+    for dice, throw, free, msg in [
+        ((6, 6, 3, 2, 1), 2, None, "lock rule"),
+        ((6, 6, 3, 2, 1), 2, (4,), "not among"),
+        ((6, 6, 3, 2, 1), 1, (6,), "at throw 1"),
+        ((6, 6, 3, 2, 1), 4, None, "throws 1 to 3"),
+        ((6, 6, 3, 2), 1, None, "4 dice"),
+        ((6, 6, 3, 2, 0), 1, None, "face 0"),
+    ]:
         with pytest.raises(StateError, match=msg):
             solved.advise(dice, throw=throw, rerollable=free, after=1)
 
@@ -258,13 +290,13 @@ def test_situation_checks(solved):
 
 
 def test_table_is_stored_checked_and_extended(tmp_path):
-    poker = load_ruleset("poker", ["rolls=2"])   # not a shipped table
+    poker = load_ruleset("poker", ["rolls=2"])  # not a shipped table
     a = poker_solution(poker, 2, tmp_path)
     table = find_table(poker, "poker", tmp_path)
     assert table.meta["players"] == 2 and load_poker(table, poker).players == 2
-    b = poker_solution(poker, 2, tmp_path)     # loaded, the same numbers
+    b = poker_solution(poker, 2, tmp_path)  # loaded, the same numbers
     assert np.array_equal(a.seat_values[2], b.seat_values[2])
-    c = poker_solution(poker, 3, tmp_path)     # more players than stored: solved again, stored
+    c = poker_solution(poker, 3, tmp_path)  # more players than stored: solved again, stored
     assert c.players == 3 and find_table(poker, "poker", tmp_path).meta["players"] == 3
     values = table.path / "values.npy"
     data = bytearray(values.read_bytes())
@@ -276,6 +308,7 @@ def test_table_is_stored_checked_and_extended(tmp_path):
 
 def test_shipped_poker_table_answers_without_solving(poker, monkeypatch):
     import thousand.tables.poker as g
+
     monkeypatch.setattr(g, "solve_poker", lambda *a, **k: pytest.fail("solved instead of loading"))
     sol = poker_solution(poker, MAX_PLAYERS)
     assert sol.players == MAX_PLAYERS
@@ -289,9 +322,21 @@ def test_cli_advise_and_solve(runner):
     assert r.exit_code == 0, r.stderr
     d = json.loads(r.stdout)
     assert d["best"] == "re-roll 1,2,3" and d["options"][0]["win_probability"] == max(
-        o["win_probability"] for o in d["options"])
-    r = run(runner, "advise", "poker", "--roll", "6,6,3,2,1", "--roll-number", "2", "--rerollable", "3,2,1",
-            "--to-beat", "full:6,2")
+        o["win_probability"] for o in d["options"]
+    )
+    r = run(
+        runner,
+        "advise",
+        "poker",
+        "--roll",
+        "6,6,3,2,1",
+        "--roll-number",
+        "2",
+        "--rerollable",
+        "3,2,1",
+        "--to-beat",
+        "full:6,2",
+    )
     assert r.exit_code == 0 and "only 1,2,3" in r.stdout and "P(win)" in r.stdout
     r = run(runner, "solve", "poker", "--players", "3", "--json")
     d = json.loads(r.stdout)
@@ -300,16 +345,19 @@ def test_cli_advise_and_solve(runner):
     assert r.exit_code == 0 and "--rerollable" in r.stdout and "--me" not in r.stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--roll", "6,6,3,2,1,1", "--after", "1"], "6 dice given"),
-    (["--roll", "6,6,3,2,0", "--after", "1"], "face 0"),
-    (["--roll", "6,6,3,2,1", "--throw", "2", "--rerollable", "6,6,6", "--after", "1"], "not among"),
-    (["--roll", "6,6,3,2,1", "--to-beat", "two-pairs:6,6"], "no hand"),
-    (["--roll", "6,6,3,2,1", "--to-beat", "6,6,6,6,7"], "face 7"),
-    (["--roll", "6,6,3,2,1"], "--after N"),
-    (["--roll", "6,6,3,2,1", "--to-beat", "four:6", "--holders", "4", "--after", "4"], "9 players"),
-    (["--roll", "x", "--after", "1"], "faces 1 to 6"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--roll", "6,6,3,2,1,1", "--after", "1"], "6 dice given"),
+        (["--roll", "6,6,3,2,0", "--after", "1"], "face 0"),
+        (["--roll", "6,6,3,2,1", "--throw", "2", "--rerollable", "6,6,6", "--after", "1"], "not among"),
+        (["--roll", "6,6,3,2,1", "--to-beat", "two-pairs:6,6"], "no hand"),
+        (["--roll", "6,6,3,2,1", "--to-beat", "6,6,6,6,7"], "face 7"),
+        (["--roll", "6,6,3,2,1"], "--after N"),
+        (["--roll", "6,6,3,2,1", "--to-beat", "four:6", "--holders", "4", "--after", "4"], "9 players"),
+        (["--roll", "x", "--after", "1"], "faces 1 to 6"),
+    ],
+)
 def test_cli_bad_poker_input_is_one_line_and_exit_2(runner, args, message):
     r = run(runner, "advise", "poker", *args)
     assert r.exit_code == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
@@ -319,17 +367,34 @@ def test_cli_other_commands_refuse_poker(runner):
     r = run(runner, "chart", "poker", "--json")
     assert r.exit_code == 2 and "poker-dice ruleset" in r.stderr
     r = run(runner, "advise", "classic", "--me", "0", "--roll", "1,5,3,3,4")
-    assert r.exit_code == 0 and "keep" in r.stdout   # the 1000 advise is untouched
+    assert r.exit_code == 0 and "keep" in r.stdout  # the 1000 advise is untouched
 
 
 def test_cli_play_a_game_with_a_tie_replay_undo_and_resume(runner, tmp_path):
     save = tmp_path / "g.json"
-    script = "\n".join(["roll 6,6,3,2,1", "?", "reroll 1,2,3", "roll 5,5,4", "stop",
-                        "roll 6,6,5,5,4", "stop",                 # B ties A: 6,6,5,5 (22 points)
-                        "roll 1,2,3,4,6", "reroll 1", "roll 1", "undo", "roll 2",   # C: 2,2,3,4,6
-                        "reroll 2,6",                                 # refused: 6 was not thrown again
-                        "reroll 2", "roll 1",                         # the last throw: nothing, C is out
-                        f"save {save}"]) + "\n"
+    script = (
+        "\n".join(
+            [
+                "roll 6,6,3,2,1",
+                "?",
+                "reroll 1,2,3",
+                "roll 5,5,4",
+                "stop",
+                "roll 6,6,5,5,4",
+                "stop",  # B ties A: 6,6,5,5 (22 points)
+                "roll 1,2,3,4,6",
+                "reroll 1",
+                "roll 1",
+                "undo",
+                "roll 2",  # C: 2,2,3,4,6
+                "reroll 2,6",  # refused: 6 was not thrown again
+                "reroll 2",
+                "roll 1",  # the last throw: nothing, C is out
+                f"save {save}",
+            ]
+        )
+        + "\n"
+    )
     r = run(runner, "play", "poker", "--players", "A", "B", "C", input=script)
     assert r.exit_code == 0, r.stderr
     assert "advice (exact)" in r.stdout and "refused: only the dice thrown at the last throw" in r.stdout
@@ -347,8 +412,12 @@ def test_play_refuses_what_the_rules_do_not_allow(poker):
     g.submit("reroll 1,2,3")
     g.submit("roll 6,5,4")
     before = list(g.log)
-    for bad, why in [("reroll 6,6", "lock rule"), ("reroll 2", "not among"), ("roll 1,2", "pick up first"),
-                     ("roll 1,2,3,4,5,6", "6 dice")]:
+    for bad, why in [
+        ("reroll 6,6", "lock rule"),
+        ("reroll 2", "not among"),
+        ("roll 1,2", "pick up first"),
+        ("roll 1,2,3,4,5,6", "6 dice"),
+    ]:
         with pytest.raises(StateError, match=why):
             g.submit(bad)
         assert g.log == before
@@ -362,12 +431,13 @@ def test_play_refuses_what_the_rules_do_not_allow(poker):
 
 def test_evaluate_optimal_loses_nothing_and_stop_matches_its_games(solved, poker):
     from thousand.analysis.poker_evaluate import evaluate_poker
-    r = evaluate_poker(poker, solved, "optimal", 2, 0, 1, True, 10 ** 6, 3, 2.0)["json"]
+
+    r = evaluate_poker(poker, solved, "optimal", 2, 0, 1, True, 10**6, 3, 2.0)["json"]
     assert r["method"] == "exact" and all(abs(s["loss"]) < 1e-12 for s in r["seats"]) and not r["worst"]
-    r = evaluate_poker(poker, solved, "stop", 2, 3000, 5, True, 10 ** 6, 3, 2.0)["json"]
+    r = evaluate_poker(poker, solved, "stop", 2, 3000, 5, True, 10**6, 3, 2.0)["json"]
     for s in r["seats"]:
         lo, hi = s["monte_carlo"]["interval"]
-        half = (hi - lo) / 2 * 3.3 / 1.96   # a 99.9% interval
+        half = (hi - lo) / 2 * 3.3 / 1.96  # a 99.9% interval
         assert abs(s["monte_carlo"]["win_probability"] - s["exact"]) < half
         assert s["loss"] > 0.3
     assert r["worst"][0]["reroll"] == [] and r["worst"][0]["loss"] > 0.3
@@ -377,7 +447,8 @@ def test_exact_bot_value_is_a_direct_enumeration_for_the_stop_bot(solved, poker)
     """A bot that keeps its first throw: its chance in seat 1 of 2 is
     Σ_d P(d) · [P(opponent ends below d) + P(level) · W(2, 0)], with W its own replay value."""
     from thousand.analysis.poker_evaluate import evaluate_poker
-    r = evaluate_poker(poker, solved, "stop", 2, 0, 1, True, 10 ** 6, 1, 2.0)["json"]
+
+    r = evaluate_poker(poker, solved, "stop", 2, 0, 1, True, 10**6, 1, 2.0)["json"]
     p = Counter(ALL_ROLLS and [tuple(sorted(d)) for d in ALL_ROLLS])
     s = poker.hands.strength
     lo = eq = 0.0
@@ -385,18 +456,21 @@ def test_exact_bot_value_is_a_direct_enumeration_for_the_stop_bot(solved, poker)
         t = solved.turn(s(d), 1, 1)
         f = np.zeros(solved.H)
         np.add.at(f, solved.strength_of_roll, t.final_distribution()[0])
-        lo += c / 7776 * f[:s(d)].sum()
+        lo += c / 7776 * f[: s(d)].sum()
         eq += c / 7776 * f[s(d)]
     assert abs(r["seats"][0]["exact"] - lo / (1 - eq)) < 1e-12
 
 
 def test_user_bots_faults_are_counted(solved, poker, tmp_path):
     from thousand.analysis.poker_evaluate import evaluate_poker
+
     bot = tmp_path / "b.py"
-    bot.write_text("def decide(state):\n"
-                   "    if state.throw == 1 and state.dice[0] == 1:\n        return 'garbage'\n"
-                   "    if state.throw == 1 and state.dice[0] == 2:\n        return [7]\n"
-                   "    return {'keep': list(state.dice)}\n")
+    bot.write_text(
+        "def decide(state):\n"
+        "    if state.throw == 1 and state.dice[0] == 1:\n        return 'garbage'\n"
+        "    if state.throw == 1 and state.dice[0] == 2:\n        return [7]\n"
+        "    return {'keep': list(state.dice)}\n"
+    )
     r = evaluate_poker(poker, solved, f"{bot}:decide", 2, 20, 1, False, 0, 3, 2.0)["json"]
     assert r["faults"]["counts"].get("malformed") and r["faults"]["counts"].get("illegal")
     with pytest.raises(Exception, match="a bot of the 1000 family"):
@@ -425,9 +499,11 @@ def test_json_lines_bot_and_a_hanging_bot(runner, tmp_path):
         "        s = m['state']\n"
         "        print(json.dumps({'id': m['id'], 'reroll': []}), flush=True)\n"
         "    else:\n"
-        "        break\n")
-    r = run(runner, "evaluate", "poker", "--bot", f"exec:{__import__('sys').executable} {bot}", "--games", "50",
-            "--json")
+        "        break\n"
+    )
+    r = run(
+        runner, "evaluate", "poker", "--bot", f"exec:{__import__('sys').executable} {bot}", "--games", "50", "--json"
+    )
     assert r.exit_code == 0, r.stderr
     d = json.loads(r.stdout)
     stop = run(runner, "evaluate", "poker", "--bot", "stop", "--games", "0", "--json")

@@ -7,40 +7,70 @@ import json
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings, strategies as st
-
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from reference import exact_race
-from thousand.solvers.advice import race_advisor
+
 from thousand.cli import main
 from thousand.engine.player import Moves, PlayerState
-from thousand.solvers.race import solve_race
 from thousand.rules import from_mapping, load_ruleset, preset_names
+from thousand.solvers.advice import race_advisor
+from thousand.solvers.race import solve_race
 
-CLASSIC_SCORING = {"singles": {"1": 10, "5": 5},
-                   "kinds": {"3": {"1": 100, "2": 20, "3": 30, "4": 40, "5": 50, "6": 60}}}
+CLASSIC_SCORING = {
+    "singles": {"1": 10, "5": 5},
+    "kinds": {"3": {"1": 100, "2": 20, "3": 30, "4": 40, "5": 50, "6": 60}},
+}
 
 TINY = {
-    "pig-20": {"dice": 1, "hot_dice": "free", "goal": 20,
-               "scoring": {"singles": {"2": 2, "3": 3, "4": 4, "5": 5, "6": 6}}},
+    "pig-20": {
+        "dice": 1,
+        "hot_dice": "free",
+        "goal": 20,
+        "scoring": {"singles": {"2": 2, "3": 3, "4": 4, "5": 5, "6": 6}},
+    },
     "three-dice-50": {"dice": 3, "goal": 50, "scoring": CLASSIC_SCORING},
-    "counters": {"dice": 3, "goal": 50, "open_min": 10, "scoring": CLASSIC_SCORING,
-                 "bolts": {"limit": 2, "penalty": 10}, "pits": [{"low": 20, "exit": 30}],
-                 "pit_attempts": 2, "dump": [35], "dump_mid_turn": True},
-    "points-barrel": {"dice": 3, "goal": 50, "keep": "any", "hot_dice": "confirm",
-                      "scoring": CLASSIC_SCORING,
-                      "barrel": {"kind": "points", "threshold": 35, "attempts": 2,
-                                 "fall_penalty": 10, "max_falls": 2}},
-    "exact-barrel": {"dice": 2, "goal": 30, "scoring": {"singles": {"1": 10, "5": 5}},
-                     "barrel": {"kind": "exact", "overshoots": 2, "fall_penalty": 10,
-                                "max_falls": 1}},
-    "region-street": {"dice": 2, "goal": 40, "floor": -10, "open_min": 10,
-                      "scoring": {"singles": {"1": 10, "5": 5}, "kinds": {"2": {"1": 25}}},
-                      "bolts": {"limit": 2, "penalty": 10, "consecutive": True},
-                      "barrel": {"kind": "region", "threshold": 30}},
-    "entry-falls": {"dice": 2, "goal": 40, "keep": "any",
-                    "scoring": {"singles": {"1": 10, "5": 5}, "kinds": {"2": {"1": 25, "5": 15}}},
-                    "barrel": {"kind": "points", "threshold": 30, "attempts": 1,
-                               "fall_to": "entry", "max_falls": 2}},
+    "counters": {
+        "dice": 3,
+        "goal": 50,
+        "open_min": 10,
+        "scoring": CLASSIC_SCORING,
+        "bolts": {"limit": 2, "penalty": 10},
+        "pits": [{"low": 20, "exit": 30}],
+        "pit_attempts": 2,
+        "dump": [35],
+        "dump_mid_turn": True,
+    },
+    "points-barrel": {
+        "dice": 3,
+        "goal": 50,
+        "keep": "any",
+        "hot_dice": "confirm",
+        "scoring": CLASSIC_SCORING,
+        "barrel": {"kind": "points", "threshold": 35, "attempts": 2, "fall_penalty": 10, "max_falls": 2},
+    },
+    "exact-barrel": {
+        "dice": 2,
+        "goal": 30,
+        "scoring": {"singles": {"1": 10, "5": 5}},
+        "barrel": {"kind": "exact", "overshoots": 2, "fall_penalty": 10, "max_falls": 1},
+    },
+    "region-street": {
+        "dice": 2,
+        "goal": 40,
+        "floor": -10,
+        "open_min": 10,
+        "scoring": {"singles": {"1": 10, "5": 5}, "kinds": {"2": {"1": 25}}},
+        "bolts": {"limit": 2, "penalty": 10, "consecutive": True},
+        "barrel": {"kind": "region", "threshold": 30},
+    },
+    "entry-falls": {
+        "dice": 2,
+        "goal": 40,
+        "keep": "any",
+        "scoring": {"singles": {"1": 10, "5": 5}, "kinds": {"2": {"1": 25, "5": 15}}},
+        "barrel": {"kind": "points", "threshold": 30, "attempts": 1, "fall_to": "entry", "max_falls": 2},
+    },
 }
 
 
@@ -78,12 +108,19 @@ class _Solution:
         return float(self.sol.turns[self.sol.space.index[x]])
 
 
-SMALL_1000 = {"dice": 5, "goal": 300, "scoring": {
-    "singles": {"1": 10, "5": 5},
-    "kinds": {"3": {"1": 100, "2": 20, "3": 30, "4": 40, "5": 50, "6": 60},
-              "4": {"1": 200, "2": 40, "3": 60, "4": 80, "5": 100, "6": 120},
-              "5": {"1": 1000, "2": 200, "3": 300, "4": 400, "5": 500, "6": 600}},
-    "straights": [{"faces": [1, 2, 3, 4, 5], "points": 125}, {"faces": [2, 3, 4, 5, 6], "points": 250}]}}
+SMALL_1000 = {
+    "dice": 5,
+    "goal": 300,
+    "scoring": {
+        "singles": {"1": 10, "5": 5},
+        "kinds": {
+            "3": {"1": 100, "2": 20, "3": 30, "4": 40, "5": 50, "6": 60},
+            "4": {"1": 200, "2": 40, "3": 60, "4": 80, "5": 100, "6": 120},
+            "5": {"1": 1000, "2": 200, "3": 300, "4": 400, "5": 500, "6": 600},
+        },
+        "straights": [{"faces": [1, 2, 3, 4, 5], "points": 125}, {"faces": [2, 3, 4, 5, 6], "points": 250}],
+    },
+}
 
 
 def _small(**extra):
@@ -163,6 +200,7 @@ def test_race_properties(name, data):
     # the Bellman equation holds at every state
     from thousand import kernel
     from thousand.solvers.race import bellman
+
     J = np.append(-turns, 0.0)
     assert abs(-bellman(kernel.roll_table(rs), sol.space, i, J) - turns[i]) <= 1e-12
     # a zero turn never helps: the state a bust leads to is no better
@@ -235,8 +273,13 @@ def test_advise_cli(tmp_path):
     assert d["options"][0]["expected_turns"] <= d["options"][1]["expected_turns"]
     r = runner.invoke(main, base + ["--me", "10", "--turn", "8", "--roll", "4"])
     assert r.exit_code == 0 and "keep 4" in r.stdout
-    for bad in (["--me", "10", "--roll", "7"], ["--me", "31"], ["--me", "10", "--dice", "2"],
-                ["--me", "10", "--bolts", "1"], ["--me", "-5"]):
+    for bad in (
+        ["--me", "10", "--roll", "7"],
+        ["--me", "31"],
+        ["--me", "10", "--dice", "2"],
+        ["--me", "10", "--bolts", "1"],
+        ["--me", "-5"],
+    ):
         r = runner.invoke(main, base + bad)
         assert r.exit_code == 2, (bad, r.output)
         assert r.stderr.startswith("thousand: error:") and r.stderr.count("\n") == 1
@@ -246,6 +289,7 @@ def test_advise_cli(tmp_path):
 def test_every_shipped_race_table_loads(preset):
     """The race tables in tables/ load for their preset (hash, format, model version)."""
     from thousand.tables import folder_name, load_table, shipped_tables
+
     rs = load_ruleset(preset)
     folder = shipped_tables() / folder_name(rs, "race")
     table = load_table(folder, rs, "race")

@@ -10,8 +10,21 @@ from thousand.base.errors import RulesetError
 from thousand.engine.player import WIN, Moves, PlayerState
 from thousand.rules import Ruleset, from_mapping, load_ruleset, preset_names
 
-PRESETS = ["classic", "classic-nobarrel", "classic-open", "street", "kubiki", "admission",
-           "six-dice", "plain", "pig", "farkle", "farkle-cardgames", "zilch", "poker"]
+PRESETS = [
+    "classic",
+    "classic-nobarrel",
+    "classic-open",
+    "street",
+    "kubiki",
+    "admission",
+    "six-dice",
+    "plain",
+    "pig",
+    "farkle",
+    "farkle-cardgames",
+    "zilch",
+    "poker",
+]
 
 
 def rs_(name: str, *overrides: str) -> Ruleset:
@@ -34,11 +47,23 @@ def test_preset_loads(name):
     assert isinstance(rs.hash, str) and len(rs.hash) == 16
 
 
-@pytest.mark.parametrize("name, source", [
-    ("classic", "000"), ("classic-nobarrel", "000"), ("classic-open", "000"), ("street", "000"),
-    ("kubiki", "000"), ("admission", "002"), ("six-dice", "001"), ("pig", "Neller"),
-    ("farkle", "Neller"), ("farkle-cardgames", "cardgames.io"), ("zilch", "Busche"), ("poker", "000"),
-])
+@pytest.mark.parametrize(
+    "name, source",
+    [
+        ("classic", "000"),
+        ("classic-nobarrel", "000"),
+        ("classic-open", "000"),
+        ("street", "000"),
+        ("kubiki", "000"),
+        ("admission", "002"),
+        ("six-dice", "001"),
+        ("pig", "Neller"),
+        ("farkle", "Neller"),
+        ("farkle-cardgames", "cardgames.io"),
+        ("zilch", "Busche"),
+        ("poker", "000"),
+    ],
+)
 def test_summary_names_the_source(name, source):
     assert source in rs_(name).summary
 
@@ -60,13 +85,15 @@ def test_to_toml_loads_back(name, tmp_path):
     assert load_ruleset(rs) == rs
 
 
-@pytest.mark.parametrize("name, overrides", [
-    ("classic", ("keep=any", "bolts.penalty=50")),
-    ("six-dice", ("goal=1005",)),
-    ("plain", ("goal=500", "dump=[333]")),
-    ("kubiki", ('barrel.kind="none"', "barrel.threshold=0", 'barrel.push_off="none"',
-                "barrel.push_off_penalty=0")),
-])
+@pytest.mark.parametrize(
+    "name, overrides",
+    [
+        ("classic", ("keep=any", "bolts.penalty=50")),
+        ("six-dice", ("goal=1005",)),
+        ("plain", ("goal=500", "dump=[333]")),
+        ("kubiki", ('barrel.kind="none"', "barrel.threshold=0", 'barrel.push_off="none"', "barrel.push_off_penalty=0")),
+    ],
+)
 def test_overridden_to_toml_loads_back(name, overrides, tmp_path):
     rs = rs_(name, *overrides)
     path = tmp_path / "x.toml"
@@ -101,8 +128,14 @@ def test_classic():
     assert (b.limit, b.penalty, b.consecutive) == (3, 100, False)
     assert set(b.exempt) == {"unopened", "pit", "barrel"}
     a = rs.barrel
-    assert (a.kind, a.threshold, a.attempts, a.fall_penalty, a.fall_to, a.max_falls) == \
-        ("points", 880, 3, 100, "penalty", 3)
+    assert (a.kind, a.threshold, a.attempts, a.fall_penalty, a.fall_to, a.max_falls) == (
+        "points",
+        880,
+        3,
+        100,
+        "penalty",
+        3,
+    )
     assert a.push_off == "fall" and a.overshoots == 0
     assert not rs.equal_turns
 
@@ -124,8 +157,7 @@ def test_classic_nobarrel_is_classic_without_barrel():
 def test_classic_open():
     rs, c = rs_("classic-open"), rs_("classic")
     a = rs.barrel
-    assert (a.kind, a.threshold, a.overshoots, a.fall_penalty, a.max_falls, a.attempts) == \
-        ("exact", 0, 6, 100, 1, 0)
+    assert (a.kind, a.threshold, a.overshoots, a.fall_penalty, a.max_falls, a.attempts) == ("exact", 0, 6, 100, 1, 0)
     assert a.push_off == "none"
     assert _without(rs, "barrel") == _without(c, "barrel")
     assert not rs.on_barrel(990)  # no band: only exactness matters
@@ -138,8 +170,7 @@ def test_street():
     assert [(p.low, p.exit) for p in rs.pits] == [(200, 300), (600, 700), (900, 1000)]
     assert rs.dump == (555,) and rs.dump_mid_turn
     assert rs.overtake == 50
-    assert (rs.bolts.limit, rs.bolts.penalty, rs.bolts.consecutive, rs.bolts.exempt) == \
-        (3, 50, True, ())
+    assert (rs.bolts.limit, rs.bolts.penalty, rs.bolts.consecutive, rs.bolts.exempt) == (3, 50, True, ())
     assert rs.barrel.kind == "none"
 
 
@@ -160,8 +191,7 @@ def test_admission():
     assert (rs.dice, rs.keep, rs.hot_dice, rs.open_min, rs.goal) == (5, "any", "confirm", 75, 1000)
     assert rs.pits == () and rs.dump == () and rs.overtake == 0 and rs.bolts.limit == 0
     a = rs.barrel
-    assert (a.kind, a.threshold, a.attempts, a.max_falls, a.push_off) == \
-        ("points", 850, 0, 0, "open_min")
+    assert (a.kind, a.threshold, a.attempts, a.max_falls, a.push_off) == ("points", 850, 0, 0, "open_min")
 
 
 def test_six_dice():
@@ -177,8 +207,7 @@ def test_six_dice():
     assert [(p.low, p.exit) for p in rs.pits] == [(200, 305), (500, 605)]
     assert rs.pit_attempts == 3
     a = rs.barrel
-    assert (a.kind, a.threshold, a.attempts, a.fall_to, a.max_falls) == \
-        ("points", 880, 3, "entry", 3)
+    assert (a.kind, a.threshold, a.attempts, a.fall_to, a.max_falls) == ("points", 880, 3, "entry", 3)
     b = rs.bolts
     assert (b.limit, b.penalty, b.consecutive, set(b.exempt)) == (3, 50, True, {"pit", "barrel"})
     assert rs.equal_turns
@@ -189,8 +218,7 @@ def test_farkle():
     rs = rs_("farkle")
     assert (rs.dice, rs.keep, rs.hot_dice, rs.goal) == (6, "any", "free", 10000)
     assert dict(rs.scoring.singles) == {1: 100, 5: 50}
-    assert {(f, p) for c, f, p in rs.scoring.kinds} == \
-        {(1, 1000), (2, 200), (3, 300), (4, 400), (5, 500), (6, 600)}
+    assert {(f, p) for c, f, p in rs.scoring.kinds} == {(1, 1000), (2, 200), (3, 300), (4, 400), (5, 500), (6, 600)}
     assert all(c == 3 for c, _, _ in rs.scoring.kinds)
     assert rs.scoring.straights == () and rs.scoring.patterns == ()
     assert rs.open_min == 0 and rs.pits == () and rs.bolts.limit == 0 and rs.barrel.kind == "none"
@@ -240,8 +268,15 @@ def test_override_bolts_penalty():
 
 
 def test_override_dotted_and_toml_values():
-    rs = rs_("classic", 'barrel.kind="none"', "barrel.threshold=0", "barrel.attempts=0",
-             "barrel.fall_penalty=0", "barrel.max_falls=0", "barrel.push_off=none")
+    rs = rs_(
+        "classic",
+        'barrel.kind="none"',
+        "barrel.threshold=0",
+        "barrel.attempts=0",
+        "barrel.fall_penalty=0",
+        "barrel.max_falls=0",
+        "barrel.push_off=none",
+    )
     assert rs == load_ruleset("classic-nobarrel", ["name=classic", f"summary={rs_('classic').summary}"])
     assert rs.hash == rs_("classic-nobarrel").hash
     assert rs_("classic", "pits=[]").pits == ()
@@ -286,7 +321,7 @@ BAD = [
     (("classic", "=5"), "key=value"),
     (("classic", "goal.x=1"), "not a table"),
     (("classic", "keep=some"), "keep must be one of"),
-    (("classic", "bolts.exempt=[\"asleep\"]"), "bolts.exempt"),
+    (("classic", 'bolts.exempt=["asleep"]'), "bolts.exempt"),
     (("nosuchpreset",), "unknown ruleset"),
     (("/nonexistent/rules.toml",), "unknown ruleset"),
 ]
@@ -316,7 +351,7 @@ def test_points_barrel_without_attempt_limit_still_falls_by_push_off():
 
 def test_invalid_toml_file(tmp_path):
     p = tmp_path / "bad.toml"
-    p.write_text('dice = 5\ngoal = = 1000\n', encoding="utf-8")
+    p.write_text("dice = 5\ngoal = = 1000\n", encoding="utf-8")
     with pytest.raises(RulesetError, match="not valid TOML"):
         load_ruleset(str(p))
 
@@ -423,14 +458,14 @@ def test_kubiki_no_minus_before_opening():
 def test_classic_bolts_exempt():
     m = Moves(rs_("classic"))
     assert m.zero(PlayerState(100, bolts=2)).score == 0
-    assert m.zero(PlayerState(250, bolts=2)).bolts == 2          # in a pit: no bolt
-    assert m.zero(PlayerState(0, opened=False)).bolts == 0       # unopened: no bolt
-    assert m.zero(PlayerState(880, bolts=2)).bolts == 2          # on the barrel: no bolt
+    assert m.zero(PlayerState(250, bolts=2)).bolts == 2  # in a pit: no bolt
+    assert m.zero(PlayerState(0, opened=False)).bolts == 0  # unopened: no bolt
+    assert m.zero(PlayerState(880, bolts=2)).bolts == 2  # on the barrel: no bolt
 
 
 def test_classic_barrel():
     m = Moves(rs_("classic"))
-    assert m.bank(PlayerState(850), 100).score == 880            # cap
+    assert m.bank(PlayerState(850), 100).score == 880  # cap
     x = PlayerState(880)
     assert not m.can_bank(x, 115) and m.bank(x, 120) == WIN
     for _ in range(2):
@@ -442,7 +477,7 @@ def test_classic_barrel():
     o = m.affect_opponent(PlayerState(880, falls=1), 800, 880, True)
     assert o.score == 780 and o.falls == 2
     o = m.affect_opponent(PlayerState(880, falls=2), 800, 880, True)
-    assert o.score == 0 and o.falls == 0                         # the 3rd fall: 0
+    assert o.score == 0 and o.falls == 0  # the 3rd fall: 0
 
 
 def test_classic_open_overshoot():
@@ -457,7 +492,7 @@ def test_classic_open_overshoot():
         x = m.mid_turn_end(x, 55, "overshoot")
         assert x.score == 950 and x.overshoots == k and x.bolts == 0
     x = m.mid_turn_end(x, 55, "overshoot")
-    assert x.score == 0                                          # max_falls 1: to 0
+    assert x.score == 0  # max_falls 1: to 0
 
 
 def test_kubiki_region_barrel_and_push_off():
@@ -467,10 +502,10 @@ def test_kubiki_region_barrel_and_push_off():
     m = Moves(rs_("kubiki"))
     assert not m.can_bank(PlayerState(925), 70)
     assert m.bank(PlayerState(925), 75) == WIN
-    assert m.bank(PlayerState(850), 75).score == 925             # no cap
+    assert m.bank(PlayerState(850), 75).score == 925  # no cap
     o = m.affect_opponent(PlayerState(990), 880, 905, True)
     assert o.score == 940
-    assert m.zero(PlayerState(925, bolts=2)).score == 875        # failures are bolts
+    assert m.zero(PlayerState(925, bolts=2)).score == 875  # failures are bolts
 
 
 def test_admission_barrel_and_push_off():
@@ -482,7 +517,7 @@ def test_admission_barrel_and_push_off():
     assert not m.can_bank(x, 145) and m.bank(x, 150) == WIN
     for _ in range(10):
         x = m.zero(x)
-    assert x.score == 850                                        # no attempt limit
+    assert x.score == 850  # no attempt limit
     assert m.affect_opponent(PlayerState(850), 700, 850, True).score == 75
     assert not m.can_bank(m.initial(), 70) and m.can_bank(m.initial(), 75)
 

@@ -32,13 +32,18 @@ def options(sc: RollScorer, roll: str) -> set[tuple[int, tuple[int, ...]]]:
 # --------------------------------------------------------------------------- classic table
 
 CLASSIC_TABLE = {  # face: (three, four, five), docs/rules.md section 1 and every seed
-    1: (100, 200, 1000), 2: (20, 40, 200), 3: (30, 60, 300),
-    4: (40, 80, 400), 5: (50, 100, 500), 6: (60, 120, 600),
+    1: (100, 200, 1000),
+    2: (20, 40, 200),
+    3: (30, 60, 300),
+    4: (40, 80, 400),
+    5: (50, 100, 500),
+    6: (60, 120, 600),
 }
 
 
-@pytest.mark.parametrize("name", ["classic", "classic-nobarrel", "classic-open", "street",
-                                  "kubiki", "admission", "plain"])
+@pytest.mark.parametrize(
+    "name", ["classic", "classic-nobarrel", "classic-open", "street", "kubiki", "admission", "plain"]
+)
 @pytest.mark.parametrize("face", range(1, 7))
 def test_classic_table_of_kinds(name, face):
     sc = scorer(name)
@@ -57,23 +62,26 @@ def test_singles(name):
         assert best(sc, f) == (0, 0)
 
 
-@pytest.mark.parametrize("roll, points, used", [
-    ("1,5,3,3,4", 15, (1, 5)),        # docs/rules.md / seed 000 «ВАРИАНТ №2», seed 002
-    ("5,5,2", 10, (5, 5)),            # the second roll of the same example
-    ("1,1,1,1,5", 205, (1, 1, 1, 1, 5)),
-    ("1,2,3,4,5", 125, (1, 2, 3, 4, 5)),
-    ("2,3,4,5,6", 250, (2, 3, 4, 5, 6)),
-    ("4,4,4", 40, (4, 4, 4)),         # «три четверки дадут 40 очков»
-    ("4,4,4,2,3", 40, (4, 4, 4)),
-    ("1,1,1", 100, (1, 1, 1)),        # «три единицы 100»
-    ("1,5,2,2,6", 15, (1, 5)),        # street: «выпало 1,5,2,2,6 – это 15 очков»
-    ("1,2,4,5,6", 15, (1, 5)),        # «Кубики»: «1, 2, 4, 5 и 6 ... 15 очков»
-    ("1,1,5", 25, (1, 1, 5)),         # «Кубики»: «1, 1 и 5 (итого 25 очков)»
-    ("5,5,5,5,1", 110, (1, 5, 5, 5, 5)),
-    ("1,1,1,5,5", 110, (1, 1, 1, 5, 5)),
-    ("1,2,3,4,5", 125, (1, 2, 3, 4, 5)),  # the straight beats 1 + 5 = 15
-    ("5,2,3,4,6", 250, (2, 3, 4, 5, 6)),
-])
+@pytest.mark.parametrize(
+    "roll, points, used",
+    [
+        ("1,5,3,3,4", 15, (1, 5)),  # docs/rules.md / seed 000 «ВАРИАНТ №2», seed 002
+        ("5,5,2", 10, (5, 5)),  # the second roll of the same example
+        ("1,1,1,1,5", 205, (1, 1, 1, 1, 5)),
+        ("1,2,3,4,5", 125, (1, 2, 3, 4, 5)),
+        ("2,3,4,5,6", 250, (2, 3, 4, 5, 6)),
+        ("4,4,4", 40, (4, 4, 4)),  # «три четверки дадут 40 очков»
+        ("4,4,4,2,3", 40, (4, 4, 4)),
+        ("1,1,1", 100, (1, 1, 1)),  # «три единицы 100»
+        ("1,5,2,2,6", 15, (1, 5)),  # street: «выпало 1,5,2,2,6 – это 15 очков»
+        ("1,2,4,5,6", 15, (1, 5)),  # «Кубики»: «1, 2, 4, 5 и 6 ... 15 очков»
+        ("1,1,5", 25, (1, 1, 5)),  # «Кубики»: «1, 1 и 5 (итого 25 очков)»
+        ("5,5,5,5,1", 110, (1, 5, 5, 5, 5)),
+        ("1,1,1,5,5", 110, (1, 1, 1, 5, 5)),
+        ("1,2,3,4,5", 125, (1, 2, 3, 4, 5)),  # the straight beats 1 + 5 = 15
+        ("5,2,3,4,6", 250, (2, 3, 4, 5, 6)),
+    ],
+)
 def test_classic_examples(roll, points, used):
     sc = scorer("classic")
     assert sc.set_asides(parse_roll(roll, sc.rs)) == [(points, used)]
@@ -88,16 +96,16 @@ def test_classic_busts(roll):
 
 def test_kinds_beat_their_singles():
     sc = scorer("classic")
-    assert best(sc, "1,1,1,1,1") == (1000, 5)   # not 100 + 10 + 10
-    assert best(sc, "5,5,5,5") == (100, 4)      # not 50 + 5
-    assert best(sc, "5,5,5") == (50, 3)         # not 5 + 5 + 5
-    assert best(sc, "1,1,1,1,5") == (205, 5)    # 200 + 5: every die scored
+    assert best(sc, "1,1,1,1,1") == (1000, 5)  # not 100 + 10 + 10
+    assert best(sc, "5,5,5,5") == (100, 4)  # not 50 + 5
+    assert best(sc, "5,5,5") == (50, 3)  # not 5 + 5 + 5
+    assert best(sc, "1,1,1,1,5") == (205, 5)  # 200 + 5: every die scored
 
 
 def test_tie_goes_to_the_composition_with_more_dice():
     from thousand.rules import from_mapping
-    rs = from_mapping({"dice": 3, "goal": 100,
-                       "scoring": {"kinds": {"2": {"1": 20}, "3": {"1": 20}}}})
+
+    rs = from_mapping({"dice": 3, "goal": 100, "scoring": {"kinds": {"2": {"1": 20}, "3": {"1": 20}}}})
     sc = RollScorer(rs)
     assert best(sc, "1,1,1") == (20, 3)
     assert sc.set_asides((1, 1, 1)) == [(20, (1, 1, 1))]
@@ -195,11 +203,22 @@ def test_six_dice_has_no_straights():
 # --------------------------------------------------------------------------- Farkle
 
 
-@pytest.mark.parametrize("roll, points", [
-    ("1", 100), ("5", 50), ("1,1,1", 1000), ("2,2,2", 200), ("3,3,3", 300),
-    ("4,4,4", 400), ("5,5,5", 500), ("6,6,6", 600), ("1,1,1,5,2,3", 1050),
-    ("2,2,2,2,2,2", 400), ("1,1,1,1", 1100),
-])
+@pytest.mark.parametrize(
+    "roll, points",
+    [
+        ("1", 100),
+        ("5", 50),
+        ("1,1,1", 1000),
+        ("2,2,2", 200),
+        ("3,3,3", 300),
+        ("4,4,4", 400),
+        ("5,5,5", 500),
+        ("6,6,6", 600),
+        ("1,1,1,5,2,3", 1050),
+        ("2,2,2,2,2,2", 400),
+        ("1,1,1,1", 1100),
+    ],
+)
 def test_farkle(roll, points):
     assert best(scorer("farkle"), roll)[0] == points
 
@@ -210,15 +229,22 @@ def test_farkle_has_no_pairs_or_straights():
     assert best(sc, "1,2,3,4,5,6") == (150, 2)
 
 
-@pytest.mark.parametrize("roll, points, used", [
-    ("2,2,3,3,4,4", 1500, 6),      # three pairs
-    ("2,2,2,2,3,3", 1500, 6),      # four of a kind + a pair counts as three pairs
-    ("1,1,1,1,5,5", 1500, 6),      # ... and beats 1000 + 100 + 50 + 50
-    ("1,2,3,4,5,6", 2500, 6),      # the straight
-    ("2,2,2,2", 1000, 4), ("2,2,2,2,2", 2000, 5), ("2,2,2,2,2,2", 3000, 6),
-    ("6,6,6,6,6,6", 3000, 6), ("1,1,1,1", 1100, 4),  # three 1s + a 1 beat four of a kind
-    ("3,3,3,3,1", 1100, 5), ("2,2,3,3,4,6", 0, 0),
-])
+@pytest.mark.parametrize(
+    "roll, points, used",
+    [
+        ("2,2,3,3,4,4", 1500, 6),  # three pairs
+        ("2,2,2,2,3,3", 1500, 6),  # four of a kind + a pair counts as three pairs
+        ("1,1,1,1,5,5", 1500, 6),  # ... and beats 1000 + 100 + 50 + 50
+        ("1,2,3,4,5,6", 2500, 6),  # the straight
+        ("2,2,2,2", 1000, 4),
+        ("2,2,2,2,2", 2000, 5),
+        ("2,2,2,2,2,2", 3000, 6),
+        ("6,6,6,6,6,6", 3000, 6),
+        ("1,1,1,1", 1100, 4),  # three 1s + a 1 beat four of a kind
+        ("3,3,3,3,1", 1100, 5),
+        ("2,2,3,3,4,6", 0, 0),
+    ],
+)
 def test_farkle_cardgames(roll, points, used):
     # the values of domsleee/farkle's calc_score tests
     assert best(scorer("farkle-cardgames"), roll) == (points, used)
@@ -234,22 +260,22 @@ def test_pig():
 # --------------------------------------------------------------------------- roll classes
 
 
-@pytest.mark.parametrize("n, bust", [(1, Fraction(2, 3)), (2, Fraction(4, 9)),
-                                     (3, Fraction(5, 18)), (4, Fraction(17, 108)),
-                                     (5, Fraction(25, 324))])
+@pytest.mark.parametrize(
+    "n, bust",
+    [(1, Fraction(2, 3)), (2, Fraction(4, 9)), (3, Fraction(5, 18)), (4, Fraction(17, 108)), (5, Fraction(25, 324))],
+)
 def test_classic_bust_probabilities(n, bust):
     rc = roll_classes(load_ruleset("classic"), n)
     assert Fraction(rc.bust_weight, rc.denominator) == bust
-    assert rc.denominator == 6 ** n
+    assert rc.denominator == 6**n
 
 
-@pytest.mark.parametrize("name", ["classic", "admission", "six-dice", "pig", "farkle",
-                                  "farkle-cardgames"])
+@pytest.mark.parametrize("name", ["classic", "admission", "six-dice", "pig", "farkle", "farkle-cardgames"])
 def test_class_weights_sum_to_all_rolls(name):
     rs = load_ruleset(name)
     for n in range(1, rs.dice + 1):
         rc = roll_classes(rs, n)
-        assert int(rc.weight.sum()) == rs.faces ** n
+        assert int(rc.weight.sum()) == rs.faces**n
         assert all(int(w) > 0 for w in rc.weight)
         # every sorted roll appears once, and its class's weight is the sum of its orderings
         assert len({tuple(r) for r in rc.rolls.tolist()}) == len(rc.rolls)
@@ -260,12 +286,15 @@ def _class_options(rc, k: int) -> set[tuple[int, int]]:
     return {(int(p), int(u)) for p, u in zip(rc.opt_points[lo:hi], rc.opt_used[lo:hi])}
 
 
-@pytest.mark.parametrize("name, overrides, top", [
-    ("classic", (), 5),
-    ("six-dice", ("keep=any",), 4),
-    ("farkle-cardgames", (), 4),
-    ("zilch", (), 6),             # six dice: the "nothing" pattern
-])
+@pytest.mark.parametrize(
+    "name, overrides, top",
+    [
+        ("classic", (), 5),
+        ("six-dice", ("keep=any",), 4),
+        ("farkle-cardgames", (), 4),
+        ("zilch", (), 6),  # six dice: the "nothing" pattern
+    ],
+)
 def test_roll_classes_match_reference_scorer(name, overrides, top):
     """Brute force over every ordered roll: the class options are RollScorer's set-asides."""
     rs = load_ruleset(name, overrides)
@@ -305,11 +334,12 @@ def test_six_dice_six_dice_classes_match_reference_scorer():
         want = {(p // rs.unit, len(dice)) for p, dice in sc.set_asides(roll)}
         assert _class_options(rc, k) == want, roll
     assert {k: int(w) for k, w in enumerate(rc.weight)} == dict(total)
-    assert sum(total.values()) == 6 ** 6
+    assert sum(total.values()) == 6**6
 
 
 def test_pure_and_compiled_kernels_agree():
     from thousand import kernel
+
     try:
         compiled = kernel.backend("compiled")
     except ImportError:

@@ -8,28 +8,43 @@ import math
 
 import numpy as np
 import pytest
+from tiny import PAIR_SCORING, TINY_DUELS
 
 from thousand import kernel
 from thousand.analysis import simulate
-from thousand.solvers.advice import duel_advisor
+from thousand.analysis.simulate import SimulationUnsupported, parse_builtin, simulate_duel, simulate_race
 from thousand.base.errors import ThousandError
 from thousand.engine.player import Moves, PlayerState
 from thousand.rules import from_mapping, load_ruleset
 from thousand.rules.scoring import RollScorer
-from tiny import PAIR_SCORING, TINY_DUELS
-from thousand.analysis.simulate import SimulationUnsupported, parse_builtin, simulate_duel, simulate_race
+from thousand.solvers.advice import duel_advisor
 from thousand.tables.solve import solve_objective
 
 TINY = {
     **TINY_DUELS,
-    "confirm-any": {"dice": 2, "goal": 30, "keep": "any", "hot_dice": "confirm", "open_min": 10,
-                    "scoring": PAIR_SCORING},
-    "exact-barrel": {"dice": 2, "goal": 30, "scoring": PAIR_SCORING,
-                     "barrel": {"kind": "exact", "threshold": 20, "overshoots": 2, "fall_penalty": 10}},
+    "confirm-any": {
+        "dice": 2,
+        "goal": 30,
+        "keep": "any",
+        "hot_dice": "confirm",
+        "open_min": 10,
+        "scoring": PAIR_SCORING,
+    },
+    "exact-barrel": {
+        "dice": 2,
+        "goal": 30,
+        "scoring": PAIR_SCORING,
+        "barrel": {"kind": "exact", "threshold": 20, "overshoots": 2, "fall_penalty": 10},
+    },
 }
 
-BOT_PAIRS = [("optimal", "optimal"), ("optimal", "race"), ("hold:15", "random"), ("cautious", "optimal"),
-             ("random", "random")]
+BOT_PAIRS = [
+    ("optimal", "optimal"),
+    ("optimal", "race"),
+    ("hold:15", "random"),
+    ("cautious", "optimal"),
+    ("random", "random"),
+]
 
 
 def tiny(name):
@@ -39,6 +54,7 @@ def tiny(name):
 def compiled_available() -> bool:
     try:
         from thousand.kernel import _sim  # noqa: F401
+
         return True
     except ImportError:
         return False
@@ -57,16 +73,21 @@ def test_roll_lookup_gives_every_ordered_roll_its_class(preset):
     lut, off, size = simulate.roll_lookup(rs)
     scorer = RollScorer(rs)
     for n in range(1, min(rs.dice, 4) + 1):
-        seg = lut[off[n]:off[n + 1]]
-        assert len(seg) == int(size[n]) == rs.faces ** n
+        seg = lut[off[n] : off[n + 1]]
+        assert len(seg) == int(size[n]) == rs.faces**n
         lo, hi = table.cls_ptr[n], table.cls_ptr[n + 1]
         # each class is hit by exactly as many ordered rolls as its weight says
         assert np.array_equal(np.bincount(seg - lo, minlength=hi - lo), table.classes[n - 1].weight)
         for r in range(0, len(seg), max(1, len(seg) // 300)):
-            roll = tuple(int(r // rs.faces ** i % rs.faces) + 1 for i in range(n))
+            roll = tuple(int(r // rs.faces**i % rs.faces) + 1 for i in range(n))
             c = int(seg[r])
-            opts = {(int(p), int(u)) for p, u in zip(table.opt_points[table.opt_ptr[c]:table.opt_ptr[c + 1]],
-                                                      table.opt_used[table.opt_ptr[c]:table.opt_ptr[c + 1]])}
+            opts = {
+                (int(p), int(u))
+                for p, u in zip(
+                    table.opt_points[table.opt_ptr[c] : table.opt_ptr[c + 1]],
+                    table.opt_used[table.opt_ptr[c] : table.opt_ptr[c + 1]],
+                )
+            }
             assert opts == {(p // rs.unit, len(k)) for p, k in scorer.set_asides(roll)}, roll
 
 
@@ -107,8 +128,12 @@ def test_compiled_loop_plays_the_same_games_as_its_twin(name, tmp_path):
     for first, second in BOT_PAIRS:
         a = simulate_duel(rs, first, second, 400, seed=11, tables_dir=tmp_path, table=compiled)
         b = simulate_duel(rs, first, second, 400, seed=11, tables_dir=tmp_path, table=pure)
-        assert (a.first_wins, a.second_wins, a.unfinished, a.mean_turns) == \
-               (b.first_wins, b.second_wins, b.unfinished, b.mean_turns), (first, second)
+        assert (a.first_wins, a.second_wins, a.unfinished, a.mean_turns) == (
+            b.first_wins,
+            b.second_wins,
+            b.unfinished,
+            b.mean_turns,
+        ), (first, second)
         assert a.first_wins + a.second_wins + a.unfinished == 400
     for bot in ("optimal", "hold:15", "random"):
         a = simulate_race(rs, bot, 300, seed=5, tables_dir=tmp_path, table=compiled)
@@ -136,8 +161,9 @@ def test_optimal_bot_decides_as_the_advisor(name, tmp_path):
     rs = tiny(name)
     sol = solve_objective(rs, "duel", tmp_path, progress=False)
     plans = simulate._duel_plans(rs)
-    dec, doff, _, _ = simulate._bot_policy(rs, kernel.roll_table(rs), parse_builtin("optimal"), plans, tmp_path,
-                                           duel=True)[:4]
+    dec, doff, _, _ = simulate._bot_policy(
+        rs, kernel.roll_table(rs), parse_builtin("optimal"), plans, tmp_path, duel=True
+    )[:4]
     states = plans.space.states
     checked = 0
     for x in range(len(states)):

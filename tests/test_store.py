@@ -8,13 +8,13 @@ import mmap
 
 import numpy as np
 import pytest
-
 from tiny import TINY_DUELS, TINY_EQUAL_TURNS
+
 from thousand import kernel
-from thousand.solvers import store
-from thousand.solvers.duel import DuelModel, _levels, _turns, solve_duel
 from thousand.base.errors import ThousandError
 from thousand.rules import from_mapping, load_ruleset
+from thousand.solvers import store
+from thousand.solvers.duel import DuelModel, _levels, _turns, solve_duel
 from thousand.solvers.store import ValueStore
 
 TINY = {**TINY_DUELS, **TINY_EQUAL_TURNS}
@@ -22,7 +22,7 @@ TINY = {**TINY_DUELS, **TINY_EQUAL_TURNS}
 
 def solved_pairs_differ(model, A, B) -> float:
     movers, lo, hi = model.opponents()
-    return max(float(np.max(np.abs(A[j, lo[j]:hi[j]] - B[j, lo[j]:hi[j]]))) for j in movers)
+    return max(float(np.max(np.abs(A[j, lo[j] : hi[j]] - B[j, lo[j] : hi[j]]))) for j in movers)
 
 
 @pytest.mark.parametrize("name", sorted(TINY))
@@ -116,7 +116,9 @@ def test_solve_store_cli_gives_the_tables_value_and_refuses_to_overwrite(extra, 
     table solve, leaves the values in FILE.npy, and refuses (exit 2, one line, the file
     untouched) to overwrite it without --force, or to run without a budget."""
     from click.testing import CliRunner
+
     from thousand.cli import main
+
     args = ["solve", "pig", "--set", "goal=30", *extra, "--objective", "duel"]
     run = CliRunner().invoke
     table = run(main, [*args, "--tables", str(tmp_path / "t"), "--json"])
@@ -142,9 +144,10 @@ def test_an_interrupted_store_solve_goes_on_from_its_values(tmp_path, monkeypatc
     same call goes on from those values, without the first pass's guesses, to the values
     solved in memory, and leaves FILE.npy alone. A partial file of other rules, or a
     damaged one, is refused in one line; force starts again over it."""
-    from thousand.solvers import duel
     from thousand.base.errors import TableError
+    from thousand.solvers import duel
     from thousand.tables.solve import solve_duel_to_store
+
     rs = from_mapping(TINY["overtaking-bolts"])
     path = tmp_path / "v.npy"
     partial = tmp_path / "v.npy.partial"
@@ -192,7 +195,9 @@ def test_the_in_memory_limit_points_at_the_store_and_does_not_bind_it(tmp_path):
     """A duel too large for memory is refused in one line that names --store; the model
     an out-of-core solve builds takes no pair limit."""
     from click.testing import CliRunner
+
     from thousand.cli import main
+
     r = CliRunner().invoke(main, ["solve", "plain", "--set", "goal=100000", "--objective", "duel"])
     assert r.exit_code == 2 and "--store FILE.npy --memory-mb MB solves it out of core" in r.output
     rs = from_mapping(TINY["overtaking-bolts"])

@@ -110,8 +110,14 @@ def test_refused_entries_change_nothing(client, folder):
     gid = new_game(client)["id"]
     entry(client, gid, "roll 1,5,2,3,3")
     before = saved(folder, gid)
-    for text, status in (("roll 1,1,1,1,1,1,1", 409), ("keep 6", 409), ("frob", 409),
-                         ("roll 0,1,2", 409), ("", 400), ("x" * 300, 400)):
+    for text, status in (
+        ("roll 1,1,1,1,1,1,1", 409),
+        ("keep 6", 409),
+        ("frob", 409),
+        ("roll 0,1,2", 409),
+        ("", 400),
+        ("x" * 300, 400),
+    ):
         one_line_error(client.post(f"/api/games/{gid}/entry", json={"entry": text}), status)
         assert saved(folder, gid) == before
     for body in (b"{not json", b"[1, 2]", b'"roll"', b"\xff\xfe"):
@@ -127,8 +133,9 @@ def test_bad_games_and_unknown_ids(client, folder):
     one_line_error(client.post("/api/games", json={"rules": "classic", "players": ["A"]}), 400)
     one_line_error(client.post("/api/games", json={"rules": "classic", "players": ["A"] * 7}), 400)
     one_line_error(client.post("/api/games", json={"rules": "classic", "players": ["A", "A"]}), 400)
-    one_line_error(client.post("/api/games", json={"rules": "classic", "players": ["A", "B"],
-                                                   "overrides": ["goal=-5"]}), 400)
+    one_line_error(
+        client.post("/api/games", json={"rules": "classic", "players": ["A", "B"], "overrides": ["goal=-5"]}), 400
+    )
     one_line_error(client.post("/api/games", json={"rules": "poker", "players": ["A", "B"]}), 400)
     one_line_error(client.post("/api/games", json={"rules": "/etc/passwd", "players": ["A", "B"]}), 400)
     one_line_error(client.post("/api/games", json={"rules": "../x.toml", "players": ["A", "B"]}), 400)
@@ -234,6 +241,7 @@ def test_requests_to_one_game_are_serialised(client, folder):
     def send():
         r = client.post(f"/api/games/{gid}/entry", json={"entry": "roll 4"})
         results.append(r.status_code)
+
     threads = [threading.Thread(target=send) for _k in range(12)]
     for th in threads:
         th.start()
@@ -249,15 +257,29 @@ def test_the_serve_command_says_where_and_warns_on_the_network(tmp_path):
     import subprocess
     import sys
     import time
-
     import urllib.error
     import urllib.request
+
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "thousand.cli", "serve", "--host", "0.0.0.0", "--port", str(port),
-                             "--games", str(tmp_path / "g")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "thousand.cli",
+            "serve",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            str(port),
+            "--games",
+            str(tmp_path / "g"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         first, second = proc.stdout.readline(), proc.stdout.readline()
         assert f"http://0.0.0.0:{port}/" in first and str(tmp_path / "g") in first
@@ -275,7 +297,9 @@ def test_the_serve_command_says_where_and_warns_on_the_network(tmp_path):
         proc.terminate()
         proc.wait(10)
     from click.testing import CliRunner
+
     from thousand.cli import main
+
     r = CliRunner().invoke(main, ["serve", "--port", "99999"])
     assert r.exit_code == 2 and "99999" in r.output
     r = CliRunner().invoke(main, ["serve", "--games", "/proc/nope/x"])
@@ -301,6 +325,7 @@ def test_three_players_get_the_exact_equilibrium(folder, tmp_path):
     and the advice is exact, its stop value the table's value of the banked state."""
     from thousand.engine.player import PlayerState
     from thousand.tables.players import solve_players
+
     tables = tmp_path / "tables"
     with TestClient(create_app(folder, str(tables))) as c:
         gid = new_game(c, rules="pig", players=("A", "B", "C"), overrides=["goal=20"])["id"]
@@ -312,12 +337,13 @@ def test_three_players_get_the_exact_equilibrium(folder, tmp_path):
     assert abs(stop["win_probability"] - sol.value([PlayerState(0), PlayerState(0), PlayerState(4)])[2]) < 1e-12
 
 
-@pytest.mark.heavy       # the background solve of the pure twin outlasts the poll (test_play covers it there)
+@pytest.mark.heavy  # the background solve of the pure twin outlasts the poll (test_play covers it there)
 def test_three_players_with_equal_turns_by_seat_then_the_last_turns(folder, tmp_path):
     """Equal turns, three players: the equilibrium (seats in the state) gives the second
     seat's advice; once A has finished, B's last turn is exact with C still to play."""
     from thousand.engine.player import PlayerState
     from thousand.tables.players import solve_players
+
     tables = tmp_path / "tables"
     with TestClient(create_app(folder, str(tables))) as c:
         gid = new_game(c, rules="pig", players=("A", "B", "C"), overrides=["goal=10", "equal_turns=true"])["id"]
@@ -329,7 +355,7 @@ def test_three_players_with_equal_turns_by_seat_then_the_last_turns(folder, tmp_
         # B (seat 2) stops at 4: C to move in seat 3, then A at 3, then B at 4
         want = sol.value([PlayerState(0), PlayerState(3), PlayerState(4)], seat=2)[2]
         assert abs(stop["win_probability"] - want) < 1e-12
-        for e in ("stop", "roll 2", "stop", "roll 6", "roll 6", "stop", "roll 5"):   # A banks 3 + 12 = 15
+        for e in ("stop", "roll 2", "stop", "roll 6", "roll 6", "stop", "roll 5"):  # A banks 3 + 12 = 15
             entry(c, gid, e)
         r = c.get(f"/api/games/{gid}/advice")
         assert r.status_code == 200, r.text
@@ -344,9 +370,17 @@ def test_three_players_of_a_small_classic_get_the_exact_equilibrium(folder, tmp_
     settle) and the advice is exact, its best value the table's value of the state."""
     from thousand.engine.player import Moves
     from thousand.tables.players import solve_players
+
     tables = tmp_path / "tables"
-    sets = ["goal=100", "pits=[{low=25,exit=50}]", "barrel.threshold=75", "dump=[55]", "barrel.max_falls=1",
-            "bolts.limit=2", 'bolts.exempt=["unopened"]']
+    sets = [
+        "goal=100",
+        "pits=[{low=25,exit=50}]",
+        "barrel.threshold=75",
+        "dump=[55]",
+        "barrel.max_falls=1",
+        "bolts.limit=2",
+        'bolts.exempt=["unopened"]',
+    ]
     with TestClient(create_app(folder, str(tables))) as c:
         gid = new_game(c, rules="classic", players=("A", "B", "C"), overrides=sets)["id"]
         part = exact_advice_of_three(c, gid, 60)

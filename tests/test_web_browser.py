@@ -36,8 +36,9 @@ DOCS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
 if not (CHROMIUM and DRIVER):
     if os.environ.get("CI"):
         raise RuntimeError("the browser test needs Debian's chromium and chromium-driver (.ci/run installs them)")
-    pytest.skip("no chromium/chromedriver on this machine (apt-get install chromium chromium-driver)",
-                allow_module_level=True)
+    pytest.skip(
+        "no chromium/chromedriver on this machine (apt-get install chromium chromium-driver)", allow_module_level=True
+    )
 
 
 def _free_port() -> int:
@@ -67,11 +68,19 @@ def server(tmp_path):
 def browser():
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                f"--window-size={WIDTH},{HEIGHT}", "--lang=en-US", "--force-device-scale-factor=1"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        f"--window-size={WIDTH},{HEIGHT}",
+        "--lang=en-US",
+        "--force-device-scale-factor=1",
+    ):
         opts.add_argument(arg)
-    opts.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": WIDTH, "height": HEIGHT,
-                                                                        "pixelRatio": 2.0}})
+    opts.add_experimental_option(
+        "mobileEmulation", {"deviceMetrics": {"width": WIDTH, "height": HEIGHT, "pixelRatio": 2.0}}
+    )
     drv = webdriver.Chrome(service=Service(executable_path=DRIVER), options=opts)
     drv.set_page_load_timeout(30)
     yield drv
@@ -130,8 +139,9 @@ def test_three_players_of_classic_on_a_phone(server, browser, tmp_path):
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#advice .bar-row")) == 2)
     # three players of classic: the best measured approximation that the shipped duel table allows
     # (on the small classic with three players, the product of the duels lost least)
-    assert css("#advice h3").text.startswith("advice (APPROXIMATION: your duel chances against each opponent, "
-                                             "multiplied")
+    assert css("#advice h3").text.startswith(
+        "advice (APPROXIMATION: your duel chances against each opponent, multiplied"
+    )
     assert "P(win)" in css("#advice .bar-row.best").text
     no_sideways_scroll()
     b.execute_script("window.scrollTo(0, document.getElementById('where').offsetTop - 70)")
@@ -176,7 +186,7 @@ def test_three_players_of_classic_on_a_phone(server, browser, tmp_path):
     b.get(server + "/")
     wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#rules option[value=pig]")))
     css("#rules option[value=pig]").click()
-    b.find_element(By.CSS_SELECTOR, "#names .name button").click()   # two players
+    b.find_element(By.CSS_SELECTOR, "#names .name button").click()  # two players
     css("#start-game").click()
     wait.until(lambda d: "#game=" in d.current_url and d.current_url != game_url)
     wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#faces button[data-face='6']")))

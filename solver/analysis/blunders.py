@@ -7,8 +7,9 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 
-from .bots import BotState
 from thousand.engine.turn import Action
+
+from .bots import BotState
 
 
 @dataclass
@@ -21,7 +22,7 @@ class Blunders:
     total: float = 0.0
     mistakes: int = 0
     per_game: list = field(default_factory=list)
-    worst: list = field(default_factory=list)   # heap of (loss, seq, state, action, best, value)
+    worst: list = field(default_factory=list)  # heap of (loss, seq, state, action, best, value)
     _seq: int = 0
     _game: float = 0.0
 

@@ -32,10 +32,10 @@ from typing import Any
 
 from thousand.base.choices import SEATS
 from thousand.base.errors import BotError
-from thousand.engine.turn import Action, TurnRules, TurnState, still_to_play
-from thousand.engine.player import Moves, PlayerState
-from thousand.rules.ruleset import Ruleset
 from thousand.base.i18n import _
+from thousand.engine.player import Moves, PlayerState
+from thousand.engine.turn import Action, TurnRules, TurnState, still_to_play
+from thousand.rules.ruleset import Ruleset
 
 PROTOCOL = 1
 BUILTINS = ("optimal", "race", "hold:N", "cautious", "random")
@@ -61,19 +61,37 @@ class BotState:
     turn_total: int
     roll: tuple[int, ...]
     legal: tuple[Action, ...]
-    hot: bool = False        # this roll is a roll of hot dice (all dice again)
-    others: tuple[PlayerState, ...] = ()   # three players and more: the opponents after ``opponent``
-    seat: int | None = None                # equal_turns: the mover's place in the round
-    to_beat: int | None = None             # equal_turns, a last turn: the top final total
-    tied: int = 0                          # ... and the players holding it
+    hot: bool = False  # this roll is a roll of hot dice (all dice again)
+    others: tuple[PlayerState, ...] = ()  # three players and more: the opponents after ``opponent``
+    seat: int | None = None  # equal_turns: the mover's place in the round
+    to_beat: int | None = None  # equal_turns, a last turn: the top final total
+    tied: int = 0  # ... and the players holding it
 
     @classmethod
-    def at(cls, engine: TurnRules, s: TurnState, opponent: PlayerState | None,
-           others: tuple[PlayerState, ...] = (), seat: int | None = None, to_beat: int | None = None,
-           tied: int = 0) -> "BotState":
+    def at(
+        cls,
+        engine: TurnRules,
+        s: TurnState,
+        opponent: PlayerState | None,
+        others: tuple[PlayerState, ...] = (),
+        seat: int | None = None,
+        to_beat: int | None = None,
+        tied: int = 0,
+    ) -> BotState:
         """The decision at the rolled turn state ``s`` (its legal actions by ``engine``)."""
-        return cls(engine.rs, s.player, opponent, s.total, s.roll, engine.legal(s), engine.compulsory(s),
-                   tuple(others), seat, to_beat, tied)
+        return cls(
+            engine.rs,
+            s.player,
+            opponent,
+            s.total,
+            s.roll,
+            engine.legal(s),
+            engine.compulsory(s),
+            tuple(others),
+            seat,
+            to_beat,
+            tied,
+        )
 
     @property
     def opponents(self) -> tuple[PlayerState, ...]:
@@ -85,8 +103,17 @@ class BotState:
         return len(self.roll)
 
     def key(self) -> tuple:
-        return (self.me, self.opponent, self.turn_total, self.roll, self.hot, self.others, self.seat,
-                self.to_beat, self.tied)
+        return (
+            self.me,
+            self.opponent,
+            self.turn_total,
+            self.roll,
+            self.hot,
+            self.others,
+            self.seat,
+            self.to_beat,
+            self.tied,
+        )
 
     @property
     def last_turn(self) -> bool:
@@ -109,13 +136,22 @@ class BotState:
     def check_reply(self, reply: dict) -> None:
         """A JSON-lines answer must name both the set-aside and the continuation."""
         if "keep" not in reply or reply.get("then") not in ("roll", "stop"):
-            raise _fault("malformed", f"an answer needs \"keep\" and \"then\": {_short(reply)}")
+            raise _fault("malformed", f'an answer needs "keep" and "then": {_short(reply)}')
 
     def to_json(self) -> dict:
-        return {"me": player_json(self.me), "opponent": player_json(self.opponent) if self.opponent else None,
-                "opponents": [player_json(y) for y in self.opponents], "turn_total": self.turn_total, "dice": self.dice, "roll": list(self.roll),
-                "hot_dice_roll": self.hot, "seat": self.seat, "to_beat": self.to_beat, "tied": self.tied,
-                "legal": [a.to_json() for a in self.legal]}
+        return {
+            "me": player_json(self.me),
+            "opponent": player_json(self.opponent) if self.opponent else None,
+            "opponents": [player_json(y) for y in self.opponents],
+            "turn_total": self.turn_total,
+            "dice": self.dice,
+            "roll": list(self.roll),
+            "hot_dice_roll": self.hot,
+            "seat": self.seat,
+            "to_beat": self.to_beat,
+            "tied": self.tied,
+            "legal": [a.to_json() for a in self.legal],
+        }
 
 
 def player_json(x: PlayerState) -> dict:
@@ -124,6 +160,7 @@ def player_json(x: PlayerState) -> dict:
 
 def advise_command(rs: Ruleset, state: BotState, objective: str, overrides: tuple[str, ...] = ()) -> str:
     """The ``thousand advise`` command line that shows the options of ``state``."""
+
     def counters(x: PlayerState, p: str, k: int = 1) -> list[str]:
         out = []
         if not x.opened:
@@ -133,6 +170,7 @@ def advise_command(rs: Ruleset, state: BotState, objective: str, overrides: tupl
             if v:
                 out.append(f"--{p}{k.replace('_', '-')} {v}")
         return out
+
     parts = ["thousand", "advise", shlex.quote(rs.name)]
     parts += [f"--set {shlex.quote(o)}" for o in overrides]
     parts += [f"--me {state.me.score}"] + counters(state.me, "")
@@ -189,7 +227,7 @@ def coerce_action(state: BotState, answer: Any) -> Action:
             keep = answer["keep"]
         then = answer.get("then", answer.get("action"))
         if then not in ("roll", "stop"):
-            raise _fault("malformed", f"answer {_short(answer)}: 'then' must be \"roll\" or \"stop\"")
+            raise _fault("malformed", f'answer {_short(answer)}: \'then\' must be "roll" or "stop"')
         roll = then == "roll"
     elif isinstance(answer, (tuple, list)) and len(answer) == 2:
         keep, then = answer
@@ -204,8 +242,11 @@ def coerce_action(state: BotState, answer: Any) -> Action:
         raise _fault("malformed", f"answer {_short(answer)}: 'keep' must be a list of faces") from None
     a = match_action(legal, keep, roll)
     if a is None:
-        raise _fault("illegal", f"illegal action: keep {list(keep)} then {'roll' if roll else 'stop'} "
-                       f"(legal: {'; '.join(x.label() for x in legal)})")
+        raise _fault(
+            "illegal",
+            f"illegal action: keep {list(keep)} then {'roll' if roll else 'stop'} "
+            f"(legal: {'; '.join(x.label() for x in legal)})",
+        )
     return a
 
 
@@ -218,7 +259,7 @@ def _fault(kind: str, msg: str) -> BotError:
 
 def _short(v: Any, n: int = 80) -> str:
     s = repr(v)
-    return s if len(s) <= n else s[:n - 3] + "..."
+    return s if len(s) <= n else s[: n - 3] + "..."
 
 
 # --------------------------------------------------------------------------- faults
@@ -272,8 +313,11 @@ class Bot:
     def fault(self, kind: str, msg: str) -> None:
         self.faults.add(kind, msg)
         if self.faults.total >= self.max_faults:
-            raise BotError(_("bot {0}: {1} faults, giving up (first: {2})").format(
-                self.name, self.faults.total, self.faults.examples[0]))
+            raise BotError(
+                _("bot {0}: {1} faults, giving up (first: {2})").format(
+                    self.name, self.faults.total, self.faults.examples[0]
+                )
+            )
 
     def new_game(self) -> None:
         pass
@@ -386,8 +430,11 @@ class PythonBot(Bot):
         except _Late:
             self.late_in_row += 1
             if self.late_in_row >= self.max_late:
-                raise BotError(_("bot {0!r} did not answer within {1:g} s {2} times in a row; giving up").format(
-                    self.name, self.timeout, self.late_in_row)) from None
+                raise BotError(
+                    _("bot {0!r} did not answer within {1:g} s {2} times in a row; giving up").format(
+                        self.name, self.timeout, self.late_in_row
+                    )
+                ) from None
             raise _fault("late", f"no answer within {self.timeout:g} s") from None
         finally:
             signal.signal(signal.SIGALRM, old)
@@ -430,8 +477,11 @@ def load_python_object(spec: str) -> Any:
     except BotError:
         raise
     except Exception as exc:  # import errors, syntax errors, errors at import time
-        raise BotError(_("bot {0!r}: cannot import {1}: {2}: {3}").format(
-            spec, target, type(exc).__name__, str(exc).splitlines()[0] if str(exc) else '')) from None
+        raise BotError(
+            _("bot {0!r}: cannot import {1}: {2}: {3}").format(
+                spec, target, type(exc).__name__, str(exc).splitlines()[0] if str(exc) else ""
+            )
+        ) from None
     if not hasattr(module, attr):
         raise BotError(_("bot {0!r}: {1} has no attribute {2!r}").format(spec, target, attr))
     obj = getattr(module, attr)
@@ -441,8 +491,9 @@ def load_python_object(spec: str) -> Any:
         elif callable(obj) and not hasattr(obj, "decide"):
             obj = _FnBot(obj)
     except Exception as exc:
-        raise BotError(_("bot {0!r}: creating the bot failed: {1}: {2}").format(
-            spec, type(exc).__name__, exc)) from None
+        raise BotError(
+            _("bot {0!r}: creating the bot failed: {1}: {2}").format(spec, type(exc).__name__, exc)
+        ) from None
     if not callable(getattr(obj, "decide", None)):
         raise BotError(_("bot {0!r}: the object has no decide(state) method").format(spec))
     return obj
@@ -454,8 +505,16 @@ def load_python_object(spec: str) -> Any:
 class ProcessBot(Bot):
     """A bot in any language, talking JSON lines over stdin/stdout (docs/bots.md)."""
 
-    def __init__(self, command: str, rs: Ruleset, objective: str, timeout: float = 2.0,
-                 start_timeout: float = 10.0, max_faults: int = 100, max_late: int = 3):
+    def __init__(
+        self,
+        command: str,
+        rs: Ruleset,
+        objective: str,
+        timeout: float = 2.0,
+        start_timeout: float = 10.0,
+        max_faults: int = 100,
+        max_late: int = 3,
+    ):
         super().__init__(max_faults=max_faults)
         self.command, self.rs, self.objective = command, rs, objective
         self.timeout, self.max_late = timeout, max_late
@@ -471,24 +530,28 @@ class ProcessBot(Bot):
             raise BotError(_("bot command is empty"))
         self.stderr_path = None
         import tempfile
+
         self._err = tempfile.TemporaryFile()
         try:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=self._err, start_new_session=True)
+            self.proc = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err, start_new_session=True
+            )
         except OSError as exc:
             self._err.close()
-            raise BotError(_("bot command {0!r} cannot start: {1}").format(
-                command, exc.strerror or exc)) from None
+            raise BotError(_("bot command {0!r} cannot start: {1}").format(command, exc.strerror or exc)) from None
         try:
-            self._send({"type": "hello", "protocol": PROTOCOL, "objective": objective,
-                        "ruleset": ruleset_json(rs)})
+            self._send({"type": "hello", "protocol": PROTOCOL, "objective": objective, "ruleset": ruleset_json(rs)})
             reply = self._read_reply(start_timeout)
             if reply is None:
-                raise BotError(_("bot {0!r} did not answer the handshake within {1:g} s").format(
-                    command, start_timeout))
+                raise BotError(
+                    _("bot {0!r} did not answer the handshake within {1:g} s").format(command, start_timeout)
+                )
             if not isinstance(reply, dict) or reply.get("type") != "ready":
-                raise BotError(_('bot {0!r}: the handshake answer must be {{"type": "ready"}}, got {1}').format(
-                    command, _short(reply)))
+                raise BotError(
+                    _('bot {0!r}: the handshake answer must be {{"type": "ready"}}, got {1}').format(
+                        command, _short(reply)
+                    )
+                )
             if reply.get("name"):
                 self.name = str(reply["name"])[:60]
         except BaseException:
@@ -510,9 +573,10 @@ class ProcessBot(Bot):
         except subprocess.TimeoutExpired:
             code = None
         tail = self.stderr_tail()
-        return BotError(f"bot {self.name!r} exited (code {code}) after {self.decisions} "
-                        f"decision{'' if self.decisions == 1 else 's'}"
-                        + (f"; its stderr ends: {tail}" if tail else ""))
+        return BotError(
+            f"bot {self.name!r} exited (code {code}) after {self.decisions} "
+            f"decision{'' if self.decisions == 1 else 's'}" + (f"; its stderr ends: {tail}" if tail else "")
+        )
 
     def stderr_tail(self) -> str:
         try:
@@ -554,8 +618,11 @@ class ProcessBot(Bot):
                 msg = json.loads(line)
             except ValueError:
                 if want_id is None:
-                    raise BotError(_("bot {0!r}: the handshake answer is not JSON: {1}").format(
-                        self.command, _short(line.decode(errors='replace'))))
+                    raise BotError(
+                        _("bot {0!r}: the handshake answer is not JSON: {1}").format(
+                            self.command, _short(line.decode(errors="replace"))
+                        )
+                    ) from None
                 return _Malformed(line.decode(errors="replace"))
             if want_id is not None and isinstance(msg, dict) and "id" in msg and msg["id"] != want_id:
                 continue  # a late answer to an earlier request
@@ -571,8 +638,11 @@ class ProcessBot(Bot):
         if reply is None:
             self.late_in_row += 1
             if self.late_in_row >= self.max_late:
-                raise BotError(_("bot {0!r} did not answer within {1:g} s {2} times in a row; giving up").format(
-                    self.name, self.timeout, self.late_in_row))
+                raise BotError(
+                    _("bot {0!r} did not answer within {1:g} s {2} times in a row; giving up").format(
+                        self.name, self.timeout, self.late_in_row
+                    )
+                )
             raise _fault("late", f"no answer within {self.timeout:g} s (request {rid})")
         self.late_in_row = 0
         if isinstance(reply, _Malformed):
@@ -641,25 +711,52 @@ class _Malformed:
 
 def ruleset_json(rs: Ruleset) -> dict:
     if getattr(rs, "game", None) == "poker":
-        return {"name": rs.name, "hash": rs.hash, "game": "poker", "dice": rs.dice, "faces": rs.faces,
-                "rolls": rs.rolls, "lock_kept": rs.lock_kept, "three_of_a_kind": rs.three_of_a_kind,
-                "straights": rs.straights, "tie_break": rs.tie_break, "toml": rs.to_toml()}
-    return {"name": rs.name, "hash": rs.hash, "dice": rs.dice, "faces": rs.faces, "goal": rs.goal,
-            "unit": rs.unit, "keep": rs.keep, "hot_dice": rs.hot_dice, "open_min": rs.open_min,
-            "toml": rs.to_toml()}
+        return {
+            "name": rs.name,
+            "hash": rs.hash,
+            "game": "poker",
+            "dice": rs.dice,
+            "faces": rs.faces,
+            "rolls": rs.rolls,
+            "lock_kept": rs.lock_kept,
+            "three_of_a_kind": rs.three_of_a_kind,
+            "straights": rs.straights,
+            "tie_break": rs.tie_break,
+            "toml": rs.to_toml(),
+        }
+    return {
+        "name": rs.name,
+        "hash": rs.hash,
+        "dice": rs.dice,
+        "faces": rs.faces,
+        "goal": rs.goal,
+        "unit": rs.unit,
+        "keep": rs.keep,
+        "hot_dice": rs.hot_dice,
+        "open_min": rs.open_min,
+        "toml": rs.to_toml(),
+    }
 
 
 # --------------------------------------------------------------------------- loading
 
 
-def load_bot(spec: str, rs: Ruleset, objective: str = "duel", tables_dir: str | None = None,
-             seed: int = 0, timeout: float = 2.0, oracles: dict | None = None) -> Bot:
+def load_bot(
+    spec: str,
+    rs: Ruleset,
+    objective: str = "duel",
+    tables_dir: str | None = None,
+    seed: int = 0,
+    timeout: float = 2.0,
+    oracles: dict | None = None,
+) -> Bot:
     """A bot from its spec: a built-in (``optimal``, ``race``, ``hold:N``, ``cautious``,
     ``random``), ``exec:COMMAND`` (a JSON-lines bot), or ``module:attr`` /
     ``path/to/file.py:attr`` (a Python bot)."""
     spec = spec.strip()
     if spec in ("optimal", "race"):
         from .oracle import Oracle
+
         oracles = {} if oracles is None else oracles
         obj = "duel" if (spec == "optimal" and objective == "duel") else "race"
         if obj not in oracles:
@@ -687,8 +784,11 @@ def load_bot(spec: str, rs: Ruleset, objective: str = "duel", tables_dir: str | 
         return ProcessBot(spec[5:].strip(), rs, objective, timeout=timeout)
     if ":" in spec:
         return PythonBot(load_python_object(spec), spec, timeout=timeout)
-    raise BotError(_("unknown bot {0!r}: use one of {1}, exec:COMMAND, module:attr or path/to/file.py:attr").format(
-        spec, ', '.join(BUILTINS)))
+    raise BotError(
+        _("unknown bot {0!r}: use one of {1}, exec:COMMAND, module:attr or path/to/file.py:attr").format(
+            spec, ", ".join(BUILTINS)
+        )
+    )
 
 
 def is_builtin(spec: str) -> bool:

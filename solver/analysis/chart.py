@@ -27,14 +27,16 @@ import csv
 import numpy as np
 
 from thousand import kernel
-from thousand.solvers.advice import duel_end_values
 from thousand.base.errors import StateError
+from thousand.base.i18n import _
+from thousand.engine.ends import TurnEnds
 from thousand.engine.player import Moves, PlayerState
 from thousand.rules.ruleset import Ruleset, load_ruleset
-from thousand.engine.ends import TurnEnds
-from thousand.base.i18n import _
+from thousand.solvers.advice import duel_end_values
 
-NEEDS_MPL = "thousand chart needs matplotlib: pip install matplotlib (in a clone of the repository: pip install '.[chart]')"
+NEEDS_MPL = (
+    "thousand chart needs matplotlib: pip install matplotlib (in a clone of the repository: pip install '.[chart]')"
+)
 DEFAULT_COMPARE = ("classic-nobarrel", "plain")
 
 
@@ -65,14 +67,15 @@ def decision_dice(rs: Ruleset) -> list[int]:
 def _stop_matrix(ends: TurnEnds, stop_v: np.ndarray, tv) -> np.ndarray:
     """bool (T+1, N+1, K): stopping is optimal at total t with n dice (against column k)."""
     T = ends.T
-    R = tv.R[:T + 1]                              # (T+1, N+1, K)
+    R = tv.R[: T + 1]  # (T+1, N+1, K)
     ok = ends.stop_ok.astype(bool)[:, None, None]
-    return ok & (stop_v[:T + 1, None, :] >= R)
+    return ok & (stop_v[: T + 1, None, :] >= R)
 
 
 def race_turn(sol, x: PlayerState):
     """(ends, stop values, turn tables) of a race turn from ``x``."""
     from thousand.solvers.advice import race_advisor
+
     adv = race_advisor(sol)
     ends = TurnEnds.of(adv.moves, x)
     stop_v, forced_v, bust_v, win_v = adv.values_of(ends)
@@ -84,8 +87,9 @@ def duel_turn(sol, x: PlayerState, opponents: list[PlayerState]):
     """(ends, stop values (T+1, K), turn tables) of a duel turn of ``x`` against every opponent."""
     ends = TurnEnds.of(Moves(sol.rs), x)
     vals, bust = duel_end_values(sol, ends, opponents)
-    tv = kernel.turn_dp(kernel.roll_table(sol.rs), ends.stop_ok, vals, ends.forced_ok, vals, bust,
-                        np.ones(len(opponents)), full=True)
+    tv = kernel.turn_dp(
+        kernel.roll_table(sol.rs), ends.stop_ok, vals, ends.forced_ok, vals, bust, np.ones(len(opponents)), full=True
+    )
     return ends, vals, tv
 
 
@@ -115,9 +119,15 @@ def race_stop_rows(sol) -> list[dict]:
         for n in decision_dice(rs):
             ts = [int(t) * u for t in np.nonzero(S[:, n])[0] if t > 0]
             last = ends.T * u
-            rows.append({"ruleset": rs.name, "score": x.score, "dice": n,
-                         "hold_at": ts[0] if ts else None,
-                         "stop_totals": _ranges(ts) + ("+" if ts and ts[-1] == last else "")})
+            rows.append(
+                {
+                    "ruleset": rs.name,
+                    "score": x.score,
+                    "dice": n,
+                    "hold_at": ts[0] if ts else None,
+                    "stop_totals": _ranges(ts) + ("+" if ts and ts[-1] == last else ""),
+                }
+            )
     return rows
 
 
@@ -134,8 +144,15 @@ def duel_stop_rows(sol) -> list[dict]:
             any_ = S[:, n, :].any(axis=0)
             first = S[:, n, :].argmax(axis=0)
             for k, y in enumerate(ys):
-                rows.append({"ruleset": rs.name, "score": x.score, "opp_score": y.score, "dice": n,
-                             "hold_at": int(first[k]) * u if any_[k] else None})
+                rows.append(
+                    {
+                        "ruleset": rs.name,
+                        "score": x.score,
+                        "opp_score": y.score,
+                        "dice": n,
+                        "hold_at": int(first[k]) * u if any_[k] else None,
+                    }
+                )
     return rows
 
 
@@ -143,8 +160,11 @@ def win_rows(sol) -> list[dict]:
     ys = plain_states(sol)
     ii = np.array([sol.index[y] for y in ys])
     P = np.asarray(sol.table.values)[np.ix_(ii, ii)]
-    return [{"ruleset": sol.rs.name, "score": x.score, "opp_score": y.score, "p_win": float(P[a, b])}
-            for a, x in enumerate(ys) for b, y in enumerate(ys)]
+    return [
+        {"ruleset": sol.rs.name, "score": x.score, "opp_score": y.score, "p_win": float(P[a, b])}
+        for a, x in enumerate(ys)
+        for b, y in enumerate(ys)
+    ]
 
 
 # --------------------------------------------------------------------------- pictures
@@ -157,6 +177,7 @@ def _mpl():
         return None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     return plt
 
 
@@ -204,8 +225,14 @@ def draw_race_stop(plt, rows, rs: Ruleset, title: str):
                 lo, hi = int(a), int(b or a)
                 if r["stop_totals"].endswith("+") and part == r["stop_totals"].rstrip("+").split()[-1]:
                     hi = ymax
-                ax.plot([r["score"], r["score"]], [lo, min(hi, ymax)], color="#9fd49f", lw=2.2,
-                        solid_capstyle="butt", zorder=1)
+                ax.plot(
+                    [r["score"], r["score"]],
+                    [lo, min(hi, ymax)],
+                    color="#9fd49f",
+                    lw=2.2,
+                    solid_capstyle="butt",
+                    zorder=1,
+                )
         ax.step(xs, hold, where="mid", color="#1a5e1a", lw=1.4, zorder=2, label="hold at (smallest stop total)")
         ax.set_ylim(0, ymax)
         ax.set_xlim(xs.min() - rs.unit, xs.max() + rs.unit)
@@ -213,8 +240,7 @@ def draw_race_stop(plt, rows, rs: Ruleset, title: str):
         ax.set_ylabel("turn total")
         ax.set_title(f"{_dice_word(n)} left to roll", fontsize=10)
         ax.grid(alpha=0.3)
-    axs[0].legend(loc="lower left", fontsize=8, title="green: stop is best", title_fontsize=8,
-                  framealpha=0.9)
+    axs[0].legend(loc="lower left", fontsize=8, title="green: stop is best", title_fontsize=8, framealpha=0.9)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     return fig
@@ -229,12 +255,14 @@ def draw_duel_stop(plt, rows, rs: Ruleset, title: str):
     for ax, n in zip(axs, dice):
         xs, ys, M = _grid(rows, "hold_at", n)
         from matplotlib.colors import BoundaryNorm
-        step = next((v for v in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500)
-                     if v >= vmax / 20 and v % rs.unit == 0), rs.unit * 10)
+
+        step = next(
+            (v for v in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500) if v >= vmax / 20 and v % rs.unit == 0),
+            rs.unit * 10,
+        )
         bounds = np.arange(0, vmax + step, step)
         cmap = plt.get_cmap("viridis")
-        im = ax.pcolormesh(xs, ys, M, shading="nearest", cmap=cmap,
-                           norm=BoundaryNorm(bounds, cmap.N, extend="max"))
+        im = ax.pcolormesh(xs, ys, M, shading="nearest", cmap=cmap, norm=BoundaryNorm(bounds, cmap.N, extend="max"))
         ax.set_xlabel("own banked score")
         ax.set_ylabel("opponent's score")
         ax.set_title(f"hold at, {_dice_word(n)} left to roll", fontsize=10)
@@ -273,8 +301,9 @@ def draw_rules(plt, rows, rs: Ruleset, title: str):
             rr = [r for r in rows if r["dice"] == n and r["ruleset"] == name]
             xs = [r["score"] for r in rr]
             hold = [np.nan if r["hold_at"] is None else r["hold_at"] for r in rr]
-            ax.step(xs, hold, where="mid", lw=1.6 if k == 0 else 1.1, label=name,
-                    alpha=1.0 if k == 0 else 0.8, zorder=3 - k)
+            ax.step(
+                xs, hold, where="mid", lw=1.6 if k == 0 else 1.1, label=name, alpha=1.0 if k == 0 else 0.8, zorder=3 - k
+            )
         for p in rs.pits:
             ax.axvspan(p.low, p.exit, color="#cccccc", alpha=0.35, lw=0)
         for d in rs.dump:
@@ -295,17 +324,27 @@ def draw_rules(plt, rows, rs: Ruleset, title: str):
 # --------------------------------------------------------------------------- command
 
 
-def chart_rows(rs: Ruleset, objective: str, kind: str, tables_dir: str | None,
-               compare: tuple[str, ...] = (), overrides: tuple[str, ...] = ()) -> list[dict]:
+def chart_rows(
+    rs: Ruleset,
+    objective: str,
+    kind: str,
+    tables_dir: str | None,
+    compare: tuple[str, ...] = (),
+    overrides: tuple[str, ...] = (),
+) -> list[dict]:
     """The numbers behind a chart (see the module doc)."""
     from thousand.tables.solve import solve_objective
+
     if kind == "win" and objective != "duel":
         raise StateError(_("--kind win needs --objective duel"))
     for spec in (rs,) + tuple(load_ruleset(c, overrides) for c in compare):
         if objective == "duel" and spec.equal_turns:
-            raise StateError(_("{0} plays equal turns: duel charts are not drawn for it (the mover's seat "
-                               "would be a third axis); use --objective race").format(
-                spec.name))
+            raise StateError(
+                _(
+                    "{0} plays equal turns: duel charts are not drawn for it (the mover's seat "
+                    "would be a third axis); use --objective race"
+                ).format(spec.name)
+            )
     if kind == "rules":
         rows = []
         for spec in (rs,) + tuple(load_ruleset(c, overrides) for c in compare):
@@ -314,8 +353,7 @@ def chart_rows(rs: Ruleset, objective: str, kind: str, tables_dir: str | None,
                 rows += race_stop_rows(sol)
             else:  # the duel boundary against an opponent at 0
                 y0 = Moves(spec).initial()
-                rows += [dict(r, ruleset=spec.name) for r in duel_stop_rows(sol)
-                         if r["opp_score"] == y0.score]
+                rows += [dict(r, ruleset=spec.name) for r in duel_stop_rows(sol) if r["opp_score"] == y0.score]
         return rows
     sol = solve_objective(rs, objective, tables_dir, progress=True)
     if kind == "win":
@@ -331,9 +369,17 @@ def write_csv(rows: list[dict], path: str) -> None:
             w.writerow({k: ("" if v is None else v) for k, v in r.items()})
 
 
-def make_chart(rs: Ruleset, rules: str, objective: str, kind: str, compare: tuple[str, ...],
-               overrides: tuple[str, ...], tables_dir: str | None, out: str | None = None,
-               data: str | None = None) -> list[dict]:
+def make_chart(
+    rs: Ruleset,
+    rules: str,
+    objective: str,
+    kind: str,
+    compare: tuple[str, ...],
+    overrides: tuple[str, ...],
+    tables_dir: str | None,
+    out: str | None = None,
+    data: str | None = None,
+) -> list[dict]:
     """The rows behind a chart (written as CSV to ``data``) and the picture (PNG, ``out``)."""
     if kind == "rules" and not compare:
         compare = tuple(c for c in DEFAULT_COMPARE if c != rules)
@@ -353,14 +399,19 @@ def make_chart(rs: Ruleset, rules: str, objective: str, kind: str, compare: tupl
         except OSError as exc:
             raise StateError(_("cannot write {0}: {1}").format(data, exc.strerror or exc)) from None
     if out:
-        title = {("stop", "race"): f"{rs.name}: when to stop (race: fewest expected turns to win alone)",
-                 ("stop", "duel"): f"{rs.name}: when to stop in a duel (turn total to hold at)",
-                 ("win", "duel"): f"{rs.name}: P(win) of the player to move, optimal play by both",
-                 ("rules", "race"): "when to stop (race): " + " vs ".join(dict.fromkeys(r["ruleset"] for r in rows)),
-                 ("rules", "duel"): "when to stop (duel, opponent at 0): "
-                                    + " vs ".join(dict.fromkeys(r["ruleset"] for r in rows))}[(kind, objective)]
-        draw = {"stop": draw_race_stop if objective == "race" else draw_duel_stop,
-                "win": draw_win, "rules": draw_rules}[kind]
+        title = {
+            ("stop", "race"): f"{rs.name}: when to stop (race: fewest expected turns to win alone)",
+            ("stop", "duel"): f"{rs.name}: when to stop in a duel (turn total to hold at)",
+            ("win", "duel"): f"{rs.name}: P(win) of the player to move, optimal play by both",
+            ("rules", "race"): "when to stop (race): " + " vs ".join(dict.fromkeys(r["ruleset"] for r in rows)),
+            ("rules", "duel"): "when to stop (duel, opponent at 0): "
+            + " vs ".join(dict.fromkeys(r["ruleset"] for r in rows)),
+        }[(kind, objective)]
+        draw = {
+            "stop": draw_race_stop if objective == "race" else draw_duel_stop,
+            "win": draw_win,
+            "rules": draw_rules,
+        }[kind]
         fig = draw(plt, rows, rs, title)
         try:
             fig.savefig(out, dpi=80)

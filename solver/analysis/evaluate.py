@@ -13,22 +13,35 @@ import sys
 
 import numpy as np
 
-from .blunders import Blunders
-from .bots import Bot, BotState, advise_command, load_bot
 from thousand.base.choices import SEATS
 from thousand.engine.turn import TurnRules
+from thousand.rules.ruleset import Ruleset
+
+from .blunders import Blunders
+from .bots import Bot, BotState, advise_command, load_bot
 from .exact import EXACT_BUDGET, BudgetExceeded, exact_duel, exact_race
 from .montecarlo import MCResult, _mean_ci_any, _Moments, fast_mc, mc_duel, mc_race, wilson
 from .oracle import Oracle
-from thousand.rules.ruleset import Ruleset
 
 BLUNDER_SWEEP_BUDGET = 50_000  # decision states of the sweep whose blunders are also valued
 
 
-def run_evaluation(rs: Ruleset, bot_spec: str, opp_spec: str = "optimal", objective: str = "duel",
-                   games: int = 2000, seed: int = 1, exact: bool = True, budget: int = EXACT_BUDGET,
-                   worst: int = 5, timeout: float = 2.0, tables_dir: str | None = None,
-                   overrides: tuple[str, ...] = (), progress: bool = True, blunder_games: int = 500) -> dict:
+def run_evaluation(
+    rs: Ruleset,
+    bot_spec: str,
+    opp_spec: str = "optimal",
+    objective: str = "duel",
+    games: int = 2000,
+    seed: int = 1,
+    exact: bool = True,
+    budget: int = EXACT_BUDGET,
+    worst: int = 5,
+    timeout: float = 2.0,
+    tables_dir: str | None = None,
+    overrides: tuple[str, ...] = (),
+    progress: bool = True,
+    blunder_games: int = 500,
+) -> dict:
     """The whole evaluation: {'json': ..., 'text': ..., 'exact': ExactResult|None, 'mc': MCResult|None,
     'blunders': Blunders}."""
     race = objective == "race"
@@ -42,14 +55,25 @@ def run_evaluation(rs: Ruleset, bot_spec: str, opp_spec: str = "optimal", object
         bots.append(bot)
         opp = None
         if not race:
-            opp = bot if opp_spec.strip() == bot_spec.strip() and bot.deterministic else \
-                load_bot(opp_spec, rs, objective, tables_dir, seed + 7919, timeout, oracles)
+            opp = (
+                bot
+                if opp_spec.strip() == bot_spec.strip() and bot.deterministic
+                else load_bot(opp_spec, rs, objective, tables_dir, seed + 7919, timeout, oracles)
+            )
             if opp is not bot:
                 bots.append(opp)
-        out: dict = {"ruleset": rs.name, "ruleset_hash": rs.hash, "objective": objective, "bot": bot.name,
-                     "opponent": None if race else opp.name}
-        lines = [f"{rs.name}: bot {bot.name}" + ("" if race else f" against {opp.name}")
-                 + f" ({'expected turns to win alone' if race else 'P(bot wins)'})"]
+        out: dict = {
+            "ruleset": rs.name,
+            "ruleset_hash": rs.hash,
+            "objective": objective,
+            "bot": bot.name,
+            "opponent": None if race else opp.name,
+        }
+        lines = [
+            f"{rs.name}: bot {bot.name}"
+            + ("" if race else f" against {opp.name}")
+            + f" ({'expected turns to win alone' if race else 'P(bot wins)'})"
+        ]
         optimum = oracle.solution.start_value()
 
         # ---- exact
@@ -64,21 +88,28 @@ def run_evaluation(rs: Ruleset, bot_spec: str, opp_spec: str = "optimal", object
                 ex.optimum = optimum
                 out["exact"] = ex.to_json()
                 if race:
-                    lines.append(f"exact: expected turns {ex.value_first:.6f}, optimum {optimum:.6f}, "
-                                 f"given up {ex.value_first - optimum:+.6f} turns "
-                                 f"({ex.states} states, {ex.decisions} decision states, {ex.seconds:.1f} s)")
+                    lines.append(
+                        f"exact: expected turns {ex.value_first:.6f}, optimum {optimum:.6f}, "
+                        f"given up {ex.value_first - optimum:+.6f} turns "
+                        f"({ex.states} states, {ex.decisions} decision states, {ex.seconds:.1f} s)"
+                    )
                 else:
-                    lines.append(f"exact: P(bot wins) moving first {ex.value_first:.6f}, second "
-                                 f"{ex.value_second:.6f}; optimal vs optimal: first {optimum:.6f}, "
-                                 f"second {1 - optimum:.6f}")
-                    lines.append(f"       ({ex.states} game states, {ex.decisions} decision states, "
-                                 f"{ex.seconds:.1f} s)")
+                    lines.append(
+                        f"exact: P(bot wins) moving first {ex.value_first:.6f}, second "
+                        f"{ex.value_second:.6f}; optimal vs optimal: first {optimum:.6f}, "
+                        f"second {1 - optimum:.6f}"
+                    )
+                    lines.append(
+                        f"       ({ex.states} game states, {ex.decisions} decision states, {ex.seconds:.1f} s)"
+                    )
                 if ex.truncated > 1e-12:
-                    lines.append(f"       note: {ex.truncated:.2e} of probability cut off in very long turns "
-                                 "(counted as busts)")
+                    lines.append(
+                        f"       note: {ex.truncated:.2e} of probability cut off in very long turns (counted as busts)"
+                    )
                 if sweep_blunders.decisions:
-                    out["exact"]["blunders"] = _blunder_json(sweep_blunders, rs, objective, overrides, race,
-                                                             per_game=False)
+                    out["exact"]["blunders"] = _blunder_json(
+                        sweep_blunders, rs, objective, overrides, race, per_game=False
+                    )
         else:
             out["exact"] = {"skipped": "--no-exact"}
 
@@ -98,52 +129,81 @@ def run_evaluation(rs: Ruleset, bot_spec: str, opp_spec: str = "optimal", object
                 mc = mc_race(engine, bot, games, seed, blunders, progress, blunder_games)
             else:
                 mc = mc_duel(engine, bot, opp, games, seed, blunders, progress, blunder_games)
-            out["monte_carlo"] = mc.to_json(race) if not isinstance(mc.turns, _Moments) else \
-                {"games": mc.games, "mean_turns": mc.turns.mean,
-                 "ci95": list(_mean_ci_any(mc.turns)[1:]), "seconds": round(mc.seconds, 3), "engine": mc.engine}
+            out["monte_carlo"] = (
+                mc.to_json(race)
+                if not isinstance(mc.turns, _Moments)
+                else {
+                    "games": mc.games,
+                    "mean_turns": mc.turns.mean,
+                    "ci95": list(_mean_ci_any(mc.turns)[1:]),
+                    "seconds": round(mc.seconds, 3),
+                    "engine": mc.engine,
+                }
+            )
             speed = mc.games / mc.seconds if mc.seconds > 0 else float("inf")
             if race:
                 m, lo, hi = _mean_ci_any(mc.turns)
-                lines.append(f"Monte Carlo: {mc.games} games, mean turns {m:.4f} (95% CI {lo:.4f} to {hi:.4f})"
-                             f"{_unf(mc)}; {mc.seconds:.1f} s, {speed:,.0f} games/s ({mc.engine})")
+                lines.append(
+                    f"Monte Carlo: {mc.games} games, mean turns {m:.4f} (95% CI {lo:.4f} to {hi:.4f})"
+                    f"{_unf(mc)}; {mc.seconds:.1f} s, {speed:,.0f} games/s ({mc.engine})"
+                )
             else:
                 lo, hi = wilson(mc.wins, mc.games)
-                lines.append(f"Monte Carlo: {mc.games} games, bot wins {mc.wins / mc.games:.4f} "
-                             f"(95% CI {lo:.4f} to {hi:.4f}){_unf(mc)}; {mc.seconds:.1f} s, "
-                             f"{speed:,.0f} games/s ({mc.engine})")
-                for seat, k, n in (("first", mc.first_wins, mc.first_games),
-                                   ("second", mc.second_wins, mc.second_games)):
+                lines.append(
+                    f"Monte Carlo: {mc.games} games, bot wins {mc.wins / mc.games:.4f} "
+                    f"(95% CI {lo:.4f} to {hi:.4f}){_unf(mc)}; {mc.seconds:.1f} s, "
+                    f"{speed:,.0f} games/s ({mc.engine})"
+                )
+                for seat, k, n in (
+                    ("first", mc.first_wins, mc.first_games),
+                    ("second", mc.second_wins, mc.second_games),
+                ):
                     if n:
                         lo, hi = wilson(k, n)
-                        lines.append(f"  moving {seat:6}: {n} games, bot wins {k / n:.4f} "
-                                     f"(95% CI {lo:.4f} to {hi:.4f})")
+                        lines.append(
+                            f"  moving {seat:6}: {n} games, bot wins {k / n:.4f} (95% CI {lo:.4f} to {hi:.4f})"
+                        )
         # ---- blunders
         src = blunders if blunders.decisions else sweep_blunders
         if src.decisions:
-            where = f"in the first {len(src.per_game)} simulated games" if src is blunders else "over the exact sweep's decision states"
+            where = (
+                f"in the first {len(src.per_game)} simulated games"
+                if src is blunders
+                else "over the exact sweep's decision states"
+            )
             unit = "turns" if race else "P(win)"
-            lines.append(f"blunders {where}: {src.decisions} decisions, {src.mistakes} not optimal, "
-                         f"{src.total:.6f} {unit} given up in all")
+            lines.append(
+                f"blunders {where}: {src.decisions} decisions, {src.mistakes} not optimal, "
+                f"{src.total:.6f} {unit} given up in all"
+            )
             if src is blunders and src.per_game:
                 pg = np.asarray(src.per_game)
                 lines.append(f"  per game: mean {pg.mean():.6f}, max {pg.max():.6f} {unit} given up")
             ws = [w for w in src.worst_sorted() if w[0] > 1e-12]
             if ws:
                 lines.append("  worst decisions:")
-            for lost, _, st, a, best, val in ws:
+            for lost, _, st, a, best, _val in ws:
                 lines.append(f"  - gave up {lost:.6f}: {_state_text(rs, st)}")
                 lines.append(f"      bot: {a.label()}; best: {best.label()}")
                 lines.append(f"      $ {advise_command(rs, st, objective, overrides)}")
             out["blunders"] = _blunder_json(src, rs, objective, overrides, race, per_game=src is blunders)
-        faults = {b.name: {"counts": b.faults.counts, "examples": b.faults.examples}
-                  for b in bots if b.faults.total}
+        faults = {b.name: {"counts": b.faults.counts, "examples": b.faults.examples} for b in bots if b.faults.total}
         if faults:
             out["faults"] = faults
             for name, f in faults.items():
-                lines.append(f"faults of {name}: " + ", ".join(f"{k} {v}" for k, v in f["counts"].items())
-                             + f" (first: {f['examples'][0]})")
-        return {"json": out, "text": "\n".join(lines), "exact": ex, "mc": mc, "blunders": src,
-                "sweep_blunders": sweep_blunders}
+                lines.append(
+                    f"faults of {name}: "
+                    + ", ".join(f"{k} {v}" for k, v in f["counts"].items())
+                    + f" (first: {f['examples'][0]})"
+                )
+        return {
+            "json": out,
+            "text": "\n".join(lines),
+            "exact": ex,
+            "mc": mc,
+            "blunders": src,
+            "sweep_blunders": sweep_blunders,
+        }
     finally:
         for b in bots:
             b.close()
@@ -165,10 +225,22 @@ def _state_text(rs: Ruleset, st: BotState) -> str:
 
 
 def _blunder_json(b: Blunders, rs, objective, overrides, race, per_game: bool) -> dict:
-    d = {"decisions": b.decisions, "not_optimal": b.mistakes, "given_up": b.total,
-         "worst": [{"given_up": lost, "state": st.to_json(), "bot": a.to_json(), "best": best.to_json(),
-                    "advise": advise_command(rs, st, objective, overrides)}
-                   for lost, _, st, a, best, _v in b.worst_sorted() if lost > 1e-12]}
+    d = {
+        "decisions": b.decisions,
+        "not_optimal": b.mistakes,
+        "given_up": b.total,
+        "worst": [
+            {
+                "given_up": lost,
+                "state": st.to_json(),
+                "bot": a.to_json(),
+                "best": best.to_json(),
+                "advise": advise_command(rs, st, objective, overrides),
+            }
+            for lost, _, st, a, best, _v in b.worst_sorted()
+            if lost > 1e-12
+        ],
+    }
     if per_game and b.per_game:
         d["per_game_mean"] = float(np.mean(b.per_game))
         d["per_game_max"] = float(np.max(b.per_game))
@@ -184,14 +256,17 @@ def _decisions_estimate(engine, bot, oracle, race: bool, pairs: int) -> float:
     states or pairs. It overcounts (not every pair is reached), so the caller refuses only
     well past its budget; cheap next to the evaluation itself."""
     import random
+
     from .exact import PolicyTurns
+
     states = list(oracle.solution.index)
     rng = random.Random(0)
     x0 = engine.moves.initial()
-    sample = [(x0, None if race else x0)] + [(rng.choice(states), None if race else rng.choice(states))
-                                             for _ in range(SAMPLED_TURNS - 1)]
+    sample = [(x0, None if race else x0)] + [
+        (rng.choice(states), None if race else rng.choice(states)) for _ in range(SAMPLED_TURNS - 1)
+    ]
     horizon = oracle.solution.last_turn_horizon if engine.rs.equal_turns and not race else None
-    probe = PolicyTurns(engine, bot, budget=10 ** 9, horizon=horizon)
+    probe = PolicyTurns(engine, bot, budget=10**9, horizon=horizon)
     for x, y in sample:
         probe.ends(x, y, seat=None if horizon is None else 0)
     return len(probe.answers) / len(sample) * pairs
@@ -206,8 +281,7 @@ def _exact(engine, bot, opp, opp_spec, oracle, race, budget, sweep_blunders, pro
     n_states = len(oracle.solution.index)
     pairs = n_states if race else n_states * n_states
     if pairs > budget:
-        return None, f"{pairs:,} {'states' if race else 'state pairs'} exceed the budget of {budget:,} " \
-                     "decision states"
+        return None, f"{pairs:,} {'states' if race else 'state pairs'} exceed the budget of {budget:,} decision states"
     est = _decisions_estimate(engine, bot, oracle, race, pairs)
     if est > 2 * budget:
         return None, f"about {est:,.0f} decision states (sampled) exceed the budget of {budget:,}"

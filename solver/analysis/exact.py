@@ -22,14 +22,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .bots import Bot, BotState
-from thousand.engine.turn import TurnEnd, TurnRules, TurnState, finish_turn
-from thousand.base.errors import ThousandError
-from thousand.engine.player import PlayerState
-
 from thousand.base.choices import EXACT_BUDGET  # noqa: E402,F401  (decision states a bot may be asked about)
+from thousand.base.errors import ThousandError
 from thousand.base.i18n import _
+from thousand.engine.player import PlayerState
+from thousand.engine.turn import TurnEnd, TurnRules, TurnState, finish_turn
 from thousand.solvers.lastturn import first_seat_T
+
+from .bots import Bot, BotState
 
 
 class BudgetExceeded(Exception):
@@ -41,15 +41,23 @@ class PolicyTurns:
     the bot is asked once per decision state (answers cached). ``bot`` None is the
     optimal policy of ``oracle``, whose distribution comes from the kernel."""
 
-    def __init__(self, engine: TurnRules, bot: Bot | None, oracle=None, budget: int = EXACT_BUDGET,
-                 decisions: list | None = None, horizon: int | None = None, players: int = 2):
+    def __init__(
+        self,
+        engine: TurnRules,
+        bot: Bot | None,
+        oracle=None,
+        budget: int = EXACT_BUDGET,
+        decisions: list | None = None,
+        horizon: int | None = None,
+        players: int = 2,
+    ):
         self.engine, self.bot, self.oracle = engine, bot, oracle
-        self.players = players            # equal_turns: a seat before the last one's turns run long
+        self.players = players  # equal_turns: a seat before the last one's turns run long
         self.budget = budget
         self.answers: dict = {}
-        self.decisions = decisions        # collects (state, action) of every decision state
+        self.decisions = decisions  # collects (state, action) of every decision state
         self.truncated = 0.0
-        self.horizon = horizon            # equal_turns: the final totals told apart (the duel table's)
+        self.horizon = horizon  # equal_turns: the final totals told apart (the duel table's)
         self._tails: dict = {}
 
     def cap(self, x: PlayerState, seat: int | None, to_beat: int | None) -> int:
@@ -64,8 +72,15 @@ class PolicyTurns:
             return first_seat_T(self.engine.rs, moves, x, self.horizon) * self.engine.rs.unit
         return moves.saturation(x)
 
-    def ends(self, x: PlayerState, y: PlayerState | None, others: tuple[PlayerState, ...] = (),
-             seat: int | None = None, to_beat: int | None = None, tied: int = 0) -> dict:
+    def ends(
+        self,
+        x: PlayerState,
+        y: PlayerState | None,
+        others: tuple[PlayerState, ...] = (),
+        seat: int | None = None,
+        to_beat: int | None = None,
+        tied: int = 0,
+    ) -> dict:
         """{(kind, t points): probability} of the turn of ``x`` against ``y`` (and, with three
         players or more, the ``others`` after it; with ``equal_turns`` in ``seat``, and in a
         last turn against the top total ``to_beat`` held by ``tied`` players)."""
@@ -168,9 +183,9 @@ class PolicyTurns:
 @dataclass
 class ExactResult:
     objective: str
-    value_first: float | None = None     # duel: P(bot wins) moving first; race: expected turns
+    value_first: float | None = None  # duel: P(bot wins) moving first; race: expected turns
     value_second: float | None = None
-    optimum: float | None = None         # the table's value (optimal vs optimal / optimal race)
+    optimum: float | None = None  # the table's value (optimal vs optimal / optimal race)
     states: int = 0
     decisions: int = 0
     seconds: float = 0.0
@@ -179,8 +194,10 @@ class ExactResult:
     blunders: list = field(default_factory=list)
 
     def to_json(self) -> dict:
-        d = {k: getattr(self, k) for k in ("value_first", "value_second", "optimum", "states", "decisions",
-                                            "truncated", "skipped")}
+        d = {
+            k: getattr(self, k)
+            for k in ("value_first", "value_second", "optimum", "states", "decisions", "truncated", "skipped")
+        }
         d["seconds"] = round(self.seconds, 3)
         return d
 
@@ -188,6 +205,7 @@ class ExactResult:
 def _solve(rows, cols, vals, rhs, n) -> np.ndarray:
     from scipy import sparse
     from scipy.sparse import linalg as spla
+
     A = sparse.identity(n, format="csr") - sparse.csr_matrix((vals, (rows, cols)), shape=(n, n))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -197,8 +215,12 @@ def _solve(rows, cols, vals, rhs, n) -> np.ndarray:
             v = np.full(n, np.nan)
     v = np.atleast_1d(v)
     if not np.all(np.isfinite(v)) or np.max(np.abs(A @ v - rhs)) > 1e-8:
-        raise ThousandError(_("the exact evaluation's linear system is singular: some game never ends "
-                            "under these bots (a bot that never banks?)"))
+        raise ThousandError(
+            _(
+                "the exact evaluation's linear system is singular: some game never ends "
+                "under these bots (a bot that never banks?)"
+            )
+        )
     return v
 
 
@@ -228,8 +250,9 @@ def exact_race(engine: TurnRules, bot: Bot, budget: int = EXACT_BUDGET, decision
             cols.append(j)
             vals.append(p)
     v = _solve(rows, cols, vals, np.array(rhs), len(index))
-    return ExactResult("race", float(v[0]), None, None, len(index), len(pt.answers),
-                       time.perf_counter() - t0, pt.truncated)
+    return ExactResult(
+        "race", float(v[0]), None, None, len(index), len(pt.answers), time.perf_counter() - t0, pt.truncated
+    )
 
 
 def _turn_end(engine: TurnRules, x: PlayerState, kind: str, t: int) -> TurnEnd:
@@ -237,8 +260,9 @@ def _turn_end(engine: TurnRules, x: PlayerState, kind: str, t: int) -> TurnEnd:
     return TurnEnd(kind, t, engine.moves.mid_turn(x, t) if kind == "forced" else None)
 
 
-def exact_duel(engine: TurnRules, bot: Bot, opp: Bot | None, oracle=None,
-               budget: int = EXACT_BUDGET, decisions: list | None = None) -> ExactResult:
+def exact_duel(
+    engine: TurnRules, bot: Bot, opp: Bot | None, oracle=None, budget: int = EXACT_BUDGET, decisions: list | None = None
+) -> ExactResult:
     """P(bot wins) moving first and second; ``opp`` None = the optimal opponent (``oracle``).
 
     With ``equal_turns`` the bot's seat enters the state, (a, b, w, s) with s the bot's
@@ -319,6 +343,13 @@ def exact_duel(engine: TurnRules, bot: Bot, opp: Bot | None, oracle=None,
     for i, p in rhs.items():
         r[i] = p
     v = _solve(rows, cols, vals, r, n)
-    return ExactResult("duel", float(v[first]), float(v[second]), None, n,
-                       len(bt.answers) + (len(ot.answers) if ot is not bt else 0),
-                       time.perf_counter() - t0, bt.truncated + (ot.truncated if ot is not bt else 0.0))
+    return ExactResult(
+        "duel",
+        float(v[first]),
+        float(v[second]),
+        None,
+        n,
+        len(bt.answers) + (len(ot.answers) if ot is not bt else 0),
+        time.perf_counter() - t0,
+        bt.truncated + (ot.truncated if ot is not bt else 0.0),
+    )

@@ -17,17 +17,27 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .blunders import Blunders
-from .bots import Bot, BotState, is_builtin
-from thousand.engine.turn import MAX_TURNS, GameStep, TurnEnd, TurnRules, finish_turn, next_turn
 from thousand.base.errors import ThousandError
 from thousand.engine.player import PlayerState
+from thousand.engine.turn import MAX_TURNS, GameStep, TurnEnd, TurnRules, finish_turn, next_turn
 from thousand.rules.ruleset import Ruleset
 
+from .blunders import Blunders
+from .bots import Bot, BotState, is_builtin
 
-def play_turn(engine: TurnRules, rng: random.Random, bot: Bot, x: PlayerState, y: PlayerState | None,
-              on_decision=None, others: tuple[PlayerState, ...] = (), seat: int | None = None,
-              to_beat: int | None = None, tied: int = 0) -> TurnEnd:
+
+def play_turn(
+    engine: TurnRules,
+    rng: random.Random,
+    bot: Bot,
+    x: PlayerState,
+    y: PlayerState | None,
+    on_decision=None,
+    others: tuple[PlayerState, ...] = (),
+    seat: int | None = None,
+    to_beat: int | None = None,
+    tied: int = 0,
+) -> TurnEnd:
     """One turn of ``bot`` from ``x`` (against ``y``, and the ``others`` after it; with
     ``equal_turns`` in ``seat``, and in a last turn against the top total ``to_beat`` of
     ``tied`` players), the dice thrown by ``rng``; the bot is asked only where the rules
@@ -64,8 +74,13 @@ def play_game(engine: TurnRules, players: int, turn) -> list[int] | None:
     step = GameStep(None, (moves.initial(),) * players)
     for _turn in range(MAX_TURNS):
         last = bool(step.finished)
-        end = turn(step.mover, step.players, step.mover if seated else None, step.to_beat if last else None,
-                   step.tied if last else 0)
+        end = turn(
+            step.mover,
+            step.players,
+            step.mover if seated else None,
+            step.to_beat if last else None,
+            step.tied if last else 0,
+        )
         step = next_turn(moves, step, end)
         if step.winners is not None:
             return list(step.winners)
@@ -102,13 +117,26 @@ class MCResult:
     def to_json(self, race: bool) -> dict:
         if race:
             m, lo, hi = mean_ci(self.turns)
-            return {"games": self.games, "mean_turns": m, "ci95": [lo, hi], "unfinished": self.unfinished,
-                    "seconds": round(self.seconds, 3), "engine": self.engine}
-        out = {"games": self.games, "win_rate": self.wins / max(self.games, 1),
-               "ci95": list(wilson(self.wins, self.games)), "unfinished": self.unfinished,
-               "seconds": round(self.seconds, 3), "engine": self.engine}
-        for seat, k, n in (("first", self.first_wins, self.first_games), ("second", self.second_wins,
-                                                                          self.second_games)):
+            return {
+                "games": self.games,
+                "mean_turns": m,
+                "ci95": [lo, hi],
+                "unfinished": self.unfinished,
+                "seconds": round(self.seconds, 3),
+                "engine": self.engine,
+            }
+        out = {
+            "games": self.games,
+            "win_rate": self.wins / max(self.games, 1),
+            "ci95": list(wilson(self.wins, self.games)),
+            "unfinished": self.unfinished,
+            "seconds": round(self.seconds, 3),
+            "engine": self.engine,
+        }
+        for seat, k, n in (
+            ("first", self.first_wins, self.first_games),
+            ("second", self.second_wins, self.second_games),
+        ):
             if n:
                 out[f"as_{seat}"] = {"games": n, "win_rate": k / n, "ci95": list(wilson(k, n))}
         return out
@@ -147,8 +175,16 @@ def _games(res: MCResult, games: int, blunders: Blunders | None, blunder_games: 
     res.seconds = time.perf_counter() - t0
 
 
-def mc_duel(engine: TurnRules, bot: Bot, opp: Bot, games: int, seed: int, blunders: Blunders | None = None,
-            progress: bool = False, blunder_games: int | None = None) -> MCResult:
+def mc_duel(
+    engine: TurnRules,
+    bot: Bot,
+    opp: Bot,
+    games: int,
+    seed: int,
+    blunders: Blunders | None = None,
+    progress: bool = False,
+    blunder_games: int | None = None,
+) -> MCResult:
     """``games`` games, the bot first in even-numbered ones and second in odd ones."""
     rng = random.Random(seed)
     res = MCResult()
@@ -161,8 +197,17 @@ def mc_duel(engine: TurnRules, bot: Bot, opp: Bot, games: int, seed: int, blunde
 
         def turn(mover, states, seat, to_beat, tied):
             p = players[mover]
-            return play_turn(engine, rng, p, states[mover], states[1 - mover], rec if p is bot else None,
-                             seat=seat, to_beat=to_beat, tied=tied)
+            return play_turn(
+                engine,
+                rng,
+                p,
+                states[mover],
+                states[1 - mover],
+                rec if p is bot else None,
+                seat=seat,
+                to_beat=to_beat,
+                tied=tied,
+            )
 
         winners = play_game(engine, 2, turn)
         bot_seat = 0 if bot_first else 1
@@ -178,8 +223,15 @@ def mc_duel(engine: TurnRules, bot: Bot, opp: Bot, games: int, seed: int, blunde
     return res
 
 
-def mc_race(engine: TurnRules, bot: Bot, games: int, seed: int, blunders: Blunders | None = None,
-            progress: bool = False, blunder_games: int | None = None) -> MCResult:
+def mc_race(
+    engine: TurnRules,
+    bot: Bot,
+    games: int,
+    seed: int,
+    blunders: Blunders | None = None,
+    progress: bool = False,
+    blunder_games: int | None = None,
+) -> MCResult:
     """``games`` games of the bot alone: the turns it needs to win."""
     rng = random.Random(seed)
     res = MCResult()
@@ -199,8 +251,9 @@ def mc_race(engine: TurnRules, bot: Bot, games: int, seed: int, blunders: Blunde
     return res
 
 
-def fast_mc(rs: Ruleset, objective: str, bot: str, opp: str, games: int, seed: int,
-            tables_dir: str | None) -> MCResult | None:
+def fast_mc(
+    rs: Ruleset, objective: str, bot: str, opp: str, games: int, seed: int, tables_dir: str | None
+) -> MCResult | None:
     """Monte Carlo by the compiled simulator (``thousand.analysis.simulate``), when it is there and
     takes these bots and rules; else None."""
     if not (is_builtin(bot) and (objective == "race" or is_builtin(opp))):
@@ -219,11 +272,16 @@ def fast_mc(rs: Ruleset, objective: str, bot: str, opp: str, games: int, seed: i
         a = simulate.simulate_duel(rs, bot, opp, games - half, seed, tables_dir=tables_dir)
         b = simulate.simulate_duel(rs, opp, bot, half, seed + 1, tables_dir=tables_dir)
         # unfinished games (cut by the simulator's turn limit) count one half, as in the Python loop
-        return MCResult(games=a.games + b.games, first_games=a.games,
-                        first_wins=a.first_wins + 0.5 * a.unfinished,
-                        second_games=b.games, second_wins=b.second_wins + 0.5 * b.unfinished,
-                        unfinished=a.unfinished + b.unfinished,
-                        seconds=a.seconds + b.seconds, engine="compiled")
+        return MCResult(
+            games=a.games + b.games,
+            first_games=a.games,
+            first_wins=a.first_wins + 0.5 * a.unfinished,
+            second_games=b.games,
+            second_wins=b.second_wins + 0.5 * b.unfinished,
+            unfinished=a.unfinished + b.unfinished,
+            seconds=a.seconds + b.seconds,
+            engine="compiled",
+        )
     except ThousandError:
         return None
     except Exception:  # an unfinished simulator must never break the evaluation

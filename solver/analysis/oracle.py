@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from thousand import kernel
-from thousand.engine.turn import Action, TurnState
 from thousand.engine.player import PlayerState
+from thousand.engine.turn import Action, TurnState
 from thousand.rules.ruleset import Ruleset
 
 
@@ -21,6 +21,7 @@ class Oracle:
 
     def __init__(self, rs: Ruleset, objective: str, tables_dir: str | None = None, progress: bool = True):
         from thousand.tables.solve import solve_objective
+
         self.rs, self.objective = rs, objective
         self.solution = solve_objective(rs, objective, tables_dir, progress=progress)
         self.higher = objective == "duel"
@@ -29,13 +30,20 @@ class Oracle:
         self._vals: dict = {}
         self._table = kernel.roll_table(rs)
 
-    def advisor(self, y: PlayerState | None, seat: int | None = None, to_beat: int | None = None,
-                tied: int = 1, later: tuple[PlayerState, ...] = ()):
+    def advisor(
+        self,
+        y: PlayerState | None,
+        seat: int | None = None,
+        to_beat: int | None = None,
+        tied: int = 1,
+        later: tuple[PlayerState, ...] = (),
+    ):
         """The advisor of a turn against ``y``: the duel table's (with ``equal_turns``, in the
         mover's ``seat``, 0 or 1) or the race table's. In a last turn of an equal_turns
         round (``to_beat`` given, held by ``tied`` players, with the players ``later`` still
         to play) the exact chance of the rest of the round, which needs no table."""
         from thousand.solvers.advice import duel_advisor, last_turn_advisor, race_advisor
+
         duel = self.objective == "duel"
         key = self._adv_key(y, seat, to_beat, tied, later) if duel else None
         a = self._adv.get(key)
@@ -54,8 +62,15 @@ class Oracle:
         # a last turn's values do not depend on the players who finished
         return ("last", to_beat, tied, tuple(later)) if to_beat is not None else (y, seat)
 
-    def turn(self, x: PlayerState, y: PlayerState | None, seat: int | None = None, to_beat: int | None = None,
-             tied: int = 1, later: tuple[PlayerState, ...] = ()):
+    def turn(
+        self,
+        x: PlayerState,
+        y: PlayerState | None,
+        seat: int | None = None,
+        to_beat: int | None = None,
+        tied: int = 1,
+        later: tuple[PlayerState, ...] = (),
+    ):
         """The solved turn of ``x`` against ``y`` (cached; the rest as in :meth:`advisor`):
         ``(advisor, SolvedTurn)``."""
         key = (x,) + (self._adv_key(y, seat, to_beat, tied, later) if self.objective == "duel" else ())
@@ -97,15 +112,15 @@ class Oracle:
         lost = vals[b] - vals[i] if self.higher else vals[i] - vals[b]
         return max(lost, 0.0), vals[i], state.legal[b]
 
-    def end_distribution(self, x: PlayerState, y: PlayerState | None, seat: int | None = None,
-                         to_beat: int | None = None) -> dict:
+    def end_distribution(
+        self, x: PlayerState, y: PlayerState | None, seat: int | None = None, to_beat: int | None = None
+    ) -> dict:
         """How the optimal turn of ``x`` (against ``y``; ``seat`` and ``to_beat`` as in
         :meth:`advisor`) ends, by the kernel: {(kind, t points): p} with kind
         'stop'/'forced' at total t, ('bust', 0), ('win', 0)."""
         _, sol = self.turn(x, y, seat, to_beat)
         e = sol.ends
-        sp, fp, bp, wp = kernel.end_distribution(self._table, e.stop_ok, sol.stop_v, e.forced_ok, sol.forced_v,
-                                                 sol.tv)
+        sp, fp, bp, wp = kernel.end_distribution(self._table, e.stop_ok, sol.stop_v, e.forced_ok, sol.forced_v, sol.tv)
         u = self.rs.unit
         out = {}
         for t in np.flatnonzero(sp[:, 0] > 0):

@@ -14,12 +14,13 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from .bots import Bot, ProcessBot, PythonBot, _fault, _short, load_python_object
 from thousand.base.errors import BotError
-from thousand.solvers.poker_advice import Situation
-from thousand.rules.poker import PokerRuleset
-from thousand.engine.poker import KEEPS, _minus, _submultisets, turn_shape
 from thousand.base.i18n import _
+from thousand.engine.poker import KEEPS, _minus, _submultisets, turn_shape
+from thousand.rules.poker import PokerRuleset
+from thousand.solvers.poker_advice import Situation
+
+from .bots import Bot, ProcessBot, PythonBot, _fault, _short, load_python_object
 
 BUILTINS = ("optimal", "stop", "greedy", "random")
 
@@ -50,16 +51,23 @@ class PokerBotState:
 
     def options(self) -> list[tuple[int, ...]]:
         """Every legal answer: () (stop) and each non-empty part of the re-rollable dice."""
-        return [()] + [_minus(self.rerollable, y) for y in _submultisets(self.rerollable)
-                       if len(y) < len(self.rerollable)]
+        return [()] + [
+            _minus(self.rerollable, y) for y in _submultisets(self.rerollable) if len(y) < len(self.rerollable)
+        ]
 
     def to_json(self) -> dict:
         hands = self.ruleset.hands
-        return {"dice": list(self.dice), "throw": self.throw, "rolls": self.ruleset.rolls,
-                "rerollable": list(self.rerollable), "hand": hands.describe(hands.strength(self.dice)),
-                "to_beat": list(self.to_beat) if self.to_beat else None,
-                "to_beat_hand": hands.describe(hands.strength(self.to_beat)) if self.to_beat else None,
-                "holders": self.holders, "after": self.after}
+        return {
+            "dice": list(self.dice),
+            "throw": self.throw,
+            "rolls": self.ruleset.rolls,
+            "rerollable": list(self.rerollable),
+            "hand": hands.describe(hands.strength(self.dice)),
+            "to_beat": list(self.to_beat) if self.to_beat else None,
+            "to_beat_hand": hands.describe(hands.strength(self.to_beat)) if self.to_beat else None,
+            "holders": self.holders,
+            "after": self.after,
+        }
 
     def coerce(self, answer: Any) -> tuple[int, ...]:
         """A bot's answer as the sorted dice to re-roll (() = stop), or a counted fault.
@@ -90,8 +98,11 @@ class PokerBotState:
         except (TypeError, ValueError):
             raise _fault("malformed", f"answer {_short(answer)}: the dice must be faces 1 to 6") from None
         if Counter(faces) - Counter(self.rerollable):
-            raise _fault("illegal", f"re-roll {list(faces)}: the dice that may be re-rolled are "
-                                    f"{list(self.rerollable)} (of {list(self.dice)})")
+            raise _fault(
+                "illegal",
+                f"re-roll {list(faces)}: the dice that may be re-rolled are "
+                f"{list(self.rerollable)} (of {list(self.dice)})",
+            )
         return faces
 
     def fallback(self) -> tuple[int, ...]:
@@ -99,7 +110,7 @@ class PokerBotState:
 
     def check_reply(self, reply: dict) -> None:
         if "reroll" not in reply and "keep" not in reply:
-            raise _fault("malformed", f"an answer needs \"reroll\" (or \"keep\"): {_short(reply)}")
+            raise _fault("malformed", f'an answer needs "reroll" (or "keep"): {_short(reply)}')
 
 
 # --------------------------------------------------------------------------- built-in bots
@@ -191,15 +202,21 @@ def load_poker_bot(spec: str, rs: PokerRuleset, solution, seed: int = 0, timeout
     if spec.startswith("exec:"):
         return ProcessBot(spec[5:].strip(), rs, "poker", timeout=timeout)
     from .bots import is_builtin
+
     if is_builtin(spec):
-        raise BotError(_("bot {0!r} is a bot of the 1000 family; the poker-dice bots are {1}, exec:COMMAND, "
-                         "module:attr or path/to/file.py:attr").format(
-            spec, ', '.join(BUILTINS)))
+        raise BotError(
+            _(
+                "bot {0!r} is a bot of the 1000 family; the poker-dice bots are {1}, exec:COMMAND, "
+                "module:attr or path/to/file.py:attr"
+            ).format(spec, ", ".join(BUILTINS))
+        )
     if ":" in spec:
         return PythonBot(load_python_object(spec), spec, timeout=timeout)
-    raise BotError(_("unknown poker bot {0!r}: use one of {1}, exec:COMMAND, module:attr or "
-                     "path/to/file.py:attr").format(
-        spec, ', '.join(BUILTINS)))
+    raise BotError(
+        _("unknown poker bot {0!r}: use one of {1}, exec:COMMAND, module:attr or path/to/file.py:attr").format(
+            spec, ", ".join(BUILTINS)
+        )
+    )
 
 
 # --------------------------------------------------------------------------- games between bots
@@ -239,4 +256,3 @@ def play_game(rs: PokerRuleset, bots: list[Bot], rng: random.Random) -> int:
         if len(tied) == 1:
             return tied[0]
         seats = tied
-

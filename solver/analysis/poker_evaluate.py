@@ -35,10 +35,11 @@ from itertools import combinations_with_replacement
 
 import numpy as np
 
-from thousand.solvers.poker_advice import Situation
-from .poker_bots import OptimalPokerBot, PokerBotState, load_poker_bot, play_game
-from thousand.rules.poker import PokerRuleset
 from thousand.engine.poker import KEEP_ID, KEEPS, ROLL_ID, _minus, throw_probability
+from thousand.rules.poker import PokerRuleset
+from thousand.solvers.poker_advice import Situation
+
+from .poker_bots import OptimalPokerBot, PokerBotState, load_poker_bot, play_game
 
 EXACT_BUDGET = 400_000
 
@@ -90,6 +91,7 @@ class BotTurns:
 
                 def val(x):
                     return float(u_roll[ROLL_ID[dice]]) if not x else float(C[KEEP_ID[_minus(dice, x)]])
+
                 a = int(opt.action[throw][0, opt.shape.state_of(locked, free)])
                 best_x = () if a < 0 else _minus(dice, KEEPS[a])
                 loss = val(best_x) - val(reroll)
@@ -143,14 +145,25 @@ def bot_seat_values(turns: BotTurns, M: int) -> dict:
                         u[b] = tie[b]
                         total += float(d[b]) * float(f @ u)
                 return total
+
             a = value(0.0)
             p = value(1.0) - a
             W[(m, j)] = a / (1.0 - p)
     return W
 
 
-def evaluate_poker(rs: PokerRuleset, sol, spec: str, players: int, games: int, seed: int, exact: bool,
-                   budget: int, worst: int, timeout: float) -> dict:
+def evaluate_poker(
+    rs: PokerRuleset,
+    sol,
+    spec: str,
+    players: int,
+    games: int,
+    seed: int,
+    exact: bool,
+    budget: int,
+    worst: int,
+    timeout: float,
+) -> dict:
     """The report of ``thousand evaluate poker``: {"json": ..., "text": ...}."""
     t0 = time.perf_counter()
     bot = load_poker_bot(spec, rs, sol, seed=seed, timeout=timeout)
@@ -164,19 +177,31 @@ def evaluate_poker(rs: PokerRuleset, sol, spec: str, players: int, games: int, s
                 W = bot_seat_values(turns, players)
                 asked = turns.asked
                 weighted = []
-                for j in range(players):   # the worst decisions of the main game, weighted by their reach
+                for j in range(players):  # the worst decisions of the main game, weighted by their reach
                     for k, d in sol.situations(players, j).items():
-                        pairs = [(None, 1.0)] if d is None else [(int(b), float(d[b])) for b in np.flatnonzero(d > 1e-15)]
+                        pairs = (
+                            [(None, 1.0)] if d is None else [(int(b), float(d[b])) for b in np.flatnonzero(d > 1e-15)]
+                        )
                         for b, w in pairs:
                             for lo, mass, st, x, bx in turns.final(b, k, players - j - 1)[1]:
                                 weighted.append((w * mass * lo, lo, w * mass, st, x, bx))
                 weighted.sort(key=lambda t: -t[0])
-                worst_list = [{"state": st.to_json(), "reroll": list(x), "best_reroll": list(bx), "loss": lo,
-                               "reach": reach, "weighted": w} for w, lo, reach, st, x, bx in weighted[:worst]]
+                worst_list = [
+                    {
+                        "state": st.to_json(),
+                        "reroll": list(x),
+                        "best_reroll": list(bx),
+                        "loss": lo,
+                        "reach": reach,
+                        "weighted": w,
+                    }
+                    for w, lo, reach, st, x, bx in weighted[:worst]
+                ]
             except _OverBudget:
                 exact_ok = False
-        seats = [{"seat": i + 1, "optimal": float(V[i]), "exact": W[(players, i)] if W else None}
-                 for i in range(players)]
+        seats = [
+            {"seat": i + 1, "optimal": float(V[i]), "exact": W[(players, i)] if W else None} for i in range(players)
+        ]
         rng = random.Random(seed)
         opt = OptimalPokerBot(sol)
         for i, s in enumerate(seats):
@@ -187,16 +212,28 @@ def evaluate_poker(rs: PokerRuleset, sol, spec: str, players: int, games: int, s
                 p = wins / games
                 half = 1.96 * math.sqrt(max(p * (1 - p), 1e-12) / games)
                 s["monte_carlo"] = {"games": games, "win_probability": p, "interval": [p - half, p + half]}
-            s["loss"] = (s["optimal"] - s["exact"]) if s["exact"] is not None else (
-                s["optimal"] - s["monte_carlo"]["win_probability"] if games else None)
+            s["loss"] = (
+                (s["optimal"] - s["exact"])
+                if s["exact"] is not None
+                else (s["optimal"] - s["monte_carlo"]["win_probability"] if games else None)
+            )
         faults = {"total": bot.faults.total, "counts": bot.faults.counts, "examples": bot.faults.examples}
     finally:
         bot.close()
     mean_loss = [s["loss"] for s in seats if s["loss"] is not None]
-    data = {"ruleset": rs.name, "ruleset_hash": rs.hash, "bot": spec, "players": players,
-            "method": "exact" if exact_ok else "monte_carlo", "decisions_asked": asked if exact_ok else None,
-            "seats": seats, "mean_loss": sum(mean_loss) / len(mean_loss) if mean_loss else None,
-            "worst": worst_list, "faults": faults, "seconds": round(time.perf_counter() - t0, 3)}
+    data = {
+        "ruleset": rs.name,
+        "ruleset_hash": rs.hash,
+        "bot": spec,
+        "players": players,
+        "method": "exact" if exact_ok else "monte_carlo",
+        "decisions_asked": asked if exact_ok else None,
+        "seats": seats,
+        "mean_loss": sum(mean_loss) / len(mean_loss) if mean_loss else None,
+        "worst": worst_list,
+        "faults": faults,
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
     return {"json": data, "text": _render(data, exact, bot.deterministic)}
 
 
@@ -206,11 +243,14 @@ def _shown(x: float) -> float:
 
 
 def _render(d: dict, exact: bool, deterministic: bool) -> str:
-    lines = [f"{d['ruleset']}, {d['players']} players: bot {d['bot']} in each seat in turn, the others "
-             "playing the equilibrium"]
+    lines = [
+        f"{d['ruleset']}, {d['players']} players: bot {d['bot']} in each seat in turn, the others "
+        "playing the equilibrium"
+    ]
     if d["method"] == "exact":
-        lines.append(f"exact: the bot was asked at every turn state its play reaches "
-                     f"({d['decisions_asked']} decisions)")
+        lines.append(
+            f"exact: the bot was asked at every turn state its play reaches ({d['decisions_asked']} decisions)"
+        )
     elif exact and not deterministic:
         lines.append("the bot is not deterministic: Monte Carlo only")
     elif exact:
@@ -219,8 +259,11 @@ def _render(d: dict, exact: bool, deterministic: bool) -> str:
     for s in d["seats"]:
         ex = f"{s['exact']:.6f}" if s["exact"] is not None else "    -   "
         mc = s.get("monte_carlo")
-        mc_t = (f"{mc['win_probability']:.4f} [{mc['interval'][0]:.4f}, {mc['interval'][1]:.4f}] "
-                f"({mc['games']} games)") if mc else "-"
+        mc_t = (
+            (f"{mc['win_probability']:.4f} [{mc['interval'][0]:.4f}, {mc['interval'][1]:.4f}] ({mc['games']} games)")
+            if mc
+            else "-"
+        )
         loss = f"{_shown(s['loss']):+.6f}" if s["loss"] is not None else "   -"
         lines.append(f"  {s['seat']:>4}  {s['optimal']:.6f}  {ex}   {loss}  {mc_t}")
     if d["mean_loss"] is not None:
@@ -232,11 +275,16 @@ def _render(d: dict, exact: bool, deterministic: bool) -> str:
             beat = f"to beat {st['to_beat_hand']}" if st["to_beat"] else "first to play"
             you = "stop" if not w["reroll"] else "re-roll " + ",".join(map(str, w["reroll"]))
             best = "stop" if not w["best_reroll"] else "re-roll " + ",".join(map(str, w["best_reroll"]))
-            lines.append(f"  {','.join(map(str, st['dice']))} after throw {st['throw']} ({beat}, "
-                         f"{st['after']} after): {you}, best {best}; loses {w['loss']:.4f} "
-                         f"(arises with P {w['reach']:.2e})")
+            lines.append(
+                f"  {','.join(map(str, st['dice']))} after throw {st['throw']} ({beat}, "
+                f"{st['after']} after): {you}, best {best}; loses {w['loss']:.4f} "
+                f"(arises with P {w['reach']:.2e})"
+            )
     f = d["faults"]
-    lines.append("faults: none" if not f["total"] else
-                 f"faults: {f['total']} ({', '.join(f'{k} {v}' for k, v in f['counts'].items())}); "
-                 f"first: {f['examples'][0]}")
+    lines.append(
+        "faults: none"
+        if not f["total"]
+        else f"faults: {f['total']} ({', '.join(f'{k} {v}' for k, v in f['counts'].items())}); "
+        f"first: {f['examples'][0]}"
+    )
     return "\n".join(lines)

@@ -23,18 +23,19 @@ import time
 import numpy as np
 
 from thousand import kernel
-from thousand.solvers.approx import _digits
-from .bots import load_bot
-from thousand.solvers.advice import last_turn_advisor
-from thousand.engine.turn import GameStep, TurnEnd, TurnRules, next_turn, still_to_play
-from .exact import EXACT_BUDGET, BudgetExceeded, PolicyTurns, _turn_end
-from .montecarlo import play_game, play_turn, wilson
-from thousand.solvers.nplayer import EquilibriumDecider, NPlayerError, NPlayerSolution, evaluate_profile, turn_ends
-from thousand.tables.players import solve_players
 from thousand.base.errors import TableError
 from thousand.base.i18n import _
-from thousand.rules.ruleset import Ruleset
 from thousand.engine.states import build_state_space
+from thousand.engine.turn import GameStep, TurnEnd, TurnRules, next_turn, still_to_play
+from thousand.rules.ruleset import Ruleset
+from thousand.solvers.advice import last_turn_advisor
+from thousand.solvers.approx import _digits
+from thousand.solvers.nplayer import EquilibriumDecider, NPlayerError, NPlayerSolution, evaluate_profile, turn_ends
+from thousand.tables.players import solve_players
+
+from .bots import load_bot
+from .exact import EXACT_BUDGET, BudgetExceeded, PolicyTurns, _turn_end
+from .montecarlo import play_game, play_turn, wilson
 
 
 class BotSeat:
@@ -79,11 +80,21 @@ def equilibrium(rs: Ruleset, players: int, tables_dir: str | None, progress: boo
     space = build_state_space(rs, opponents=True)
     if not np.array_equal(space.encode(), np.asarray(table.table.states)):
         # load_table checked the ruleset's hash: only a table of another model version gets here
-        raise TableError(_("table {0}: its player states are not this ruleset's; solve it again with "
-                           "--force").format(table.table.path))
-    return NPlayerSolution(rs, players, space, np.asarray(table.table.values), table.meta["certificate"],
-                           table.meta["solve_seconds"], table.meta["iterations"],
-                           {int(k): w for k, w in table.meta.get("mixed", [])})
+        raise TableError(
+            _("table {0}: its player states are not this ruleset's; solve it again with --force").format(
+                table.table.path
+            )
+        )
+    return NPlayerSolution(
+        rs,
+        players,
+        space,
+        np.asarray(table.table.values),
+        table.meta["certificate"],
+        table.meta["solve_seconds"],
+        table.meta["iterations"],
+        {int(k): w for k, w in table.meta.get("mixed", [])},
+    )
 
 
 def exact_seats(sol: NPlayerSolution, bot, budget: int = EXACT_BUDGET) -> tuple[np.ndarray, int]:
@@ -121,12 +132,14 @@ def exact_seats_round(sol: NPlayerSolution, bot, budget: int = EXACT_BUDGET) -> 
     eq = EquilibriumTurns(sol)
     out = np.empty(N)
     for k in range(N):
+
         def ends(step, seat):
             opp = [step.players[(step.mover + j) % N] for j in range(1, N)]
             if step.mover != k:
                 return eq.ends(step.players[step.mover], opp, seat, step.to_beat, step.tied)
             dist = turns.ends(step.players[step.mover], opp[0], tuple(opp[1:]), seat, step.to_beat, step.tied)
             return [(_turn_end(engine, step.players[step.mover], kind, t), p) for (kind, t), p in dist.items()]
+
         out[k] = game_chances(engine, N, ends, budget)[k]
     return out, len(turns.answers)
 
@@ -138,6 +151,7 @@ def game_chances(engine: TurnRules, players: int, ends, budget: int) -> np.ndarr
     over the steps reached, solved exactly (sparse LU)."""
     from scipy import sparse
     from scipy.sparse import linalg as spla
+
     moves = engine.moves
     seated = bool(engine.rs.equal_turns)
     start = GameStep(None, (moves.normalise(moves.initial()),) * players)
@@ -173,8 +187,12 @@ def game_chances(engine: TurnRules, players: int, ends, budget: int) -> np.ndarr
     except RuntimeError:
         V = np.full((n, players), np.nan)
     if not np.all(np.isfinite(V)) or np.max(np.abs(A @ V - R)) > 1e-8:
-        raise NPlayerError(_("the exact evaluation's linear system is singular: some game never ends "
-                             "under these bots (a bot that never banks?)"))
+        raise NPlayerError(
+            _(
+                "the exact evaluation's linear system is singular: some game never ends "
+                "under these bots (a bot that never banks?)"
+            )
+        )
     return V[0]
 
 
@@ -193,15 +211,17 @@ class EquilibriumTurns:
         self._cache: dict = {}
         self._last: dict = {}
 
-    def draw(self, rng: random.Random, x, opponents, seat: int | None = None, to_beat: int | None = None,
-             tied: int = 0) -> TurnEnd:
+    def draw(
+        self, rng: random.Random, x, opponents, seat: int | None = None, to_beat: int | None = None, tied: int = 0
+    ) -> TurnEnd:
         """One turn end of the equilibrium player ``x`` against ``opponents`` (in the order
         they move next), as :func:`thousand.analysis.montecarlo.play_game` asks for it."""
         ends, cum = self._distribution(x, opponents, seat, to_beat, tied)
         return ends[min(int(np.searchsorted(cum, rng.random(), side="right")), len(ends) - 1)][0]
 
-    def ends(self, x, opponents, seat: int | None = None, to_beat: int | None = None,
-             tied: int = 0) -> list[tuple[TurnEnd, float]]:
+    def ends(
+        self, x, opponents, seat: int | None = None, to_beat: int | None = None, tied: int = 0
+    ) -> list[tuple[TurnEnd, float]]:
         """The turn ends of ``x`` (as :meth:`draw`) with their probabilities."""
         return self._distribution(x, opponents, seat, to_beat, tied)[0]
 
@@ -211,8 +231,10 @@ class EquilibriumTurns:
         if got is None:
             ends, p = self._ends(x, opponents, seat, to_beat, tied)
             keep = p > 0
-            got = self._cache[key] = ([(e, float(q)) for e, q, k in zip(ends, p, keep) if k],
-                                      np.cumsum(p[keep]) / p.sum())
+            got = self._cache[key] = (
+                [(e, float(q)) for e, q, k in zip(ends, p, keep) if k],
+                np.cumsum(p[keep]) / p.sum(),
+            )
         return got
 
     def _ends(self, x, opponents, seat, to_beat, tied):
@@ -235,11 +257,12 @@ class EquilibriumTurns:
                 adv = self._last[(to_beat, tied, later)] = last_turn_advisor(sol.rs, to_beat, tied, later)
             st = adv.solve_turn(x)
             e, T = st.ends, st.ends.T
-            sp_, fp, bp, wp = kernel.end_distribution(self.table, e.stop_ok, st.stop_v, e.forced_ok, st.forced_v,
-                                                      st.tv)
+            sp_, fp, bp, wp = kernel.end_distribution(self.table, e.stop_ok, st.stop_v, e.forced_ok, st.forced_v, st.tv)
             stop_p, bust_p, win_p = sp_[:, 0] + fp[:, 0], bp[0], wp[0]
-        ends = [TurnEnd("forced", t * u, e.forced_event[t]) if e.forced_ok[t] else TurnEnd("stop", t * u)
-                for t in range(T + 1)] + [TurnEnd("bust"), TurnEnd("win")]
+        ends = [
+            TurnEnd("forced", t * u, e.forced_event[t]) if e.forced_ok[t] else TurnEnd("stop", t * u)
+            for t in range(T + 1)
+        ] + [TurnEnd("bust"), TurnEnd("win")]
         return ends, np.concatenate([stop_p, [bust_p, win_p]])
 
 
@@ -258,38 +281,74 @@ def mc_seats(sol: NPlayerSolution, bot, games: int, seed: int) -> list[dict]:
         def turn(mover, states, seat, to_beat, tied):
             opp = [states[(mover + j) % N] for j in range(1, N)]
             if mover == k:
-                return play_turn(engine, rng, bot, states[mover], opp[0], others=tuple(opp[1:]), seat=seat,
-                                 to_beat=to_beat, tied=tied)
+                return play_turn(
+                    engine,
+                    rng,
+                    bot,
+                    states[mover],
+                    opp[0],
+                    others=tuple(opp[1:]),
+                    seat=seat,
+                    to_beat=to_beat,
+                    tied=tied,
+                )
             return eq.draw(rng, states[mover], opp, seat, to_beat, tied)
 
         winners = play_game(engine, N, turn)
         played[k] += 1
         wins[k] += 1.0 / N if winners is None else (1.0 / len(winners) if k in winners else 0.0)
-    return [{"seat": k + 1, "games": int(played[k]), "wins": float(wins[k]),
-             "p_win": float(wins[k] / played[k]) if played[k] else None,
-             "ci95": list(wilson(wins[k], int(played[k])))} for k in range(N)]
+    return [
+        {
+            "seat": k + 1,
+            "games": int(played[k]),
+            "wins": float(wins[k]),
+            "p_win": float(wins[k] / played[k]) if played[k] else None,
+            "ci95": list(wilson(wins[k], int(played[k]))),
+        }
+        for k in range(N)
+    ]
 
 
-def evaluate_players(rs: Ruleset, bot_spec: str, players: int, games: int = 3000, seed: int = 1,
-                     exact: bool = True, budget: int = EXACT_BUDGET, timeout: float = 2.0,
-                     tables_dir: str | None = None, progress: bool = True) -> dict:
+def evaluate_players(
+    rs: Ruleset,
+    bot_spec: str,
+    players: int,
+    games: int = 3000,
+    seed: int = 1,
+    exact: bool = True,
+    budget: int = EXACT_BUDGET,
+    timeout: float = 2.0,
+    tables_dir: str | None = None,
+    progress: bool = True,
+) -> dict:
     """The whole report: {'json': ..., 'text': ...} (the module docstring)."""
     sol = equilibrium(rs, players, tables_dir, progress)
     eq = [float(v) for v in sol.start]
     bot = load_bot(bot_spec, rs, "duel", tables_dir, seed, timeout, {})
     try:
-        out = {"ruleset": rs.name, "ruleset_hash": rs.hash, "players": players, "bot": bot.name,
-               "equilibrium_seats": eq, "certificate": sol.certificate}
-        lines = [f"{rs.name}, {players} players: bot {bot.name} in each seat in turn, the others playing the "
-                 f"equilibrium (P(win) of the bot's seat)"]
+        out = {
+            "ruleset": rs.name,
+            "ruleset_hash": rs.hash,
+            "players": players,
+            "bot": bot.name,
+            "equilibrium_seats": eq,
+            "certificate": sol.certificate,
+        }
+        lines = [
+            f"{rs.name}, {players} players: bot {bot.name} in each seat in turn, the others playing the "
+            f"equilibrium (P(win) of the bot's seat)"
+        ]
         ex = None
         if exact:
             t0 = time.perf_counter()
             try:
                 # with equal turns the bot may play a last turn of the round: the game enumerated
                 ex, asked = (exact_seats_round if rs.equal_turns else exact_seats)(sol, bot, budget)
-                out["exact"] = {"seats": [float(v) for v in ex], "decisions": asked,
-                                "seconds": round(time.perf_counter() - t0, 3)}
+                out["exact"] = {
+                    "seats": [float(v) for v in ex],
+                    "decisions": asked,
+                    "seconds": round(time.perf_counter() - t0, 3),
+                }
             except BudgetExceeded:
                 out["exact"] = {"skipped": f"more than {budget:,} decision states"}
                 lines.append(f"exact: skipped (more than {budget:,} decision states); Monte Carlo only")
@@ -298,20 +357,27 @@ def evaluate_players(rs: Ruleset, bot_spec: str, players: int, games: int = 3000
                 lines.append(f"exact: skipped ({e}); Monte Carlo only")
         if ex is not None:
             for k in range(players):
-                lines.append(f"  seat {k + 1}: bot {ex[k]:.6f}, equilibrium {eq[k]:.6f}, given up "
-                             f"{eq[k] - ex[k]:+.6f}")
-            lines.append(f"  mean given up over the seats: {float(np.mean(np.array(eq) - ex)):+.6f} "
-                         f"({out['exact']['decisions']:,} decision states, {out['exact']['seconds']:.1f} s)")
+                lines.append(f"  seat {k + 1}: bot {ex[k]:.6f}, equilibrium {eq[k]:.6f}, given up {eq[k] - ex[k]:+.6f}")
+            lines.append(
+                f"  mean given up over the seats: {float(np.mean(np.array(eq) - ex)):+.6f} "
+                f"({out['exact']['decisions']:,} decision states, {out['exact']['seconds']:.1f} s)"
+            )
         if games:
             t0 = time.perf_counter()
             mc = mc_seats(sol, bot, games, seed)
-            out["monte_carlo"] = {"games": games, "seed": seed, "seats": mc,
-                                  "seconds": round(time.perf_counter() - t0, 3)}
+            out["monte_carlo"] = {
+                "games": games,
+                "seed": seed,
+                "seats": mc,
+                "seconds": round(time.perf_counter() - t0, 3),
+            }
             lines.append(f"Monte Carlo, {games:,} games (seed {seed}):")
             for r in mc:
                 lo, hi = r["ci95"]
-                lines.append(f"  seat {r['seat']}: bot {r['p_win']:.4f} (95% {lo:.4f} to {hi:.4f}) in "
-                             f"{r['games']:,} games, equilibrium {eq[r['seat'] - 1]:.4f}")
+                lines.append(
+                    f"  seat {r['seat']}: bot {r['p_win']:.4f} (95% {lo:.4f} to {hi:.4f}) in "
+                    f"{r['games']:,} games, equilibrium {eq[r['seat'] - 1]:.4f}"
+                )
         return {"json": out, "text": "\n".join(lines)}
     finally:
         bot.close()

@@ -58,15 +58,15 @@ from typing import NamedTuple
 import numpy as np
 
 from thousand import kernel
-from thousand.engine.turn import MAX_TURNS  # per game; longer games are counted as unfinished
 from thousand.base.errors import BotError, ThousandError
-from thousand.engine.player import Moves
-from thousand.rules.ruleset import Ruleset
-from thousand.engine.states import StateSpace, build_state_space, decode
 from thousand.base.i18n import _
+from thousand.engine.player import Moves
+from thousand.engine.states import StateSpace, build_state_space, decode
+from thousand.engine.turn import MAX_TURNS  # per game; longer games are counted as unfinished
+from thousand.rules.ruleset import Ruleset
 
 MEMORY_BUDGET_MB = float(os.environ.get("THOUSAND_SIM_MEMORY_MB", "1024"))
-MAX_LUT = 1 << 22    # faces**dice above this: rolls cannot be looked up directly
+MAX_LUT = 1 << 22  # faces**dice above this: rolls cannot be looked up directly
 
 OPTIMAL, HOLD, RANDOM = 0, 1, 2
 
@@ -84,7 +84,7 @@ class SimResult:
     seconds: float
     second_wins: int = 0
     unfinished: int = 0
-    mean_turns: float = 0.0      # per finished game (both players' turns in a duel)
+    mean_turns: float = 0.0  # per finished game (both players' turns in a duel)
     std_turns: float = 0.0
     policy_seconds: float = 0.0  # building the bots' tables (not in ``seconds``)
     threads: int = 1
@@ -106,6 +106,7 @@ class SimResult:
 
 
 # --------------------------------------------------------------------------- bots
+
 
 @dataclass(frozen=True)
 class BuiltinBot:
@@ -131,11 +132,11 @@ def parse_builtin(spec: str) -> BuiltinBot:
     m = re.fullmatch(r"hold:(\d+)", s)
     if m:
         return BuiltinBot(s, HOLD, int(m.group(1)))
-    raise BotError(_("unknown bot {0!r}: built-in bots are optimal, race, hold:N, cautious, random").format(
-        spec))
+    raise BotError(_("unknown bot {0!r}: built-in bots are optimal, race, hold:N, cautious, random").format(spec))
 
 
 # --------------------------------------------------------------------------- engine
+
 
 class BotPolicy(NamedTuple):
     """A bot as the game loop plays it: ``kind`` and ``param`` (:class:`BuiltinBot`), and
@@ -166,27 +167,30 @@ def roll_lookup(rs: Ruleset):
     """``(lut, lut_off, lut_size)``: the roll class (global index in the roll
     table) of the ordered roll ``r = sum d_i * faces**i`` of ``n`` dice (faces
     ``d_i + 1``) is ``lut[lut_off[n] + r]``, ``r < lut_size[n] = faces**n``."""
+
     def make():
         table = kernel.roll_table(rs)
         F, N = rs.faces, rs.dice
-        if F ** N > MAX_LUT:
-            raise SimulationUnsupported(f"{rs.name}: {F}**{N} ordered rolls are too many for the simulator's "
-                                        "roll lookup")
+        if F**N > MAX_LUT:
+            raise SimulationUnsupported(
+                f"{rs.name}: {F}**{N} ordered rolls are too many for the simulator's roll lookup"
+            )
         parts, off, size = [], np.zeros(N + 2, np.int64), np.zeros(N + 1, np.uint64)
         for n in range(1, N + 1):
             rc = table.classes[n - 1]
             radix = (n + 1) ** np.arange(F, dtype=np.int64)
             keys = rc.rolls @ radix
             order = np.argsort(keys)
-            r = np.arange(F ** n, dtype=np.int64)
+            r = np.arange(F**n, dtype=np.int64)
             digits = (r[:, None] // (F ** np.arange(n, dtype=np.int64))[None, :]) % F
             rkeys = radix[digits].sum(axis=1)
             pos = order[np.searchsorted(keys[order], rkeys)]
             assert np.array_equal(keys[pos], rkeys)
             parts.append((rc.roll_class[pos] + table.cls_ptr[n]).astype(np.int32))
-            off[n + 1] = off[n] + F ** n
-            size[n] = F ** n
+            off[n + 1] = off[n] + F**n
+            size[n] = F**n
         return np.concatenate(parts), off, size
+
     return _cached(("lut", rs), make)
 
 
@@ -201,6 +205,7 @@ class GamePlans(kernel.DuelPlans):
 def _duel_plans(rs: Ruleset) -> GamePlans:
     def make():
         from thousand.solvers.duel import DuelModel
+
         if rs.equal_turns:
             raise SimulationUnsupported(f"{rs.name}: the simulator does not play equal_turns rulesets")
         try:
@@ -209,6 +214,7 @@ def _duel_plans(rs: Ruleset) -> GamePlans:
             raise SimulationUnsupported(str(exc)) from None
         arrays = {k: v for k, v in vars(model.plans).items() if k != "_native"}
         return GamePlans(**arrays, space=model.space, start=model.space.index[Moves(rs).initial()])
+
     return _cached(("duel-plans", rs), make)
 
 
@@ -223,10 +229,22 @@ def _race_plans(rs: Ruleset) -> GamePlans:
         nxt = np.where(stop_ok == 1, np.concatenate(sp.stop_idx), np.concatenate(sp.forced_idx)).astype(np.int64)
         z8 = np.zeros(len(nxt), np.uint8)
         ar = np.arange(n, dtype=np.int64)
-        return GamePlans(ptr=ptr, stop_ok=stop_ok, forced_ok=forced_ok, next=nxt, after=np.zeros(len(nxt), np.int64),
-                      climbed=z8, bust=sp.bust_idx.astype(np.int64),
-                      score=np.array([x.score for x in sp.states], np.int64), overtaken=ar, pushed=ar,
-                      on_barrel=np.zeros(n, np.uint8), space=sp, start=sp.index[Moves(rs).initial()])
+        return GamePlans(
+            ptr=ptr,
+            stop_ok=stop_ok,
+            forced_ok=forced_ok,
+            next=nxt,
+            after=np.zeros(len(nxt), np.int64),
+            climbed=z8,
+            bust=sp.bust_idx.astype(np.int64),
+            score=np.array([x.score for x in sp.states], np.int64),
+            overtaken=ar,
+            pushed=ar,
+            on_barrel=np.zeros(n, np.uint8),
+            space=sp,
+            start=sp.index[Moves(rs).initial()],
+        )
+
     return _cached(("race-plans", rs), make)
 
 
@@ -247,10 +265,11 @@ def policy_bytes(rs: Ruleset, plans: GamePlans, per_opponent: bool) -> int:
 
 
 def _check_budget(rs: Ruleset, nbytes: int, what: str) -> None:
-    if nbytes > MEMORY_BUDGET_MB * 2 ** 20:
+    if nbytes > MEMORY_BUDGET_MB * 2**20:
         raise SimulationUnsupported(
-            f"{rs.name}: the {what} policy of the simulator would take {nbytes / 2 ** 20:,.0f} MB, more than "
-            f"its budget of {MEMORY_BUDGET_MB:,.0f} MB (THOUSAND_SIM_MEMORY_MB)")
+            f"{rs.name}: the {what} policy of the simulator would take {nbytes / 2**20:,.0f} MB, more than "
+            f"its budget of {MEMORY_BUDGET_MB:,.0f} MB (THOUSAND_SIM_MEMORY_MB)"
+        )
 
 
 def _fill(dec: np.ndarray, val: np.ndarray | None, ends: np.ndarray, stop_ok, forced_ok, tv, rs: Ruleset):
@@ -258,17 +277,18 @@ def _fill(dec: np.ndarray, val: np.ndarray | None, ends: np.ndarray, stop_ok, fo
     (K, T+2, W) = [E, A(1..N), A(hot)] (see the module docstring)."""
     N = rs.dice
     T = ends.shape[0] - 1
-    E = np.vstack([ends, ends[T:]])                     # (T+2, K)
+    E = np.vstack([ends, ends[T:]])  # (T+2, K)
     s_ok = np.append(stop_ok, stop_ok[T]).astype(bool)
     f_ok = np.append(forced_ok, forced_ok[T]).astype(bool)
-    bits = np.zeros(dec.shape[::-1], np.uint8)          # (T+2, K)
+    bits = np.zeros(dec.shape[::-1], np.uint8)  # (T+2, K)
     for n in range(1, N + 1):
         bits |= ((E >= tv.R[:, n, :]) & s_ok[:, None]).astype(np.uint8) << n
     dec[:] = bits.T
     if val is None:
         return
     hot = {kernel.FREE: tv.V[:, N, :], kernel.MUST_ROLL: tv.R[:, N, :], kernel.CONFIRM: tv.RC}[
-        kernel.HOT_MODE[rs.hot_dice]]
+        kernel.HOT_MODE[rs.hot_dice]
+    ]
     A = np.concatenate([E[:, None, :], tv.V[:, 1:, :], hot[:, None, :]], axis=1)  # (T+2, W, K)
     A[f_ok] = E[f_ok][:, None, :]
     val[:] = A.transpose(2, 0, 1)
@@ -281,6 +301,7 @@ def _big_array(n: int, dtype) -> np.ndarray:
     if nbytes < 1 << 22:
         return np.zeros(n, dtype)
     import mmap
+
     buf = mmap.mmap(-1, nbytes)
     if hasattr(mmap, "MADV_HUGEPAGE"):
         try:
@@ -327,9 +348,15 @@ def duel_player_tables(rs: Ruleset, table: kernel.RollTable, P: np.ndarray, plan
         bust = 1.0 - P[Y, plans.bust[x]]
         tv = kernel.turn_dp(table, stop_ok, ends, forced_ok, ends, bust, np.ones(n), full=True)
         m = n * (T + 2)
-        _fill(dec[doff[x]:doff[x] + m].reshape(n, T + 2),
-              val[voff[x]:voff[x] + m * W].reshape(n, T + 2, W) if multi else None,
-              ends, stop_ok, forced_ok, tv, rs)
+        _fill(
+            dec[doff[x] : doff[x] + m].reshape(n, T + 2),
+            val[voff[x] : voff[x] + m * W].reshape(n, T + 2, W) if multi else None,
+            ends,
+            stop_ok,
+            forced_ok,
+            tv,
+            rs,
+        )
     return dec, doff, val, voff
 
 
@@ -344,11 +371,16 @@ def race_player_tables(rs: Ruleset, table: kernel.RollTable, J: np.ndarray, plan
         T = b - a - 1
         stop_ok, forced_ok = plans.stop_ok[a:b], plans.forced_ok[a:b]
         ends = np.where((stop_ok | forced_ok) == 1, Jw[np.maximum(plans.next[a:b], -1)], 0.0)[:, None]
-        tv = kernel.turn_dp(table, stop_ok, ends, forced_ok, ends, np.array([J[plans.bust[x]]]), np.zeros(1),
-                            full=True)
-        _fill(dec[doff[x]:doff[x] + T + 2].reshape(1, T + 2),
-              val[voff[x]:voff[x] + (T + 2) * W].reshape(1, T + 2, W) if multi else None,
-              ends, stop_ok, forced_ok, tv, rs)
+        tv = kernel.turn_dp(table, stop_ok, ends, forced_ok, ends, np.array([J[plans.bust[x]]]), np.zeros(1), full=True)
+        _fill(
+            dec[doff[x] : doff[x] + T + 2].reshape(1, T + 2),
+            val[voff[x] : voff[x] + (T + 2) * W].reshape(1, T + 2, W) if multi else None,
+            ends,
+            stop_ok,
+            forced_ok,
+            tv,
+            rs,
+        )
     return dec, doff, val, voff
 
 
@@ -356,6 +388,7 @@ def _table_values(rs: Ruleset, objective: str, space: StateSpace, tables_dir):
     """The stored table of ``objective`` in the state order of ``space``; None
     if the table lacks some state of ``space``."""
     from thousand.tables.solve import solve_objective
+
     sol = solve_objective(rs, objective, tables_dir, progress=False)
     perm = np.empty(len(space), np.int64)
     index = {decode(row): i for i, row in enumerate(sol.table.states)}
@@ -374,6 +407,7 @@ def _race_J(rs: Ruleset, table: kernel.RollTable, plans: GamePlans, tables_dir) 
         # the duel's space has states a lone player never reaches (overtaken, pushed
         # off): solve the race on it instead
         from thousand.solvers.race import solve_race
+
         turns = solve_race(rs, table=table, space=plans.space).turns
     return -np.asarray(turns, dtype=np.float64)
 
@@ -385,24 +419,49 @@ def _bot_policy(rs: Ruleset, table: kernel.RollTable, bot: BuiltinBot, plans: Ga
         z = np.zeros(len(plans.ptr) - 1, np.int64)
         return np.zeros(1, np.uint8), z, np.zeros(1, np.float32), z, 1
     if bot.table == "duel" and duel:
+
         def make():
             _check_budget(rs, policy_bytes(rs, plans, True), "duel")
             P = _table_values(rs, "duel", plans.space, tables_dir)
             if P is None:
                 raise SimulationUnsupported(f"{rs.name}: the duel table does not match the duel's states")
             return duel_player_tables(rs, table, P, plans)
+
         return (*_cached(("duel-policy", rs, table.backend.name, str(tables_dir)), make, size=2), 0)
     key = ("race-policy", rs, table.backend.name, str(tables_dir), "duel" if duel else "race")
     return (*_cached(key, lambda: race_player_tables(rs, table, _race_J(rs, table, plans, tables_dir), plans)), 1)
 
 
-def _run(rs: Ruleset, table: kernel.RollTable, plans: GamePlans, bots, pols, race: bool, games: int, seed: int,
-         threads: int, max_turns: int = MAX_TURNS):
+def _run(
+    rs: Ruleset,
+    table: kernel.RollTable,
+    plans: GamePlans,
+    bots,
+    pols,
+    race: bool,
+    games: int,
+    seed: int,
+    threads: int,
+    max_turns: int = MAX_TURNS,
+):
     loop = table.backend.simulator()
     policies = [BotPolicy(b.kind, b.param, *p) for b, p in zip(bots, pols)]
     t0 = time.perf_counter()
-    out = loop.run(table.rolls, roll_lookup(rs), plans.native(table.backend), rs.unit, plans.start, plans.start,
-                   policies, int(race), int(games), int(seed) & ((1 << 64) - 1), 0, int(max_turns), int(threads))
+    out = loop.run(
+        table.rolls,
+        roll_lookup(rs),
+        plans.native(table.backend),
+        rs.unit,
+        plans.start,
+        plans.start,
+        policies,
+        int(race),
+        int(games),
+        int(seed) & ((1 << 64) - 1),
+        0,
+        int(max_turns),
+        int(threads),
+    )
     return out, time.perf_counter() - t0, loop.IMPLEMENTATION
 
 
@@ -411,8 +470,9 @@ def _result(games, out, seconds, policy_seconds, threads, impl) -> SimResult:
     done = w0 + w1
     mean = s1 / done if done else 0.0
     var = max(s2 / done - mean * mean, 0.0) * done / (done - 1) if done > 1 else 0.0
-    return SimResult(games, int(w0), seconds, int(w1), int(unf), float(mean), float(np.sqrt(var)),
-                     policy_seconds, threads, impl)
+    return SimResult(
+        games, int(w0), seconds, int(w1), int(unf), float(mean), float(np.sqrt(var)), policy_seconds, threads, impl
+    )
 
 
 def _check_games(games: int) -> None:
@@ -420,8 +480,16 @@ def _check_games(games: int) -> None:
         raise ThousandError(_("the number of games must be non-negative, got {0}").format(games))
 
 
-def simulate_duel(rs: Ruleset, first: str, second: str, games: int, seed: int, tables_dir=None,
-                  threads: int = 1, table: kernel.RollTable | None = None) -> SimResult:
+def simulate_duel(
+    rs: Ruleset,
+    first: str,
+    second: str,
+    games: int,
+    seed: int,
+    tables_dir=None,
+    threads: int = 1,
+    table: kernel.RollTable | None = None,
+) -> SimResult:
     """Play ``games`` duels of ``first`` (who moves first in every game) against
     ``second`` from the initial state; ``threads`` = 0 uses every core. ``table``
     (default: the selected kernel's) chooses the kernel and the game loop."""
@@ -437,8 +505,15 @@ def simulate_duel(rs: Ruleset, first: str, second: str, games: int, seed: int, t
     return _result(games, out, sec, ps, threads, impl)
 
 
-def simulate_race(rs: Ruleset, bot: str, games: int, seed: int, tables_dir=None,
-                  threads: int = 1, table: kernel.RollTable | None = None) -> SimResult:
+def simulate_race(
+    rs: Ruleset,
+    bot: str,
+    games: int,
+    seed: int,
+    tables_dir=None,
+    threads: int = 1,
+    table: kernel.RollTable | None = None,
+) -> SimResult:
     """Play ``games`` solitaire games of ``bot`` (``optimal`` = ``race`` here)
     and count the turns to win."""
     _check_games(games)

@@ -4,7 +4,7 @@ without importing the solvers (a poker-dice answer should not wait for the 1000 
 
 OBJECTIVES = ("turn", "race", "duel", "rate")
 CHART_KINDS = ("stop", "win", "rules")
-EXACT_BUDGET = 1_500_000     # decision states the exact evaluation may ask a bot about
+EXACT_BUDGET = 1_500_000  # decision states the exact evaluation may ask a bot about
 
 # a player's place in each round (equal_turns), as the CLI names it
 SEATS = ("first", "second", "third", "fourth", "fifth", "sixth")

@@ -8,7 +8,7 @@ does not load the others, and an ``__init__`` adds no import to the layer graph.
 from __future__ import annotations
 
 import importlib
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 
 def lazy_names(package: str, where: Mapping[str, str]) -> tuple[Callable[[str], object], Callable[[], list[str]]]:

@@ -34,8 +34,11 @@ _cache: dict[str, gettext.NullTranslations] = {}
 
 def _translations(lang: str) -> gettext.NullTranslations:
     if lang not in _cache:
-        _cache[lang] = (gettext.NullTranslations() if lang == "en" else
-                        gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True))
+        _cache[lang] = (
+            gettext.NullTranslations()
+            if lang == "en"
+            else gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True)
+        )
     return _cache[lang]
 
 
@@ -96,8 +99,17 @@ def N_(message: str) -> str:
 
 
 # words the code holds in variables and translates when shown (marked here for the catalog)
-WORDS = (N_("roll"), N_("stop"), N_("win"), N_("bust"), N_("keep"), N_("dump"), N_("overshoot"),
-         N_("first"), N_("second"))
+WORDS = (
+    N_("roll"),
+    N_("stop"),
+    N_("win"),
+    N_("bust"),
+    N_("keep"),
+    N_("dump"),
+    N_("overshoot"),
+    N_("first"),
+    N_("second"),
+)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:

@@ -35,7 +35,7 @@ class Progress:
         if self.expected:
             frac = min(el / self.expected, 0.99)
             left = self.expected - el
-            text += (f" [{_bar(frac)}] roughly {left:.0f} s left" if left > 0 else " [longer than estimated]")
+            text += f" [{_bar(frac)}] roughly {left:.0f} s left" if left > 0 else " [longer than estimated]"
         return text
 
     def __call__(self, step: int, change: float) -> None:
@@ -69,10 +69,11 @@ class Progress:
 def peak_memory_mb() -> float:
     """Peak resident memory of this process so far, in MiB."""
     import resource
+
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1)
 
 
 def duration_text(seconds: float) -> str:
     """A duration as a person reads it: seconds up to two minutes, then minutes, then hours."""
     m = seconds / 60
-    return (f"{seconds:,.0f} seconds" if m < 2 else f"{m:,.0f} minutes" if m < 120 else f"{m / 60:,.1f} hours")
+    return f"{seconds:,.0f} seconds" if m < 2 else f"{m:,.0f} minutes" if m < 120 else f"{m / 60:,.1f} hours"

@@ -8,19 +8,22 @@ module ``thousand.engine`` are offered here (:mod:`thousand.engine.turn`).
 
 from thousand.base.exports import lazy_names
 
-__getattr__, __dir__ = lazy_names(__name__, {
-    "Action": ".turn",
-    "GameStep": ".turn",
-    "MAX_TURNS": ".turn",
-    "TOTAL_CAP": ".turn",
-    "TurnEnd": ".turn",
-    "TurnResult": ".turn",
-    "TurnRules": ".turn",
-    "TurnState": ".turn",
-    "finish_turn": ".turn",
-    "next_in_round": ".turn",
-    "next_turn": ".turn",
-    "roll_outcomes": ".turn",
-    "round_winners": ".turn",
-    "still_to_play": ".turn",
-})
+__getattr__, __dir__ = lazy_names(
+    __name__,
+    {
+        "Action": ".turn",
+        "GameStep": ".turn",
+        "MAX_TURNS": ".turn",
+        "TOTAL_CAP": ".turn",
+        "TurnEnd": ".turn",
+        "TurnResult": ".turn",
+        "TurnRules": ".turn",
+        "TurnState": ".turn",
+        "finish_turn": ".turn",
+        "next_in_round": ".turn",
+        "next_turn": ".turn",
+        "roll_outcomes": ".turn",
+        "round_winners": ".turn",
+        "still_to_play": ".turn",
+    },
+)

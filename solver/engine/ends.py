@@ -12,9 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from thousand import kernel
 from .player import Moves, PlayerState
-from thousand.rules.ruleset import Ruleset
 
 
 @dataclass
@@ -23,15 +21,15 @@ class TurnEnds:
 
     x: PlayerState
     T: int
-    stop_ok: np.ndarray          # uint8 (T+1,)
-    stop_next: list              # PlayerState | WIN | None per t
-    forced_ok: np.ndarray        # uint8 (T+1,)
-    forced_next: list            # PlayerState | WIN | None per t
-    forced_event: list           # "dump" / "overshoot" / None per t
+    stop_ok: np.ndarray  # uint8 (T+1,)
+    stop_next: list  # PlayerState | WIN | None per t
+    forced_ok: np.ndarray  # uint8 (T+1,)
+    forced_next: list  # PlayerState | WIN | None per t
+    forced_event: list  # "dump" / "overshoot" / None per t
     bust_next: PlayerState
 
     @classmethod
-    def of(cls, moves: Moves, x: PlayerState, T: int | None = None) -> "TurnEnds":
+    def of(cls, moves: Moves, x: PlayerState, T: int | None = None) -> TurnEnds:
         u = moves.rs.unit
         if T is None:
             T = moves.saturation(x) // u

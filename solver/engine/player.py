@@ -92,9 +92,17 @@ class Moves:
             else:
                 b_tries = x.barrel_tries if rs.barrel.attempts else 0
                 b_entry = x.barrel_entry if rs.barrel.fall_to == "entry" else 0
-        return PlayerState(s, opened, x.bolts if rs.bolts.limit else 0, pit_tries, pit_entry,
-                           b_tries, b_entry, x.falls if rs.barrel.max_falls else 0,
-                           x.overshoots if rs.barrel.kind == "exact" else 0)
+        return PlayerState(
+            s,
+            opened,
+            x.bolts if rs.bolts.limit else 0,
+            pit_tries,
+            pit_entry,
+            b_tries,
+            b_entry,
+            x.falls if rs.barrel.max_falls else 0,
+            x.overshoots if rs.barrel.kind == "exact" else 0,
+        )
 
     def check(self, x: PlayerState) -> PlayerState:
         """``x`` if the rules can produce it (normalised), else a :class:`StateError`."""
@@ -113,8 +121,7 @@ class Moves:
             raise StateError(_("a player with a positive score has opened"))
         if not x.opened and rs.open_min == 0:
             raise StateError(_("this ruleset has no opening"))
-        lim = {"bolts": rs.bolts.limit, "falls": rs.barrel.max_falls,
-               "overshoots": rs.barrel.overshoots}
+        lim = {"bolts": rs.bolts.limit, "falls": rs.barrel.max_falls, "overshoots": rs.barrel.overshoots}
         for name, top_ in lim.items():
             v = getattr(x, name)
             if v and not top_:
@@ -128,9 +135,11 @@ class Moves:
             if not 0 <= x.pit_tries < rs.pit_attempts:
                 raise StateError(_("pit tries must be 0 to {0}").format(rs.pit_attempts - 1))
             if pit.low <= x.pit_entry < pit.exit:
-                raise StateError(_("the pit entry {0} lies inside the pit [{1}, {2}): it is the score before "
-                                   "the player entered it").format(
-                    x.pit_entry, pit.low, pit.exit))
+                raise StateError(
+                    _(
+                        "the pit entry {0} lies inside the pit [{1}, {2}): it is the score before the player entered it"
+                    ).format(x.pit_entry, pit.low, pit.exit)
+                )
             # an entry from above rolls back to just below the pit: the same situation
             x = x._replace(pit_entry=min(x.pit_entry, pit.low - u))
         if x.barrel_tries or x.barrel_entry:
@@ -149,10 +158,18 @@ class Moves:
         """A :class:`StateError` if two players cannot be in ``x`` and ``y`` at once: both
         on a barrel whose push-off knocks the other off it (who climbed last did)."""
         rs = self.rs
-        if (rs.barrel.kind != "none" and rs.barrel.push_off != "none" and rs.on_barrel(x.score)
-                and rs.on_barrel(y.score) and not rs.on_barrel(self.push_off(y, True).score)):
-            raise StateError(_("both players cannot be on the barrel: climbing it knocks the other off ({0})").format(
-                rs.barrel.push_off))
+        if (
+            rs.barrel.kind != "none"
+            and rs.barrel.push_off != "none"
+            and rs.on_barrel(x.score)
+            and rs.on_barrel(y.score)
+            and not rs.on_barrel(self.push_off(y, True).score)
+        ):
+            raise StateError(
+                _("both players cannot be on the barrel: climbing it knocks the other off ({0})").format(
+                    rs.barrel.push_off
+                )
+            )
 
     # ------------------------------------------------------------ statuses
 
@@ -165,8 +182,11 @@ class Moves:
     def exempt(self, x: PlayerState) -> bool:
         """Whether a zero turn from ``x`` gives no bolt."""
         ex = self.rs.bolts.exempt
-        return (("unopened" in ex and not x.opened) or ("pit" in ex and self.in_pit(x))
-                or ("barrel" in ex and self.on_barrel(x)))
+        return (
+            ("unopened" in ex and not x.opened)
+            or ("pit" in ex and self.in_pit(x))
+            or ("barrel" in ex and self.on_barrel(x))
+        )
 
     def can_bank(self, x: PlayerState, t: int) -> bool:
         """Whether a turn total ``t`` > 0 may be banked from ``x``."""
@@ -241,8 +261,9 @@ class Moves:
             s = self.rs.open_min
         else:
             s = x.score - b.fall_penalty
-        return self._set_score(x._replace(falls=falls if b.max_falls else 0, barrel_tries=0,
-                                          barrel_entry=0, overshoots=0), s)
+        return self._set_score(
+            x._replace(falls=falls if b.max_falls else 0, barrel_tries=0, barrel_entry=0, overshoots=0), s
+        )
 
     def bank(self, x: PlayerState, t: int) -> PlayerState | str:
         """The mover's state after banking ``t`` (steps 1-3 of docs/rules.md section 3), or WIN."""
@@ -281,8 +302,7 @@ class Moves:
                 y = self._set_score(y._replace(pit_tries=0, pit_entry=0), min(x.pit_entry, low - rs.unit))
             else:
                 y = y._replace(pit_tries=n)
-        if (rs.barrel.kind == "points" and rs.barrel.attempts and self.on_barrel(x)
-                and y.score == x.score):
+        if rs.barrel.kind == "points" and rs.barrel.attempts and self.on_barrel(x) and y.score == x.score:
             n = x.barrel_tries + 1
             y = self._fall(y) if n >= rs.barrel.attempts else y._replace(barrel_tries=n)
         if bolt_due:
@@ -308,8 +328,9 @@ class Moves:
 
     def climbed(self, x: PlayerState, y: PlayerState | str) -> bool:
         """Whether the move x -> y put the mover onto the barrel."""
-        return (y != WIN and self.rs.barrel.kind != "none" and not self.rs.on_barrel(x.score)
-                and self.rs.on_barrel(y.score))
+        return (
+            y != WIN and self.rs.barrel.kind != "none" and not self.rs.on_barrel(x.score) and self.rs.on_barrel(y.score)
+        )
 
     def push_off(self, o: PlayerState, climbed: bool) -> PlayerState:
         """Another player after the mover climbed onto the barrel (``climbed``): knocked

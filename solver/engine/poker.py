@@ -82,29 +82,29 @@ class TurnShape:
             states = [((), d) for d in ROLLS]
         self.states = states
         self.state_id = {s: i for i, s in enumerate(states)}
-        self.roll_of_state = np.array([ROLL_ID[tuple(sorted(l + r))] for l, r in states], dtype=np.intp)
+        self.roll_of_state = np.array([ROLL_ID[tuple(sorted(kept + r))] for kept, r in states], dtype=np.intp)
         # the subset lattice: G(L, R') = max(C(L + R'), max_f G(L, R' - f)) is the best keep
         # L ⊆ K ⊆ L + R'; a state (L, R) then chooses among G(L, R - f), f a face of R
-        nodes = [(k, r) for k in (KEEPS if lock_kept else [()]) for n in range(DICE - len(k))
-                 for r in throws[n]]
+        nodes = [(k, r) for k in (KEEPS if lock_kept else [()]) for n in range(DICE - len(k)) for r in throws[n]]
         nodes.sort(key=lambda kr: len(kr[1]))
         node_id = {kr: i for i, kr in enumerate(nodes)}
         pad = len(nodes)  # a slot of -inf
 
         def preds(locked, free):
             return [node_id[(locked, _minus(free, (f,)))] for f in sorted(set(free))]
+
         self.node_keep = np.array([KEEP_ID[tuple(sorted(k + r))] for k, r in nodes], dtype=np.intp)
         width = max(len(set(r)) for _, r in nodes) or 1
         self.node_pred = np.full((len(nodes), width), pad, dtype=np.intp)
         for i, (k, r) in enumerate(nodes):
             p = preds(k, r)
-            self.node_pred[i, :len(p)] = p
+            self.node_pred[i, : len(p)] = p
         sizes = np.array([len(r) for _, r in nodes])
         self.layers = [np.flatnonzero(sizes == n) for n in range(DICE)]
         self.state_pred = np.full((len(states), DICE), pad, dtype=np.intp)
         for i, (k, r) in enumerate(states):
             p = preds(k, r)
-            self.state_pred[i, :len(p)] = p
+            self.state_pred[i, : len(p)] = p
         self.nodes = len(nodes)
         keep, state, prob = [], [], []
         p_of = {o: throw_probability(o) for n in range(DICE + 1) for o in throws[n]}
@@ -113,7 +113,7 @@ class TurnShape:
                 keep.append(ki)
                 state.append(self.state_id[(k, o)] if lock_kept else ROLL_ID[tuple(sorted(k + o))])
                 prob.append(p_of[o])
-        self.pair_keep = np.array(keep, dtype=np.intp)        # sorted by keep
+        self.pair_keep = np.array(keep, dtype=np.intp)  # sorted by keep
         self.pair_state = np.array(state, dtype=np.intp)
         self.pair_prob = np.array(prob)
         self.keep_starts = np.flatnonzero(np.r_[True, np.diff(self.pair_keep) != 0])
@@ -124,9 +124,9 @@ class TurnShape:
         rs = self.roll_of_state[self.by_roll]
         self.roll_starts = np.flatnonzero(np.r_[True, np.diff(rs) != 0])
         first = self.pair_keep == KEEP_ID[()]
-        self.start = np.zeros(len(states))                    # P(roll 1 gives state s)
+        self.start = np.zeros(len(states))  # P(roll 1 gives state s)
         self.start[self.pair_state[first]] = self.pair_prob[first]
-        self.first = np.flatnonzero(self.start)               # the states roll 1 can give
+        self.first = np.flatnonzero(self.start)  # the states roll 1 can give
 
     # arrays are (B, ...): one row per utility, so that each row's gathers are contiguous
 
@@ -198,20 +198,20 @@ def solve_turn(shape: TurnShape, rolls: int, U: np.ndarray) -> TurnSolution:
     equations of the module docstring, the tie rule of :data:`TIE`."""
     U = np.atleast_2d(np.asarray(U, dtype=np.float64))
     b = U.shape[0]
-    stopv = U[:, shape.roll_of_state]                    # B x states
+    stopv = U[:, shape.roll_of_state]  # B x states
     W = {rolls: stopv}
     C, action = {}, {}
     for k in range(rolls - 1, 0, -1):
-        Ck = shape.expect(W[k + 1])                      # B x keeps
+        Ck = shape.expect(W[k + 1])  # B x keeps
         C[k + 1] = Ck
         # the lattice runs with utilities in the last axis: each gather copies whole rows
-        Ct = np.ascontiguousarray(Ck.T)                  # keeps x B
+        Ct = np.ascontiguousarray(Ck.T)  # keeps x B
         G = np.full((shape.nodes + 1, b), -np.inf)
         Garg = np.full((shape.nodes + 1, b), -1, dtype=np.intp)
-        for layer in shape.layers:                       # |R'| = 0, 1, ..., 4
+        for layer in shape.layers:  # |R'| = 0, 1, ..., 4
             keep = shape.node_keep[layer]
             best, arg = Ct[keep], np.broadcast_to(keep[:, None], (len(layer), b))
-            for c in range(shape.node_pred.shape[1]):    # keeping every die of R' wins ties
+            for c in range(shape.node_pred.shape[1]):  # keeping every die of R' wins ties
                 best, arg = _better(best, arg, G, Garg, shape.node_pred[layer, c])
             G[layer], Garg[layer] = best, arg
         # at throw 1 only the states a first throw gives are needed (the others stay 0, -1)

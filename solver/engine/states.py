@@ -14,9 +14,10 @@ from itertools import product
 
 import numpy as np
 
-from .player import WIN, Moves, PlayerState
 from thousand.rules.ruleset import Ruleset
+
 from .ends import TurnEnds
+from .player import WIN, Moves, PlayerState
 
 FIELDS = PlayerState._fields
 WIN_INDEX = -1
@@ -25,8 +26,17 @@ WIN_INDEX = -1
 def _order_key(x: PlayerState):
     # high scores first, and at one score the counters nearest to a penalty
     # first: a zero turn moves towards them, so Gauss-Seidel sees fresh values
-    return (-x.score, -x.bolts, -x.barrel_tries, -x.pit_tries, -x.overshoots, -x.falls,
-            x.opened, -x.pit_entry, -x.barrel_entry)
+    return (
+        -x.score,
+        -x.bolts,
+        -x.barrel_tries,
+        -x.pit_tries,
+        -x.overshoots,
+        -x.falls,
+        x.opened,
+        -x.pit_entry,
+        -x.barrel_entry,
+    )
 
 
 @dataclass
@@ -82,7 +92,7 @@ class OpponentMaps:
         return np.where(passed, self.overtaken[y], y)
 
 
-def opponent_maps(space: "StateSpace") -> OpponentMaps:
+def opponent_maps(space: StateSpace) -> OpponentMaps:
     """:class:`OpponentMaps` of a state space closed under opponents' moves
     (``build_state_space(rs, opponents=True)``)."""
     mv, idx = Moves(space.rs), space.index
@@ -91,8 +101,8 @@ def opponent_maps(space: "StateSpace") -> OpponentMaps:
         score=np.array([x.score for x in st], dtype=np.int64),
         on_barrel=np.array([mv.on_barrel(x) for x in st], dtype=bool),
         pushed=np.array([idx[mv.affect_opponent(x, x.score, x.score, True)] for x in st], dtype=np.int64),
-        overtaken=np.array([idx[mv.affect_opponent(x, x.score - 1, x.score + 1, False)] for x in st],
-                           dtype=np.int64))
+        overtaken=np.array([idx[mv.affect_opponent(x, x.score - 1, x.score + 1, False)] for x in st], dtype=np.int64),
+    )
 
 
 def decode(row) -> PlayerState:
@@ -156,8 +166,9 @@ def closure(rs: Ruleset, opponents: bool = False, limit: int | None = None) -> d
     return ends
 
 
-def build_state_space(rs: Ruleset, opponents: bool = False,
-                      ends: dict[PlayerState, TurnEnds] | None = None) -> StateSpace:
+def build_state_space(
+    rs: Ruleset, opponents: bool = False, ends: dict[PlayerState, TurnEnds] | None = None
+) -> StateSpace:
     """Enumerate the states (:func:`closure` of :func:`seeds`, or the ``ends`` one
     call of it returned) and their turn ends."""
     if ends is None:
@@ -171,7 +182,9 @@ def build_state_space(rs: Ruleset, opponents: bool = False,
 
     lst = [ends[x] for x in states]
     return StateSpace(
-        rs, states, index,
+        rs,
+        states,
+        index,
         T=np.array([e.T for e in lst], dtype=np.int64),
         stop_ok=[e.stop_ok for e in lst],
         stop_idx=[np.array([idx(y) for y in e.stop_next], dtype=np.int64) for e in lst],

@@ -31,22 +31,23 @@ section 3), all through :class:`thousand.engine.player.Moves`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations_with_replacement
 from math import factorial
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
 from thousand.base.errors import Refused, StateError
 from thousand.base.i18n import _, dice_count
-from .player import WIN, Moves, PlayerState
 from thousand.rules.ruleset import Ruleset
 from thousand.rules.scoring import RollScorer
 
+from .player import WIN, Moves, PlayerState
 
 MAX_TURNS = 5000  # turns after which a game is abandoned (bots that never bank); every game loop
-TOTAL_CAP = 10    # a turn total above this many times the goal is refused as no turn of the game
+TOTAL_CAP = 10  # a turn total above this many times the goal is refused as no turn of the game
 
 
 class TurnState(NamedTuple):
@@ -89,18 +90,24 @@ class Action:
         return self.then not in ("roll", "stop")
 
     def label(self) -> str:
-        return (f"keep {','.join(map(str, self.keep))} (+{self.points}), "
-                f"then {self.then or ('roll' if self.roll else 'stop')}")
+        return (
+            f"keep {','.join(map(str, self.keep))} (+{self.points}), "
+            f"then {self.then or ('roll' if self.roll else 'stop')}"
+        )
 
     def to_json(self) -> dict:
-        return {"keep": list(self.keep), "then": "roll" if self.roll else "stop", "points": self.points,
-                "forced": self.forced}
+        return {
+            "keep": list(self.keep),
+            "then": "roll" if self.roll else "stop",
+            "points": self.points,
+            "forced": self.forced,
+        }
 
 
 def roll_outcomes(rs: Ruleset, n: int) -> list[tuple[tuple[int, ...], float]]:
     """Every sorted roll of ``n`` dice with its probability (multinomial count / faces**n)."""
     out = []
-    denom = rs.faces ** n
+    denom = rs.faces**n
     for roll in combinations_with_replacement(range(1, rs.faces + 1), n):
         w = factorial(n)
         for f in set(roll):
@@ -132,8 +139,9 @@ class TurnRules:
         """The state at the start of a turn: every die to roll, nothing banked yet."""
         return TurnState(x, 0, self.rs.dice)
 
-    def state(self, x: PlayerState, total: int = 0, dice: int | None = None,
-              roll: tuple[int, ...] | None = None) -> TurnState:
+    def state(
+        self, x: PlayerState, total: int = 0, dice: int | None = None, roll: tuple[int, ...] | None = None
+    ) -> TurnState:
         """A turn state a user describes, checked: a :class:`StateError` says why the
         rules cannot produce it."""
         rs, u = self.rs, self.rs.unit
@@ -149,23 +157,36 @@ class TurnRules:
         if not 1 <= n <= rs.dice:
             raise StateError(_("dice must be 1 to {top}, got {n}").format(top=rs.dice, n=n))
         if total == 0 and n != rs.dice:
-            raise StateError(_("a turn starts by rolling all {all} dice: with {n} dice the turn total "
-                               "must be positive").format(all=rs.dice, n=n))
+            raise StateError(
+                _("a turn starts by rolling all {all} dice: with {n} dice the turn total must be positive").format(
+                    all=rs.dice, n=n
+                )
+            )
         if total > TOTAL_CAP * rs.goal:
-            raise StateError(_("turn total {t}: a turn of this game does not reach {cap} times the goal").format(
-                t=total, cap=TOTAL_CAP))
+            raise StateError(
+                _("turn total {t}: a turn of this game does not reach {cap} times the goal").format(
+                    t=total, cap=TOTAL_CAP
+                )
+            )
         ev = self.moves.mid_turn(x, total) if total > 0 else None
         if ev:
-            raise StateError(_("a turn total of {t} from score {s} would already have ended the turn "
-                               "({event})").format(t=total, s=x.score, event=_(ev)))
+            raise StateError(
+                _("a turn total of {t} from score {s} would already have ended the turn ({event})").format(
+                    t=total, s=x.score, event=_(ev)
+                )
+            )
         return TurnState(x, total, n, roll)
 
     def check_reachable(self, s: TurnState) -> TurnState:
         """``s`` if some turn reaches it, else a :class:`StateError` (for states a user
         gives; the DP itself has values at every total)."""
         if s.total > 0 and not self.reachable(s.total, s.dice):
-            raise StateError(_("a turn total of {t} with {dice} to roll cannot occur: no set-asides add up "
-                               "to it with that many dice left").format(t=s.total, dice=dice_count(s.dice)))
+            raise StateError(
+                _(
+                    "a turn total of {t} with {dice} to roll cannot occur: no set-asides add up "
+                    "to it with that many dice left"
+                ).format(t=s.total, dice=dice_count(s.dice))
+            )
         return s
 
     def reachable(self, total: int, dice: int) -> bool:
@@ -180,15 +201,22 @@ class TurnRules:
 
     def _extend_reach(self, t: int) -> None:
         from thousand.kernel import roll_table
+
         tab, N = roll_table(self.rs), self.rs.dice
         if self._options is None:  # the distinct (units added, dice left) of each dice count
-            self._options = {n: sorted({(int(tab.opt_points[o]), n - int(tab.opt_used[o]) or N)
-                                        for k in range(tab.cls_ptr[n], tab.cls_ptr[n + 1])
-                                        for o in range(tab.opt_ptr[k], tab.opt_ptr[k + 1])})
-                             for n in range(1, N + 1)}
+            self._options = {
+                n: sorted(
+                    {
+                        (int(tab.opt_points[o]), n - int(tab.opt_used[o]) or N)
+                        for k in range(tab.cls_ptr[n], tab.cls_ptr[n + 1])
+                        for o in range(tab.opt_ptr[k], tab.opt_ptr[k + 1])
+                    }
+                )
+                for n in range(1, N + 1)
+            }
         old = self._reach
         reach = np.zeros((max(2 * len(old), t + 1), N + 1), dtype=bool)
-        reach[:len(old)] = old
+        reach[: len(old)] = old
         reach[0, N] = True
         for k in range(len(reach)):  # every option adds at least one unit: one pass in order
             for n in np.flatnonzero(reach[k]):
@@ -228,24 +256,26 @@ class TurnRules:
             return None
         if not x.opened and t < rs.open_min:
             return _("not opened yet: the first bank needs at least {need} in one turn (have {t})").format(
-                need=rs.open_min, t=t)
+                need=rs.open_min, t=t
+            )
         if t < rs.min_bank:
             return _("every bank needs at least {need} in one turn (have {t})").format(need=rs.min_bank, t=t)
         pit = rs.pit_of(x.score)
         if pit and x.score + t < pit.exit:
             return _("in the pit [{low}, {exit}): the bank must reach {exit} ({s} + {t} = {sum})").format(
-                low=pit.low, exit=pit.exit, s=x.score, t=t, sum=x.score + t)
+                low=pit.low, exit=pit.exit, s=x.score, t=t, sum=x.score + t
+            )
         if rs.barrel.kind == "exact" and x.score + t > rs.goal:
             return _("over {goal}: the open barrel needs exactly {goal}").format(goal=rs.goal)
         if rs.on_barrel(x.score):
             return _("on the barrel: only a bank that reaches {goal} is allowed ({s} + {t} = {sum})").format(
-                goal=rs.goal, s=x.score, t=t, sum=x.score + t)
+                goal=rs.goal, s=x.score, t=t, sum=x.score + t
+            )
         return _("banking {t} is not allowed from {state}").format(t=t, state=x.describe(rs))  # pragma: no cover
 
     def can_stop(self, s: TurnState) -> bool:
         """Whether the player may stop and bank ``s.total`` before this roll."""
-        return (s.roll is None and s.total > 0 and not self.compulsory(s)
-                and self.moves.can_bank(s.player, s.total))
+        return s.roll is None and s.total > 0 and not self.compulsory(s) and self.moves.can_bank(s.player, s.total)
 
     def stop(self, s: TurnState) -> TurnEnd:
         """Stop before the roll and bank the turn total (:class:`Refused` if not allowed)."""
@@ -291,9 +321,13 @@ class TurnRules:
         kept = tuple(sorted(kept))
         pts = next((p for p, d in self.set_asides(s.roll) if d == kept), None)
         if pts is None:
-            raise Refused(_("cannot set aside {kept} from {roll}: legal are {legal}").format(
-                kept=",".join(map(str, kept)), roll=",".join(map(str, s.roll)),
-                legal="; ".join(",".join(map(str, d)) for _p, d in self.set_asides(s.roll))))
+            raise Refused(
+                _("cannot set aside {kept} from {roll}: legal are {legal}").format(
+                    kept=",".join(map(str, kept)),
+                    roll=",".join(map(str, s.roll)),
+                    legal="; ".join(",".join(map(str, d)) for _p, d in self.set_asides(s.roll)),
+                )
+            )
         x, t1 = s.player, s.total + pts
         ev = self.moves.mid_turn(x, t1)
         if ev:
@@ -313,8 +347,9 @@ class TurnRules:
         for pts, kept in self.set_asides(s.roll):
             nxt = self.keep(s, kept)
             if isinstance(nxt, TurnEnd):
-                out.append(Action(kept, False, pts, "banked (confirmed)" if nxt.kind == "stop"
-                                  else f"ends ({nxt.event})"))
+                out.append(
+                    Action(kept, False, pts, "banked (confirmed)" if nxt.kind == "stop" else f"ends ({nxt.event})")
+                )
             elif self.compulsory(nxt):
                 out.append(Action(kept, True, pts, "roll (compulsory)"))
             else:
@@ -350,8 +385,9 @@ class TurnResult:
     affected: tuple[tuple[int, tuple[str, ...]], ...] = ()
 
 
-def finish_turn(moves: Moves, players: Sequence[PlayerState], mover: int, end: TurnEnd,
-                finished: Sequence[int] = ()) -> TurnResult:
+def finish_turn(
+    moves: Moves, players: Sequence[PlayerState], mover: int, end: TurnEnd, finished: Sequence[int] = ()
+) -> TurnResult:
     """Apply the end of the turn of seat ``mover`` to every player (docs/rules.md section 3).
 
     The mover's state: a bank (``stop``) or a mid-turn dump banks the total (barrel
@@ -386,8 +422,9 @@ def finish_turn(moves: Moves, players: Sequence[PlayerState], mover: int, end: T
         o2 = moves.overtaken(pushed, before, after)
         if o2 != o:
             out[j] = o2
-            affected.append((j, tuple(w for w, hit in (("pushed off", pushed != o), ("overtaken", o2 != pushed))
-                                      if hit)))
+            affected.append(
+                (j, tuple(w for w, hit in (("pushed off", pushed != o), ("overtaken", o2 != pushed)) if hit))
+            )
     out[mover] = x2
     return TurnResult(tuple(out), False, affected=tuple(affected))
 
@@ -409,7 +446,7 @@ def next_in_round(players: int, mover: int, finished) -> int | None:
 def still_to_play(opponents: Sequence, seat: int) -> tuple:
     """Of the ``opponents`` of the player in ``seat`` (in the order they move next), those
     after it in the round: in a last turn, the players who still play theirs after it."""
-    return tuple(opponents[:len(opponents) - seat])
+    return tuple(opponents[: len(opponents) - seat])
 
 
 def round_winners(finished: dict) -> list[int]:
@@ -448,7 +485,7 @@ def next_turn(moves: Moves, step: GameStep, end: TurnEnd) -> GameStep:
     round wins, shared by a tie; an instant-win pattern wins at once."""
     mover = step.mover
     after = finish_turn(moves, step.players, mover, end, finished=tuple(s for s, _f in step.finished))
-    if not after.won and not step.finished:      # the common case: the next seat moves
+    if not after.won and not step.finished:  # the common case: the next seat moves
         return GameStep(None, after.players, next_in_round(len(after.players), mover, ()))
     finished = dict(step.finished)
     players = list(after.players)

@@ -55,9 +55,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import _pure
 from thousand.rules.ruleset import Ruleset
 from thousand.rules.scoring import scoring_groups
+
+from . import _pure
 
 MUST_ROLL, FREE, CONFIRM = 0, 1, 2
 HOT_MODE = {"must_roll": MUST_ROLL, "free": FREE, "confirm": CONFIRM}
@@ -90,24 +91,27 @@ class Backend:
         that one choice (:data:`BACKEND`) picks both."""
         if self.name == "compiled":
             from . import _sim  # type: ignore[attr-defined]
+
             return _sim
         from . import _sim_pure
+
         return _sim_pure
 
-    def roll_classes(self, rs: Ruleset, n: int) -> "RollClasses":
+    def roll_classes(self, rs: Ruleset, n: int) -> RollClasses:
         """The roll classes of ``n`` dice under ``rs``."""
         g = scoring_groups(rs)
-        out = self.impl.roll_classes(g.counts, g.points, g.instant, n, rs.faces, rs.keep == "any", rs.unit,
-                                     rs.compose == "any")
+        out = self.impl.roll_classes(
+            g.counts, g.points, g.instant, n, rs.faces, rs.keep == "any", rs.unit, rs.compose == "any"
+        )
         if rs.scoring.nothing and n == rs.dice:
             out = _with_nothing(out, rs.scoring.nothing // rs.unit, n)
         return RollClasses(n, rs.faces, *out)
 
-    def roll_table(self, rs: Ruleset) -> "RollTable":
+    def roll_table(self, rs: Ruleset) -> RollTable:
         """All roll classes of a ruleset, built once (cached per ruleset)."""
         return self._tables(rs)
 
-    def _build_table(self, rs: Ruleset) -> "RollTable":
+    def _build_table(self, rs: Ruleset) -> RollTable:
         classes = tuple(self.roll_classes(rs, n) for n in range(1, rs.dice + 1))
         cls_ptr = np.zeros(rs.dice + 2, dtype=np.int64)
         for n, rc in enumerate(classes, start=1):
@@ -121,11 +125,16 @@ class Backend:
             base += int(rc.opt_ptr[-1])
             pts.append(rc.opt_points)
             used.append(rc.opt_used)
-        arrays = (cls_ptr, np.concatenate(probs), np.concatenate(inst).astype(np.uint8), np.concatenate(ptrs),
-                  np.concatenate(pts).astype(np.int64), np.concatenate(used).astype(np.int64))
+        arrays = (
+            cls_ptr,
+            np.concatenate(probs),
+            np.concatenate(inst).astype(np.uint8),
+            np.concatenate(ptrs),
+            np.concatenate(pts).astype(np.int64),
+            np.concatenate(used).astype(np.int64),
+        )
         hot = HOT_MODE[rs.hot_dice]
-        return RollTable(rs.dice, hot, classes, *arrays, backend=self,
-                         rolls=self.impl.Rolls(*arrays, rs.dice, hot))
+        return RollTable(rs.dice, hot, classes, *arrays, backend=self, rolls=self.impl.Rolls(*arrays, rs.dice, hot))
 
     def threads(self, threads: int = 0) -> int:
         """The threads a caller that splits work itself should use: ``threads``, or with 0
@@ -141,8 +150,9 @@ class Backend:
         # the cores this process may run on (Linux); elsewhere every core of the machine
         return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
-    def rows_minus(self, indptr: np.ndarray, cols: np.ndarray, vals: np.ndarray, x: np.ndarray, c: np.ndarray,
-                   threads: int = 0) -> np.ndarray:
+    def rows_minus(
+        self, indptr: np.ndarray, cols: np.ndarray, vals: np.ndarray, x: np.ndarray, c: np.ndarray, threads: int = 0
+    ) -> np.ndarray:
         """``c - A @ x`` for the sparse rows A = (indptr, cols, vals) (CSR; cols int32): the
         product of a policy evaluation's sweep, on ``threads`` threads (0: all)."""
         out = np.empty(len(indptr) - 1)
@@ -163,8 +173,12 @@ class Backend:
         functional graph whose cycles are the roles swapping. Raises
         ZeroDivisionError on a singular cycle."""
         out = np.empty(len(b))
-        self.impl.solve_links(np.ascontiguousarray(succ, dtype=np.int64), np.ascontiguousarray(a, dtype=float),
-                              np.ascontiguousarray(b, dtype=float), out)
+        self.impl.solve_links(
+            np.ascontiguousarray(succ, dtype=np.int64),
+            np.ascontiguousarray(a, dtype=float),
+            np.ascontiguousarray(b, dtype=float),
+            out,
+        )
         return out
 
 
@@ -187,7 +201,7 @@ def _with_nothing(out, points: int, n: int):
         if k in busts:
             pts[a:b], used[a:b] = points, n
         else:
-            pts[a:b], used[a:b] = opt_points[opt_ptr[k]:opt_ptr[k + 1]], opt_used[opt_ptr[k]:opt_ptr[k + 1]]
+            pts[a:b], used[a:b] = opt_points[opt_ptr[k] : opt_ptr[k + 1]], opt_used[opt_ptr[k] : opt_ptr[k + 1]]
     return rolls, roll_class, weight, new_ptr, pts, used, instant
 
 
@@ -218,12 +232,12 @@ BACKEND: Backend = _select()
 IMPLEMENTATION: str = BACKEND.name
 
 
-def roll_classes(rs: Ruleset, n: int) -> "RollClasses":
+def roll_classes(rs: Ruleset, n: int) -> RollClasses:
     """The roll classes of ``n`` dice under ``rs`` (the selected backend)."""
     return BACKEND.roll_classes(rs, n)
 
 
-def roll_table(rs: Ruleset) -> "RollTable":
+def roll_table(rs: Ruleset) -> RollTable:
     """All roll classes of a ruleset, by the selected backend (cached per ruleset)."""
     return BACKEND.roll_table(rs)
 
@@ -256,7 +270,7 @@ class RollClasses:
 
     @property
     def denominator(self) -> int:
-        return self.faces ** self.n
+        return self.faces**self.n
 
     @property
     def prob(self) -> np.ndarray:
@@ -313,16 +327,26 @@ class TurnValues:
         return min(t, self.V.shape[0] - 1)
 
 
-def turn_dp(table: RollTable, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val,
-            grad: bool = False, full: bool = False) -> TurnValues:
+def turn_dp(
+    table: RollTable,
+    stop_ok,
+    stop_val,
+    forced_ok,
+    forced_val,
+    bust_val,
+    win_val,
+    grad: bool = False,
+    full: bool = False,
+) -> TurnValues:
     """Solve one turn (see the module docstring for the equations).
 
     ``stop_ok``/``forced_ok``: uint8 (T+1,); ``stop_val``/``forced_val``:
     float64 (T+1, K); ``bust_val``/``win_val``: float64 (K,). Totals above T
     take the values at T.
     """
-    out = table.backend.impl.turn_dp(table.rolls, *_turn_inputs(stop_ok, stop_val, forced_ok, forced_val, bust_val,
-                                                                  win_val), bool(grad), bool(full))
+    out = table.backend.impl.turn_dp(
+        table.rolls, *_turn_inputs(stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val), bool(grad), bool(full)
+    )
     return TurnValues(*out)
 
 
@@ -336,13 +360,18 @@ def _turn_inputs(stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val) ->
         # and the N-player solver makes many calls of a few columns)
         a = np.asarray(a)
         return np.ascontiguousarray(a if a.shape == shape else np.broadcast_to(a, shape), dtype=np.float64)
-    return (np.ascontiguousarray(stop_ok, dtype=np.uint8), full(stop_val, (len(stop_ok), K)),
-            np.ascontiguousarray(forced_ok, dtype=np.uint8), full(forced_val, (len(forced_ok), K)),
-            np.ascontiguousarray(bust_val, dtype=np.float64), full(win_val, (K,)))
+
+    return (
+        np.ascontiguousarray(stop_ok, dtype=np.uint8),
+        full(stop_val, (len(stop_ok), K)),
+        np.ascontiguousarray(forced_ok, dtype=np.uint8),
+        full(forced_val, (len(forced_ok), K)),
+        np.ascontiguousarray(bust_val, dtype=np.float64),
+        full(win_val, (K,)),
+    )
 
 
-def turn_ends(table: RollTable, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val,
-              grad: bool = False):
+def turn_ends(table: RollTable, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad: bool = False):
     """Solve one turn as :func:`turn_dp` and say how it ends under its decisions, without
     the full tables: ``(tv, ends, bust_p, win_p)`` with ``tv`` the :class:`TurnValues`
     (``start``, ``dstart``; no ``V``/``R``/``RC``), ``ends`` (T+1, K) the probability of
@@ -352,7 +381,8 @@ def turn_ends(table: RollTable, stop_ok, stop_val, forced_ok, forced_val, bust_v
     soon as the block is solved (many columns at once, where :func:`end_distribution` goes
     one column at a time)."""
     start, dstart, ends, bust_p, win_p = table.backend.impl.turn_ends(
-        table.rolls, *_turn_inputs(stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val), bool(grad))
+        table.rolls, *_turn_inputs(stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val), bool(grad)
+    )
     return TurnValues(start, dstart, None, None, None), ends, bust_p, win_p
 
 
@@ -374,7 +404,10 @@ def end_distribution(table: RollTable, stop_ok, stop_val, forced_ok, forced_val,
         np.ascontiguousarray(np.broadcast_to(stop_val, (T1, K)), dtype=np.float64),
         np.ascontiguousarray(forced_ok, dtype=np.uint8),
         np.ascontiguousarray(np.broadcast_to(forced_val, (T1, K)), dtype=np.float64),
-        tv.V, tv.R, tv.RC)
+        tv.V,
+        tv.R,
+        tv.RC,
+    )
 
 
 @dataclass(frozen=True)
@@ -409,13 +442,33 @@ class DuelPlans:
         obj = self._native.get(backend.name)
         if obj is None:
             obj = self._native[backend.name] = backend.impl.Plans(
-                self.ptr, self.stop_ok, self.forced_ok, self.next, self.after, self.climbed, self.bust,
-                self.score, self.overtaken, self.pushed, self.on_barrel, self.win_col, self.win_L)
+                self.ptr,
+                self.stop_ok,
+                self.forced_ok,
+                self.next,
+                self.after,
+                self.climbed,
+                self.bust,
+                self.score,
+                self.overtaken,
+                self.pushed,
+                self.on_barrel,
+                self.win_col,
+                self.win_L,
+            )
         return obj
 
 
-def duel_level(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.ndarray, opp_lo: np.ndarray,
-               opp_hi: np.ndarray, grad: bool = True, threads: int = 0):
+def duel_level(
+    table: RollTable,
+    plans: DuelPlans,
+    Q: np.ndarray,
+    movers: np.ndarray,
+    opp_lo: np.ndarray,
+    opp_hi: np.ndarray,
+    grad: bool = True,
+    threads: int = 0,
+):
     """Solve the turns of many movers, each against a range of opponents.
 
     For mover ``movers[j]`` against every opponent ``y`` in
@@ -440,15 +493,34 @@ def duel_level(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.nda
     v = np.empty(int(out_ptr[-1]))
     d = np.empty(int(out_ptr[-1])) if grad else np.empty(0)
     b = table.backend
-    b.impl.duel_level(table.rolls, plans.native(b), Q, np.ascontiguousarray(movers, dtype=np.int64),
-                      np.ascontiguousarray(opp_lo, dtype=np.int64), np.ascontiguousarray(opp_hi, dtype=np.int64),
-                      v, d, out_ptr, bool(grad), int(threads))
+    b.impl.duel_level(
+        table.rolls,
+        plans.native(b),
+        Q,
+        np.ascontiguousarray(movers, dtype=np.int64),
+        np.ascontiguousarray(opp_lo, dtype=np.int64),
+        np.ascontiguousarray(opp_hi, dtype=np.int64),
+        v,
+        d,
+        out_ptr,
+        bool(grad),
+        int(threads),
+    )
     return v, (d if grad else None), out_ptr
 
 
-def duel_frames(table: RollTable, plans: DuelPlans, Q: np.ndarray, frame_movers: np.ndarray, col_ptr: np.ndarray,
-                col_movers: np.ndarray, col_opps: np.ndarray, col_row0: np.ndarray, grad: bool = True,
-                threads: int = 0):
+def duel_frames(
+    table: RollTable,
+    plans: DuelPlans,
+    Q: np.ndarray,
+    frame_movers: np.ndarray,
+    col_ptr: np.ndarray,
+    col_movers: np.ndarray,
+    col_opps: np.ndarray,
+    col_row0: np.ndarray,
+    grad: bool = True,
+    threads: int = 0,
+):
     """:func:`duel_level` for pairs whose movers differ, as frames.
 
     Frame ``f`` runs one turn DP over the totals of mover ``frame_movers[f]`` with a
@@ -465,10 +537,20 @@ def duel_frames(table: RollTable, plans: DuelPlans, Q: np.ndarray, frame_movers:
     v = np.empty(C)
     d = np.empty(C) if grad else np.empty(0)
     b = table.backend
-    b.impl.duel_frames(table.rolls, plans.native(b), Q, np.ascontiguousarray(frame_movers, dtype=np.int64),
-                       np.ascontiguousarray(col_ptr, dtype=np.int64), np.ascontiguousarray(col_movers, dtype=np.int64),
-                       np.ascontiguousarray(col_opps, dtype=np.int64), np.ascontiguousarray(col_row0, dtype=np.int64),
-                       v, d, bool(grad), int(threads))
+    b.impl.duel_frames(
+        table.rolls,
+        plans.native(b),
+        Q,
+        np.ascontiguousarray(frame_movers, dtype=np.int64),
+        np.ascontiguousarray(col_ptr, dtype=np.int64),
+        np.ascontiguousarray(col_movers, dtype=np.int64),
+        np.ascontiguousarray(col_opps, dtype=np.int64),
+        np.ascontiguousarray(col_row0, dtype=np.int64),
+        v,
+        d,
+        bool(grad),
+        int(threads),
+    )
     return v, (d if grad else None)
 
 
@@ -522,10 +604,20 @@ class PolicyRows:
     inner: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
-def duel_policy(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.ndarray, opp_lo: np.ndarray,
-                opp_hi: np.ndarray, threads: int = 0, local: np.ndarray | None = None,
-                frames: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
-                drop: float = 0.0, scratch: Scratch | None = None, links: bool = False) -> PolicyRows:
+def duel_policy(
+    table: RollTable,
+    plans: DuelPlans,
+    Q: np.ndarray,
+    movers: np.ndarray,
+    opp_lo: np.ndarray,
+    opp_hi: np.ndarray,
+    threads: int = 0,
+    local: np.ndarray | None = None,
+    frames: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
+    drop: float = 0.0,
+    scratch: Scratch | None = None,
+    links: bool = False,
+) -> PolicyRows:
     """:func:`duel_level` (without the gradient) and the greedy policy of every pair
     as a sparse row: a forward pass of probability mass through each solved turn
     gives how it ends (see :func:`end_distribution`), and each end names the pair
@@ -562,14 +654,30 @@ def duel_policy(table: RollTable, plans: DuelPlans, Q: np.ndarray, movers: np.nd
     vals = scratch.take("vals", int(cap[-1]), np.float64)
     b = table.backend
     if frames is not None:
-        b.impl.duel_policy_frames(table.rolls, plans.native(b), Q, movers, ptr, col_movers, col_opps, col_row0,
-                                  v, c, cap, cols, vals, cnt, int(threads))
+        b.impl.duel_policy_frames(
+            table.rolls,
+            plans.native(b),
+            Q,
+            movers,
+            ptr,
+            col_movers,
+            col_opps,
+            col_row0,
+            v,
+            c,
+            cap,
+            cols,
+            vals,
+            cnt,
+            int(threads),
+        )
     else:
-        b.impl.duel_policy(table.rolls, plans.native(b), Q, movers, lo, hi, v, ptr, c, cap, cols, vals, cnt,
-                           int(threads))
-    indptr, out_cols, out_vals, in_rows, in_locs, in_vals = b.impl.rows_split(cap, cnt, cols, vals, local,
-                                                                              float(drop), bool(links),
-                                                                              int(threads))
+        b.impl.duel_policy(
+            table.rolls, plans.native(b), Q, movers, lo, hi, v, ptr, c, cap, cols, vals, cnt, int(threads)
+        )
+    indptr, out_cols, out_vals, in_rows, in_locs, in_vals = b.impl.rows_split(
+        cap, cnt, cols, vals, local, float(drop), bool(links), int(threads)
+    )
     inner = (in_rows, in_locs, in_vals) if local is not None else None
     return PolicyRows(v, c, indptr, out_cols, out_vals, ptr, inner)
 
@@ -580,8 +688,15 @@ def turn_seconds(rs: Ruleset, rows: int, columns: int = 1) -> float:
     table = roll_table(rs)
     stop_ok = np.ones(rows + 1, np.uint8)
     stop_val = np.repeat(np.linspace(0.0, 1.0, rows + 1)[:, None], columns, axis=1)
-    args = (table, stop_ok, stop_val, np.zeros(rows + 1, np.uint8), np.zeros((rows + 1, columns)),
-            np.linspace(0.0, 0.5, columns), np.ones(columns))
+    args = (
+        table,
+        stop_ok,
+        stop_val,
+        np.zeros(rows + 1, np.uint8),
+        np.zeros((rows + 1, columns)),
+        np.linspace(0.0, 0.5, columns),
+        np.ones(columns),
+    )
     best, spent = float("inf"), 0.0
     for _k in range(50):
         t0 = time.perf_counter()

@@ -33,8 +33,16 @@ class Rolls:
         self.dice, self.hot_mode = int(dice), int(hot_mode)
 
     def arrays(self) -> tuple:
-        return (self.cls_ptr, self.cls_prob, self.cls_instant, self.opt_ptr, self.opt_points, self.opt_used,
-                self.dice, self.hot_mode)
+        return (
+            self.cls_ptr,
+            self.cls_prob,
+            self.cls_instant,
+            self.opt_ptr,
+            self.opt_points,
+            self.opt_used,
+            self.dice,
+            self.hot_mode,
+        )
 
 
 class Plans:
@@ -43,10 +51,35 @@ class Plans:
     _INT = ("ptr", "next", "after", "bust", "score", "overtaken", "pushed")
     _BYTE = ("stop_ok", "forced_ok", "climbed", "on_barrel")
 
-    def __init__(self, ptr, stop_ok, forced_ok, next, after, climbed, bust, score, overtaken, pushed,
-                 on_barrel, win_col=None, win_L=None):
-        args = dict(ptr=ptr, stop_ok=stop_ok, forced_ok=forced_ok, next=next, after=after, climbed=climbed,
-                    bust=bust, score=score, overtaken=overtaken, pushed=pushed, on_barrel=on_barrel)
+    def __init__(
+        self,
+        ptr,
+        stop_ok,
+        forced_ok,
+        next,
+        after,
+        climbed,
+        bust,
+        score,
+        overtaken,
+        pushed,
+        on_barrel,
+        win_col=None,
+        win_L=None,
+    ):
+        args = dict(
+            ptr=ptr,
+            stop_ok=stop_ok,
+            forced_ok=forced_ok,
+            next=next,
+            after=after,
+            climbed=climbed,
+            bust=bust,
+            score=score,
+            overtaken=overtaken,
+            pushed=pushed,
+            on_barrel=on_barrel,
+        )
         for k, v in args.items():
             setattr(self, k, np.ascontiguousarray(v, dtype=np.int64 if k in self._INT else np.uint8))
         self.win_col = None if win_col is None else np.ascontiguousarray(win_col, dtype=np.int64)
@@ -147,7 +180,7 @@ def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit, 
                             if f is not None:
                                 opts.add((f // unit, k))
                             continue
-                        p, u = best(s)   # its best composition, which must use every die
+                        p, u = best(s)  # its best composition, which must use every die
                         if u == k:
                             opts.add((p // unit, k))
             else:
@@ -168,9 +201,15 @@ def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit, 
     flat = [o for opts in options for o in opts]
     opt_points = np.array([o[0] for o in flat], dtype=np.int64)
     opt_used = np.array([o[1] for o in flat], dtype=np.int64)
-    return (np.array(rolls, dtype=np.int64).reshape(-1, faces), np.array(roll_class, dtype=np.int64),
-            np.array(weights, dtype=np.int64), opt_ptr, opt_points, opt_used,
-            np.array(flags, dtype=np.uint8))
+    return (
+        np.array(rolls, dtype=np.int64).reshape(-1, faces),
+        np.array(roll_class, dtype=np.int64),
+        np.array(weights, dtype=np.int64),
+        opt_ptr,
+        opt_points,
+        opt_used,
+        np.array(flags, dtype=np.uint8),
+    )
 
 
 # --------------------------------------------------------------------------- turn DP
@@ -193,16 +232,25 @@ def _options_by_dice(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_us
         lo, hi = cls_ptr[n], cls_ptr[n + 1]
         prob = cls_prob[lo:hi]
         inst = cls_instant[lo:hi].astype(bool)
-        cnt = opt_ptr[lo + 1:hi + 1] - opt_ptr[lo:hi]
+        cnt = opt_ptr[lo + 1 : hi + 1] - opt_ptr[lo:hi]
         scoring = (~inst) & (cnt > 0)
         ks = np.nonzero(scoring)[0] + lo
-        o_idx = (np.concatenate([np.arange(opt_ptr[k], opt_ptr[k + 1]) for k in ks]) if len(ks)
-                 else np.zeros(0, np.int64))
+        o_idx = (
+            np.concatenate([np.arange(opt_ptr[k], opt_ptr[k + 1]) for k in ks]) if len(ks) else np.zeros(0, np.int64)
+        )
         seg = np.zeros(len(ks), dtype=np.int64)
         if len(ks):
             seg[1:] = np.cumsum(cnt[scoring])[:-1]
-        per_n.append((prob[scoring], opt_points[o_idx], n - opt_used[o_idx], seg,
-                      prob[(~inst) & (cnt == 0)].sum(), prob[inst].sum()))
+        per_n.append(
+            (
+                prob[scoring],
+                opt_points[o_idx],
+                n - opt_used[o_idx],
+                seg,
+                prob[(~inst) & (cnt == 0)].sum(),
+                prob[inst].sum(),
+            )
+        )
     return per_n
 
 
@@ -211,8 +259,24 @@ def turn_dp(rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, 
     return _turn_dp(*rolls.arrays(), stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad, full)
 
 
-def _turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
-            stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad, full):
+def _turn_dp(
+    cls_ptr,
+    cls_prob,
+    cls_instant,
+    opt_ptr,
+    opt_points,
+    opt_used,
+    dice,
+    hot_mode,
+    stop_ok,
+    stop_val,
+    forced_ok,
+    forced_val,
+    bust_val,
+    win_val,
+    grad,
+    full,
+):
     """See :func:`thousand.kernel.turn_dp`."""
     T = stop_ok.shape[0] - 1
     K = bust_val.shape[0]
@@ -312,8 +376,9 @@ def _turn_dp(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice
             fz = dA[t, 0].copy()
             _, slope = _tail_eval(h, t, dice, hot_mode, s_ok, s_val, bust_val, win_val, per_n, L)
             dh = fz / (1.0 - slope)
-            _tail_fill(h, t, dice, hot_mode, settle, roll, A, AC, dA, dAC, R, RC, V, dR, dRC, dV, grad,
-                       s_ok, s_val, dh=dh)
+            _tail_fill(
+                h, t, dice, hot_mode, settle, roll, A, AC, dA, dAC, R, RC, V, dR, dRC, dV, grad, s_ok, s_val, dh=dh
+            )
 
     # ---- totals T..0: every scoring roll adds at least one unit, so go down.
     for t in range(L - 2, -1, -1):
@@ -387,8 +452,7 @@ def _tail_roll(n, a, da, per_n, bust_val, win_val):
     return val, dval
 
 
-def _tail_fill(h, t, dice, hot_mode, settle, roll, A, AC, dA, dAC, R, RC, V, dR, dRC, dV, grad, s_ok, s_val,
-               dh=None):
+def _tail_fill(h, t, dice, hot_mode, settle, roll, A, AC, dA, dAC, R, RC, V, dR, dRC, dV, grad, s_ok, s_val, dh=None):
     """Write the tail row (index t) of every table for the hot-state value h."""
     A[t, 0] = h
     if grad:
@@ -416,8 +480,7 @@ def turn_ends(rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val
     """:func:`turn_dp` and the end distribution of its decisions, as the compiled
     kernel's ``turn_ends``: ``(start, dstart, ends, bust_p, win_p)`` with ``ends`` the
     banked and mid-turn ends together (the twin composes the two passes it has)."""
-    start, dstart, V, R, RC = turn_dp(rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val,
-                                      grad, True)
+    start, dstart, V, R, RC = turn_dp(rolls, stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val, grad, True)
     stop_p, forced_p, bust_p, win_p = end_distribution(rolls, stop_ok, stop_val, forced_ok, forced_val, V, R, RC)
     return start, dstart, stop_p + forced_p, bust_p, win_p
 
@@ -427,8 +490,23 @@ def end_distribution(rolls, stop_ok, stop_val, forced_ok, forced_val, V, R, RC):
     return _end_distribution(*rolls.arrays(), stop_ok, stop_val, forced_ok, forced_val, V, R, RC)
 
 
-def _end_distribution(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode,
-                      stop_ok, stop_val, forced_ok, forced_val, V, R, RC):
+def _end_distribution(
+    cls_ptr,
+    cls_prob,
+    cls_instant,
+    opt_ptr,
+    opt_points,
+    opt_used,
+    dice,
+    hot_mode,
+    stop_ok,
+    stop_val,
+    forced_ok,
+    forced_val,
+    V,
+    R,
+    RC,
+):
     T = stop_ok.shape[0] - 1
     L = T + 2
     K = V.shape[2]
@@ -450,7 +528,7 @@ def _end_distribution(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_u
     forced_p = np.zeros((L, K))
     bust_p = np.zeros(K)
     win_p = np.zeros(K)
-    arr = np.zeros((L, N + 1, K))    # mass arriving at (t, dice left) after a plain roll
+    arr = np.zeros((L, N + 1, K))  # mass arriving at (t, dice left) after a plain roll
     arr_c = np.zeros((L, N + 1, K))  # ... after a confirming roll
     cols = np.arange(K)
 
@@ -514,7 +592,7 @@ def _end_distribution(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_u
         step(L - 1, *route(L - 1))
     stop_p[T] += stop_p[L - 1]
     forced_p[T] += forced_p[L - 1]
-    return stop_p[:T + 1], forced_p[:T + 1], bust_p, win_p
+    return stop_p[: T + 1], forced_p[: T + 1], bust_p, win_p
 
 
 def rows_minus(indptr, cols, vals, x, c, out, threads):
@@ -524,7 +602,8 @@ def rows_minus(indptr, cols, vals, x, c, out, threads):
     if m <= 0:
         return
     from scipy import sparse
-    A = sparse.csr_matrix((vals[:indptr[-1]], cols[:indptr[-1]], indptr), shape=(m, len(x)))
+
+    A = sparse.csr_matrix((vals[: indptr[-1]], cols[: indptr[-1]], indptr), shape=(m, len(x)))
     out[:m] = c[:m] - A @ x
 
 
@@ -540,8 +619,10 @@ def solve_links(succ, a, b, out):
     if m == 0:
         return
     import warnings
+
     from scipy import sparse
     from scipy.sparse import linalg as spla
+
     r = np.flatnonzero(succ >= 0)
     A = sparse.identity(m, format="csr") + sparse.csr_matrix((np.asarray(a, float)[r], (r, succ[r])), shape=(m, m))
     with warnings.catch_warnings():
@@ -571,8 +652,17 @@ class LevelSweep:
                 raise ValueError("rows must index x, succ the level's rows (or be negative)")
             if indptr[0] != 0 or np.any(np.diff(indptr) < 0) or indptr[m] > len(cols) or indptr[m] > len(vals):
                 raise ValueError("indptr must start at 0, not decrease, and fit cols/vals")
-            self.levels.append((rows, np.asarray(rho, dtype=float), indptr, np.asarray(cols), np.asarray(vals),
-                                succ, np.asarray(a, dtype=float)))
+            self.levels.append(
+                (
+                    rows,
+                    np.asarray(rho, dtype=float),
+                    indptr,
+                    np.asarray(cols),
+                    np.asarray(vals),
+                    succ,
+                    np.asarray(a, dtype=float),
+                )
+            )
 
     def sweep(self, x, threads=0):
         """One sweep, in place on ``x``; returns the largest change of an entry."""
@@ -583,7 +673,7 @@ class LevelSweep:
             m = len(rows)
             if not m:
                 continue
-            if indptr[-1] and (cols[:indptr[-1]].min() < 0 or cols[:indptr[-1]].max() >= self.size):
+            if indptr[-1] and (cols[: indptr[-1]].min() < 0 or cols[: indptr[-1]].max() >= self.size):
                 raise ValueError("cols must index x")
             rhs, out = np.empty(m), np.empty(m)
             rows_minus(indptr, cols, vals, x, rho, rhs, threads)
@@ -604,9 +694,10 @@ def rows_split(cap_ptr, cnt, cols, vals, local, drop=0.0, links=False, threads=0
     m = len(cnt)
     cnt = np.asarray(cnt, dtype=np.int64)
     sel = np.repeat(np.asarray(cap_ptr[:m], dtype=np.int64), cnt) + (
-        np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt))
+        np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    )
     c, v = np.asarray(cols)[sel], np.asarray(vals)[sel]
-    if len(c) and (c.min() < 0 or c.max() > 2 ** 31 - 1 or (local is not None and c.max() >= len(local))):
+    if len(c) and (c.min() < 0 or c.max() > 2**31 - 1 or (local is not None and c.max() >= len(local))):
         raise ValueError("columns must be pair indices below 2**31 (and inside local)")
     row = np.repeat(np.arange(m), cnt)
     if drop > 0:
@@ -625,8 +716,14 @@ def rows_split(cap_ptr, cnt, cols, vals, local, drop=0.0, links=False, threads=0
     indptr = np.zeros(m + 1, dtype=np.int64)
     np.cumsum(np.bincount(row[out], minlength=m), out=indptr[1:])
     out_vals = v[out].astype(np.float32) if drop > 0 else v[out]
-    return (indptr, c[out].astype(np.int32), out_vals, row[inside].astype(np.int64),
-            local[c[inside]].astype(np.int64) if local is not None else np.zeros(0, np.int64), v[inside])
+    return (
+        indptr,
+        c[out].astype(np.int32),
+        out_vals,
+        row[inside].astype(np.int64),
+        local[c[inside]].astype(np.int64) if local is not None else np.zeros(0, np.int64),
+        v[inside],
+    )
 
 
 # --------------------------------------------------------------------------- duel loops
@@ -676,9 +773,9 @@ def duel_level(rolls, plans, Q, movers, opp_lo, opp_hi, out_v, out_d, out_ptr, g
         i, lo, hi = movers[j], opp_lo[j], opp_hi[j]
         stop_ok, forced_ok, _, _, ends, bust = _mover_ends(plans, Q, i, lo, hi)
         start, dstart, *_ = turn_dp(rolls, stop_ok, ends, forced_ok, ends, bust, np.ones(hi - lo), grad, False)
-        out_v[out_ptr[j]:out_ptr[j + 1]] = start
+        out_v[out_ptr[j] : out_ptr[j + 1]] = start
         if grad:
-            out_d[out_ptr[j]:out_ptr[j + 1]] = dstart
+            out_d[out_ptr[j] : out_ptr[j + 1]] = dstart
 
 
 def _check_frames(plans, frame_movers, col_ptr, col_movers, col_opps, col_row0) -> int:
@@ -690,9 +787,12 @@ def _check_frames(plans, frame_movers, col_ptr, col_movers, col_opps, col_row0) 
     if len(col_opps) != C or len(col_row0) != C:
         raise ValueError("col_movers, col_opps and col_row0 need one entry per column")
     n = len(plans.ptr) - 1
-    if C and (min(np.min(col_movers), np.min(col_opps), np.min(frame_movers) if F else 0) < 0
-              or max(np.max(col_movers), np.max(col_opps)) >= n or (F and np.max(frame_movers) >= n)
-              or np.min(col_row0) < 0):
+    if C and (
+        min(np.min(col_movers), np.min(col_opps), np.min(frame_movers) if F else 0) < 0
+        or max(np.max(col_movers), np.max(col_opps)) >= n
+        or (F and np.max(frame_movers) >= n)
+        or np.min(col_row0) < 0
+    ):
         raise ValueError("frame and column movers, opponents must be state indices, rows >= 0")
     ptr = plans.ptr
     for f in range(F):
@@ -702,14 +802,16 @@ def _check_frames(plans, frame_movers, col_ptr, col_movers, col_opps, col_row0) 
             i, r0 = col_movers[c], col_row0[c]
             Ti = ptr[i + 1] - ptr[i] - 1
             mine, theirs = slice(ptr[i] + 1, ptr[i + 1]), slice(ptr[fi] + r0 + 1, ptr[fi + 1])
-            if Ti != Tf - r0 or np.any(plans.stop_ok[mine] != plans.stop_ok[theirs]) or np.any(
-                    plans.forced_ok[mine] != plans.forced_ok[theirs]):
+            if (
+                Ti != Tf - r0
+                or np.any(plans.stop_ok[mine] != plans.stop_ok[theirs])
+                or np.any(plans.forced_ok[mine] != plans.forced_ok[theirs])
+            ):
                 raise ValueError("a column's turn is not its frame's rows shifted (horizon, banking or forced ends)")
     return C
 
 
-def duel_frames(rolls, plans, Q, frame_movers, col_ptr, col_movers, col_opps, col_row0, out_v, out_d, grad,
-                threads):
+def duel_frames(rolls, plans, Q, frame_movers, col_ptr, col_movers, col_opps, col_row0, out_v, out_d, grad, threads):
     """See :func:`thousand.kernel.duel_frames`: each column is its own mover's turn
     against its opponent (one :func:`duel_level` pair); the frame only has to be
     consistent with it (the compiled kernel runs a frame's columns as one turn DP)."""
@@ -723,8 +825,9 @@ def duel_frames(rolls, plans, Q, frame_movers, col_ptr, col_movers, col_opps, co
             out_d[c] = d[0]
 
 
-def duel_policy(rolls, plans, Q, movers, opp_lo, opp_hi, out_v, out_ptr, out_c, cap_ptr, out_cols, out_vals,
-                out_cnt, threads):
+def duel_policy(
+    rolls, plans, Q, movers, opp_lo, opp_hi, out_v, out_ptr, out_c, cap_ptr, out_cols, out_vals, out_cnt, threads
+):
     """See :func:`thousand.kernel.duel_policy`: :func:`duel_level` without the gradient,
     and each pair's greedy policy as a sparse row from :func:`end_distribution`."""
     n = Q.shape[0]
@@ -757,11 +860,26 @@ def duel_policy(rolls, plans, Q, movers, opp_lo, opp_hi, out_v, out_ptr, out_c, 
                 at += 1
             out_c[p] = c + win_p[k]
             out_cnt[p] = at - cap_ptr[p]
-        out_v[out_ptr[j]:out_ptr[j + 1]] = start
+        out_v[out_ptr[j] : out_ptr[j + 1]] = start
 
 
-def duel_policy_frames(rolls, plans, Q, frame_movers, col_ptr, col_movers, col_opps, col_row0, out_v, out_c,
-                       cap_ptr, out_cols, out_vals, out_cnt, threads):
+def duel_policy_frames(
+    rolls,
+    plans,
+    Q,
+    frame_movers,
+    col_ptr,
+    col_movers,
+    col_opps,
+    col_row0,
+    out_v,
+    out_c,
+    cap_ptr,
+    out_cols,
+    out_vals,
+    out_cnt,
+    threads,
+):
     """See :func:`thousand.kernel.duel_policy_frames`: each column as its own
     :func:`duel_policy` pair."""
     C = _check_frames(plans, frame_movers, col_ptr, col_movers, col_opps, col_row0)
@@ -771,8 +889,9 @@ def duel_policy_frames(rolls, plans, Q, frame_movers, col_ptr, col_movers, col_o
         v, oc, cnt = np.empty(1), np.empty(1), np.zeros(1, dtype=np.int64)
         cap = int(cap_ptr[c + 1] - cap_ptr[c])
         cols, vals = np.empty(cap, dtype=np.int64), np.empty(cap)
-        duel_policy(rolls, plans, Q, [col_movers[c]], [y], [y + 1], v, one, oc, np.array([0, cap]), cols, vals,
-                    cnt, threads)
+        duel_policy(
+            rolls, plans, Q, [col_movers[c]], [y], [y + 1], v, one, oc, np.array([0, cap]), cols, vals, cnt, threads
+        )
         out_v[c], out_c[c], out_cnt[c] = v[0], oc[0], cnt[0]
-        out_cols[cap_ptr[c]:cap_ptr[c] + cnt[0]] = cols[:cnt[0]]
-        out_vals[cap_ptr[c]:cap_ptr[c] + cnt[0]] = vals[:cnt[0]]
+        out_cols[cap_ptr[c] : cap_ptr[c] + cnt[0]] = cols[: cnt[0]]
+        out_vals[cap_ptr[c] : cap_ptr[c] + cnt[0]] = vals[: cnt[0]]

@@ -20,7 +20,7 @@ IMPLEMENTATION = "pure"
 M64 = (1 << 64) - 1
 GAME_STRIDE = 0xD1B54A32D192ED03
 MUST_ROLL, FREE, CONFIRM = 0, 1, 2
-OPTIMAL, HOLD, RANDOM = 0, 1, 2   # bot kinds: value tables (duel or race), hold at N points, random
+OPTIMAL, HOLD, RANDOM = 0, 1, 2  # bot kinds: value tables (duel or race), hold at N points, random
 BUST, END, WIN = 0, 1, 2
 
 
@@ -74,7 +74,8 @@ def run(rolls, lookup, plans, unit, start0, start1, bots, race, games, seed, gam
     overtaken, pushed, on_barrel = plans.overtaken, plans.pushed, plans.on_barrel
     kinds, params = [b.kind for b in bots], [b.param for b in bots]
     (dec0, doff0, val0, voff0, blind0), (dec1, doff1, val1, voff1, blind1) = (
-        (b.dec, b.doff, b.val, b.voff, b.blind) for b in bots)
+        (b.dec, b.doff, b.val, b.voff, b.blind) for b in bots
+    )
     lut = lut.tolist()
     lut_off, lut_size = lut_off.tolist(), lut_size.tolist()
     inst = cls_instant.tolist()
@@ -128,6 +129,7 @@ def run(rolls, lookup, plans, unit, start0, start1, bots, race, games, seed, gam
                     if n == optused[o] and hot_mode != FREE:
                         return 0
                     return sok[prow + k1]
+
                 cnt = sum(1 + stops(o) for o in range(o0, o1))
                 pick = rng.below(cnt) if cnt > 1 else 0
                 for o in range(o0, o1):

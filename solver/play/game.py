@@ -20,17 +20,16 @@ the other players (push-off, overtaking) are applied as the rules say.
 from __future__ import annotations
 
 import json
-import os
-import random
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from thousand.engine.turn import TurnEnd, TurnRules, TurnState, finish_turn, next_in_round, round_winners
 from thousand.base.errors import Refused, StateError, ThousandError
 from thousand.base.i18n import N_, _, dice_count
 from thousand.engine.player import PlayerState
+from thousand.engine.turn import TurnEnd, TurnRules, TurnState, finish_turn, next_in_round, round_winners
 from thousand.rules.ruleset import Ruleset, load_ruleset
 from thousand.rules.scoring import parse_roll
+
 from .session import SAVE_FORMAT, LoggedGame, handle_line
 
 if TYPE_CHECKING:
@@ -95,8 +94,9 @@ class Turn:
 class Game(LoggedGame):
     """A game of ``rs`` between ``names``, driven by log entries (see the module doc)."""
 
-    def __init__(self, rs: Ruleset, names: list[str], spec: str = "", overrides: tuple[str, ...] = (),
-                 seed: int | None = None):
+    def __init__(
+        self, rs: Ruleset, names: list[str], spec: str = "", overrides: tuple[str, ...] = (), seed: int | None = None
+    ):
         super().__init__(rs, names, spec, overrides, seed)
         self.engine = TurnRules(rs)  # the rules of a turn in play
         self.moves = self.engine.moves
@@ -111,7 +111,7 @@ class Game(LoggedGame):
         self.round = 1
         self.turns = [0] * n
         self.history: list[list[str]] = [[] for _k in range(n)]
-        self.finished: dict[int, int] = {}   # equal_turns: player -> final total
+        self.finished: dict[int, int] = {}  # equal_turns: player -> final total
         self.winners: list[int] | None = None
         self.messages: list[str] = []
         self._new_turn()
@@ -155,23 +155,27 @@ class Game(LoggedGame):
     def _roll(self, faces: tuple[int, ...]) -> None:
         tr, name = self.turn, self.names[self.current]
         if tr.roll is not None:
-            raise Refused(_("set dice aside from {roll} first: {options}").format(
-                roll=_faces(tr.roll), options=_keeps(tr.options)))
+            raise Refused(
+                _("set dice aside from {roll} first: {options}").format(
+                    roll=_faces(tr.roll), options=_keeps(tr.options)
+                )
+            )
         if len(faces) != tr.dice:
-            raise Refused(_("{name} rolls {dice}, not {n}").format(name=name, dice=dice_count(tr.dice),
-                                                                      n=len(faces)))
+            raise Refused(_("{name} rolls {dice}, not {n}").format(name=name, dice=dice_count(tr.dice), n=len(faces)))
         faces = tuple(sorted(faces))
         nxt = self.engine.after_roll(tr.state, faces)
         if isinstance(nxt, TurnEnd) and nxt.kind == "win":
             tr.steps.append(_("{roll} instant win").format(roll=_faces(faces)))
             self._say(_("{name} rolls {roll}: an instant win!").format(name=name, roll=_faces(faces)))
-            self._finish_game([self.current], _("{name} wins at once ({roll})").format(
-                name=name, roll=_faces(faces)))
+            self._finish_game([self.current], _("{name} wins at once ({roll})").format(name=name, roll=_faces(faces)))
             return
         if isinstance(nxt, TurnEnd):
             tr.steps.append(_("{roll} bust").format(roll=_faces(faces)))
-            self._say(_("{name} rolls {roll}: nothing scores — bust, the turn total {t} is lost").format(
-                name=name, roll=_faces(faces), t=tr.total))
+            self._say(
+                _("{name} rolls {roll}: nothing scores — bust, the turn total {t} is lost").format(
+                    name=name, roll=_faces(faces), t=tr.total
+                )
+            )
             self._finish(nxt)
             return
         tr.state = nxt
@@ -179,8 +183,11 @@ class Game(LoggedGame):
         if len(opts) == 1:
             self._keep(opts[0][1])
             return
-        self._say(_("{name} rolls {roll}: set aside one of {options}").format(
-            name=name, roll=_faces(faces), options=_keeps(opts)))
+        self._say(
+            _("{name} rolls {roll}: set aside one of {options}").format(
+                name=name, roll=_faces(faces), options=_keeps(opts)
+            )
+        )
 
     def _keep_choice(self, dice: tuple[int, ...] | None) -> None:
         tr = self.turn
@@ -191,22 +198,33 @@ class Game(LoggedGame):
     def _keep(self, kept: tuple[int, ...]) -> None:
         tr, x, name = self.turn, self.player, self.names[self.current]
         roll = tr.roll
-        nxt = self.engine.keep(tr.state, kept)   # refused (and nothing changed) if not legal
+        nxt = self.engine.keep(tr.state, kept)  # refused (and nothing changed) if not legal
         kept = tuple(sorted(kept))
-        t1 = nxt.total                           # every end of a set-aside carries its total
+        t1 = nxt.total  # every end of a set-aside carries its total
         pts = t1 - tr.total
-        tr.steps.append(f"{_faces(roll)} +{pts}" if len(kept) == len(roll)
-                        else _("{roll} keep {kept} +{points}").format(
-                            roll=_faces(roll), kept=_faces(kept), points=pts))
-        self._say(_("{name} rolls {roll}: sets aside {kept} for {points}; turn total {t}").format(
-            name=name, roll=_faces(roll), kept=_faces(kept), points=pts, t=t1))
+        tr.steps.append(
+            f"{_faces(roll)} +{pts}"
+            if len(kept) == len(roll)
+            else _("{roll} keep {kept} +{points}").format(roll=_faces(roll), kept=_faces(kept), points=pts)
+        )
+        self._say(
+            _("{name} rolls {roll}: sets aside {kept} for {points}; turn total {t}").format(
+                name=name, roll=_faces(roll), kept=_faces(kept), points=pts, t=t1
+            )
+        )
         if isinstance(nxt, TurnEnd):
             if nxt.event == "dump":
-                self._say(_("{s} + {t} = {sum}: samosval — the turn ends and the score becomes 0").format(
-                    s=x.score, t=t1, sum=x.score + t1))
+                self._say(
+                    _("{s} + {t} = {sum}: samosval — the turn ends and the score becomes 0").format(
+                        s=x.score, t=t1, sum=x.score + t1
+                    )
+                )
             elif nxt.event == "overshoot":
-                self._say(_("{s} + {t} = {sum} is over {goal}: overshoot — the turn ends").format(
-                    s=x.score, t=t1, sum=x.score + t1, goal=self.rs.goal))
+                self._say(
+                    _("{s} + {t} = {sum} is over {goal}: overshoot — the turn ends").format(
+                        s=x.score, t=t1, sum=x.score + t1, goal=self.rs.goal
+                    )
+                )
             else:
                 self._say(_("the confirming roll scored: the turn is banked at once"))
             self._finish(nxt)
@@ -215,13 +233,17 @@ class Game(LoggedGame):
         if len(kept) == len(roll):  # every die set aside: hot dice
             hot = self.rs.hot_dice
             if not (hot == "free" and nxt.dice == 1):
-                self._say({"must_roll": _("hot dice: all {n} dice again, and rolling them is compulsory"),
-                           "confirm": _("hot dice: roll all {n} dice to confirm the turn"),
-                           "free": _("hot dice: all {n} dice again; roll or stop")}[hot].format(n=nxt.dice))
+                self._say(
+                    {
+                        "must_roll": _("hot dice: all {n} dice again, and rolling them is compulsory"),
+                        "confirm": _("hot dice: roll all {n} dice to confirm the turn"),
+                        "free": _("hot dice: all {n} dice again; roll or stop"),
+                    }[hot].format(n=nxt.dice)
+                )
 
     def _stop(self) -> None:
         tr = self.turn
-        end = self.engine.stop(tr.state)   # Refused, with the reason, where stopping is not allowed
+        end = self.engine.stop(tr.state)  # Refused, with the reason, where stopping is not allowed
         tr.steps.append(_("stop"))
         self._finish(end)
 
@@ -236,32 +258,41 @@ class Game(LoggedGame):
         y = res.players[i]
         if end.kind == "bust" or end.event == "overshoot":
             what = _(end.event or "bust")
-            self.history[i].append(what + (f" → {y.score}" if y.score != x.score else "")
-                                   + self._changes(x, y, banked=False))
-            self._say(_("{name}: zero turn ({what})").format(
-                name=name, what=what) + self._changes(x, y, banked=False)
-                      + (_("; score {a} → {b}").format(a=x.score, b=y.score) if y.score != x.score else ""))
+            self.history[i].append(
+                what + (f" → {y.score}" if y.score != x.score else "") + self._changes(x, y, banked=False)
+            )
+            self._say(
+                _("{name}: zero turn ({what})").format(name=name, what=what)
+                + self._changes(x, y, banked=False)
+                + (_("; score {a} → {b}").format(a=x.score, b=y.score) if y.score != x.score else "")
+            )
             self.states[i] = y
             self._end_turn()
             return
         t = end.total
         for j, what in res.affected:
             o, o2 = self.states[j], res.players[j]
-            words = [_("pushed off the barrel") if w == "pushed off" else _("overtaken (−{n})").format(
-                n=rs.overtake)
-                     for w in what]
-            note = _("{what} by {name}: {a} → {b}").format(what=_(" and ").join(words), name=name, a=o.score,
-                                                          b=o2.score)
+            words = [
+                _("pushed off the barrel") if w == "pushed off" else _("overtaken (−{n})").format(n=rs.overtake)
+                for w in what
+            ]
+            note = _("{what} by {name}: {a} → {b}").format(
+                what=_(" and ").join(words), name=name, a=o.score, b=o2.score
+            )
             self.history[j].append(note)
             self._say(_("{name} is {note}").format(name=self.names[j], note=note))
             self.states[j] = o2
         if res.won:
             if rs.equal_turns:
                 self.finished[i] = res.final_total
-                self.history[i].append(_("+{t} → {total} (reached {goal})").format(t=t, total=res.final_total,
-                                                                                  goal=rs.goal))
-                self._say(_("{name} banks {t}: {total}, over the goal; the round is completed").format(
-                    name=name, t=t, total=res.final_total))
+                self.history[i].append(
+                    _("+{t} → {total} (reached {goal})").format(t=t, total=res.final_total, goal=rs.goal)
+                )
+                self._say(
+                    _("{name} banks {t}: {total}, over the goal; the round is completed").format(
+                        name=name, t=t, total=res.final_total
+                    )
+                )
                 self._end_turn()
                 return
             self.history[i].append(_("+{t} → {total} WIN").format(t=t, total=res.final_total))
@@ -276,8 +307,10 @@ class Game(LoggedGame):
         if self.moves.climbed(x, y):
             line += _(", on the barrel")
         self.history[i].append(line)
-        self._say(_("{name} banks {t}: {a} → {b}").format(name=name, t=t, a=x.score, b=y.score)
-                  + self._changes(x, y, banked=True))
+        self._say(
+            _("{name} banks {t}: {a} → {b}").format(name=name, t=t, a=x.score, b=y.score)
+            + self._changes(x, y, banked=True)
+        )
         self.states[i] = y
         self._end_turn()
 
@@ -288,13 +321,15 @@ class Game(LoggedGame):
             if y.bolts > x.bolts:
                 out.append(_("bolt {n}/{limit}").format(n=y.bolts, limit=rs.bolts.limit))
             elif self.moves.exempt(x) is False and y.bolts == 0 and x.bolts == rs.bolts.limit - 1:
-                out.append(_("bolt {n}/{limit}: −{penalty}").format(n=rs.bolts.limit, limit=rs.bolts.limit,
-                                                                    penalty=rs.bolts.penalty))
+                out.append(
+                    _("bolt {n}/{limit}: −{penalty}").format(
+                        n=rs.bolts.limit, limit=rs.bolts.limit, penalty=rs.bolts.penalty
+                    )
+                )
         if y.overshoots > x.overshoots:
             out.append(_("overshoot {n}/{limit}").format(n=y.overshoots, limit=rs.barrel.overshoots))
         if y.barrel_tries > x.barrel_tries:
-            out.append(_("barrel attempt {n}/{limit} failed").format(
-                n=y.barrel_tries, limit=rs.barrel.attempts))
+            out.append(_("barrel attempt {n}/{limit} failed").format(n=y.barrel_tries, limit=rs.barrel.attempts))
         if y.pit_tries > x.pit_tries:
             out.append(_("pit attempt {n}/{limit} failed").format(n=y.pit_tries, limit=rs.pit_attempts))
         if rs.on_barrel(x.score) and not rs.on_barrel(y.score) and not banked:
@@ -302,8 +337,11 @@ class Game(LoggedGame):
         elif rs.barrel.kind == "exact" and overshoots_fell(x, y):
             out.append(_("falls"))
         if y.falls != x.falls and rs.barrel.max_falls:
-            out.append(_("falls {n}/{limit}").format(n=y.falls, limit=rs.barrel.max_falls) if y.falls
-                       else _("the last fall: score 0"))
+            out.append(
+                _("falls {n}/{limit}").format(n=y.falls, limit=rs.barrel.max_falls)
+                if y.falls
+                else _("the last fall: score 0")
+            )
         if not rs.pit_of(x.score) and rs.pit_of(y.score):
             p = rs.pit_of(y.score)
             out.append(_("in the pit [{low}, {exit})").format(low=p.low, exit=p.exit))
@@ -317,8 +355,12 @@ class Game(LoggedGame):
             win = round_winners(self.finished)
             top = self.finished[win[0]]
             who = _(" and ").join(self.names[j] for j in win)
-            self._finish_game(win, (_("{who} win with {total} (shared)") if len(win) > 1
-                                    else _("{name} wins with {total}")).format(who=who, name=who, total=top))
+            self._finish_game(
+                win,
+                (_("{who} win with {total} (shared)") if len(win) > 1 else _("{name} wins with {total}")).format(
+                    who=who, name=who, total=top
+                ),
+            )
             return
         if nxt <= self.current:
             self.round += 1  # a new round only if the game goes on
@@ -340,13 +382,19 @@ class Game(LoggedGame):
             out.append(_("unopened (needs {n})").format(n=rs.open_min))
         pit = rs.pit_of(x.score)
         if pit:
-            out.append(_("in the pit [{low}, {exit})").format(low=pit.low, exit=pit.exit)
-                       + (_(" tries {n}/{limit}").format(n=x.pit_tries, limit=rs.pit_attempts)
-                          if rs.pit_attempts else ""))
+            out.append(
+                _("in the pit [{low}, {exit})").format(low=pit.low, exit=pit.exit)
+                + (_(" tries {n}/{limit}").format(n=x.pit_tries, limit=rs.pit_attempts) if rs.pit_attempts else "")
+            )
         if rs.on_barrel(x.score):
-            out.append(_("on the barrel") + (_(" tries {n}/{limit}").format(
-                n=x.barrel_tries, limit=rs.barrel.attempts)
-                                             if rs.barrel.kind == "points" and rs.barrel.attempts else ""))
+            out.append(
+                _("on the barrel")
+                + (
+                    _(" tries {n}/{limit}").format(n=x.barrel_tries, limit=rs.barrel.attempts)
+                    if rs.barrel.kind == "points" and rs.barrel.attempts
+                    else ""
+                )
+            )
         if rs.bolts.limit and x.bolts:
             out.append(_("bolts {n}/{limit}").format(n=x.bolts, limit=rs.bolts.limit))
         if rs.barrel.max_falls and x.falls:
@@ -380,10 +428,13 @@ class Game(LoggedGame):
         if tr.compulsory:
             return _("{name}: turn total {t}, roll {dice} (compulsory)").format(name=name, t=tr.total, dice=d)
         why = self.engine.stop_refusal(tr.state)
-        return (_("{name}: turn total {t}, {dice} to roll — roll or stop").format(name=name, t=tr.total, dice=d)
-                if why is None else
-                _("{name}: turn total {t}, {dice} to roll — roll (cannot stop: {why})").format(
-                    name=name, t=tr.total, dice=d, why=why))
+        return (
+            _("{name}: turn total {t}, {dice} to roll — roll or stop").format(name=name, t=tr.total, dice=d)
+            if why is None
+            else _("{name}: turn total {t}, {dice} to roll — roll (cannot stop: {why})").format(
+                name=name, t=tr.total, dice=d, why=why
+            )
+        )
 
     def sheet(self) -> str:
         rs = self.rs
@@ -399,33 +450,40 @@ class Game(LoggedGame):
             score = self.finished.get(j, self.states[j].score)
             lines.append(f"  {mark} {name:<{w}}  {score:>6}  {self.status(j)}")
             if self.history[j]:
-                lines.append(f"    {'':<{w}}          " + _("last: {steps}").format(
-                    steps="; ".join(self.history[j][-4:])))
+                lines.append(
+                    f"    {'':<{w}}          " + _("last: {steps}").format(steps="; ".join(self.history[j][-4:]))
+                )
         lines.append("  " + self.where())
         return "\n".join(lines)
 
     # ------------------------------------------------------------ save
 
     @classmethod
-    def from_json(cls, data: dict) -> "Game":
+    def from_json(cls, data: dict) -> Game:
         try:
             if data.get("format") != SAVE_FORMAT:
-                raise StateError(_("unsupported save format {0!r}").format(data.get('format')))
+                raise StateError(_("unsupported save format {0!r}").format(data.get("format")))
             for key in ("rules", "overrides", "players", "log"):
                 v = data[key]
-                if not (isinstance(v, str) if key == "rules"
-                        else isinstance(v, list) and all(isinstance(e, str) for e in v)):
+                if not (
+                    isinstance(v, str) if key == "rules" else isinstance(v, list) and all(isinstance(e, str) for e in v)
+                ):
                     raise StateError(_("not a saved game: bad field {0!r}").format(key))
             if data.get("seed") is not None and (type(data["seed"]) is not int):
                 raise StateError(_("not a saved game: bad field 'seed'"))
             rs = load_ruleset(data["rules"], tuple(data["overrides"]))
             if rs.hash != data["ruleset_hash"]:
-                raise StateError(_("the rules {0!r} have changed since the game was saved (hash {1}, saved "
-                                   "{2})").format(
-                    data['rules'], rs.hash, data['ruleset_hash']))
+                raise StateError(
+                    _("the rules {0!r} have changed since the game was saved (hash {1}, saved {2})").format(
+                        data["rules"], rs.hash, data["ruleset_hash"]
+                    )
+                )
             from thousand.rules.poker import PokerRuleset
+
             if isinstance(rs, PokerRuleset):  # the same save format for poker dice
-                from .poker import PokerGame, normalise_entry as poker_entry
+                from .poker import PokerGame
+                from .poker import normalise_entry as poker_entry
+
                 g = PokerGame(rs, list(data["players"]), data["rules"], tuple(data["overrides"]), data.get("seed"))
                 log = [poker_entry(e) for e in data["log"]]
             else:
@@ -471,6 +529,7 @@ def normalise_entry(entry: str, rs: Ruleset) -> str:
 
 def _solve_here(rs: Ruleset, objective: str, tables_dir: str | None):
     from thousand.tables.solve import solve_objective
+
     return solve_objective(rs, objective, tables_dir, progress=True)
 
 
@@ -478,17 +537,20 @@ def measured_cost(method: str, rs: Ruleset) -> str:
     """What ``bench/bench_approx.py`` measured an approximation to cost on games like ``rs``
     (:func:`thousand.solvers.approx.measured`)."""
     from thousand.solvers.approx import interacting, measured
+
     got = measured(rs.dice, interacting(rs), bool(rs.equal_turns)).get(method)
     if not got:
         return _("its cost not measured")
-    return _("measured: one seat playing it among equilibrium players gives up {low:.4f} to {high:.4f} of a win "
-             "on {where}").format(low=got["loss_low"], high=got["loss_high"], where=got["where"])
+    return _(
+        "measured: one seat playing it among equilibrium players gives up {low:.4f} to {high:.4f} of a win on {where}"
+    ).format(low=got["loss_low"], high=got["loss_high"], where=got["where"])
 
 
 def best_duel_method(rs: Ruleset) -> str:
     """Of the approximations read off the duel table, ``product`` or ``duel``, the one whose
     worst measured loss on games like ``rs`` is smaller (``product`` when nothing is measured)."""
     from thousand.solvers.approx import interacting, measured
+
     got = measured(rs.dice, interacting(rs), bool(rs.equal_turns))
     if "product" in got and "duel" in got and got["duel"]["loss_high"] < got["product"]["loss_high"]:
         return "duel"
@@ -502,20 +564,24 @@ def equal_turns_method(rs: Ruleset, last_seat: bool) -> tuple[str, str]:
     the last of the round, whose opponents' wins all leave it a last turn, or an earlier
     one -- and its measured cost, as a label (``bench/bench_approx.py``, docs/results.md)."""
     from thousand.solvers.approx import _measured_file
+
     cases = [c for c in _measured_file().get("cases", []) if c.get("equal_turns")]
 
     def losses(method):
-        return [v for c in cases for k, v in enumerate(c["losses"].get(method, []))
-                if (k == c["players"] - 1) == last_seat]
+        return [
+            v for c in cases for k, v in enumerate(c["losses"].get(method, [])) if (k == c["players"] - 1) == last_seat
+        ]
+
     got = {m: losses(m) for m in ("memoryless", "race") if losses(m)}
     if not got:
         return "memoryless", _("its cost not measured")
     method = min(got, key=lambda m: max(got[m]))
     where = ", ".join(f"{c['ruleset']} ({c['players']} players)" for c in cases)
     seats = _("the last seat") if last_seat else _("a seat before the last")
-    return method, _("measured in {seats}: one seat playing it among equilibrium players gives up {low:.4f} to "
-                     "{high:.4f} of a win on {where}").format(seats=seats, low=min(got[method]),
-                                                             high=max(got[method]), where=where)
+    return method, _(
+        "measured in {seats}: one seat playing it among equilibrium players gives up {low:.4f} to "
+        "{high:.4f} of a win on {where}"
+    ).format(seats=seats, low=min(got[method]), high=max(got[method]), where=where)
 
 
 class Advisors:
@@ -528,7 +594,7 @@ class Advisors:
         self.solver = solver or _solve_here
         self._sol: dict = {}
         self._players: int | None = None
-        self._states: dict = {}              # players -> states of the N-player game, or why not
+        self._states: dict = {}  # players -> states of the N-player game, or why not
 
     def _solution(self, objective: str):
         if objective not in self._sol:
@@ -538,17 +604,20 @@ class Advisors:
     def duel_available(self) -> tuple[bool, str]:
         """Whether the duel table can be used now (found, or small enough to solve in seconds)."""
         from thousand.tables.files import find_table
+
         if "duel" in self._sol or find_table(self.rs, "duel", self.tables_dir) is not None:
             return True, ""
-        if self._players is None:   # counted once (a second for classic)
+        if self._players is None:  # counted once (a second for classic)
             from thousand.engine.states import build_state_space
+
             self._players = len(build_state_space(self.rs, opponents=True))
         n = self._players
         if n <= (SMALL_DUEL_EQUAL_TURNS if self.rs.equal_turns else SMALL_DUEL):
             return True, ""
-        return False, _("the duel table of these rules is not solved yet ({n} player states: minutes to "
-                        "tens of minutes); solve it with `thousand solve {name} --objective duel`").format(
-            n=n, name=self.rs.name)
+        return False, _(
+            "the duel table of these rules is not solved yet ({n} player states: minutes to "
+            "tens of minutes); solve it with `thousand solve {name} --objective duel`"
+        ).format(n=n, name=self.rs.name)
 
     def advice(self, g: Game) -> list[tuple[str, Advice | None, bool]]:
         """The advice for the player to move: (heading, advice, exact) triples, the heading
@@ -556,6 +625,7 @@ class Advisors:
         a method is missing."""
         from thousand.solvers.advice import duel_advisor, last_turn_advisor
         from thousand.tables.solve import note_rounding
+
         if g.over:
             raise Refused(_("the game is over"))
         tr, x, rs = g.turn, g.player, self.rs
@@ -566,23 +636,28 @@ class Advisors:
 
         def against(j: int) -> str:
             return _("{me}: {state}; {other}: {other_state}").format(
-                me=me, state=x.describe(rs), other=g.names[j], other_state=g.states[j].describe(rs))
+                me=me, state=x.describe(rs), other=g.names[j], other_state=g.states[j].describe(rs)
+            )
 
         if rs.equal_turns and g.finished and self.mode != "race":
             # the completed round's last turns: exact, and they need no table
             F = max(g.finished.values())
             tied = sum(1 for v in g.finished.values() if v == F)
-            later = list(range(g.current + 1, len(g.names)))     # the seats still to play after this one
+            later = list(range(g.current + 1, len(g.names)))  # the seats still to play after this one
             if len(g.names) == 2:
                 label = _("{me}: {state}; last turn against {other}'s {total}").format(
-                    me=me, state=x.describe(rs), other=g.names[1 - g.current], total=F)
+                    me=me, state=x.describe(rs), other=g.names[1 - g.current], total=F
+                )
                 head = _("advice (exact: the last turn, beat {total}; a tie counts 1/2)").format(total=F)
             else:
-                label = "; ".join([_("{me}: {state}; last turn against {total}").format(
-                    me=me, state=x.describe(rs), total=F)] + [_("{me}: {state}").format(
-                        me=g.names[j], state=g.states[j].describe(rs)) for j in later])
-                head = _("advice (exact: the last turn of the round, beat {total} (held by {k}), {n} still to play "
-                         "after you; a tie at the top is shared)").format(total=F, k=tied, n=len(later))
+                label = "; ".join(
+                    [_("{me}: {state}; last turn against {total}").format(me=me, state=x.describe(rs), total=F)]
+                    + [_("{me}: {state}").format(me=g.names[j], state=g.states[j].describe(rs)) for j in later]
+                )
+                head = _(
+                    "advice (exact: the last turn of the round, beat {total} (held by {k}), {n} still to play "
+                    "after you; a tie at the top is shared)"
+                ).format(total=F, k=tied, n=len(later))
             adv = last_turn_advisor(rs, F, tied, [g.states[j] for j in later])
             return [(head, adv.advise(x, tr.total, dice, roll, state_label=label), True)]
         if len(others) > 1 and (not rs.equal_turns or not g.finished):
@@ -590,10 +665,13 @@ class Advisors:
             # of the mover is its place at the table)
             order = [(g.current + k) % len(g.names) for k in range(1, len(g.names))]
             order = [j for j in order if j in others]
-            label = "; ".join([_("{me}: {state}").format(me=me, state=x.describe(rs))] +
-                              [_("{me}: {state}").format(me=g.names[j], state=g.states[j].describe(rs)) for j in order])
-            return self.several(x, [g.states[j] for j in order], tr.total, dice, roll, label,
-                                seat=g.current if rs.equal_turns else None)
+            label = "; ".join(
+                [_("{me}: {state}").format(me=me, state=x.describe(rs))]
+                + [_("{me}: {state}").format(me=g.names[j], state=g.states[j].describe(rs)) for j in order]
+            )
+            return self.several(
+                x, [g.states[j] for j in order], tr.total, dice, roll, label, seat=g.current if rs.equal_turns else None
+            )
         out: list[tuple[str, Advice | None, bool]] = []
         use_duel = self.mode == "duel"
         note = ""
@@ -605,17 +683,36 @@ class Advisors:
         if use_duel and others and rs.equal_turns and len(g.names) == 2:
             sol, j = self._solution("duel"), others[0]
             label = _("{me} ({seat} seat): {state}; {other}: {other_state}").format(
-                me=me, seat=_(("first", "second")[g.current]), state=x.describe(rs), other=g.names[j],
-                other_state=g.states[j].describe(rs))
+                me=me,
+                seat=_(("first", "second")[g.current]),
+                state=x.describe(rs),
+                other=g.names[j],
+                other_state=g.states[j].describe(rs),
+            )
             head = _("advice (exact: duel against {other}, equal turns)").format(other=g.names[j])
-            out.append((head, note_rounding(sol, duel_advisor(sol, g.states[j], g.current).advise(
-                x, tr.total, dice, roll, state_label=label)), True))
+            out.append(
+                (
+                    head,
+                    note_rounding(
+                        sol,
+                        duel_advisor(sol, g.states[j], g.current).advise(x, tr.total, dice, roll, state_label=label),
+                    ),
+                    True,
+                )
+            )
         elif use_duel and others and not rs.equal_turns:
             j = others[0]
             head = _("advice (exact: duel against {other})").format(other=g.names[j])
             sol = self._solution("duel")
-            out.append((head, note_rounding(sol, duel_advisor(sol, g.states[j]).advise(
-                x, tr.total, dice, roll, state_label=against(j))), True))
+            out.append(
+                (
+                    head,
+                    note_rounding(
+                        sol, duel_advisor(sol, g.states[j]).advise(x, tr.total, dice, roll, state_label=against(j))
+                    ),
+                    True,
+                )
+            )
         elif note:
             out.append((_("(no duel advice: {why})").format(why=note), None, False))
         if use_race:
@@ -626,12 +723,13 @@ class Advisors:
         """Whether the exact equilibrium of ``players`` seats can be used now: its table is
         found, or the solver takes the ruleset and it is small enough to solve in seconds."""
         from thousand.solvers.nplayer import NPlayerError
-        from thousand.tables.players import SMALL_GAME, estimate, objective
         from thousand.tables.files import find_table
+        from thousand.tables.players import SMALL_GAME, estimate, objective
+
         obj = objective(players)
         if obj in self._sol or find_table(self.rs, obj, self.tables_dir) is not None:
             return True, ""
-        if players not in self._states:     # sized once (the web asks at every request)
+        if players not in self._states:  # sized once (the web asks at every request)
             try:
                 self._states[players] = estimate(self.rs, players)["states"]
             except NPlayerError as exc:
@@ -641,11 +739,14 @@ class Advisors:
             return False, states
         if states <= SMALL_GAME:
             return True, ""
-        return False, _("the exact table of {n} players is not solved yet ({states:,} states); solve it with "
-                        "`thousand solve {name} --players {n}`").format(n=players, states=states, name=self.rs.name)
+        return False, _(
+            "the exact table of {n} players is not solved yet ({states:,} states); solve it with "
+            "`thousand solve {name} --players {n}`"
+        ).format(n=players, states=states, name=self.rs.name)
 
-    def several(self, x: PlayerState, opponents: list[PlayerState], total: int, dice, roll,
-                label: str, seat: int | None = None) -> list[tuple[str, Advice | None, bool]]:
+    def several(
+        self, x: PlayerState, opponents: list[PlayerState], total: int, dice, roll, label: str, seat: int | None = None
+    ) -> list[tuple[str, Advice | None, bool]]:
         """Advice for a mover facing two opponents or more (in the order they move next):
         the exact equilibrium where it is available, else the best measured approximation
         (with the duel table at hand, the product of duels or the duel against the strongest
@@ -655,29 +756,37 @@ class Advisors:
         memoryless opponent instead, by seat (:func:`equal_turns_method`)."""
         from thousand.solvers.advice import duel_advisor, product_advisor
         from thousand.tables.players import objective
+
         N = len(opponents) + 1
         out: list[tuple[str, Advice | None, bool]] = []
         if self.mode != "race":
             ok, why = self.players_available(N)
             if ok:
                 head = _("advice (exact: the equilibrium of {n} players)").format(n=N)
-                adv = self._solution(objective(N)).advisor(opponents, seat).advise(x, total, dice, roll,
-                                                                                  state_label=label)
+                adv = (
+                    self._solution(objective(N))
+                    .advisor(opponents, seat)
+                    .advise(x, total, dice, roll, state_label=label)
+                )
                 return [(head, adv, True)]
             if self.rs.equal_turns:
                 # the duel-based methods do not see seats: the race or the memoryless opponent (the
                 # rest of the round exact), whichever measured the smaller worst loss in such a seat
                 from thousand.solvers.advice import memoryless_advisor
                 from thousand.tables.geometric import geometric_duel
+
                 method, cost = equal_turns_method(self.rs, seat == N - 1)
                 missing = (_("(no exact advice: {why})").format(why=why), None, False)
                 if method == "race":
-                    head = _("advice (APPROXIMATION: race policy — the fewest expected turns to win alone, "
-                             "ignoring the opponents; {cost})").format(cost=cost)
+                    head = _(
+                        "advice (APPROXIMATION: race policy — the fewest expected turns to win alone, "
+                        "ignoring the opponents; {cost})"
+                    ).format(cost=cost)
                     return [missing, (head, self._race(x, total, dice, roll, label)[1], False)]
-                head = _("advice (APPROXIMATION: the opponents as one memoryless opponent — each wins a turn "
-                         "with the chance its expected turns alone give —, the rest of the round exact; {cost})"
-                         ).format(cost=cost)
+                head = _(
+                    "advice (APPROXIMATION: the opponents as one memoryless opponent — each wins a turn "
+                    "with the chance its expected turns alone give —, the rest of the round exact; {cost})"
+                ).format(cost=cost)
                 geo = geometric_duel(self.rs, self.tables_dir, progress=self.solver is _solve_here)
                 adv = memoryless_advisor(geo, opponents, seat).advise(x, total, dice, roll, state_label=label)
                 return [missing, (head, adv, False)]
@@ -687,13 +796,15 @@ class Advisors:
                 sol = self._solution("duel")
                 if best_duel_method(self.rs) == "duel":
                     j = min(range(len(opponents)), key=lambda k: sol.value(x, opponents[k]))
-                    head = _("advice (APPROXIMATION: a duel against the strongest opponent, opponent {k} — your "
-                             "duel P(win) is lowest against them — ignoring the others; {cost})").format(
-                        k=j + 1, cost=measured_cost("duel", self.rs))
+                    head = _(
+                        "advice (APPROXIMATION: a duel against the strongest opponent, opponent {k} — your "
+                        "duel P(win) is lowest against them — ignoring the others; {cost})"
+                    ).format(k=j + 1, cost=measured_cost("duel", self.rs))
                     adv = duel_advisor(sol, opponents[j]).advise(x, total, dice, roll, state_label=label)
                 else:
-                    head = _("advice (APPROXIMATION: your duel chances against each opponent, multiplied; "
-                             "{cost})").format(cost=measured_cost("product", self.rs))
+                    head = _(
+                        "advice (APPROXIMATION: your duel chances against each opponent, multiplied; {cost})"
+                    ).format(cost=measured_cost("product", self.rs))
                     adv = product_advisor(sol, opponents).advise(x, total, dice, roll, state_label=label)
                 return [(head, adv, False)]
             out.append((_("(no duel advice: {why})").format(why=note), None, False))
@@ -702,8 +813,11 @@ class Advisors:
 
     def _race(self, x: PlayerState, total: int, dice, roll, label: str) -> tuple[str, Advice, bool]:
         from thousand.solvers.advice import race_advisor
-        head = _("advice (APPROXIMATION: race policy — the fewest expected turns to win alone, "
-                 "ignoring the opponents; {cost})").format(cost=measured_cost("race", self.rs))
+
+        head = _(
+            "advice (APPROXIMATION: race policy — the fewest expected turns to win alone, "
+            "ignoring the opponents; {cost})"
+        ).format(cost=measured_cost("race", self.rs))
         return head, race_advisor(self._solution("race")).advise(x, total, dice, roll, state_label=label), False
 
     def advise(self, g: Game) -> str:
@@ -718,8 +832,9 @@ def advice_text(parts) -> str:
 
 def advice_json(parts) -> list[dict]:
     """(heading, advice, exact) parts as JSON: the method, whether exact, and the advice's fields."""
-    return [{"method": head, "exact": exact, **(adv.to_json() if adv is not None else {})}
-            for head, adv, exact in parts]
+    return [
+        {"method": head, "exact": exact, **(adv.to_json() if adv is not None else {})} for head, adv, exact in parts
+    ]
 
 
 # --------------------------------------------------------------------------- the command
@@ -778,8 +893,9 @@ def _game_entry(g: Game, verb: str, arg: str, line: str) -> str:
     return text
 
 
-def open_game(rules: str | None, overrides: tuple[str, ...], names: list[str], seed: int | None,
-              resume: str | None) -> tuple[Game, str]:
+def open_game(
+    rules: str | None, overrides: tuple[str, ...], names: list[str], seed: int | None, resume: str | None
+) -> tuple[Game, str]:
     """A new game, or the one saved in ``resume`` (its ruleset comes with it; ``rules``,
     if given, must be the same); and a line saying which."""
     if not resume:
@@ -787,8 +903,10 @@ def open_game(rules: str | None, overrides: tuple[str, ...], names: list[str], s
             raise StateError(_("say which rules: thousand play RULES --players A B [C ...] (or --resume FILE)"))
         rs = load_ruleset(rules, overrides)
         from thousand.rules.poker import PokerRuleset
+
         if isinstance(rs, PokerRuleset):
             from .poker import PokerGame
+
             return PokerGame(rs, names, rules, overrides, seed), ""
         return Game(rs, names, rules, overrides, seed), ""
     try:
@@ -802,10 +920,7 @@ def open_game(rules: str | None, overrides: tuple[str, ...], names: list[str], s
         saved = " ".join([str(data.get("rules"))] + [f"--set {o}" for o in data.get("overrides", [])])
         raise StateError(_("{0} was saved with other rules ({1}), not {2!r}").format(resume, saved, rules))
     if names and names != g.names:
-        raise StateError(_("{0} is a game of {1}, not of {2}").format(
-            resume, ', '.join(g.names), ', '.join(names)))
+        raise StateError(_("{0} is a game of {1}, not of {2}").format(resume, ", ".join(g.names), ", ".join(names)))
     if seed is not None:
         g.seed = seed
     return g, _("resumed {path}: {n} entries").format(path=resume, n=len(g.log))
-
-

@@ -14,11 +14,12 @@ from __future__ import annotations
 from collections import Counter
 
 from thousand.base.errors import Refused, StateError
-from .session import LoggedGame, handle_line
-from thousand.solvers.poker_advice import PokerTurnState, Situation
-from thousand.rules.poker import DICE, PokerRuleset, parse_dice
-from thousand.engine.poker import _minus
 from thousand.base.i18n import N_, _, dice_count
+from thousand.engine.poker import _minus
+from thousand.rules.poker import DICE, PokerRuleset, parse_dice
+from thousand.solvers.poker_advice import PokerTurnState, Situation
+
+from .session import LoggedGame, handle_line
 
 
 def _faces(d) -> str:
@@ -28,13 +29,21 @@ def _faces(d) -> str:
 class PokerGame(LoggedGame):
     """A game of poker dice between ``names`` (at least two), driven by log entries."""
 
-    def __init__(self, rs: PokerRuleset, names: list[str], spec: str = "", overrides: tuple[str, ...] = (),
-                 seed: int | None = None):
+    def __init__(
+        self,
+        rs: PokerRuleset,
+        names: list[str],
+        spec: str = "",
+        overrides: tuple[str, ...] = (),
+        seed: int | None = None,
+    ):
         from thousand.solvers.poker import MAX_PLAYERS
+
         super().__init__(rs, names, spec, overrides, seed)
         if len(names) > MAX_PLAYERS:
-            raise StateError(_("poker dice is solved for up to {top} players, not {n}").format(top=MAX_PLAYERS,
-                                                                                            n=len(names)))
+            raise StateError(
+                _("poker dice is solved for up to {top} players, not {n}").format(top=MAX_PLAYERS, n=len(names))
+            )
         self._reset()
 
     def _reset(self) -> None:
@@ -109,16 +118,22 @@ class PokerGame(LoggedGame):
             if self.picked is None:
                 raise Refused(_("say which dice you pick up first: reroll F,F (or stop)"))
             if len(faces) != len(self.picked):
-                raise Refused(_("{k} dice were picked up ({dice}), {n} faces given").format(
-                    k=len(self.picked), dice=_faces(self.picked), n=len(faces)))
+                raise Refused(
+                    _("{k} dice were picked up ({dice}), {n} faces given").format(
+                        k=len(self.picked), dice=_faces(self.picked), n=len(faces)
+                    )
+                )
             kept = _minus(self.dice, self.picked)
             self.dice = tuple(sorted(kept + faces))
             self.throw += 1
             self.free = tuple(sorted(faces)) if rs.lock_kept else self.dice
             self.picked = None
         hand = rs.hands.describe(rs.hands.strength(self.dice))
-        self.messages.append(_("{name} throws {faces}: {dice} — {hand}").format(
-            name=name, faces=_faces(faces), dice=_faces(self.dice), hand=hand))
+        self.messages.append(
+            _("{name} throws {faces}: {dice} — {hand}").format(
+                name=name, faces=_faces(faces), dice=_faces(self.dice), hand=hand
+            )
+        )
         if self.throw >= rs.rolls:
             self._end_turn()
 
@@ -130,12 +145,16 @@ class PokerGame(LoggedGame):
         if not faces:
             raise Refused(_("say which dice to pick up: reroll F,F (or stop)"))
         if Counter(faces) - Counter(self.dice):
-            raise Refused(_("{faces} are not among the dice {dice}").format(faces=_faces(sorted(faces)),
-                                                                         dice=_faces(self.dice)))
+            raise Refused(
+                _("{faces} are not among the dice {dice}").format(faces=_faces(sorted(faces)), dice=_faces(self.dice))
+            )
         if Counter(faces) - Counter(self.free):
             locked = _faces(_minus(self.dice, self.free))
-            raise Refused(_("only the dice thrown at the last throw may be thrown again (the lock rule): "
-                            "{free}; {locked} stay").format(free=_faces(self.free), locked=locked))
+            raise Refused(
+                _(
+                    "only the dice thrown at the last throw may be thrown again (the lock rule): {free}; {locked} stay"
+                ).format(free=_faces(self.free), locked=locked)
+            )
         self.picked = tuple(sorted(faces))
 
     def _stop(self) -> None:
@@ -158,11 +177,17 @@ class PokerGame(LoggedGame):
         tied = [s for s in self.seats if hands.strength(res[s]) == top]
         if len(tied) == 1:
             self.winners = tied
-            self.messages.append(_("GAME OVER: {text}").format(text=_("{name} wins with {total}").format(
-                name=self.names[tied[0]], total=hands.describe(top))))
+            self.messages.append(
+                _("GAME OVER: {text}").format(
+                    text=_("{name} wins with {total}").format(name=self.names[tied[0]], total=hands.describe(top))
+                )
+            )
             return
-        self.messages.append(_("{who} tie with {hand}: they play a new round among themselves").format(
-            who=_(" and ").join(self.names[s] for s in tied), hand=hands.describe(top)))
+        self.messages.append(
+            _("{who} tie with {hand}: they play a new round among themselves").format(
+                who=_(" and ").join(self.names[s] for s in tied), hand=hands.describe(top)
+            )
+        )
         self.rounds.append(tied)
         self.results.append({})
         self.pos = 0
@@ -177,8 +202,9 @@ class PokerGame(LoggedGame):
             return _("{name}: roll {dice}> ").format(name=name, dice=dice_count(DICE))
         if self.picked is not None:
             return _("{name}: roll {dice}> ").format(name=name, dice=dice_count(len(self.picked)))
-        return _("{name} [{dice}, throw {k}/{n}]> ").format(name=name, dice=_faces(self.dice), k=self.throw,
-                                                          n=self.rs.rolls)
+        return _("{name} [{dice}, throw {k}/{n}]> ").format(
+            name=name, dice=_faces(self.dice), k=self.throw, n=self.rs.rolls
+        )
 
     def where(self) -> str:
         if self.over:
@@ -188,18 +214,22 @@ class PokerGame(LoggedGame):
             return _("{name} to play: throw all five dice").format(name=name)
         if self.picked is not None:
             return _("{name}: throw the {dice} picked up ({faces})").format(
-                name=name, dice=dice_count(len(self.picked)), faces=_faces(self.picked))
-        lock = (_(" (re-rollable: {dice})").format(dice=_faces(self.free))
-                if self.rs.lock_kept and self.free != self.dice else "")
+                name=name, dice=dice_count(len(self.picked)), faces=_faces(self.picked)
+            )
+        lock = (
+            _(" (re-rollable: {dice})").format(dice=_faces(self.free))
+            if self.rs.lock_kept and self.free != self.dice
+            else ""
+        )
         return _("{name}: {dice} after throw {k} of {n} — reroll F,F or stop{lock}").format(
-            name=name, dice=_faces(self.dice), k=self.throw, n=self.rs.rolls, lock=lock)
+            name=name, dice=_faces(self.dice), k=self.throw, n=self.rs.rolls, lock=lock
+        )
 
     def sheet(self) -> str:
         hands = self.rs.hands
         w = max(6, *(len(n) for n in self.names))
         k = len(self.rounds)
-        lines = [f"{self.rs.name} — " + (_("round 1") if k == 1 else _("replay {k} (tied players)").format(
-            k=k - 1))]
+        lines = [f"{self.rs.name} — " + (_("round 1") if k == 1 else _("replay {k} (tied players)").format(k=k - 1))]
         res = self.results[-1]
         best = max((hands.strength(d) for d in res.values()), default=None)
         for s in self.seats:
@@ -252,6 +282,7 @@ class PokerAdvisor:
     def advise(self, g: PokerGame) -> str:
         from thousand.solvers.poker_advice import advise
         from thousand.tables.poker import poker_solution
+
         if g.over:
             raise Refused(_("the game is over"))
         st = g.turn_state()
@@ -260,8 +291,9 @@ class PokerAdvisor:
         if g.picked is not None:
             raise Refused(_("{dice} are picked up: roll them").format(dice=_faces(g.picked)))
         if self._sol is None:
-            self._sol = poker_solution(self.rs, len(g.names), self.tables_dir,
-                                       progress=lambda line: print(f"({line})", flush=True))
+            self._sol = poker_solution(
+                self.rs, len(g.names), self.tables_dir, progress=lambda line: print(f"({line})", flush=True)
+            )
         adv = advise(self.rs, self._sol, g.situation(), st)
         return _("advice (exact) for {name}").format(name=g.names[g.current]) + "\n" + adv.render()
 

@@ -63,9 +63,15 @@ class LoggedGame:
         self.messages = []
 
     def to_json(self) -> dict:
-        return {"format": SAVE_FORMAT, "rules": self.spec, "overrides": list(self.overrides),
-                "ruleset_hash": self.rs.hash, "players": self.names, "seed": self.seed,
-                "log": list(self.log)}
+        return {
+            "format": SAVE_FORMAT,
+            "rules": self.spec,
+            "overrides": list(self.overrides),
+            "ruleset_hash": self.rs.hash,
+            "players": self.names,
+            "seed": self.seed,
+            "log": list(self.log),
+        }
 
     def dice_rng(self) -> random.Random:
         """The generator of the program's throws: seeded by ``--seed`` and the log length, so
@@ -137,8 +143,11 @@ def run_session(g: LoggedGame, advisors, stdin, echo, command, autosave: Path | 
     (:func:`thousand.play.run_command`; poker dice has its own). Returns the exit code
     (130 after Ctrl-C)."""
     echo_input = not stdin.isatty()
-    echo(_("thousand play {name}: {players} (type help for the commands)").format(name=g.rs.name,
-                                                                               players=", ".join(g.names)))
+    echo(
+        _("thousand play {name}: {players} (type help for the commands)").format(
+            name=g.rs.name, players=", ".join(g.names)
+        )
+    )
     if autosave is not None:
         echo(_("the game is saved as it goes to {path}").format(path=autosave))
     echo(g.sheet())
@@ -168,8 +177,7 @@ def run_session(g: LoggedGame, advisors, stdin, echo, command, autosave: Path | 
         code = 130
     if autosave is not None and g.log:
         _autosave(g, autosave, echo)
-        echo(_("saved {n} entries; resume with: thousand play --resume {path}").format(
-            n=len(g.log), path=autosave))
+        echo(_("saved {n} entries; resume with: thousand play --resume {path}").format(n=len(g.log), path=autosave))
     return code
 
 

@@ -16,28 +16,49 @@ larger group's face, then the smaller group's, then the other dice high to low).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import combinations_with_replacement
-from typing import Any, Mapping
+from typing import Any
 
 from thousand.base.errors import RulesetError, StateError
-from .text import MappingReader, content_hash, dump_toml
 from thousand.base.i18n import _
 
+from .text import MappingReader, content_hash, dump_toml
+
 GAME = "poker"
-FORMAT = 1          # version of the poker mapping layout; part of the hash
+FORMAT = 1  # version of the poker mapping layout; part of the hash
 DICE, FACES = 5, 6  # the game's dice: the hands are defined for five six-faced dice
 TIE_BREAKS = ("hand_sum", "ranked")
 MAX_ROLLS = 6
 
 # categories, weakest first; the index is the category's rank
-CATEGORIES = ("nothing", "pair", "two pairs", "three of a kind", "straight", "full house",
-              "four of a kind", "five of a kind")
+CATEGORIES = (
+    "nothing",
+    "pair",
+    "two pairs",
+    "three of a kind",
+    "straight",
+    "full house",
+    "four of a kind",
+    "five of a kind",
+)
 CATEGORY_RU = ("ничего", "пара", "две пары", "тройка", "стрит", "фулл хаус", "каре", "покер")
 # names a user may type for a category (--to-beat four:6)
-CATEGORY_WORDS = {"nothing": 0, "pair": 1, "two-pairs": 2, "twopairs": 2, "three": 3, "straight": 4,
-                  "full": 5, "full-house": 5, "four": 6, "five": 7, "poker": 7}
+CATEGORY_WORDS = {
+    "nothing": 0,
+    "pair": 1,
+    "two-pairs": 2,
+    "twopairs": 2,
+    "three": 3,
+    "straight": 4,
+    "full": 5,
+    "full-house": 5,
+    "four": 6,
+    "five": 7,
+    "poker": 7,
+}
 
 ROLLS = tuple(combinations_with_replacement(range(1, FACES + 1), DICE))  # the 252 sorted rolls
 
@@ -48,8 +69,8 @@ class Hand:
 
     dice: tuple[int, ...]
     category: int
-    faces: tuple[int, ...]   # the groups' faces, larger group first (straight: its high face)
-    key: tuple[int, ...]     # compared after the category
+    faces: tuple[int, ...]  # the groups' faces, larger group first (straight: its high face)
+    key: tuple[int, ...]  # compared after the category
 
     @property
     def name(self) -> str:
@@ -63,8 +84,13 @@ class Hand:
         elif c == 0:
             what = _("nothing")
         else:
-            what = {1: _("a pair of {a}"), 3: _("three of a kind of {a}"), 4: _("a straight to {a}"),
-                    6: _("four of a kind of {a}"), 7: _("five of a kind of {a}")}[c].format(a=f[0])
+            what = {
+                1: _("a pair of {a}"),
+                3: _("three of a kind of {a}"),
+                4: _("a straight to {a}"),
+                6: _("four of a kind of {a}"),
+                7: _("five of a kind of {a}"),
+            }[c].format(a=f[0])
         if tie_break == "hand_sum":
             return _("{hand} ({n} points)").format(hand=what, n=self.key[0])
         return _("{hand} (then {order})").format(hand=what, order="-".join(map(str, self.key)))
@@ -89,9 +115,18 @@ class PokerRuleset:
 
     def to_mapping(self) -> dict[str, Any]:
         """The canonical mapping (every key present) that :func:`poker_from_mapping` reads."""
-        return {"name": self.name, "summary": self.summary, "game": GAME, "dice": DICE, "faces": FACES,
-                "rolls": self.rolls, "lock_kept": self.lock_kept, "three_of_a_kind": self.three_of_a_kind,
-                "straights": self.straights, "tie_break": self.tie_break}
+        return {
+            "name": self.name,
+            "summary": self.summary,
+            "game": GAME,
+            "dice": DICE,
+            "faces": FACES,
+            "rolls": self.rolls,
+            "lock_kept": self.lock_kept,
+            "three_of_a_kind": self.three_of_a_kind,
+            "straights": self.straights,
+            "tie_break": self.tie_break,
+        }
 
     def to_toml(self) -> str:
         return dump_toml(self.to_mapping())
@@ -141,7 +176,7 @@ class PokerRuleset:
         return Hand(d, cat, tuple(top), key)
 
     @cached_property
-    def hands(self) -> "HandTable":
+    def hands(self) -> HandTable:
         return HandTable(self)
 
     def parse_hand(self, text: str) -> Hand:
@@ -154,8 +189,9 @@ class PokerRuleset:
             return self.hand(parse_dice(text))
         cat = CATEGORY_WORDS.get(word.strip().lower())
         if cat is None:
-            raise StateError(_("unknown hand {0!r}: one of {1}, or five dice").format(
-                word, ', '.join(sorted(CATEGORY_WORDS))))
+            raise StateError(
+                _("unknown hand {0!r}: one of {1}, or five dice").format(word, ", ".join(sorted(CATEGORY_WORDS)))
+            )
         try:
             nums = [int(x) for x in rest.replace(" ", "").split(",") if x]
         except ValueError:
@@ -165,8 +201,9 @@ class PokerRuleset:
             raise StateError(_("no hand {0!r} under {1}'s rules").format(text, self.name))
         strengths = {self.hands.strength(h.dice) for h in matches}
         if len(strengths) > 1:
-            raise StateError(_("hand {0!r} is not one hand under tie_break = {1!r}: give the five dice").format(
-                text, self.tie_break))
+            raise StateError(
+                _("hand {0!r} is not one hand under tie_break = {1!r}: give the five dice").format(text, self.tie_break)
+            )
         return matches[0]
 
     def _named(self, h: Hand, nums: list[int]) -> bool:
@@ -205,11 +242,13 @@ def check_dice(dice, n: int = DICE) -> tuple[int, ...]:
     try:
         d = tuple(sorted(int(x) for x in dice))
     except (TypeError, ValueError):
-        raise StateError(_("dice {dice!r}: whole numbers 1 to {top} expected").format(
-            dice=dice, top=FACES)) from None
+        raise StateError(_("dice {dice!r}: whole numbers 1 to {top} expected").format(dice=dice, top=FACES)) from None
     if len(d) != n:
-        raise StateError((_("{k} dice given; poker dice is played with {n}") if n == DICE
-                          else _("{k} dice given, {n} expected")).format(k=len(d), n=n))
+        raise StateError(
+            (
+                _("{k} dice given; poker dice is played with {n}") if n == DICE else _("{k} dice given, {n} expected")
+            ).format(k=len(d), n=n)
+        )
     if d and not (1 <= d[0] and d[-1] <= FACES):
         bad = d[0] if d[0] < 1 else d[-1]
         raise StateError(_("face {face} is not a face of a die (1 to {top})").format(face=bad, top=FACES))
@@ -223,8 +262,7 @@ def parse_dice(text: str, n: int | None = DICE) -> tuple[int, ...]:
     try:
         faces = [int(p) for p in parts]
     except ValueError:
-        raise StateError(_("dice {0!r}: faces 1 to {1} separated by commas expected").format(
-            text, FACES)) from None
+        raise StateError(_("dice {0!r}: faces 1 to {1} separated by commas expected").format(text, FACES)) from None
     return check_dice(faces, len(faces) if n is None else n)
 
 
@@ -242,8 +280,15 @@ def poker_from_mapping(mapping: Mapping[str, Any]) -> PokerRuleset:
     rolls = r.get("rolls", int, 3)
     if not 1 <= rolls <= MAX_ROLLS:
         raise RulesetError(_("rolls must be 1 to {0}, got {1}").format(MAX_ROLLS, rolls))
-    rs = PokerRuleset(name, summary, rolls, r.get("lock_kept", bool, True), r.get("three_of_a_kind", bool, True),
-                      r.get("straights", bool, False), r.choice("tie_break", TIE_BREAKS, "hand_sum"))
+    rs = PokerRuleset(
+        name,
+        summary,
+        rolls,
+        r.get("lock_kept", bool, True),
+        r.get("three_of_a_kind", bool, True),
+        r.get("straights", bool, False),
+        r.choice("tie_break", TIE_BREAKS, "hand_sum"),
+    )
     r.done()
     return rs
 

@@ -11,20 +11,20 @@ solvers count in units.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import tomllib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, reduce
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from thousand.base.errors import RulesetError
-from .text import MappingReader, content_hash, dump_toml  # noqa: F401  (part of this module's API)
-from .poker import PokerRuleset, is_poker, poker_from_mapping
 from thousand.base.i18n import _
+
+from .poker import PokerRuleset, is_poker, poker_from_mapping
+from .text import MappingReader, content_hash, dump_toml  # noqa: F401  (part of this module's API)
 
 FORMAT = 1  # version of the ruleset mapping layout; part of the hash
 
@@ -37,7 +37,6 @@ MAX_GOAL_UNITS = 100_000
 FALL_TO = ("penalty", "entry", "open_min")
 PUSH_OFF = ("none", "fall", "penalty", "open_min")
 EXEMPT_STATUSES = ("unopened", "pit", "barrel")
-
 
 
 # --------------------------------------------------------------------------- parts
@@ -64,9 +63,13 @@ class Scoring:
     nothing: int = 0
 
     def point_values(self) -> list[int]:
-        return ([p for _f, p in self.singles] + [p for *_k, p in self.kinds]
-                + [p for _f, p in self.straights] + [p for *_k, p in self.patterns]
-                + ([self.nothing] if self.nothing else []))
+        return (
+            [p for _f, p in self.singles]
+            + [p for *_k, p in self.kinds]
+            + [p for _f, p in self.straights]
+            + [p for *_k, p in self.patterns]
+            + ([self.nothing] if self.nothing else [])
+        )
 
 
 @dataclass(frozen=True)
@@ -139,9 +142,17 @@ class Ruleset:
 
     def _point_values(self) -> list[int]:
         b = self.barrel
-        vals = self.scoring.point_values() + [self.goal, self.open_min, self.min_bank, self.floor,
-                                                self.overtake, self.bolts.penalty,
-                                                b.threshold, b.fall_penalty, b.push_off_penalty]
+        vals = self.scoring.point_values() + [
+            self.goal,
+            self.open_min,
+            self.min_bank,
+            self.floor,
+            self.overtake,
+            self.bolts.penalty,
+            b.threshold,
+            b.fall_penalty,
+            b.push_off_penalty,
+        ]
         vals += list(self.dump) + [p.low for p in self.pits] + [p.exit for p in self.pits]
         return vals
 
@@ -173,8 +184,7 @@ class Ruleset:
                 "singles": {str(f): p for f, p in sc.singles},
                 "kinds": kinds,
                 "straights": [{"faces": list(fs), "points": p} for fs, p in sc.straights],
-                "patterns": [{"size": s, "count": c, "distinct": d, "points": p}
-                             for s, c, d, p in sc.patterns],
+                "patterns": [{"size": s, "count": c, "distinct": d, "points": p} for s, c, d, p in sc.patterns],
                 "instant_win": [{"face": f, "count": c} for f, c in sc.instant_win],
                 "nothing": sc.nothing,
             },
@@ -232,10 +242,22 @@ class Ruleset:
 def preset_names(game: str | None = None) -> list[str]:
     """Names of the shipped presets, in the order of docs/rules.md section 8 (poker dice
     last); ``game``: only those of ``"1000"`` (the 1000 family) or ``"poker"``."""
-    order = ["classic", "classic-nobarrel", "classic-open", "street", "kubiki", "admission",
-             "six-dice", "plain", "pig", "farkle", "farkle-cardgames", "zilch", "poker"]
-    found = {p.name[:-5] for p in resources.files("thousand.rules.presets").iterdir()
-             if p.name.endswith(".toml")}
+    order = [
+        "classic",
+        "classic-nobarrel",
+        "classic-open",
+        "street",
+        "kubiki",
+        "admission",
+        "six-dice",
+        "plain",
+        "pig",
+        "farkle",
+        "farkle-cardgames",
+        "zilch",
+        "poker",
+    ]
+    found = {p.name[:-5] for p in resources.files("thousand.rules.presets").iterdir() if p.name.endswith(".toml")}
     names = [n for n in order if n in found] + sorted(found - set(order))
     if game is None:
         return names
@@ -261,8 +283,11 @@ def load_ruleset(spec: str | Ruleset | PokerRuleset, overrides: Iterable[str] = 
         if text is None:
             path = Path(spec)
             if not path.is_file():
-                raise RulesetError(_("unknown ruleset {0!r}: not a preset ({1}) and no such file").format(
-                    spec, ', '.join(preset_names())))
+                raise RulesetError(
+                    _("unknown ruleset {0!r}: not a preset ({1}) and no such file").format(
+                        spec, ", ".join(preset_names())
+                    )
+                )
             try:
                 text = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
@@ -331,8 +356,7 @@ def _read_scoring(r: MappingReader, dice: int, faces: int) -> Scoring:
 
     singles = []
     for k, p in r.get("singles", dict, {}).items():
-        singles.append((face_ok(_int_key(k, "scoring.singles"), "scoring.singles"),
-                        pts_ok(p, f"scoring.singles.{k}")))
+        singles.append((face_ok(_int_key(k, "scoring.singles"), "scoring.singles"), pts_ok(p, f"scoring.singles.{k}")))
     kinds = []
     for ck, table in r.get("kinds", dict, {}).items():
         count = _int_key(ck, "scoring.kinds")
@@ -341,8 +365,13 @@ def _read_scoring(r: MappingReader, dice: int, faces: int) -> Scoring:
         if not isinstance(table, dict):
             raise RulesetError(_("scoring.kinds.{0} must be a table of face = points").format(ck))
         for fk, p in table.items():
-            kinds.append((count, face_ok(_int_key(fk, f"scoring.kinds.{ck}"), f"scoring.kinds.{ck}"),
-                          pts_ok(p, f"scoring.kinds.{ck}.{fk}")))
+            kinds.append(
+                (
+                    count,
+                    face_ok(_int_key(fk, f"scoring.kinds.{ck}"), f"scoring.kinds.{ck}"),
+                    pts_ok(p, f"scoring.kinds.{ck}.{fk}"),
+                )
+            )
     straights = []
     for i, s in enumerate(r.get("straights", list, [])):
         sr = MappingReader(s, f"scoring.straights[{i}]")
@@ -352,8 +381,7 @@ def _read_scoring(r: MappingReader, dice: int, faces: int) -> Scoring:
         if not fs or len(set(fs)) != len(fs) or not all(isinstance(f, int) for f in fs):
             raise RulesetError(_("scoring.straights[{0}].faces must be distinct faces").format(i))
         if len(fs) > dice:
-            raise RulesetError(_("scoring.straights[{0}] needs {1} dice, the game has {2}").format(
-                i, len(fs), dice))
+            raise RulesetError(_("scoring.straights[{0}] needs {1} dice, the game has {2}").format(i, len(fs), dice))
         straights.append((tuple(sorted(face_ok(f, f"scoring.straights[{i}]") for f in fs)), p))
     patterns = []
     for i, s in enumerate(r.get("patterns", list, [])):
@@ -363,11 +391,13 @@ def _read_scoring(r: MappingReader, dice: int, faces: int) -> Scoring:
         p = pts_ok(pr.get("points", int, required=True), f"scoring.patterns[{i}]")
         pr.done()
         if size < 1 or count < 1 or size * count > dice:
-            raise RulesetError(_("scoring.patterns[{0}]: {1} groups of {2} do not fit in {3} dice").format(
-                i, count, size, dice))
+            raise RulesetError(
+                _("scoring.patterns[{0}]: {1} groups of {2} do not fit in {3} dice").format(i, count, size, dice)
+            )
         if distinct and count > faces:
-            raise RulesetError(_("scoring.patterns[{0}]: {1} distinct faces on a {2}-faced die").format(
-                i, count, faces))
+            raise RulesetError(
+                _("scoring.patterns[{0}]: {1} distinct faces on a {2}-faced die").format(i, count, faces)
+            )
         patterns.append((size, count, distinct, p))
     instant = []
     for i, s in enumerate(r.get("instant_win", list, [])):
@@ -383,8 +413,14 @@ def _read_scoring(r: MappingReader, dice: int, faces: int) -> Scoring:
         raise RulesetError(_("scoring: the table scores nothing"))
     if nothing and not (singles or kinds):
         raise RulesetError(_("scoring.nothing: without singles or kinds every roll of all the dice would score"))
-    return Scoring(tuple(sorted(singles)), tuple(sorted(kinds)), tuple(sorted(straights)),
-                   tuple(sorted(patterns)), tuple(sorted(instant)), nothing)
+    return Scoring(
+        tuple(sorted(singles)),
+        tuple(sorted(kinds)),
+        tuple(sorted(straights)),
+        tuple(sorted(patterns)),
+        tuple(sorted(instant)),
+        nothing,
+    )
 
 
 def from_mapping(mapping: Mapping[str, Any]) -> Ruleset:
@@ -429,10 +465,12 @@ def from_mapping(mapping: Mapping[str, Any]) -> Ruleset:
     pits.sort(key=lambda p: p.low)
 
     br = r.sub("bolts")
-    bolts = Bolts(_nonneg(br.get("limit", int, 0), "bolts.limit"),
-                  _nonneg(br.get("penalty", int, 0), "bolts.penalty"),
-                  br.get("consecutive", bool, False),
-                  tuple(sorted(br.get("exempt", list, []))))
+    bolts = Bolts(
+        _nonneg(br.get("limit", int, 0), "bolts.limit"),
+        _nonneg(br.get("penalty", int, 0), "bolts.penalty"),
+        br.get("consecutive", bool, False),
+        tuple(sorted(br.get("exempt", list, []))),
+    )
     br.done()
     ar = r.sub("barrel")
     barrel = Barrel(
@@ -449,10 +487,29 @@ def from_mapping(mapping: Mapping[str, Any]) -> Ruleset:
     ar.done()
     r.done()
 
-    rs = Ruleset(name=name, summary=summary, dice=dice, faces=faces, scoring=scoring, keep=keep,
-                 hot_dice=hot, goal=goal, open_min=open_min, floor=floor, pits=tuple(pits),
-                 pit_attempts=pit_attempts, dump=dump, dump_mid_turn=dump_mid, overtake=overtake,
-                 bolts=bolts, barrel=barrel, equal_turns=equal_turns, declared_unit=unit, min_bank=min_bank, compose=compose)
+    rs = Ruleset(
+        name=name,
+        summary=summary,
+        dice=dice,
+        faces=faces,
+        scoring=scoring,
+        keep=keep,
+        hot_dice=hot,
+        goal=goal,
+        open_min=open_min,
+        floor=floor,
+        pits=tuple(pits),
+        pit_attempts=pit_attempts,
+        dump=dump,
+        dump_mid_turn=dump_mid,
+        overtake=overtake,
+        bolts=bolts,
+        barrel=barrel,
+        equal_turns=equal_turns,
+        declared_unit=unit,
+        min_bank=min_bank,
+        compose=compose,
+    )
     _check_consistency(rs)
     return rs
 
@@ -465,16 +522,17 @@ def _check_consistency(rs: Ruleset) -> None:
             raise RulesetError(_("point value {0} is not a multiple of the unit {1}").format(v, u))
     for s in rs.bolts.exempt:
         if s not in EXEMPT_STATUSES:
-            raise RulesetError(_("bolts.exempt: unknown status {0!r} (use {1})").format(
-                s, ', '.join(EXEMPT_STATUSES)))
+            raise RulesetError(_("bolts.exempt: unknown status {0!r} (use {1})").format(s, ", ".join(EXEMPT_STATUSES)))
     if rs.bolts.limit and rs.bolts.penalty == 0:
         raise RulesetError(_("bolts.limit is set but bolts.penalty is 0"))
     if rs.bolts.penalty and not rs.bolts.limit:
         raise RulesetError(_("bolts.penalty is set but bolts.limit is 0"))
     if rs.goal // rs.unit > MAX_GOAL_UNITS:
-        raise RulesetError(_("goal {0} is {1:,} units of {2} points: the solver plays goals of at most {3:,} "
-                             "units").format(
-            rs.goal, rs.goal // rs.unit, rs.unit, MAX_GOAL_UNITS))
+        raise RulesetError(
+            _("goal {0} is {1:,} units of {2} points: the solver plays goals of at most {3:,} units").format(
+                rs.goal, rs.goal // rs.unit, rs.unit, MAX_GOAL_UNITS
+            )
+        )
     prev_exit = None
     for p in rs.pits:
         if not 0 < p.low < p.exit:
@@ -497,8 +555,15 @@ def _check_consistency(rs: Ruleset) -> None:
         raise RulesetError(_("min_bank {0} must be below the goal {1}").format(rs.min_bank, rs.goal))
     b = rs.barrel
     if b.kind == "none":
-        if (b.threshold or b.attempts or b.fall_penalty or b.max_falls or b.overshoots
-                or b.fall_to != "penalty" or b.push_off != "none"):
+        if (
+            b.threshold
+            or b.attempts
+            or b.fall_penalty
+            or b.max_falls
+            or b.overshoots
+            or b.fall_to != "penalty"
+            or b.push_off != "none"
+        ):
             raise RulesetError(_("barrel.kind is none but other barrel settings are given"))
     else:
         if b.kind in ("points", "region") and not 0 < b.threshold < rs.goal:
@@ -513,11 +578,9 @@ def _check_consistency(rs: Ruleset) -> None:
             raise RulesetError(_("barrel.fall_to = entry applies only to a points barrel"))
         if b.kind != "exact" and b.overshoots:
             raise RulesetError(_("barrel.overshoots applies only to an exact barrel"))
-        if b.kind == "region" and (b.attempts or b.max_falls or b.fall_penalty
-                                   or b.fall_to != "penalty"):
+        if b.kind == "region" and (b.attempts or b.max_falls or b.fall_penalty or b.fall_to != "penalty"):
             raise RulesetError(_("a region barrel has no attempts or falls (failures count as bolts)"))
-        if (b.kind == "points" and b.attempts == 0 and b.push_off != "fall"
-                and (b.max_falls or b.fall_penalty)):
+        if b.kind == "points" and b.attempts == 0 and b.push_off != "fall" and (b.max_falls or b.fall_penalty):
             raise RulesetError(_("barrel falls are set but barrel.attempts is 0 (no player ever falls)"))
         if b.fall_to == "open_min" and rs.open_min == 0:
             raise RulesetError(_("barrel.fall_to = open_min but open_min is 0"))
@@ -533,7 +596,8 @@ def _check_consistency(rs: Ruleset) -> None:
         pass  # a negative floor without penalties is harmless
     g = reduce(math.gcd, rs.scoring.point_values())
     if b.kind == "exact" and rs.goal % g:
-        raise RulesetError(_("goal {0} cannot be reached exactly: every roll scores a multiple of {1}").format(
-            rs.goal, g))
+        raise RulesetError(
+            _("goal {0} cannot be reached exactly: every roll scores a multiple of {1}").format(rs.goal, g)
+        )
     if rs.open_min and max(rs.scoring.point_values()) < 1:
         raise RulesetError(_("the dice cannot reach the opening minimum"))

@@ -20,8 +20,9 @@ from itertools import combinations, combinations_with_replacement
 import numpy as np
 
 from thousand.base.errors import StateError
-from .ruleset import Ruleset
 from thousand.base.i18n import _
+
+from .ruleset import Ruleset
 
 
 @dataclass(frozen=True)

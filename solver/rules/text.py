@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from thousand.base.errors import RulesetError
 from thousand.base.i18n import _
+
 
 class MappingReader:
     """Reads one table of a ruleset mapping, complaining about unknown keys and wrong types."""
 
     def __init__(self, table: Any, where: str):
         if not isinstance(table, dict):
-            raise RulesetError(_("{0} must be a table").format(where or 'ruleset'))
+            raise RulesetError(_("{0} must be a table").format(where or "ruleset"))
         self.table, self.where, self.used = table, where, set()
 
     def _name(self, key: str) -> str:
@@ -42,11 +44,10 @@ class MappingReader:
     def choice(self, key: str, options: tuple[str, ...], default: str) -> str:
         v = self.get(key, str, default)
         if v not in options:
-            raise RulesetError(_("{0} must be one of {1}, got {2!r}").format(
-                self._name(key), ', '.join(options), v))
+            raise RulesetError(_("{0} must be one of {1}, got {2!r}").format(self._name(key), ", ".join(options), v))
         return v
 
-    def sub(self, key: str) -> "MappingReader":
+    def sub(self, key: str) -> MappingReader:
         return MappingReader(self.get(key, dict, {}), self._name(key))
 
     def done(self) -> None:
@@ -113,6 +114,5 @@ def dump_toml(mapping: Mapping[str, Any], prefix: str = "") -> str:
     for k, v in arrays:
         name = f"{prefix}.{_toml_key(k)}" if prefix else _toml_key(k)
         for item in v:
-            out += f"\n[[{name}]]\n" + "\n".join(
-                f"{_toml_key(a)} = {_toml_scalar(b)}" for a, b in item.items()) + "\n"
+            out += f"\n[[{name}]]\n" + "\n".join(f"{_toml_key(a)} = {_toml_scalar(b)}" for a, b in item.items()) + "\n"
     return out

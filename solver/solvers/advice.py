@@ -23,13 +23,13 @@ import numpy as np
 
 from thousand import kernel
 from thousand.base.errors import StateError
-from thousand.engine.player import WIN, Moves, PlayerState
-from thousand.engine.turn import TurnEnd, TurnRules
-from .lastturn import LastRound, first_seat_T, last_turn_ends, last_turn_horizon, last_turn_values
-from thousand.rules.ruleset import Ruleset
 from thousand.base.i18n import _, dice_count
 from thousand.engine.ends import TurnEnds
+from thousand.engine.player import WIN, Moves, PlayerState
+from thousand.engine.turn import TurnEnd, TurnRules
+from thousand.rules.ruleset import Ruleset
 
+from .lastturn import LastRound, first_seat_T, last_turn_ends, last_turn_horizon, last_turn_values
 
 VALUE_TIE = 1e-12  # values this close are equal: the solver settles them to about 1e-13
 
@@ -44,18 +44,17 @@ def nearer(p: float, q: float, target: float) -> bool:
 
 @dataclass
 class Option:
-    action: str               # "stop", "roll", "keep"
-    value: float              # in the objective's terms
+    action: str  # "stop", "roll", "keep"
+    value: float  # in the objective's terms
     dice: tuple[int, ...] = ()
     points: int = 0
-    then: str = ""            # after keeping: "stop", "roll N", "roll N (compulsory)", "dump", ...
+    then: str = ""  # after keeping: "stop", "roll N", "roll N (compulsory)", "dump", ...
     detail: dict = field(default_factory=dict)
 
     def label(self) -> str:
         if self.action == "keep":
             kept = ",".join(map(str, self.dice))
-            return _("keep {dice} (+{points}), then {then}").format(
-                dice=kept, points=self.points, then=self.then)
+            return _("keep {dice} (+{points}), then {then}").format(dice=kept, points=self.points, then=self.then)
         return self.then or _(self.action)
 
 
@@ -81,32 +80,54 @@ class Advice:
 
     def to_json(self) -> dict:
         return {
-            "objective": self.objective, "value": self.value_name, "value_label": self.value_label(),
+            "objective": self.objective,
+            "value": self.value_name,
+            "value_label": self.value_label(),
             "state": self.state,
-            "turn_total": self.turn_total, "dice": self.dice,
+            "turn_total": self.turn_total,
+            "dice": self.dice,
             "roll": list(self.roll) if self.roll else None,
-            "best": self.best.label(), "margin": self.margin, "note": self.note or None,
-            "options": [{"action": o.action, "label": o.label(), self.value_name: o.value,
-                         **({"keep": list(o.dice), "points": o.points, "then": o.then}
-                            if o.action == "keep" else {})} for o in self.options],
+            "best": self.best.label(),
+            "margin": self.margin,
+            "note": self.note or None,
+            "options": [
+                {
+                    "action": o.action,
+                    "label": o.label(),
+                    self.value_name: o.value,
+                    **({"keep": list(o.dice), "points": o.points, "then": o.then} if o.action == "keep" else {}),
+                }
+                for o in self.options
+            ],
         }
 
     def value_label(self) -> str:
         """The name of the options' values, in words: "P(win)", "expected turns", ..."""
-        return {"win_probability": _("P(win)"), "expected_turns": _("expected turns"),
-                "expected_points": _("expected points"), "long_run_points": _("points (long run)"),
-                "duel_product": _("product of duel P(win)"),
-                "estimated_win_probability": _("estimated P(win)")}[self.value_name]
+        return {
+            "win_probability": _("P(win)"),
+            "expected_turns": _("expected turns"),
+            "expected_points": _("expected points"),
+            "long_run_points": _("points (long run)"),
+            "duel_product": _("product of duel P(win)"),
+            "estimated_win_probability": _("estimated P(win)"),
+        }[self.value_name]
 
     def render(self) -> str:
         head = _("{state}; turn total {t}").format(state=self.state, t=self.turn_total)
-        head += (_(", roll {roll}").format(roll=",".join(map(str, self.roll))) if self.roll
-                 else _(", {dice} to roll").format(dice=dice_count(self.dice)))
+        head += (
+            _(", roll {roll}").format(roll=",".join(map(str, self.roll)))
+            if self.roll
+            else _(", {dice} to roll").format(dice=dice_count(self.dice))
+        )
         lines = [head]
         if self.note:
             lines.append(self.note)
         width = max(len(o.label()) for o in self.options)
-        fmt = "{:.6f}" if self.value_name in ("win_probability", "duel_product", "estimated_win_probability") else "{:.4f}"
+        fmt = (
+            "{:.6f}"
+            if self.value_name in ("win_probability", "duel_product", "estimated_win_probability")
+            else "{:.4f}"
+        )
         name = self.value_label()
         best = _("best")
         for k, o in enumerate(self.options):
@@ -130,8 +151,9 @@ class TurnAdvisor:
     value of rolling there, ``R(t, n)`` (``RC(t)`` for a confirming roll).
     """
 
-    def __init__(self, rs: Ruleset, objective: str, values_of, show, higher_is_better: bool,
-                 value_name: str, horizon=None):
+    def __init__(
+        self, rs: Ruleset, objective: str, values_of, show, higher_is_better: bool, value_name: str, horizon=None
+    ):
         self.rs, self.objective = rs, objective
         self.engine = TurnRules(rs)
         self.moves = self.engine.moves
@@ -140,23 +162,27 @@ class TurnAdvisor:
         self.higher, self.value_name = higher_is_better, value_name
         self.table = kernel.roll_table(rs)
 
-    def solve_turn(self, x: PlayerState, total: int = 0) -> "SolvedTurn":
+    def solve_turn(self, x: PlayerState, total: int = 0) -> SolvedTurn:
         """The turn DP of ``x`` with the objective's end values (full tables)."""
         ends = TurnEnds.of(self.moves, x, T=max(self.horizon(x), total) // self.rs.unit)
         stop_v, forced_v, bust_v, win_v = self.values_of(ends)
-        tv = kernel.turn_dp(self.table, ends.stop_ok, stop_v, ends.forced_ok, forced_v, bust_v, win_v,
-                            full=True)
+        tv = kernel.turn_dp(self.table, ends.stop_ok, stop_v, ends.forced_ok, forced_v, bust_v, win_v, full=True)
         return SolvedTurn(ends, stop_v, forced_v, bust_v, win_v, tv)
 
-    def advise(self, x: PlayerState, turn_total: int = 0, dice: int | None = None,
-               roll: tuple[int, ...] | None = None, state_label: str | None = None) -> Advice:
+    def advise(
+        self,
+        x: PlayerState,
+        turn_total: int = 0,
+        dice: int | None = None,
+        roll: tuple[int, ...] | None = None,
+        state_label: str | None = None,
+    ) -> Advice:
         s = self.engine.state(x, turn_total, dice, roll)
         sol = self.solve_turn(x, s.total)
         notes: list[str] = []
         opts: list[Option] = []
         if s.roll is None:
-            opts.append(Option("roll", self.show(sol.value(self.engine, s)), then=_("roll {n}").format(
-                n=s.dice)))
+            opts.append(Option("roll", self.show(sol.value(self.engine, s)), then=_("roll {n}").format(n=s.dice)))
             if self.engine.can_stop(s):
                 opts.append(Option("stop", self.show(sol.value(self.engine, self.engine.stop(s))), then=_("stop")))
                 notes.append(self.bank_warning(x, s.total))
@@ -166,24 +192,44 @@ class TurnAdvisor:
             after = self.engine.after_roll(s._replace(roll=None), s.roll)
             if isinstance(after, TurnEnd):
                 kind = "win" if after.kind == "win" else "bust"
-                opts.append(Option(kind, self.show(sol.value(self.engine, after)),
-                                   then=_("instant win") if kind == "win" else _("bust: the turn is lost")))
+                opts.append(
+                    Option(
+                        kind,
+                        self.show(sol.value(self.engine, after)),
+                        then=_("instant win") if kind == "win" else _("bust: the turn is lost"),
+                    )
+                )
             else:
                 legal = self.engine.legal(after)
                 for a in legal:
                     nxt = self.engine.apply(after, a)
-                    opts.append(Option("keep", self.show(sol.value(self.engine, nxt)), dice=a.keep, points=a.points,
-                                       then=self.then_label(a, nxt)))
+                    opts.append(
+                        Option(
+                            "keep",
+                            self.show(sol.value(self.engine, nxt)),
+                            dice=a.keep,
+                            points=a.points,
+                            then=self.then_label(a, nxt),
+                        )
+                    )
                 if not any(a.then in ("stop", "banked (confirmed)") for a in legal):
                     # why no set-aside can be banked: the reason at the largest one's total
                     nxt = self.engine.apply(after, legal[0])
                     if not isinstance(nxt, TurnEnd):
-                        notes.append(_("no stop after this roll: {why}").format(
-                            why=self.engine.stop_refusal(nxt)))
+                        notes.append(_("no stop after this roll: {why}").format(why=self.engine.stop_refusal(nxt)))
         opts.sort(key=lambda o: -o.value if self.higher else o.value)
         label = state_label or x.describe(self.rs)
-        return Advice(self.objective, self.value_name, self.higher, label, s.total, s.dice, s.roll, opts,
-                      "; ".join(n for n in notes if n))
+        return Advice(
+            self.objective,
+            self.value_name,
+            self.higher,
+            label,
+            s.total,
+            s.dice,
+            s.roll,
+            opts,
+            "; ".join(n for n in notes if n),
+        )
 
     def bank_warning(self, x: PlayerState, t: int) -> str:
         """What banking ``t`` would do that a player may not expect: the barrel cap or
@@ -241,6 +287,7 @@ def turn_advisor(rs: Ruleset) -> TurnAdvisor:
     """Advice for the objective ``turn``: values are the expected points this turn banks
     (a bank is worth its turn total, a bust, a dump or an overshoot 0, an instant win the
     points still missing to the goal). No table needed."""
+
     def values_of(ends: TurnEnds):
         u = rs.unit
         stop = (np.arange(ends.T + 1) * float(u))[:, None] * (ends.stop_ok[:, None] != 0)
@@ -249,8 +296,9 @@ def turn_advisor(rs: Ruleset) -> TurnAdvisor:
     from .turn import expected_turn_points
 
     # totals are unbounded: the DP runs to the horizon the objective's own solve converged at
-    return TurnAdvisor(rs, "turn", values_of, float, True, "expected_points",
-                       horizon=lambda x: expected_turn_points(rs, x).T * rs.unit)
+    return TurnAdvisor(
+        rs, "turn", values_of, float, True, "expected_points", horizon=lambda x: expected_turn_points(rs, x).T * rs.unit
+    )
 
 
 def rate_advisor(rate) -> TurnAdvisor:
@@ -264,12 +312,14 @@ def rate_advisor(rate) -> TurnAdvisor:
         stop, bust = rate_end_values(rate, ends.x.bolts, ends.T)
         return stop, np.zeros((ends.T + 1, 1)), bust, np.zeros(1)
 
-    return TurnAdvisor(rate.rs, "rate", values_of, float, True, "long_run_points",
-                       horizon=lambda x: rate.T * rate.rs.unit)
+    return TurnAdvisor(
+        rate.rs, "rate", values_of, float, True, "long_run_points", horizon=lambda x: rate.T * rate.rs.unit
+    )
 
 
 def race_advisor(solution) -> TurnAdvisor:
     """Advice from a race table: values are minus the expected turns after this turn."""
+
     def J(y) -> float:
         return 0.0 if y == WIN else -solution.value(y)
 
@@ -298,8 +348,9 @@ def duel_end_values(solution, ends: TurnEnds, opponents: list[PlayerState], seat
     rs = solution.rs
     if solution.seated:
         if seat not in (0, 1):
-            raise StateError(_("{0} plays equal turns: the duel needs the mover's seat (first or second)").format(
-                rs.name))
+            raise StateError(
+                _("{0} plays equal turns: the duel needs the mover's seat (first or second)").format(rs.name)
+            )
         horizon = solution.last_turn_horizon
     P = solution.opponent_values(seat if solution.seated else None)
     idx = solution.index
@@ -332,8 +383,9 @@ def duel_end_values(solution, ends: TurnEnds, opponents: list[PlayerState], seat
     return vals, 1.0 - P[yi, idx[ends.bust_next]]
 
 
-def duel_advisor(solution, opponent: PlayerState, seat: int | None = None,
-                 value_name: str = "win_probability") -> TurnAdvisor:
+def duel_advisor(
+    solution, opponent: PlayerState, seat: int | None = None, value_name: str = "win_probability"
+) -> TurnAdvisor:
     """Advice from a duel table against ``opponent``: values are win probabilities
     (or, from a :class:`thousand.solvers.geometric.GeometricDuel`, the approximation's estimates:
     ``value_name``).
@@ -344,8 +396,9 @@ def duel_advisor(solution, opponent: PlayerState, seat: int | None = None,
     horizon = None
     if solution.seated:
         if seat not in (0, 1):
-            raise StateError(_("{0} plays equal turns: the duel needs the mover's seat (first or second)").format(
-                solution.rs.name))
+            raise StateError(
+                _("{0} plays equal turns: the duel needs the mover's seat (first or second)").format(solution.rs.name)
+            )
         if seat == 0:
             moves, top = Moves(solution.rs), solution.last_turn_horizon
             horizon = lambda x: first_seat_T(solution.rs, moves, x, top) * solution.rs.unit  # noqa: E731
@@ -366,8 +419,11 @@ def product_advisor(solution, opponents: list[PlayerState]) -> TurnAdvisor:
     for y in opponents:
         solution.state_index(y)
     if solution.table.values.ndim == 3:
-        raise StateError(_("{0} plays equal turns: the product of duels is for games that end at the first "
-                           "win").format(solution.rs.name))
+        raise StateError(
+            _("{0} plays equal turns: the product of duels is for games that end at the first win").format(
+                solution.rs.name
+            )
+        )
 
     def values_of(ends: TurnEnds):
         vals, bust = duel_end_values(solution, ends, list(opponents))
@@ -391,9 +447,12 @@ def memoryless_advisor(geo, opponents: list[PlayerState], seat: int | None = Non
     opponents = [moves.check(y) for y in opponents]
     N = len(opponents) + 1
     if rs.equal_turns and (seat is None or not 0 <= seat < N):
-        raise StateError(_("{name} plays equal turns: say which seat you move in, --seat first, second, "
-                           "... (of {n})").format(name=rs.name, n=N))
-    r = N - 1 - seat if rs.equal_turns else 0         # the seats a win leaves their last turns
+        raise StateError(
+            _("{name} plays equal turns: say which seat you move in, --seat first, second, ... (of {n})").format(
+                name=rs.name, n=N
+            )
+        )
+    r = N - 1 - seat if rs.equal_turns else 0  # the seats a win leaves their last turns
 
     def worth(x: PlayerState, ys) -> float:
         D = np.prod(geo.survival([geo.state_index(y) for y in ys]))
@@ -417,6 +476,7 @@ def memoryless_advisor(geo, opponents: list[PlayerState], seat: int | None = Non
                 return win_value(max(ends.x.score + t * rs.unit, rs.goal))
             change = ends.others_after(moves, t)
             return worth(y, [moves.affect_opponent(o, *change) for o in opponents])
+
         stop = np.array([at(t, y) for t, y in enumerate(ends.stop_next)])[:, None]
         forced = np.array([at(t, y) for t, y in enumerate(ends.forced_next)])[:, None]
         return stop, forced, np.array([worth(ends.bust_next, opponents)]), np.ones(1)
@@ -433,16 +493,18 @@ def last_turn_advisor(rs: Ruleset, to_beat: int, tied: int = 1, later=()) -> Tur
     maximises its own chance; with nobody after and one leader this is the second seat's
     last turn of the duel, :func:`thousand.solvers.lastturn.last_turn_values`). No table needed."""
     if not rs.equal_turns:
-        raise StateError(_("{0} does not play equal turns: there is no last turn to beat a total in").format(
-            rs.name))
+        raise StateError(_("{0} does not play equal turns: there is no last turn to beat a total in").format(rs.name))
     u = rs.unit
     if to_beat % u or to_beat < rs.goal:
-        raise StateError(_("--to-beat {0}: the first player finished with a total of at least the goal {1}, a "
-                           "multiple of {2}").format(
-            to_beat, rs.goal, u))
+        raise StateError(
+            _(
+                "--to-beat {0}: the first player finished with a total of at least the goal {1}, a multiple of {2}"
+            ).format(to_beat, rs.goal, u)
+        )
     if rs.barrel.kind == "exact" and to_beat != rs.goal:
-        raise StateError(_("--to-beat {0}: on an exact barrel every finished total is the goal {1}").format(
-            to_beat, rs.goal))
+        raise StateError(
+            _("--to-beat {0}: on an exact barrel every finished total is the goal {1}").format(to_beat, rs.goal)
+        )
     if tied < 1:
         raise StateError(_("--tied {0}: at least the player who finished holds the total to beat").format(tied))
     moves = Moves(rs)
@@ -450,7 +512,7 @@ def last_turn_advisor(rs: Ruleset, to_beat: int, tied: int = 1, later=()) -> Tur
     table = kernel.roll_table(rs)
     # the later players' totals are told apart up to a horizon of their own (and the total to beat)
     top = max(last_turn_horizon(rs, table, later), to_beat) if later else to_beat
-    after = LastRound(rs, table, later, top).chain(tuple(later), tied + 1)   # (targets, tied + 1, ...)
+    after = LastRound(rs, table, later, top).chain(tuple(later), tied + 1)  # (targets, tied + 1, ...)
     f_beat = (to_beat - rs.goal) // u
 
     def values_of(ends: TurnEnds):
@@ -460,5 +522,6 @@ def last_turn_advisor(rs: Ruleset, to_beat: int, tied: int = 1, later=()) -> Tur
         stop = np.where(win & (G > to_beat), new_top, np.where(win & (G == to_beat), after[f_beat, tied, 0], 0.0))
         return stop[:, None], np.zeros((ends.T + 1, 1)), np.zeros(1), np.ones(1)
 
-    return TurnAdvisor(rs, "duel", values_of, float, True, "win_probability",
-                       horizon=lambda x: last_turn_ends(moves, x, top).T * u)
+    return TurnAdvisor(
+        rs, "duel", values_of, float, True, "win_probability", horizon=lambda x: last_turn_ends(moves, x, top).T * u
+    )

@@ -121,7 +121,7 @@ class RaceDecider:
 
     def decide(self, i: int, rest: np.ndarray, seat: int = 0):
         K = len(rest)
-        stop, forced = _ends(self.space, i, self.J[:, None], np.zeros(1))   # alike for every column
+        stop, forced = _ends(self.space, i, self.J[:, None], np.zeros(1))  # alike for every column
         return np.repeat(stop + forced, K, axis=1), np.full(K, self.J[self.space.bust_idx[i]]), np.zeros(K)
 
 
@@ -132,6 +132,7 @@ class DuelDecider:
 
     def __init__(self, space: StateSpace, P: np.ndarray, opponents: int):
         from .nplayer import end_rows
+
         self.space, self.P, self.n = space, np.asarray(P, dtype=float), opponents
         self.rows = end_rows(space)
 
@@ -146,7 +147,7 @@ class DuelDecider:
         advice's ``product_advisor`` and ``duel_advisor`` value them: ``prod_j (1 - P(y_j', x'))``."""
         e = self.rows[i]
         K = len(ys)
-        after = ys[None] if e.opp is None else e.opp[:, ys]            # (B, K, n') the opponents after each end
+        after = ys[None] if e.opp is None else e.opp[:, ys]  # (B, K, n') the opponents after each end
         ends = np.zeros((int(self.space.T[i]) + 1, K))
         ends[e.rows] = np.prod(1.0 - self.P[after, e.nxt[:, None, None]], axis=-1)
         ends[e.win_rows] = 1.0
@@ -173,6 +174,7 @@ class FinishTimes:
 
     def __init__(self, space: StateSpace, turns: np.ndarray, table=None):
         from .race import policy_matrix
+
         self.space = space
         self.table = table or kernel.roll_table(space.rs)
         J = np.append(-np.asarray(turns, dtype=float), 0.0)
@@ -181,7 +183,7 @@ class FinishTimes:
         cols = [np.ones(len(space))]
         while len(cols) <= MAX_ROUNDS and cols[-1].max() >= TAIL:
             cols.append(P @ cols[-1])
-        self.S = np.stack(cols, axis=1)              # (m, R + 1)
+        self.S = np.stack(cols, axis=1)  # (m, R + 1)
 
     def survival(self, ys: np.ndarray) -> np.ndarray:
         """G (K, R + 1): the chance that none of the opponents ``ys`` (K, n) has won within r turns."""
@@ -201,8 +203,9 @@ class FinishTimes:
             new = np.empty((m, K))
             for x in range(m):
                 stop, forced = _ends(sp, x, U, G[:, r])
-                new[x] = kernel.turn_dp(self.table, sp.stop_ok[x], stop, sp.forced_ok[x], forced,
-                                        U[sp.bust_idx[x]], G[:, r]).start
+                new[x] = kernel.turn_dp(
+                    self.table, sp.stop_ok[x], stop, sp.forced_ok[x], forced, U[sp.bust_idx[x]], G[:, r]
+                ).start
             U = new
         return U
 
@@ -221,7 +224,7 @@ class FinishDecider:
         """U(x, 1) for every state x and every opponent tuple (columns by flat index)."""
         if self._U1 is None:
             m = len(self.space)
-            ys = _digits(np.arange(m ** self.n), m, self.n)
+            ys = _digits(np.arange(m**self.n), m, self.n)
             self._U1 = self.times.layers(ys)
         return self._U1
 
@@ -248,10 +251,10 @@ class MemorylessDecider:
 
     def decide(self, i: int, rest: np.ndarray, seat: int = 0):
         game = self.game
-        ys = _digits(rest, game.m, game.N - 1)                     # (K, n)
+        ys = _digits(rest, game.m, game.N - 1)  # (K, n)
         e, T = game.turn_rows(seat)[i], int(game.turn_space(seat).T[i])
         K = len(rest)
-        after = ys[None] if e.opp is None else e.opp[:, ys]         # the opponents after each end
+        after = ys[None] if e.opp is None else e.opp[:, ys]  # the opponents after each end
         D = np.broadcast_to(np.prod(self.d[after], axis=-1), (len(e.rows), K))
         stop = np.zeros((T + 1, K))
         stop[e.rows] = self.worth(np.broadcast_to(e.nxt[:, None], D.shape), D)
@@ -299,6 +302,9 @@ def measured(dice: int | None = None, interactions: bool | None = None, equal_tu
     for name in METHODS:
         losses = [v for c in cases for v in c["losses"].get(name, [])]
         if losses:
-            out[name] = {"loss_low": min(losses), "loss_high": max(losses),
-                         "where": ", ".join(f"{c['ruleset']} ({c['players']} players)" for c in cases)}
+            out[name] = {
+                "loss_low": min(losses),
+                "loss_high": max(losses),
+                "where": ", ".join(f"{c['ruleset']} ({c['players']} players)" for c in cases),
+            }
     return out

@@ -67,21 +67,22 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from scipy import sparse
 from scipy.sparse import linalg as spla
 
 from thousand import kernel
-from .store import ValueStore, values_of
 from thousand.base.errors import ThousandError
-from thousand.engine.player import WIN, Moves, PlayerState
-from thousand.rules.ruleset import Ruleset
-from thousand.engine.states import WIN_INDEX, StateSpace, build_state_space, opponent_maps
-from .lastturn import first_seat_T, last_turn_horizon, last_turn_table
 from thousand.engine.ends import TurnEnds
+from thousand.engine.player import WIN, Moves, PlayerState
+from thousand.engine.states import WIN_INDEX, StateSpace, build_state_space, opponent_maps
+from thousand.rules.ruleset import Ruleset
+
+from .lastturn import first_seat_T, last_turn_horizon, last_turn_table
+from .store import ValueStore, values_of
 
 MAX_PAIRS = 60_000_000  # 480 MB of float64 values; more does not fit the solver's layout
 
@@ -101,8 +102,13 @@ class DuelModel:
     ``plans.win_col``/``plans.win_L``); the second seat's wins are final.
     """
 
-    def __init__(self, rs: Ruleset, space: StateSpace | None = None, table: kernel.RollTable | None = None,
-                 max_pairs: int | None = MAX_PAIRS):
+    def __init__(
+        self,
+        rs: Ruleset,
+        space: StateSpace | None = None,
+        table: kernel.RollTable | None = None,
+        max_pairs: int | None = MAX_PAIRS,
+    ):
         self.rs = rs
         self.moves = Moves(rs)
         self.space = space or build_state_space(rs, opponents=True)
@@ -117,9 +123,12 @@ class DuelModel:
                 raise ThousandError(
                     f"{rs.name}: {m:,} player states make {self.pairs:,} pairs (equal_turns: each seat "
                     f"against the other), whose value matrix needs {8 * n * n / 2**30:,.1f} GiB; the duel "
-                    f"solver holds {max_pairs:,} values ({8 * max_pairs // 10**6} MB) in memory")
-            raise ThousandError(f"{rs.name}: {m} player states make {m * m:,} pairs, more than the duel "
-                                f"solver holds in memory ({max_pairs:,})")
+                    f"solver holds {max_pairs:,} values ({8 * max_pairs // 10**6} MB) in memory"
+                )
+            raise ThousandError(
+                f"{rs.name}: {m} player states make {m * m:,} pairs, more than the duel "
+                f"solver holds in memory ({max_pairs:,})"
+            )
         st = self.space.states
         idx = self.space.index
         mv = self.moves
@@ -142,7 +151,7 @@ class DuelModel:
         for off, ends, last_turn in blocks:
             for i, (x, e) in enumerate(zip(st, ends)):
                 a = ptr[off + i]
-                after[a:ptr[off + i + 1]] = x.score
+                after[a : ptr[off + i + 1]] = x.score
                 for t in range(1, e.T + 1):
                     y = e.stop_next[t] if e.stop_ok[t] else e.forced_next[t]
                     if y is None:
@@ -161,7 +170,7 @@ class DuelModel:
                     nxt[a + t] = off + idx[y]
                     _before, after[a + t], climbed[a + t] = e.others_after(mv, t)
         one = lambda a: np.tile(np.asarray(a), seats)  # noqa: E731  per-state arrays, one copy per seat
-        shift = np.repeat(np.arange(seats) * m, m)     # ... and state indices into their own seat's block
+        shift = np.repeat(np.arange(seats) * m, m)  # ... and state indices into their own seat's block
         score = one([x.score for x in st]).astype(np.int64)
         extra = {}
         if self.equal_turns:
@@ -176,9 +185,13 @@ class DuelModel:
             ptr=ptr,
             stop_ok=np.concatenate([e.stop_ok for e in ends_all]).astype(np.uint8),
             forced_ok=np.concatenate([e.forced_ok for e in ends_all]).astype(np.uint8),
-            next=nxt, after=after, climbed=climbed,
-            bust=one(self.space.bust_idx).astype(np.int64) + shift, score=score,
-            overtaken=one(others.overtaken) + shift, pushed=one(others.pushed) + shift,
+            next=nxt,
+            after=after,
+            climbed=climbed,
+            bust=one(self.space.bust_idx).astype(np.int64) + shift,
+            score=score,
+            overtaken=one(others.overtaken) + shift,
+            pushed=one(others.pushed) + shift,
             on_barrel=one(others.on_barrel).astype(np.uint8),
             **extra,
         )
@@ -192,8 +205,7 @@ class DuelModel:
         bounds = np.flatnonzero(np.diff(sc)) + 1
         starts = np.concatenate([[0], bounds])
         stops = np.concatenate([bounds, [m]])
-        block = [{int(sc[a]): (int(a) + off, int(b) + off) for a, b in zip(starts, stops)}
-                 for off in range(0, n, m)]
+        block = [{int(sc[a]): (int(a) + off, int(b) + off) for a, b in zip(starts, stops)} for off in range(0, n, m)]
         self.groups = block[0]
         # (mover groups, opponent groups) of the pairs that are solved
         self.sides = [(block[0], block[1]), (block[1], block[0])] if self.equal_turns else [(block[0], block[0])]
@@ -214,13 +226,15 @@ class DuelModel:
         next_id = 0
         for members in groups.values():
             base = None
-            for i in sorted(members, key=lambda i: self.score[i]):   # lowest score: the longest turn
+            for i in sorted(members, key=lambda i: self.score[i]):  # lowest score: the longest turn
                 if base is not None:
                     r0 = (self.score[i] - self.score[base]) // u
                     a, b = p.ptr[i] + 1, p.ptr[base] + r0 + 1
                     k = T[i]
-                    if not (np.array_equal(p.stop_ok[a:a + k], p.stop_ok[b:b + k])
-                            and np.array_equal(p.forced_ok[a:a + k], p.forced_ok[b:b + k])):
+                    if not (
+                        np.array_equal(p.stop_ok[a : a + k], p.stop_ok[b : b + k])
+                        and np.array_equal(p.forced_ok[a : a + k], p.forced_ok[b : b + k])
+                    ):
                         base = None
                 if base is None:
                     base, next_id = i, next_id + 1
@@ -283,7 +297,7 @@ class DuelModel:
             Y = np.arange(lo[i], hi[i])
             a, b = p.ptr[i], p.ptr[i + 1]
             rows = a + np.flatnonzero((p.next[a:b] >= 0) & ((p.stop_ok[a:b] | p.forced_ok[a:b]) > 0))
-            lowers = sc[p.next[rows]] <= sc[i]   # ends that do not raise the mover's score
+            lowers = sc[p.next[rows]] <= sc[i]  # ends that do not raise the mover's score
             # an end that raises it lowers the level only where it moves the opponent
             for R, Ys in ((rows[lowers], Y), (rows[~lowers], Y[movable[Y]])):
                 if len(R) and len(Ys):
@@ -291,7 +305,7 @@ class DuelModel:
                     nxt = p.next[R][:, None]
                     down = sc[opp] + sc[nxt] <= sc[i] + sc[Ys][None, :]
                     found.update((nxt * n + opp)[down].tolist())
-            if sc[p.bust[i]] < sc[i]:   # a zero turn's penalty (bolts)
+            if sc[p.bust[i]] < sc[i]:  # a zero turn's penalty (bolts)
                 found.update((p.bust[i] * n + Y).tolist())
             if len(found) > limit:
                 return None
@@ -305,8 +319,9 @@ class DuelModel:
         ok = p.next >= 0
         down = np.any(p.score[p.next[ok]] < p.score[mover[ok]])
         same = np.arange(self.n)
-        return bool(down or np.any(p.score[p.bust] < p.score) or np.any(p.overtaken != same)
-                    or np.any(p.pushed != same))
+        return bool(
+            down or np.any(p.score[p.bust] < p.score) or np.any(p.overtaken != same) or np.any(p.pushed != same)
+        )
 
 
 @dataclass
@@ -316,10 +331,10 @@ class _Level:
     movers: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
-    px: np.ndarray       # mover of each pair
-    py: np.ndarray       # opponent of each pair
-    succ: np.ndarray     # index (in this level) of the pair a bust leads to, or -1
-    d_rows: np.ndarray   # pairs whose bust successor is in the level
+    px: np.ndarray  # mover of each pair
+    py: np.ndarray  # opponent of each pair
+    succ: np.ndarray  # index (in this level) of the pair a bust leads to, or -1
+    d_rows: np.ndarray  # pairs whose bust successor is in the level
 
 
 def _level(model: DuelModel, L: int, mover_pos: np.ndarray) -> _Level:
@@ -376,14 +391,14 @@ class _LevelsOneAtATime:
 @dataclass
 class DuelSolution:
     model: DuelModel
-    P: np.ndarray           # (n, n): P[mover, opponent]
-    passes: int             # turn-DP passes over all pairs (Gauss-Seidel passes and policy rounds)
+    P: np.ndarray  # (n, n): P[mover, opponent]
+    passes: int  # turn-DP passes over all pairs (Gauss-Seidel passes and policy rounds)
     residual: float
     seconds: float
-    rounds: int = 0         # policy-iteration rounds among the passes
-    sweeps: int = 0         # sweeps of the policies' linear systems
+    rounds: int = 0  # policy-iteration rounds among the passes
+    sweeps: int = 0  # sweeps of the policies' linear systems
     fallback: str | None = None  # why policy iteration first handed back to the passes, if it did
-    interface: int = 0      # pairs of the interface whose passes solved the duel (0: none did)
+    interface: int = 0  # pairs of the interface whose passes solved the duel (0: none did)
 
 
 class DuelDiverges(ThousandError):
@@ -392,23 +407,23 @@ class DuelDiverges(ThousandError):
 
 STALL_PASSES = 40  # passes without a tenfold gain in the largest change before giving up
 POLICY_START = 5e-2  # largest pass change below which policy iteration takes over
-POLICY_PASSES = 2    # ... or after this many passes (the rounds settle classic from there in fewer seconds)
-MAX_ROUNDS = 12      # policy rounds that build systems before falling back to passes
+POLICY_PASSES = 2  # ... or after this many passes (the rounds settle classic from there in fewer seconds)
+MAX_ROUNDS = 12  # policy rounds that build systems before falling back to passes
 LOST_WAY = "two policy rounds without a smaller residual"
 TOO_MANY_ROUNDS = f"{MAX_ROUNDS} policy rounds"
 POLICY_RESTART = 0.03  # after a fallback, the rounds try again once the pass change is this share of where they began
-MAX_SWEEPS = 2000    # sweeps of one policy evaluation
-EVAL_DEPTH = 10      # Anderson depth of a policy evaluation
-POLICY_DROP = 1e-4   # policy-row entries below this are left out of a round's Jacobian (docs/solver.md)
-EVAL_SHARE = 1e-3    # a round's correction is solved until a sweep moves it by this share of the residual
-EVAL_STALL = 100     # sweeps without halving the best change before an evaluation gives up
-CHORD_GAIN = 5e-2    # a round that cuts the residual to this share has the next keep its systems
-INTERFACE_MAX = 4    # interface passes where a pass reads at most this many pairs before solving them
+MAX_SWEEPS = 2000  # sweeps of one policy evaluation
+EVAL_DEPTH = 10  # Anderson depth of a policy evaluation
+POLICY_DROP = 1e-4  # policy-row entries below this are left out of a round's Jacobian (docs/solver.md)
+EVAL_SHARE = 1e-3  # a round's correction is solved until a sweep moves it by this share of the residual
+EVAL_STALL = 100  # sweeps without halving the best change before an evaluation gives up
+CHORD_GAIN = 5e-2  # a round that cuts the residual to this share has the next keep its systems
+INTERFACE_MAX = 4  # interface passes where a pass reads at most this many pairs before solving them
 INTERFACE_PASSES = 30  # ... and hand over to the policy rounds if they have not settled after this many
 INTERFACE_DEPTH = 4  # passes an interface pass mixes beyond the interface's size
 
 
-HELD_FACTOR = 1.2   # resident memory per byte the rounds count (classic-open: 23.7 GB for 20 GB counted)
+HELD_FACTOR = 1.2  # resident memory per byte the rounds count (classic-open: 23.7 GB for 20 GB counted)
 
 
 def policy_memory_budget() -> int:
@@ -418,11 +433,11 @@ def policy_memory_budget() -> int:
     needs more is not built; the solve goes on with passes."""
     env = os.environ.get("THOUSAND_DUEL_MEMORY_MB")
     if env:
-        return int(float(env) * 2 ** 20)
+        return int(float(env) * 2**20)
     try:
         return int(0.5 * os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
     except (ValueError, OSError, AttributeError):
-        return 8 * 2 ** 30
+        return 8 * 2**30
 
 
 class _OverBudget(Exception):
@@ -439,6 +454,7 @@ def _fixed_mmap_threshold() -> None:
     3.9). Elsewhere (no glibc) nothing happens."""
     try:
         import ctypes
+
         ctypes.CDLL(None).mallopt(-3, 1 << 14)  # M_MMAP_THRESHOLD
     except (OSError, AttributeError, TypeError):
         pass
@@ -447,10 +463,17 @@ def _fixed_mmap_threshold() -> None:
 METHODS = ("policy", "passes", "textbook")
 
 
-def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: DuelModel | None = None,
-               threads: int = 0, progress: Callable[[int, float], None] | None = None,
-               method: str = "policy", start: np.ndarray | None = None,
-               store: ValueStore | None = None) -> DuelSolution:
+def solve_duel(
+    rs: Ruleset,
+    tol: float = 1e-13,
+    max_passes: int = 1000,
+    model: DuelModel | None = None,
+    threads: int = 0,
+    progress: Callable[[int, float], None] | None = None,
+    method: str = "policy",
+    start: np.ndarray | None = None,
+    store: ValueStore | None = None,
+) -> DuelSolution:
     """Solve the duel for every pair of states (see the module docstring).
 
     ``store``: solve out of core, the values in a memory-mapped
@@ -500,8 +523,11 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
     n = model.n
     if store is not None:
         if store.n != n or start is not None:
-            raise ThousandError(f"a value store of {store.n} states for {n} states"
-                                if store.n != n else "a value store starts at 1/2, not at start values")
+            raise ThousandError(
+                f"a value store of {store.n} states for {n} states"
+                if store.n != n
+                else "a value store starts at 1/2, not at start values"
+            )
         Q = store  # filled with 1/2 when made, or an interrupted solve's values
     else:
         Q = np.full((n, n), 0.5)  # Q[y, x] = P(x, y): a mover's ends gather rows of Q
@@ -519,10 +545,15 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
     policy_at, tries = POLICY_START, 0  # the pass change below which the rounds take over
     residual = fallback = None
     while passes < max_passes:
-        if mix is None and use_policy and history and (
-                history[-1] < policy_at or (not tries and len(history) >= POLICY_PASSES)):
-            residual, r_rounds, r_sweeps, why = _policy_iteration(model, table, Q, levels, tol, threads,
-                                                                  progress, passes)
+        if (
+            mix is None
+            and use_policy
+            and history
+            and (history[-1] < policy_at or (not tries and len(history) >= POLICY_PASSES))
+        ):
+            residual, r_rounds, r_sweeps, why = _policy_iteration(
+                model, table, Q, levels, tol, threads, progress, passes
+            )
             fallback = fallback or why
             passes += r_rounds
             rounds += r_rounds
@@ -535,19 +566,30 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
             use_policy = tries < 2 and why in (LOST_WAY, TOO_MANY_ROUNDS)
             # rounds that began early (after POLICY_PASSES, the change still above
             # POLICY_START) try again at POLICY_START, as if they had waited for it
-            policy_at = (policy_at if history[-1] >= policy_at
-                         else min(policy_at, history[-1]) * POLICY_RESTART)
+            policy_at = policy_at if history[-1] >= policy_at else min(policy_at, history[-1]) * POLICY_RESTART
             accel = _Anderson(depth=6)
         passes += 1
         accelerate = repeat and store is None
         before = Q.copy() if accelerate else None
         # the levels' guesses start a solve from nothing; policy rounds, which take over
         # after two passes, do without them (classic measured: docs/solver.md)
-        first = (passes == 1 and start is None and (not use_policy or mix is not None)
-                 and not (store is not None and store.reopened))
-        change = _pass(model, table, Q, levels, repeat, threads, first=first,
-                       interface=None if mix is None else mix.fit,
-                       prior=before if mix is not None and not first else None)
+        first = (
+            passes == 1
+            and start is None
+            and (not use_policy or mix is not None)
+            and not (store is not None and store.reopened)
+        )
+        change = _pass(
+            model,
+            table,
+            Q,
+            levels,
+            repeat,
+            threads,
+            first=first,
+            interface=None if mix is None else mix.fit,
+            prior=before if mix is not None and not first else None,
+        )
         if progress:
             progress(passes, change)
         if change <= tol or not repeat:
@@ -567,16 +609,32 @@ def solve_duel(rs: Ruleset, tol: float = 1e-13, max_passes: int = 1000, model: D
     if store is not None:
         P = store.P
         if residual is None:
-            residual = max((float(np.max(np.abs(_turns(model, table, store, lv.px, lv.py, threads)[0]
-                                                - store.get(lv.py, lv.px)))) for lv in levels), default=0.0)
+            residual = max(
+                (
+                    float(
+                        np.max(np.abs(_turns(model, table, store, lv.px, lv.py, threads)[0] - store.get(lv.py, lv.px)))
+                    )
+                    for lv in levels
+                ),
+                default=0.0,
+            )
     else:
         P = np.ascontiguousarray(Q.T)
     if residual is None:
         residual = bellman_residual(model, table, P)
     if residual > 1e-10:
         raise DuelDiverges(_diverges(rs, passes, residual))
-    return DuelSolution(model, P, passes, residual, time.perf_counter() - t0, rounds, sweeps, fallback,
-                        0 if mix is None else len(mix.fit))
+    return DuelSolution(
+        model,
+        P,
+        passes,
+        residual,
+        time.perf_counter() - t0,
+        rounds,
+        sweeps,
+        fallback,
+        0 if mix is None else len(mix.fit),
+    )
 
 
 def _interface_mixer(model: DuelModel) -> _Anderson | None:
@@ -587,14 +645,22 @@ def _interface_mixer(model: DuelModel) -> _Anderson | None:
     if fit is None:
         return None
     depth = len(fit) + INTERFACE_DEPTH
-    if HELD_FACTOR * (depth + 3) * 8 * model.n ** 2 > policy_memory_budget():
+    if HELD_FACTOR * (depth + 3) * 8 * model.n**2 > policy_memory_budget():
         return None
     return _Anderson(depth=depth, fit=fit)
 
 
-def _pass(model: DuelModel, table, Q, levels: list[_Level], repeat: bool, threads: int,
-          first: bool = False, interface: np.ndarray | None = None,
-          prior: np.ndarray | None = None) -> float:
+def _pass(
+    model: DuelModel,
+    table,
+    Q,
+    levels: list[_Level],
+    repeat: bool,
+    threads: int,
+    first: bool = False,
+    interface: np.ndarray | None = None,
+    prior: np.ndarray | None = None,
+) -> float:
     """One Gauss-Seidel pass over the levels, top down, each level's bust cycles solved
     exactly (:func:`_solve_level`); returns the largest change. ``first``: Q holds no
     values yet, so each level starts from :func:`_guess`. ``Q``: the values, an array or
@@ -625,7 +691,7 @@ def _pass(model: DuelModel, table, Q, levels: list[_Level], repeat: bool, thread
             _guess(model, vals, lv)
         elif prior is not None:
             _guess_change(model, vals, lv, prior)
-        if held is not None:   # the guesses start the DPs of the others, not these reads
+        if held is not None:  # the guesses start the DPs of the others, not these reads
             vals.put(lv.py[held[0]], lv.px[held[0]], held[1])
         # with penalties the pass is repeated anyway: one DP run per level and
         # pass is enough (the final residual certifies the fixed point)
@@ -637,8 +703,15 @@ def _pass(model: DuelModel, table, Q, levels: list[_Level], repeat: bool, thread
 RERUN = 1e-15  # a pair's turn DP is re-run when its bust value moved by more than this
 
 
-def _solve_level(model: DuelModel, table, vals, lv: _Level, runs: int, threads: int,
-                 held: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+def _solve_level(
+    model: DuelModel,
+    table,
+    vals,
+    lv: _Level,
+    runs: int,
+    threads: int,
+    held: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
     """Solve one level's pairs in place (Newton's method on the bust links); returns
     their new values.
 
@@ -722,8 +795,9 @@ def _frames(model: DuelModel, px: np.ndarray, py: np.ndarray) -> _Frames:
     return _Frames(order, fm, cp, movers, py[order], row0)
 
 
-def _turns(model: DuelModel, table, vals, px: np.ndarray, py: np.ndarray,
-           threads: int) -> tuple[np.ndarray, np.ndarray]:
+def _turns(
+    model: DuelModel, table, vals, px: np.ndarray, py: np.ndarray, threads: int
+) -> tuple[np.ndarray, np.ndarray]:
     """The turn DPs (values and bust derivatives) of the pairs ``(px[k], py[k])``, by
     frames (:func:`_frames`); out of core, in parts by opponent
     (:meth:`thousand.solvers.store.ValueStore.opponent_parts`)."""
@@ -731,8 +805,9 @@ def _turns(model: DuelModel, table, vals, px: np.ndarray, py: np.ndarray,
     v, d = np.empty(len(px)), np.empty(len(px))
     for part in vals.opponent_parts(py, model.plans):
         f = _frames(model, px[part], py[part])
-        v_s, d_s = kernel.duel_frames(table, model.plans, vals.Q, f.fm, f.cp, f.movers, f.opps, f.row0,
-                                      grad=True, threads=threads)
+        v_s, d_s = kernel.duel_frames(
+            table, model.plans, vals.Q, f.fm, f.cp, f.movers, f.opps, f.row0, grad=True, threads=threads
+        )
         vals.release()
         v[part[f.order]], d[part[f.order]] = v_s, d_s
     return v, d
@@ -788,11 +863,18 @@ class _LevelSystem:
     vals: np.ndarray
     succ: np.ndarray
     a: np.ndarray
-    frames: "_Frames"  # the level's pairs as frames, in the order of ``rows``
+    frames: _Frames  # the level's pairs as frames, in the order of ``rows``
 
 
-def _policy_round(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], threads: int,
-                  budget: int, scratch: kernel.Scratch | None = None) -> tuple[list[_LevelSystem], float]:
+def _policy_round(
+    model: DuelModel,
+    table,
+    Q: np.ndarray,
+    levels: list[_Level],
+    threads: int,
+    budget: int,
+    scratch: kernel.Scratch | None = None,
+) -> tuple[list[_LevelSystem], float]:
     """One Jacobi turn-DP pass at Q: the Bellman residual ``rho = TurnDP(P) - P`` and the
     greedy policy of every pair, level by level, as the rows of an approximate Jacobian
     (entries below :data:`POLICY_DROP` left out, float32; raises :class:`_OverBudget`
@@ -806,12 +888,23 @@ def _policy_round(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], 
     scratch = scratch or kernel.Scratch()
     for lv in levels:
         f = _frames(model, lv.px, lv.py)
-        rows = f.opps * n + f.movers   # the level's pairs in frame order
+        rows = f.opps * n + f.movers  # the level's pairs in frame order
         m = len(rows)
         pos[rows] = np.arange(m)
-        r = kernel.duel_policy(table, model.plans, Q, f.fm, None, None, threads=threads, local=pos,
-                               frames=(f.cp, f.movers, f.opps, f.row0), drop=POLICY_DROP,
-                               scratch=scratch, links=True)
+        r = kernel.duel_policy(
+            table,
+            model.plans,
+            Q,
+            f.fm,
+            None,
+            None,
+            threads=threads,
+            local=pos,
+            frames=(f.cp, f.movers, f.opps, f.row0),
+            drop=POLICY_DROP,
+            scratch=scratch,
+            links=True,
+        )
         pos[rows] = -1
         rho = r.v - q[rows]
         residual = max(residual, float(np.max(np.abs(rho))))
@@ -821,8 +914,16 @@ def _policy_round(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], 
         table.backend.solve_links(succ, a, np.zeros(m))  # ZeroDivisionError: a cycle that never ends
         sy = _LevelSystem(rows, rho, r.indptr, r.cols, r.vals, succ, a, f)
         systems.append(sy)
-        held += (sy.vals.nbytes + sy.cols.nbytes + sy.indptr.nbytes + rows.nbytes + rho.nbytes + succ.nbytes
-                 + a.nbytes + sum(x.nbytes for x in (f.order, f.fm, f.cp, f.movers, f.opps, f.row0)))
+        held += (
+            sy.vals.nbytes
+            + sy.cols.nbytes
+            + sy.indptr.nbytes
+            + rows.nbytes
+            + rho.nbytes
+            + succ.nbytes
+            + a.nbytes
+            + sum(x.nbytes for x in (f.order, f.fm, f.cp, f.movers, f.opps, f.row0))
+        )
         if HELD_FACTOR * held > budget:
             raise _OverBudget
     return systems, residual
@@ -836,15 +937,22 @@ def _residual_pass(model: DuelModel, table, Q: np.ndarray, systems: list[_LevelS
     residual = 0.0
     for sy in systems:
         f = sy.frames
-        v, _ = kernel.duel_frames(table, model.plans, Q, f.fm, f.cp, f.movers, f.opps, f.row0, grad=False,
-                                  threads=threads)
+        v, _ = kernel.duel_frames(
+            table, model.plans, Q, f.fm, f.cp, f.movers, f.opps, f.row0, grad=False, threads=threads
+        )
         sy.rho = v - q[sy.rows]
         residual = max(residual, float(np.max(np.abs(sy.rho))))
     return residual
 
 
-def _evaluate_policy(systems: list[_LevelSystem], q: np.ndarray, backend: kernel.Backend, threads: int = 0,
-                     max_sweeps: int = MAX_SWEEPS, accel: "_Anderson | None" = None) -> int:
+def _evaluate_policy(
+    systems: list[_LevelSystem],
+    q: np.ndarray,
+    backend: kernel.Backend,
+    threads: int = 0,
+    max_sweeps: int = MAX_SWEEPS,
+    accel: _Anderson | None = None,
+) -> int:
     """One approximate Newton step for the round's policy, in place on q:
     ``q += delta`` with ``(I + M~) delta = rho``. With the exact rows M this is the
     policy's exact evaluation, ``(I + M) q_new = c``, since ``rho = c - (I + M) q``;
@@ -862,10 +970,11 @@ def _evaluate_policy(systems: list[_LevelSystem], q: np.ndarray, backend: kernel
     if accel is None:
         accel = _Anderson(depth=EVAL_DEPTH, bounded=False)
     accel.reset()
-    sweeper = backend.level_sweep([(sy.rows, sy.rho, sy.indptr, sy.cols, sy.vals, sy.succ, sy.a)
-                                   for sy in systems], q.size)
+    sweeper = backend.level_sweep(
+        [(sy.rows, sy.rho, sy.indptr, sy.cols, sy.vals, sy.succ, sy.a) for sy in systems], q.size
+    )
     best, stale, sweep = np.inf, 0, 0
-    for sweep in range(1, max_sweeps + 1):
+    for sweep in range(1, max_sweeps + 1):  # noqa: B007 (the count of sweeps is the result)
         np.copyto(before, delta)
         change = sweeper.sweep(delta, threads)
         if change <= goal:
@@ -884,8 +993,9 @@ def _evaluate_policy(systems: list[_LevelSystem], q: np.ndarray, backend: kernel
     return sweep
 
 
-def _policy_iteration(model: DuelModel, table, Q: np.ndarray, levels: list[_Level], tol: float, threads: int,
-                      progress, passes: int):
+def _policy_iteration(
+    model: DuelModel, table, Q: np.ndarray, levels: list[_Level], tol: float, threads: int, progress, passes: int
+):
     """Policy rounds from Q until a round's pass finds the Bellman residual at most ``tol``.
 
     Returns ``(residual, rounds, sweeps, reason)``; residual None when the rounds did
@@ -913,8 +1023,10 @@ def _policy_iteration(model: DuelModel, table, Q: np.ndarray, levels: list[_Leve
                 systems, residual = _policy_round(model, table, Q, levels, threads, budget, scratch)
             except _OverBudget:
                 # Q is untouched by the round: the passes go on from it
-                reason = (f"a policy's linear systems exceed the memory budget of {budget / 2**20:,.0f} MB "
-                          "(THOUSAND_DUEL_MEMORY_MB)")
+                reason = (
+                    f"a policy's linear systems exceed the memory budget of {budget / 2**20:,.0f} MB "
+                    "(THOUSAND_DUEL_MEMORY_MB)"
+                )
                 break
             except ZeroDivisionError:  # a level's links close a cycle of certain busts: a game without end
                 reason = "a policy's linear system is singular"
@@ -943,9 +1055,12 @@ def _policy_iteration(model: DuelModel, table, Q: np.ndarray, levels: list[_Leve
 
 
 def _diverges(rs: Ruleset, passes: int, change: float) -> str:
-    hint = (" (without bolts a zero turn costs nothing, so both players may prefer never to bank:"
-            " the game need not end and its win probabilities have no unique value)"
-            if not rs.bolts.limit else "")
+    hint = (
+        " (without bolts a zero turn costs nothing, so both players may prefer never to bank:"
+        " the game need not end and its win probabilities have no unique value)"
+        if not rs.bolts.limit
+        else ""
+    )
     return f"{rs.name}: the duel does not converge; after {passes} passes values still move by {change:.1e}{hint}"
 
 
@@ -963,8 +1078,9 @@ def _solve_textbook(model: DuelModel, tol: float, progress, max_sweeps: int = 10
         change = 0.0
         for x in range(n):
             for y in range(n):
-                v, _, _ = kernel.duel_level(table, model.plans, Q, one * x, one * y, one * (y + 1), grad=False,
-                                            threads=1)
+                v, _, _ = kernel.duel_level(
+                    table, model.plans, Q, one * x, one * y, one * (y + 1), grad=False, threads=1
+                )
                 change = max(change, abs(v[0] - Q[y, x]))
                 Q[y, x] = v[0]
         if progress:
@@ -997,9 +1113,9 @@ class _Anderson:
 
     def __init__(self, depth: int, bounded: bool = True, fit: np.ndarray | None = None):
         self.depth = depth
-        self.bounded = bounded               # iterates are probabilities: clip them to [0, 1]
+        self.bounded = bounded  # iterates are probabilities: clip them to [0, 1]
         self.fit = fit
-        self.dF: np.ndarray | None = None   # (depth, size): rows are differences of residuals
+        self.dF: np.ndarray | None = None  # (depth, size): rows are differences of residuals
         self.dG: np.ndarray | None = None
         self.gram = np.zeros((depth, depth))
         # buffers made at the first step and kept (a fresh 20 MB array costs page faults
@@ -1009,8 +1125,8 @@ class _Anderson:
 
     def reset(self) -> None:
         """Forget the history (a new fixed-point problem of the same size); the buffers stay."""
-        self.used = 0                        # rows of dF/dG in use
-        self.slot = 0                        # the row the next difference goes to
+        self.used = 0  # rows of dF/dG in use
+        self.slot = 0  # the row the next difference goes to
         self.have_last = False
         self.last = np.inf
 
@@ -1040,9 +1156,9 @@ class _Anderson:
             np.subtract(gv, self.g_last, out=self.dG[j])
             self.used = min(self.used + 1, self.depth)
             self.slot = (j + 1) % self.depth
-            rows = self.dF[:self.used] @ self.dF[j]
-            self.gram[j, :self.used] = rows
-            self.gram[:self.used, j] = rows
+            rows = self.dF[: self.used] @ self.dF[j]
+            self.gram[j, : self.used] = rows
+            self.gram[: self.used, j] = rows
         np.copyto(self.g_last, gv)
         self.f, self.f_last, self.have_last = self.f_last, f, True
         if self.used == 0:
@@ -1080,8 +1196,9 @@ def seat_profile_values(model: DuelModel, table, Q_first: np.ndarray, Q_second: 
     is read off exactly (bench/bench_approx.py --duel). Needs ``equal_turns`` (seats
     are part of the state; without them a pair does not say whose turn policy is whose)."""
     if not model.equal_turns:
-        raise ThousandError("profile values need seats in the state (equal_turns); other duels are "
-                            "evaluated by thousand.analysis.exact")
+        raise ThousandError(
+            "profile values need seats in the state (equal_turns); other duels are evaluated by thousand.analysis.exact"
+        )
     n, m = model.n, model.players
     movers, lo, hi = model.opponents()
     rows, cols, vals, c_all, flat_all = [], [], [], [], []
@@ -1103,8 +1220,9 @@ def seat_profile_values(model: DuelModel, table, Q_first: np.ndarray, Q_second: 
     r_, c_ = pos[np.concatenate(rows)], pos[np.concatenate(cols)]
     if np.any(c_ < 0):
         raise ThousandError("a turn hands over to a pair that is not solved")
-    A = sparse.identity(len(flat), format="csc") + sparse.csc_matrix((np.concatenate(vals), (r_, c_)),
-                                                                     shape=(len(flat), len(flat)))
+    A = sparse.identity(len(flat), format="csc") + sparse.csc_matrix(
+        (np.concatenate(vals), (r_, c_)), shape=(len(flat), len(flat))
+    )
     q = spla.splu(A).solve(np.concatenate(c_all))
     Qp = np.full(n * n, 0.5)
     Qp[flat] = q

@@ -33,8 +33,8 @@ measured against the exact duel on rulesets small enough to solve
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from scipy import sparse
@@ -43,12 +43,12 @@ from scipy.sparse import linalg as spla
 from thousand import kernel
 from thousand.base.errors import StateError
 from thousand.engine.player import PlayerState
-from thousand.rules.ruleset import Ruleset
 from thousand.engine.states import WIN_INDEX, StateSpace, build_state_space
+from thousand.rules.ruleset import Ruleset
 
 # the opponent's expected turns to win alone, N = 1/q, at which V_q is solved
 GRID = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 64.0, 128.0)
-WARM = 1e-3   # sweeps until the largest change is below this, then policy iteration
+WARM = 1e-3  # sweeps until the largest change is below this, then policy iteration
 
 
 def discounts(grid=GRID) -> np.ndarray:
@@ -59,9 +59,9 @@ def discounts(grid=GRID) -> np.ndarray:
 @dataclass
 class GeometricSolution:
     space: StateSpace
-    grid: np.ndarray         # (K,) the opponent's expected turns per column
-    values: np.ndarray       # (n, K) V_q(x), q = 1 / grid[k]
-    iterations: int          # sweeps plus policy rounds
+    grid: np.ndarray  # (K,) the opponent's expected turns per column
+    values: np.ndarray  # (n, K) V_q(x), q = 1 / grid[k]
+    iterations: int  # sweeps plus policy rounds
     residual: float
     seconds: float
 
@@ -78,8 +78,7 @@ def _ends(space: StateSpace, i: int, V: np.ndarray, d: np.ndarray):
 
 def _turn(table, space: StateSpace, i: int, V: np.ndarray, d: np.ndarray, bust: np.ndarray, **kw):
     stop_v, forced_v = _ends(space, i, V, d)
-    return kernel.turn_dp(table, space.stop_ok[i], stop_v, space.forced_ok[i], forced_v, bust,
-                          np.ones(len(d)), **kw)
+    return kernel.turn_dp(table, space.stop_ok[i], stop_v, space.forced_ok[i], forced_v, bust, np.ones(len(d)), **kw)
 
 
 def _sweep(table, space: StateSpace, V: np.ndarray, d: np.ndarray) -> float:
@@ -107,13 +106,12 @@ def _sweep(table, space: StateSpace, V: np.ndarray, d: np.ndarray) -> float:
 def _evaluate(table, space: StateSpace, V: np.ndarray, d: np.ndarray) -> np.ndarray:
     """The values of the turn policies greedy for ``V``, column by column: ``(I - d P) V = w``."""
     n, K = len(space), len(d)
-    rows, cols, vals, ks = [], [], [], []   # the transitions of every column, told apart by ks
+    rows, cols, vals, ks = [], [], [], []  # the transitions of every column, told apart by ks
     win = np.zeros((n, K))
     for i in range(n):
         stop_v, forced_v = _ends(space, i, V, d)
         bust = d * V[space.bust_idx[i]]
-        tv = kernel.turn_dp(table, space.stop_ok[i], stop_v, space.forced_ok[i], forced_v, bust, np.ones(K),
-                            full=True)
+        tv = kernel.turn_dp(table, space.stop_ok[i], stop_v, space.forced_ok[i], forced_v, bust, np.ones(K), full=True)
         sp, fp, bp, wp = kernel.end_distribution(table, space.stop_ok[i], stop_v, space.forced_ok[i], forced_v, tv)
         win[i] = wp
         for idx, p in ((space.stop_idx[i], sp), (space.forced_idx[i], fp)):
@@ -146,9 +144,14 @@ def bellman_residual(table, space: StateSpace, V: np.ndarray, d: np.ndarray) -> 
     return res
 
 
-def solve_geometric(rs: Ruleset, tol: float = 1e-12, grid=GRID, space: StateSpace | None = None,
-                    table: kernel.RollTable | None = None,
-                    progress: Callable[[int, float], None] | None = None) -> GeometricSolution:
+def solve_geometric(
+    rs: Ruleset,
+    tol: float = 1e-12,
+    grid=GRID,
+    space: StateSpace | None = None,
+    table: kernel.RollTable | None = None,
+    progress: Callable[[int, float], None] | None = None,
+) -> GeometricSolution:
     """Solve ``V_q`` (the module docstring) for every state of ``space`` (default: the
     player states of ``rs``) and every ``q = 1 / N``, ``N`` in ``grid``."""
     t0 = time.perf_counter()
@@ -157,7 +160,7 @@ def solve_geometric(rs: Ruleset, tol: float = 1e-12, grid=GRID, space: StateSpac
     grid = np.asarray(grid, dtype=np.float64)
     d = discounts(grid)
     n = len(space)
-    V = np.zeros((n + 1, len(d)))   # row n: where WIN_INDEX (-1) points (its ends are set to 1 by _ends)
+    V = np.zeros((n + 1, len(d)))  # row n: where WIN_INDEX (-1) points (its ends are set to 1 by _ends)
     steps, delta = 0, np.inf
     while steps < 500 and delta > WARM:
         steps += 1
@@ -177,7 +180,6 @@ def solve_geometric(rs: Ruleset, tol: float = 1e-12, grid=GRID, space: StateSpac
     return GeometricSolution(space, grid, V[:n].copy(), steps, residual, time.perf_counter() - t0)
 
 
-
 class GeometricDuel:
     """Duel values by the memoryless-opponent approximation (module docstring), in the
     duel table's shape: :meth:`opponent_values` gives, for an opponent about to move
@@ -188,8 +190,9 @@ class GeometricDuel:
     table's expected turns); ``horizon`` (:attr:`last_turn_horizon`): the first seat's last-turn horizon under
     ``equal_turns`` (:func:`thousand.solvers.lastturn.last_turn_horizon`)."""
 
-    def __init__(self, rs: Ruleset, index: dict, values: np.ndarray, grid, turns: np.ndarray,
-                 horizon: int | None = None):
+    def __init__(
+        self, rs: Ruleset, index: dict, values: np.ndarray, grid, turns: np.ndarray, horizon: int | None = None
+    ):
         self.rs = rs
         self.index = index
         self.grid = np.asarray(grid, dtype=np.float64)
@@ -203,6 +206,7 @@ class GeometricDuel:
             return self.index[x]
         except KeyError:
             from thousand.base.i18n import _
+
             raise StateError(_("no such game state in the table: {0}").format(x.describe(self.rs))) from None
 
     def at(self, y_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -265,14 +269,17 @@ def stand_ins(model) -> tuple[dict, object]:
 
     Returns ``(stand_ins, geometric solution)``; both are solved on the model's player states."""
     from .race import solve_race
+
     rs, n, m = model.rs, model.n, model.players
     race = solve_race(rs, space=model.space)
     geo = solve_geometric(rs, space=model.space)
     rows = np.arange(n) % m
     d, V = GeometricDuel(rs, model.space.index, geo.values, geo.grid, race.turns, model.horizon).at(rows)
     a = 1.0 / (float(np.max(race.turns)) + 1.0)
-    return {"geometric": 1.0 - V[rows] * d[None, :],
-            "race": np.ascontiguousarray(np.broadcast_to((a * race.turns[rows])[:, None], (n, n)))}, geo
+    return {
+        "geometric": 1.0 - V[rows] * d[None, :],
+        "race": np.ascontiguousarray(np.broadcast_to((a * race.turns[rows])[:, None], (n, n))),
+    }, geo
 
 
 def measured() -> dict:
@@ -280,23 +287,34 @@ def measured() -> dict:
     the largest loss in win probability of one player using it against the exact duel
     (either seat), and on which rulesets."""
     from .approx import _measured_file
+
     cases = _measured_file().get("duel_cases", [])
     out: dict = {}
     for name in ("geometric", "race"):
         losses = [v for c in cases for v in c["losses"].get(name, [])]
         if losses:
-            out[name] = {"loss_low": min(losses), "loss_high": max(losses),
-                         "where": ", ".join(c["ruleset"] for c in cases)}
+            out[name] = {
+                "loss_low": min(losses),
+                "loss_high": max(losses),
+                "where": ", ".join(c["ruleset"] for c in cases),
+            }
     return out
 
 
 def approximation_note(why: str) -> str:
     """The label of advice by this approximation: what it is, why, and its measured cost."""
     from thousand.base.i18n import _
+
     m = measured().get("geometric")
-    cost = (_("measured on {where}: one player playing it loses {low:.4f} to {high:.4f} win probability "
-              "against the exact duel").format(where=m["where"], low=m["loss_low"], high=m["loss_high"])
-            if m else _("its loss is not measured yet (bench/bench_duel_approx.py)"))
-    return _("APPROXIMATION: the exact duel does not fit here ({why}); the opponent is taken to win each of its "
-             "turns with chance 1/N, N its expected turns to win alone, and values are estimates; {cost}").format(
-        why=why, cost=cost)
+    cost = (
+        _(
+            "measured on {where}: one player playing it loses {low:.4f} to {high:.4f} win probability "
+            "against the exact duel"
+        ).format(where=m["where"], low=m["loss_low"], high=m["loss_high"])
+        if m
+        else _("its loss is not measured yet (bench/bench_duel_approx.py)")
+    )
+    return _(
+        "APPROXIMATION: the exact duel does not fit here ({why}); the opponent is taken to win each of its "
+        "turns with chance 1/N, N its expected turns to win alone, and values are estimates; {cost}"
+    ).format(why=why, cost=cost)

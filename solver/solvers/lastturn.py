@@ -23,10 +23,10 @@ import numpy as np
 
 from thousand import kernel
 from thousand.base.errors import ThousandError
+from thousand.base.i18n import _
+from thousand.engine.ends import TurnEnds
 from thousand.engine.player import WIN, Moves, PlayerState
 from thousand.rules.ruleset import Ruleset
-from thousand.engine.ends import TurnEnds
-from thousand.base.i18n import _
 
 LAST_TURN_TOL = 1e-16  # the horizon's bound on the error of every value (see last_turn_horizon)
 
@@ -97,8 +97,7 @@ def last_turn_table(rs: Ruleset, table, states, targets, top: int | None = None)
     seen: dict = {}
     for i, y in enumerate(states):
         e = last_turn_ends(moves, y, top)
-        key = (y.score, e.stop_ok.tobytes(), e.forced_ok.tobytes(),
-               bytes(int(s == WIN) for s in e.stop_next))
+        key = (y.score, e.stop_ok.tobytes(), e.forced_ok.tobytes(), bytes(int(s == WIN) for s in e.stop_next))
         if key not in seen:
             seen[key] = _last_turn_dp(rs, table, e, targets)
         out[i] = seen[key]
@@ -135,9 +134,12 @@ def last_turn_horizon(rs: Ruleset, table, states, tol: float = LAST_TURN_TOL) ->
     lo, hi = 0, max(table.max_points, 1)  # extensions in units: bound(lo) >= tol > bound(hi) once found
     while bound(hi) >= tol:
         if hi * u > 1000 * rs.goal:
-            raise ThousandError(_("{0}: a last turn beats a final total of {1} with probability {2:.1e}: no "
-                                  "horizon for the equal_turns duel").format(
-                rs.name, rs.goal + hi * u, bound(hi)))
+            raise ThousandError(
+                _(
+                    "{0}: a last turn beats a final total of {1} with probability {2:.1e}: no "
+                    "horizon for the equal_turns duel"
+                ).format(rs.name, rs.goal + hi * u, bound(hi))
+            )
         lo, hi = hi, 2 * hi
     while hi - lo > 1:  # the smallest such extension: every first-seat turn runs to it
         mid = (lo + hi) // 2
@@ -196,15 +198,15 @@ class LastRound:
         Y, F = np.broadcast_arrays(np.asarray(Y, dtype=np.int64), np.asarray(F, dtype=np.int64))
         if r == 0 or Y.size == 0:
             return np.ones(Y.shape + (r + 1,)) if r == 0 else np.zeros(Y.shape + (r + 1,))
-        with self._filling:     # the N-player solver asks from several threads at once
-            if r not in self._rows:     # (m**r, targets, r + 1), filled as later players are asked for
-                self._rows[r] = (np.zeros((self.m ** r, len(self.targets), r + 1)),
-                                 np.zeros(self.m ** r, dtype=bool))
+        with self._filling:  # the N-player solver asks from several threads at once
+            if r not in self._rows:  # (m**r, targets, r + 1), filled as later players are asked for
+                self._rows[r] = (np.zeros((self.m**r, len(self.targets), r + 1)), np.zeros(self.m**r, dtype=bool))
             rows, done = self._rows[r]
             if not done[Y].all():
                 for y in np.unique(Y[~done[Y]]):
-                    rows[y] = self.chain(tuple(self.states[(int(y) // self.m ** (r - 1 - k)) % self.m]
-                                               for k in range(r)), 1)[:, 0]
+                    rows[y] = self.chain(
+                        tuple(self.states[(int(y) // self.m ** (r - 1 - k)) % self.m] for k in range(r)), 1
+                    )[:, 0]
                     done[y] = True
         return rows[Y, self.target_index(F)]
 
@@ -221,22 +223,23 @@ class LastRound:
             return np.broadcast_to((1.0 / np.arange(1, K + 1))[None, :, None], (nF, K, 1)).copy()
         rs, u, moves = self.rs, self.rs.unit, self.moves
         y, rest = ys[0], ys[1:]
-        nxt = self.chain(rest, K + 1)                                # (nF, K+1, L)
+        nxt = self.chain(rest, K + 1)  # (nF, K+1, L)
         e = last_turn_ends(moves, y, self.horizon)
         G = y.score + np.arange(e.T + 1, dtype=np.int64) * u
         win = np.array([z == WIN for z in e.stop_next], dtype=bool) & (e.stop_ok != 0)
         B = self.targets
-        beat = win[:, None] & (G[:, None] > B[None, :])             # (T+1, nF)
+        beat = win[:, None] & (G[:, None] > B[None, :])  # (T+1, nF)
         tie = win[:, None] & (G[:, None] == B[None, :])
         new_top = nxt[self.target_index(np.maximum(G, rs.goal)), 0]  # (T+1, L): after a new top G
-        tied = nxt[:, 1:K + 1]                                       # (nF, K, L): k + 1 share B
+        tied = nxt[:, 1 : K + 1]  # (nF, K, L): k + 1 share B
         stop = beat[:, :, None] * new_top[:, None, None, 0] + tie[:, :, None] * tied[None, ..., 0]
         stop = stop.reshape(e.T + 1, nF * K)
-        _tv, ends, bust_p, win_p = kernel.turn_ends(self.table, e.stop_ok, stop, e.forced_ok, np.zeros_like(stop),
-                                                    np.zeros(nF * K), np.ones(nF * K))
+        _tv, ends, bust_p, win_p = kernel.turn_ends(
+            self.table, e.stop_ok, stop, e.forced_ok, np.zeros_like(stop), np.zeros(nF * K), np.ones(nF * K)
+        )
         ends = ends.reshape(e.T + 1, nF, K)
         p_beat = ends * beat[:, :, None]
-        p_tie = (ends * tie[:, :, None]).sum(axis=0)                 # (nF, K)
+        p_tie = (ends * tie[:, :, None]).sum(axis=0)  # (nF, K)
         out = np.zeros((nF, K, L + 1))
         top = (p_beat.reshape(e.T + 1, nF * K).T @ new_top).reshape(nF, K, L)
         out[..., 1] = top[..., 0] + p_tie * tied[..., 0] + win_p.reshape(nF, K)
@@ -256,7 +259,7 @@ class LastRound:
         for after, rows in groups.items():
             miss[after] = miss.get(after, 0.0) + ends[rows].sum(axis=0)
         for after, p in miss.items():
-            left = self.chain(after, K + 1)[:, 0:K]                  # k still share B
+            left = self.chain(after, K + 1)[:, 0:K]  # k still share B
             out[..., 0] += p * left[..., 0]
             out[..., 2:] += p[..., None] * left[..., 1:]
         return out

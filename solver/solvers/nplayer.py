@@ -66,31 +66,32 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left, bisect_right
-from math import gcd
-from dataclasses import dataclass, field
 from concurrent.futures import ThreadPoolExecutor
-from functools import cached_property, lru_cache
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from math import gcd
 
 import numpy as np
 
 from thousand import kernel
 from thousand.base.errors import ThousandError
 from thousand.base.i18n import _
-from thousand.rules.ruleset import Ruleset
-from thousand.engine.player import Moves
-from .duel import _Anderson
-from thousand.engine.states import WIN_INDEX, build_state_space, opponent_maps
-from .lastturn import LastRound, first_seat_T, last_turn_horizon
 from thousand.engine.ends import TurnEnds
+from thousand.engine.player import Moves
+from thousand.engine.states import WIN_INDEX, build_state_space, opponent_maps
+from thousand.rules.ruleset import Ruleset
 
-MAX_VALUES = 200_000_000     # float64 numbers of V (1.6 GB)
-MAX_ROUNDS = 60              # best-response rounds of an orbit before it is treated as cycling
+from .duel import _Anderson
+from .lastturn import LastRound, first_seat_T, last_turn_horizon
+
+MAX_VALUES = 200_000_000  # float64 numbers of V (1.6 GB)
+MAX_ROUNDS = 60  # best-response rounds of an orbit before it is treated as cycling
 CERTIFICATE = 1e-9
-POLICY_ATOL = 1e-12          # ends (A, b) closer than this are the same policy of an orbit's mover
-ORBIT_WINDOWS = (0.02, 0.2, None)   # half-widths of the bust values around the current ones over which a
-                                    # cycling orbit's staircases are listed, in turn (None: all of [0, 1])
-ACCELERATE = 1e-4            # sweeps that change values by less than this, and less than the one before, are Anderson-mixed
-STALL = 40                   # sweeps without a tenfold gain in the largest change before giving up
+POLICY_ATOL = 1e-12  # ends (A, b) closer than this are the same policy of an orbit's mover
+ORBIT_WINDOWS = (0.02, 0.2, None)  # half-widths of the bust values around the current ones over which a
+# cycling orbit's staircases are listed, in turn (None: all of [0, 1])
+ACCELERATE = 1e-4  # sweeps that change values by less than this, and less than the one before, are Anderson-mixed
+STALL = 40  # sweeps without a tenfold gain in the largest change before giving up
 
 
 class NPlayerError(ThousandError):
@@ -116,7 +117,7 @@ class NPlayerSolution:
     passes: int = 1
 
     @cached_property
-    def game(self) -> "NPlayerGame":
+    def game(self) -> NPlayerGame:
         return NPlayerGame(self.rs, self.players, self.space)
 
     @property
@@ -134,12 +135,13 @@ class NPlayerSolution:
         s = 0
         for x in states:
             s = s * self.m + self.space.lookup(x)
-        return (seat % self.seats) * self.m ** self.players + s
+        return (seat % self.seats) * self.m**self.players + s
 
     @property
     def start(self) -> np.ndarray:
         """Every seat's chance from the start, seat 0 (the first player) to move."""
         from thousand.engine.player import Moves
+
         x0 = Moves(self.rs).normalise(Moves(self.rs).initial())
         return self.V[self.index([x0] * self.players)]
 
@@ -151,10 +153,14 @@ def seat_count(rs: Ruleset, players: int) -> int:
 
 
 def _not_settling(name: str, players: int, passes: int, change: float) -> NPlayerError:
-    return NPlayerError(_("{0}, {1} players: the sweeps over the levels do not settle; after {2} passes "
-                          "values still move by {3:.1e} (where a mover is indifferent its choice may "
-                          "alternate from sweep to sweep, and where waiting costs nothing the players may "
-                          "wait for each other: docs/solver.md)").format(name, players, passes, change))
+    return NPlayerError(
+        _(
+            "{0}, {1} players: the sweeps over the levels do not settle; after {2} passes "
+            "values still move by {3:.1e} (where a mover is indifferent its choice may "
+            "alternate from sweep to sweep, and where waiting costs nothing the players may "
+            "wait for each other: docs/solver.md)"
+        ).format(name, players, passes, change)
+    )
 
 
 def check_supported(rs: Ruleset, players: int) -> None:
@@ -170,14 +176,24 @@ def check_size(rs: Ruleset, players: int, at_least: int = 0) -> int:
     N, seats = players, seat_count(rs, players)
 
     def refuse(m: int, message: str) -> None:
-        if seats * m ** N * N > MAX_VALUES:
-            raise NPlayerError(message.format(rs.name, m, seats * m ** N, N, 8 * seats * m ** N * N / 1e9,
-                                              MAX_VALUES))
-    refuse(at_least, _("{0}: at least {1:,} player states make {2:,} states of {3} players, {4:,.1f} GB of "
-                       "values; the N-player solver holds {5:,}"))
+        if seats * m**N * N > MAX_VALUES:
+            raise NPlayerError(message.format(rs.name, m, seats * m**N, N, 8 * seats * m**N * N / 1e9, MAX_VALUES))
+
+    refuse(
+        at_least,
+        _(
+            "{0}: at least {1:,} player states make {2:,} states of {3} players, {4:,.1f} GB of "
+            "values; the N-player solver holds {5:,}"
+        ),
+    )
     m = len(build_state_space(rs, opponents=True))
-    refuse(m, _("{0}: {1:,} player states make {2:,} states of {3} players, {4:,.1f} GB of values; "
-                "the N-player solver holds {5:,}"))
+    refuse(
+        m,
+        _(
+            "{0}: {1:,} player states make {2:,} states of {3} players, {4:,.1f} GB of values; "
+            "the N-player solver holds {5:,}"
+        ),
+    )
     return m
 
 
@@ -198,7 +214,7 @@ class NPlayerGame:
         self.space = space if space is not None else build_state_space(rs, opponents=True)
         self.m = len(self.space)
         self.M1 = self.m ** (players - 1)
-        self.total = self.m ** players
+        self.total = self.m**players
         self.seats = seat_count(rs, players)
         self.table = table or kernel.roll_table(rs)
         # threads for the turns of a level's movers (0: every core; see _each_mover)
@@ -210,16 +226,21 @@ class NPlayerGame:
         if rs.equal_turns:
             moves = Moves(rs)
             self.horizon = horizon = last_turn_horizon(rs, self.table, self.space.states)
-            self.early_space = build_state_space(rs, opponents=True, ends={
-                x: TurnEnds.of(moves, x, T=first_seat_T(rs, moves, x, horizon)) for x in self.space.states})
+            self.early_space = build_state_space(
+                rs,
+                opponents=True,
+                ends={x: TurnEnds.of(moves, x, T=first_seat_T(rs, moves, x, horizon)) for x in self.space.states},
+            )
             self.early_ends = end_rows(self.early_space)
             self.last_round = LastRound(rs, self.table, self.space.states, horizon)
-        self.seen = np.roll(np.arange(players), 1)    # a successor's places as its last mover sees them
+        self.seen = np.roll(np.arange(players), 1)  # a successor's places as its last mover sees them
         score = np.array([x.score for x in self.space.states], dtype=np.int64)
         # whether some move lowers the sum of the scores (penalties, overtaking, push-off):
         # then a level reads values of lower levels, and the levels are swept until they settle
-        self.lowers = bool(np.any(score[self.bust] < score) or any(
-            e.opp is not None or np.any(score[e.nxt] < score[i]) for i, e in enumerate(self.ends)))
+        self.lowers = bool(
+            np.any(score[self.bust] < score)
+            or any(e.opp is not None or np.any(score[e.nxt] < score[i]) for i, e in enumerate(self.ends))
+        )
 
     def early(self, seat: int) -> bool:
         """Whether a win by ``seat`` leaves later seats a last turn (equal_turns)."""
@@ -229,7 +250,7 @@ class NPlayerGame:
         """The player states with the turns of a mover in ``seat``."""
         return self.early_space if self.early(seat) else self.space
 
-    def turn_rows(self, seat: int) -> list["EndRows"]:
+    def turn_rows(self, seat: int) -> list[EndRows]:
         """Every mover's :class:`EndRows` in ``seat``."""
         return self.early_ends if self.early(seat) else self.ends
 
@@ -259,7 +280,7 @@ class NPlayerGame:
         e = self.turn_rows(seat)[i]
         F = self.space.states[i].score + e.win_rows * self.rs.unit
         out = np.zeros((len(F), len(rest), self.N))
-        out[..., :r + 1] = self.last_round.value(r, (rest // self.m ** (self.N - 1 - r))[None, :], F[:, None])
+        out[..., : r + 1] = self.last_round.value(r, (rest // self.m ** (self.N - 1 - r))[None, :], F[:, None])
         return out
 
     def after_zero(self, states: np.ndarray, last: np.ndarray) -> np.ndarray:
@@ -272,8 +293,9 @@ class NPlayerGame:
         return self.after_zero(states, self.bust[self.split(states)[1]])
 
 
-def solve_nplayer(rs: Ruleset, players: int = 3, progress=None, tol: float = 1e-13,
-                  max_passes: int = 500, threads: int = 0) -> NPlayerSolution:
+def solve_nplayer(
+    rs: Ruleset, players: int = 3, progress=None, tol: float = 1e-13, max_passes: int = 500, threads: int = 0
+) -> NPlayerSolution:
     """The equilibrium of ``rs`` for ``players`` seats (see the module docstring).
     ``progress(done, total)`` is called after each level with the states solved so far;
     where the levels are swept more than once, ``total`` counts the sweeps expected from
@@ -311,8 +333,9 @@ def solve_nplayer(rs: Ruleset, players: int = 3, progress=None, tol: float = 1e-
         if game.lowers:
             # the passes to go if the change keeps shrinking at the rate of the last pass (at most 50)
             rate = change / last if np.isfinite(last) and last > 0 else 0.5
-            expect = passes + (min(50, int(np.ceil(np.log(tol / change) / np.log(rate))))
-                               if 0 < rate < 1 and change > tol else 1)
+            expect = passes + (
+                min(50, int(np.ceil(np.log(tol / change) / np.log(rate)))) if 0 < rate < 1 and change > tol else 1
+            )
             if tol < change < min(ACCELERATE, last):
                 # near the solution no decision changes and a sweep is an affine map: mix the last
                 # sweeps (Anderson, as the duel's passes); the next sweep's change is measured at
@@ -330,10 +353,12 @@ def _levels(game, seats: int | None = None) -> list[np.ndarray]:
     space, m, N = game.space, game.m, game.N
     seats = game.seats if seats is None else seats
     score_units = np.array([x.score // space.rs.unit for x in space.states], dtype=np.int64)
-    level = score_units[np.indices((m,) * N).reshape(N, -1)].sum(axis=0)     # digits[k][s] = x_k
+    level = score_units[np.indices((m,) * N).reshape(N, -1)].sum(axis=0)  # digits[k][s] = x_k
     order = np.argsort(-level, kind="stable")
-    return [np.concatenate([c * game.total + np.sort(lvl) for c in range(seats)])
-            for lvl in np.split(order, np.flatnonzero(np.diff(level[order])) + 1)]
+    return [
+        np.concatenate([c * game.total + np.sort(lvl) for c in range(seats)])
+        for lvl in np.split(order, np.flatnonzero(np.diff(level[order])) + 1)
+    ]
 
 
 def _rotate(s: np.ndarray, m: int, M1: int, last: np.ndarray) -> np.ndarray:
@@ -357,10 +382,12 @@ def _turns(states: np.ndarray, z: np.ndarray, V: np.ndarray, game, grad: bool = 
         W, bank_rows, win_rows = _bank_values(i, rest, V, game, seat=c)
         Ww = game.win_values(c, i, rest)
         stop_val = _stop_values(space, i, W[..., 0], bank_rows, win_rows, 1.0 if Ww is None else Ww[..., 0])
-        own[cols], A[cols], b[cols], dc = _policy_ends(game.table, space, i, stop_val, z[cols],
-                                                       np.ones(len(cols)), W, bank_rows, win_rows, grad, Ww)
+        own[cols], A[cols], b[cols], dc = _policy_ends(
+            game.table, space, i, stop_val, z[cols], np.ones(len(cols)), W, bank_rows, win_rows, grad, Ww
+        )
         if grad:
             d[cols] = dc
+
     _each_mover(mover, states, game)
     return own, A, b, d
 
@@ -382,9 +409,12 @@ def _each_mover(work, states: np.ndarray, game) -> None:
     where a group's turns are long enough (:data:`PARALLEL_WORK`): the rest of a group's
     work holds the GIL."""
     groups = list(_by_mover(states, game))
-    if game.threads > 1 and len(groups) > 1 and \
-            len(game.table.opt_points) * sum(len(g[2]) * (int(game.turn_space(g[0]).T[g[1]]) + 1)
-                                             for g in groups) >= PARALLEL_WORK * len(groups):
+    if (
+        game.threads > 1
+        and len(groups) > 1
+        and len(game.table.opt_points) * sum(len(g[2]) * (int(game.turn_space(g[0]).T[g[1]]) + 1) for g in groups)
+        >= PARALLEL_WORK * len(groups)
+    ):
         for _done in _pool(game.threads).map(lambda g: work(*g), groups):
             pass
     else:
@@ -392,7 +422,7 @@ def _each_mover(work, states: np.ndarray, game) -> None:
             work(*g)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pool(threads: int) -> ThreadPoolExecutor:
     """One pool of ``threads`` workers per process, kept for every solve."""
     return ThreadPoolExecutor(max_workers=threads, thread_name_prefix="thousand-nplayer")
@@ -479,9 +509,18 @@ def _own_values(states: np.ndarray, z: np.ndarray, V: np.ndarray, game):
         stop_val = _stop_values(space, i, W, bank_rows, win_rows, 1.0 if Ww is None else Ww[..., 0])
         for c in _chunks(len(cols)):
             # the end values serve as stop values and as mid-turn ones: each total has one kind
-            tv = kernel.turn_dp(game.table, space.stop_ok[i], stop_val[:, c], space.forced_ok[i], stop_val[:, c],
-                                z[cols[c]], np.ones(len(cols[c])), grad=True)
+            tv = kernel.turn_dp(
+                game.table,
+                space.stop_ok[i],
+                stop_val[:, c],
+                space.forced_ok[i],
+                stop_val[:, c],
+                z[cols[c]],
+                np.ones(len(cols[c])),
+                grad=True,
+            )
             own[cols[c]], d[cols[c]] = tv.start, tv.dstart
+
     _each_mover(mover, states, game)
     return own, d
 
@@ -688,8 +727,9 @@ def _first_guess(states, V, game, up) -> np.ndarray:
     for k, c in coef.items():
         rows = np.flatnonzero(steps == k)
         if len(rows):
-            z[rows] = np.clip(sum(ck * V[game.after_zero(states[rows], ups[j][rows]), N - 1]
-                                  for j, ck in enumerate(c)), 0.0, 1.0)
+            z[rows] = np.clip(
+                sum(ck * V[game.after_zero(states[rows], ups[j][rows]), N - 1] for j, ck in enumerate(c)), 0.0, 1.0
+            )
     return z
 
 
@@ -716,9 +756,13 @@ def _mix_cycling(states, succ, z, V, game, mixed, candidates) -> None:
             orbit.append(int(succ[orbit[-1]]))
         done.update(orbit)
         if not _mix_orbit(np.array(orbit), states, z_now, V, game, mixed, np.inf if game.lowers else CERTIFICATE):
-            raise NPlayerError(_("{0} players: no equilibrium found for the orbit of state {1} (best responses "
-                                 "cycle, and no candidate of pure decisions and mixtures at the breakpoints "
-                                 "near the cycle holds)").format(N, int(states[k])))
+            raise NPlayerError(
+                _(
+                    "{0} players: no equilibrium found for the orbit of state {1} (best responses "
+                    "cycle, and no candidate of pure decisions and mixtures at the breakpoints "
+                    "near the cycle holds)"
+                ).format(N, int(states[k]))
+            )
 
 
 def _policies(sub, r, V, game, lo: float = 0.0, hi: float = 1.0):
@@ -727,6 +771,7 @@ def _policies(sub, r, V, game, lo: float = 0.0, hi: float = 1.0):
     breakpoints k-1 and k (found on a grid, then each change bisected to the last bit; every
     grid point, and every bisection step of all the changes at once, in one batch). The
     first policy stands for the bust values below ``lo`` too, the last for those above ``hi``."""
+
     def at(zs):
         zs = np.asarray(zs, dtype=float)
         _own, A, b, _d = _turns(np.full(len(zs), sub[r]), zs, V, game)
@@ -802,8 +847,9 @@ def _mix_orbit_in(orbit, states, z, V, game, mixed, settle: float, window) -> bo
     is kept if its gain is at most ``settle`` (a sweep whose lower levels are not final
     yet keeps it whatever its gain: the certificate judges the end)."""
     from scipy import optimize
+
     L, N = len(orbit), game.N
-    M = L * N // gcd(L, N)          # steps round the orbit until it is back, the players in place
+    M = L * N // gcd(L, N)  # steps round the orbit until it is back, the players in place
     sub = states[orbit]
     succ = np.roll(np.arange(L), -1)
     lists = [_policies(sub, r, V, game, *window[r]) for r in range(L)]
@@ -876,6 +922,7 @@ def _mix_orbit_in(orbit, states, z, V, game, mixed, settle: float, window) -> bo
     # or mixes two neighbours at their breakpoint; the combinations are tried, fewest
     # mixtures first, then nearest the smoothed point
     from itertools import product
+
     lo = np.floor(theta).astype(int)
     choices = []
     for r in range(L):
@@ -883,15 +930,18 @@ def _mix_orbit_in(orbit, states, z, V, game, mixed, settle: float, window) -> bo
         choices.append([("pure", k) for k in ks] + [("mix", k) for k in ks if k + 1 <= K[r]])
 
     def rank(c):
-        return (sum(kind == "mix" for kind, _k in c),
-                sum(abs(k + (0.5 if kind == "mix" else 0.0) - theta[r]) for r, (kind, k) in enumerate(c)))
+        return (
+            sum(kind == "mix" for kind, _k in c),
+            sum(abs(k + (0.5 if kind == "mix" else 0.0) - theta[r]) for r, (kind, k) in enumerate(c)),
+        )
+
     # first exactly: the mixers' weights put their bust values on their breakpoints and the
     # pure movers' inside their intervals; then, where no combination holds exactly (dense
     # staircases, as Farkle's, where a mover's own weight barely moves its bust value), the
     # same candidates and the smoothed point itself, kept if the certificate holds: no
     # mover gains more than CERTIFICATE by its best response
     combos = sorted(product(*choices), key=rank)
-    best = (np.inf, None, None)           # the relaxed pass: the candidate of least gain
+    best = (np.inf, None, None)  # the relaxed pass: the candidate of least gain
 
     def consider(th, frac):
         nonlocal best
@@ -899,6 +949,7 @@ def _mix_orbit_in(orbit, states, z, V, game, mixed, settle: float, window) -> bo
         if g < best[0]:
             best = (g, th, frac)
         return g <= 1e-12
+
     for strict in (True, False):
         if not strict and consider(theta, [r for r in range(L) if theta[r] != np.floor(theta[r])]):
             break
@@ -911,6 +962,7 @@ def _mix_orbit_in(orbit, states, z, V, game, mixed, settle: float, window) -> bo
                 t[frac] += w
                 zz = zs(t)
                 return np.array([zz[r] - lists[r][0][int(th[r])] for r in frac])
+
             if frac:
                 w0 = np.clip(theta[frac] - th[frac], 0.01, 0.99)
                 got = optimize.root(G, w0, method="hybr", tol=1e-16)
@@ -969,9 +1021,9 @@ def _pure_equilibria(lists, succ, N, M, near, limit: int = 2_000_000):
     sizes = [len(p) for _c, p in lists]
     if int(np.prod(sizes)) > limit:
         return None
-    idx = np.indices(sizes).reshape(L, -1)                       # (L, C) policy of each mover
-    A = np.stack([np.array([p[0] for p in lists[r][1]])[idx[r]] for r in range(L)])   # (L, C, N)
-    b = np.stack([np.array([p[1] for p in lists[r][1]])[idx[r]] for r in range(L)])   # (L, C)
+    idx = np.indices(sizes).reshape(L, -1)  # (L, C) policy of each mover
+    A = np.stack([np.array([p[0] for p in lists[r][1]])[idx[r]] for r in range(L)])  # (L, C, N)
+    b = np.stack([np.array([p[1] for p in lists[r][1]])[idx[r]] for r in range(L)])  # (L, C)
     ok = np.ones(idx.shape[1], bool)
     for r in range(L):
         # the value of the state after mover r's bust, seen from r+1: the closed form at succ[r]
@@ -1020,14 +1072,14 @@ class EquilibriumDecider:
         sol, game = self.sol, self.sol.game
         W, bank_rows, win_rows = _bank_values(i, rest, sol.V, game, seat=seat)
         Ww = game.win_values(seat, i, rest)
-        stop = _stop_values(game.turn_space(seat), i, W[..., 0], bank_rows, win_rows,
-                            1.0 if Ww is None else Ww[..., 0])
+        stop = _stop_values(game.turn_space(seat), i, W[..., 0], bank_rows, win_rows, 1.0 if Ww is None else Ww[..., 0])
         zero = game.after_zero(seat * game.total + i * game.M1 + rest, np.full(len(rest), game.bust[i]))
         return stop, sol.V[zero, sol.players - 1], np.ones(len(rest))
 
 
-def evaluate_profile(space, players: int, deciders, table=None, tol: float = 1e-13,
-                     max_passes: int = 1000) -> np.ndarray:
+def evaluate_profile(
+    space, players: int, deciders, table=None, tol: float = 1e-13, max_passes: int = 1000
+) -> np.ndarray:
     """Exact values of a profile of fixed decisions: ``deciders[k]`` decides every turn of
     seat ``k`` (one decider: every seat alike) by its end values (``decide``), or gives the
     turn's (A, b) itself (``turn_ends``, as a bot's enumerated turns do). Returns ``V``
@@ -1051,9 +1103,9 @@ def evaluate_profile(space, players: int, deciders, table=None, tol: float = 1e-
     seats = 1 if len(deciders) == 1 and game.seats == 1 else players
     deciders = deciders * (seats // len(deciders))
     table = game.table
-    M1, total = m ** (N - 1), m ** N
+    M1, total = m ** (N - 1), m**N
     V = np.full((seats, total, N), 1.0 / N)
-    flat = V.reshape(-1, N)    # the game's own index, where it tells the seats apart
+    flat = V.reshape(-1, N)  # the game's own index, where it tells the seats apart
     levels = _levels(game, seats=1)
     kept: dict = {}
     for _sweep in range(max_passes):
@@ -1068,28 +1120,37 @@ def evaluate_profile(space, players: int, deciders, table=None, tol: float = 1e-
             movers = lvl // M1
             for k in range(seats):
                 nk = (k + 1) % seats
-                succ[k * n:(k + 1) * n] = np.where(inside, nk * n + pos, -1)
+                succ[k * n : (k + 1) * n] = np.where(inside, nk * n + pos, -1)
                 for i in np.unique(movers):
                     cols = np.flatnonzero(movers == i)
                     rest = lvl[cols] % M1
                     rows = k * n + cols
-                    if hasattr(deciders[k], "turn_ends"):     # a seat that gives its turn's ends itself
+                    if hasattr(deciders[k], "turn_ends"):  # a seat that gives its turn's ends itself
                         if game.seats > 1:
-                            raise NPlayerError(_("{0}: a bot's turns are not valued with equal_turns for three "
-                                                 "players and more").format(space.rs.name))
+                            raise NPlayerError(
+                                _(
+                                    "{0}: a bot's turns are not valued with equal_turns for three players and more"
+                                ).format(space.rs.name)
+                            )
                         A[rows], b[rows] = deciders[k].turn_ends(int(i), rest, V[nk], game)
                         continue
                     ends = kept.get((k, li, int(i)))
                     if ends is None:
-                        how = deciders[k].decide(int(i), rest, seat=k) if game.seats > 1 else \
-                            deciders[k].decide(int(i), rest)
+                        how = (
+                            deciders[k].decide(int(i), rest, seat=k)
+                            if game.seats > 1
+                            else deciders[k].decide(int(i), rest)
+                        )
                         ends = _decided_ends(game, int(i), *how, seat=k)
                         if game.lowers:
                             kept[(k, li, int(i))] = ends
                     bank_p, win_p, instant_p, b[rows] = ends
                     # the game's successors carry the next seat where it tells the seats apart
-                    W, _rows, _wins = (_bank_values(int(i), rest, flat, game, seat=k) if game.seats > 1
-                                       else _bank_values(int(i), rest, V[nk], game))
+                    W, _rows, _wins = (
+                        _bank_values(int(i), rest, flat, game, seat=k)
+                        if game.seats > 1
+                        else _bank_values(int(i), rest, V[nk], game)
+                    )
                     A[rows] = np.einsum("bk,bkn->kn", bank_p, W)
                     Ww = game.win_values(k, int(i), rest)
                     if Ww is None:

@@ -35,11 +35,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from thousand.base.errors import RulesetError, StateError
-from thousand.rules.poker import ROLLS, PokerRuleset
-from thousand.engine.poker import TurnSolution, solve_turn, turn_shape
 from thousand.base.i18n import _
+from thousand.engine.poker import TurnSolution, solve_turn, turn_shape
+from thousand.rules.poker import ROLLS, PokerRuleset
 
-MAX_PLAYERS = 8          # the source: "лучше до 8"
+MAX_PLAYERS = 8  # the source: "лучше до 8"
 FIXED_POINT_TOL = 1e-15
 MAX_ROUNDS = 60
 
@@ -79,8 +79,7 @@ class PokerSolution:
             raise StateError(_("a best hand so far has at least one holder"))
         total = holders + remaining if best is not None else remaining
         if total > self.players:
-            raise StateError(_("{0} players at least; the table is solved for up to {1}").format(
-                total, self.players))
+            raise StateError(_("{0} players at least; the table is solved for up to {1}").format(total, self.players))
 
     def utility(self, best: int | None, holders: int, remaining: int) -> np.ndarray:
         """The mover's chance of winning for each final hand strength (the ``u`` above)."""
@@ -97,13 +96,13 @@ class PokerSolution:
         u = self.utility(best, holders, remaining)
         return solve_turn(turn_shape(self.rs.lock_kept), self.rs.rolls, u[self.strength_of_roll])
 
-    def advise(self, dice, throw: int = 1, rerollable=None, to_beat=None, holders: int | None = None,
-               after: int = 0):
+    def advise(self, dice, throw: int = 1, rerollable=None, to_beat=None, holders: int | None = None, after: int = 0):
         """Advice for the player to move: ``dice`` showing after throw ``throw``,
         ``rerollable`` (the lock rule; default all), ``to_beat`` (the dice or name of the
         best hand so far, None for the first player) held by ``holders`` (default 1),
         ``after`` players still to play. Returns a :class:`PokerAdvice`."""
         from .poker_advice import advise, turn_state
+
         st = turn_state(self.rs, dice, throw, rerollable)
         return advise(self.rs, self, situation_of(self.rs, to_beat, holders, after), st)
 
@@ -123,8 +122,7 @@ class PokerSolution:
         """The distribution of what seat ``seat`` (0-based) of an M-player game faces under
         equilibrium play: holders -> (H,) probabilities of the best hand (seat 0: {0: None})."""
         if not 0 <= seat < M <= self.players:
-            raise StateError(_("seat {0} of {1} players: the table covers up to {2}").format(
-                seat + 1, M, self.players))
+            raise StateError(_("seat {0} of {1} players: the table covers up to {2}").format(seat + 1, M, self.players))
         if seat == 0:
             return {0: None}
         _r, f0 = _batch(self.rs, self.strength_of_roll, self.T[(M - 1, 1)][:, 0][None, :], self.H)
@@ -134,8 +132,13 @@ class PokerSolution:
         return D
 
     def to_json(self) -> dict:
-        return {"players": self.players, "seat_values": {str(k): list(v) for k, v in self.seat_values.items()},
-                "rounds": self.rounds, "residual": self.residual, "replay": self.replay}
+        return {
+            "players": self.players,
+            "seat_values": {str(k): list(v) for k, v in self.seat_values.items()},
+            "rounds": self.rounds,
+            "residual": self.residual,
+            "replay": self.replay,
+        }
 
 
 def _batch(rs: PokerRuleset, strength_of_roll: np.ndarray, U: np.ndarray, H: int):
@@ -157,10 +160,10 @@ def solve_poker(rs: PokerRuleset, players: int, progress=None) -> PokerSolution:
     H = hands.count
     sor = np.array([hands.strength(d) for d in ROLLS], dtype=np.intp)
     idx = np.arange(H)
-    above = idx[None, :] > idx[:, None]          # [b, h]: h beats b
+    above = idx[None, :] > idx[:, None]  # [b, h]: h beats b
     below = idx[None, :] < idx[:, None]
     T = {(0, 1): np.ones((H, 1))}
-    value, F = {}, {}                            # per (n, m): the mover's values and final hands
+    value, F = {}, {}  # per (n, m): the mover's values and final hands
     seat_values = {1: np.ones(1)}
     rounds, residual, replay = {}, {}, {}
     for M in range(2, players + 1):
@@ -168,7 +171,7 @@ def solve_poker(rs: PokerRuleset, players: int, progress=None) -> PokerSolution:
         history = []
         for it in range(1, MAX_ROUNDS + 1):
             T[(0, M)] = np.tile(V, (H, 1))
-            for n in range(1, M):                # the diagonal n + m = M, n increasing
+            for n in range(1, M):  # the diagonal n + m = M, n increasing
                 m = M - n
                 lead = T[(n - 1, 1)][:, 0]
                 U = np.where(above, lead[None, :], 0.0)
@@ -234,8 +237,10 @@ def situation_of(rs: PokerRuleset, to_beat=None, holders: int | None = None, aft
     """A checked :class:`Situation` from what a player at the table knows: the best hand so
     far (five dice, a :class:`Hand`, or a name such as ``four:6``; None for the first
     player), how many hold it (default 1), how many play after the mover."""
-    from .poker_advice import Situation
     from thousand.rules.poker import Hand
+
+    from .poker_advice import Situation
+
     if after < 0:
         raise StateError(_("players after you: {0} is not a count").format(after))
     if to_beat is None:
@@ -245,8 +250,11 @@ def situation_of(rs: PokerRuleset, to_beat=None, holders: int | None = None, aft
             raise StateError(_("the first player to move has at least one player after them (--after N)"))
         best, holders = None, 0
     else:
-        h = to_beat if isinstance(to_beat, Hand) else (
-            rs.parse_hand(to_beat) if isinstance(to_beat, str) else rs.hand(to_beat))
+        h = (
+            to_beat
+            if isinstance(to_beat, Hand)
+            else (rs.parse_hand(to_beat) if isinstance(to_beat, str) else rs.hand(to_beat))
+        )
         best = rs.hands.strength(h.dice)
         holders = 1 if holders is None else holders
         if holders < 1:

@@ -22,22 +22,22 @@ not apply to a lone player.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from scipy import sparse
 from scipy.sparse import linalg as spla
 
 from thousand import kernel
-from thousand.rules.ruleset import Ruleset
 from thousand.engine.states import StateSpace, build_state_space
+from thousand.rules.ruleset import Ruleset
 
 
 @dataclass
 class RaceSolution:
     space: StateSpace
-    turns: np.ndarray        # expected turns to win from each state
+    turns: np.ndarray  # expected turns to win from each state
     iterations: int
     residual: float
     seconds: float
@@ -48,9 +48,16 @@ class RaceSolution:
 
 def _turn_value(table, space: StateSpace, i: int, J: np.ndarray, bust: float, grad: bool):
     """TurnDP_i with next-state values taken from ``J`` (``J[-1]`` is the win, 0)."""
-    return kernel.turn_dp(table, space.stop_ok[i], J[space.stop_idx[i]][:, None],
-                          space.forced_ok[i], J[space.forced_idx[i]][:, None],
-                          np.array([bust]), np.zeros(1), grad=grad)
+    return kernel.turn_dp(
+        table,
+        space.stop_ok[i],
+        J[space.stop_idx[i]][:, None],
+        space.forced_ok[i],
+        J[space.forced_idx[i]][:, None],
+        np.array([bust]),
+        np.zeros(1),
+        grad=grad,
+    )
 
 
 def bellman(table, space: StateSpace, i: int, J: np.ndarray) -> float:
@@ -89,10 +96,17 @@ def policy_matrix(table, space: StateSpace, J: np.ndarray):
     for i in range(n):
         stop_v = J[space.stop_idx[i]][:, None]
         forced_v = J[space.forced_idx[i]][:, None]
-        tv = kernel.turn_dp(table, space.stop_ok[i], stop_v, space.forced_ok[i], forced_v,
-                            np.array([J[space.bust_idx[i]]]), np.zeros(1), full=True)
-        sp, fp, bp, _ = kernel.end_distribution(table, space.stop_ok[i], stop_v, space.forced_ok[i],
-                                                forced_v, tv)
+        tv = kernel.turn_dp(
+            table,
+            space.stop_ok[i],
+            stop_v,
+            space.forced_ok[i],
+            forced_v,
+            np.array([J[space.bust_idx[i]]]),
+            np.zeros(1),
+            full=True,
+        )
+        sp, fp, bp, _ = kernel.end_distribution(table, space.stop_ok[i], stop_v, space.forced_ok[i], forced_v, tv)
         for idx, p in ((space.stop_idx[i], sp[:, 0]), (space.forced_idx[i], fp[:, 0])):
             keep = (p > 0) & (idx >= 0)
             rows.append(np.full(int(keep.sum()), i))
@@ -101,13 +115,18 @@ def policy_matrix(table, space: StateSpace, J: np.ndarray):
         rows.append(np.array([i]))
         cols.append(np.array([space.bust_idx[i]]))
         vals.append(np.array([bp[0]]))
-    return sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                             shape=(n, n))
+    return sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
 
 
-def solve_race(rs: Ruleset, tol: float = 1e-13, max_sweeps: int = 100000,
-               table: kernel.RollTable | None = None, space: StateSpace | None = None,
-               progress: Callable[[int, float], None] | None = None, warm: float = 1e-2) -> RaceSolution:
+def solve_race(
+    rs: Ruleset,
+    tol: float = 1e-13,
+    max_sweeps: int = 100000,
+    table: kernel.RollTable | None = None,
+    space: StateSpace | None = None,
+    progress: Callable[[int, float], None] | None = None,
+    warm: float = 1e-2,
+) -> RaceSolution:
     """Solve the race fixed point for every state of ``rs``.
 
     Gauss-Seidel sweeps bring the values within ``warm``; then policy

@@ -37,9 +37,9 @@ import numpy as np
 
 from thousand import kernel
 from thousand.base.errors import StateError
+from thousand.base.i18n import _
 from thousand.engine.player import Moves, PlayerState
 from thousand.rules.ruleset import Ruleset
-from thousand.base.i18n import _
 
 MAX_ROUNDS = 100
 
@@ -57,9 +57,11 @@ def rate_refusal(rs: Ruleset) -> str | None:
         why.append("instant wins")
     if not why:
         return None
-    return (f"{rs.name} has {' and '.join(why)}: the turn then depends on the banked score, not only "
-            "on the zero-turn counter, so points per turn in the long run are not defined; the rate needs "
-            "them set aside (e.g. --set pits=[] --set dump=[] --set barrel.kind=none)")
+    return (
+        f"{rs.name} has {' and '.join(why)}: the turn then depends on the banked score, not only "
+        "on the zero-turn counter, so points per turn in the long run are not defined; the rate needs "
+        "them set aside (e.g. --set pits=[] --set dump=[] --set barrel.kind=none)"
+    )
 
 
 @dataclass
@@ -90,9 +92,9 @@ class _Chain:
 
     def __init__(self, rs: Ruleset):
         # the long run has no goal: the same rules with one too far to reach
-        self.rs, self.moves = rs, Moves(dataclasses.replace(rs, goal=10 ** 9 * rs.unit))
+        self.rs, self.moves = rs, Moves(dataclasses.replace(rs, goal=10**9 * rs.unit))
         L = max(rs.bolts.limit, 1)
-        self.base = 10 ** 6 * rs.unit
+        self.base = 10**6 * rs.unit
         self.players = [PlayerState(self.base, True, c) for c in range(L)]
         self.zero_next, self.zero_points, self.bank_next = [], [], []
         for x in self.players:
@@ -122,7 +124,7 @@ def _solve_at(rs: Ruleset, chain: _Chain, T: int, table) -> tuple[float, np.ndar
         # evaluate the policies exactly: g + h(c) - sum_c' P(c, c') h(c') = R(c), h(0) = 0
         R = (stop_p * pts[:, None]).sum(axis=0) + bust_p * np.array(chain.zero_points)
         A = np.zeros((L, L))
-        A[:, 0] = 1.0                                    # the unknowns: g, h(1), ..., h(L-1)
+        A[:, 0] = 1.0  # the unknowns: g, h(1), ..., h(L-1)
         for c in range(L):
             P = np.zeros(L)
             P[chain.bank_next[c]] += stop_p[:, c].sum()
@@ -136,8 +138,9 @@ def _solve_at(rs: Ruleset, chain: _Chain, T: int, table) -> tuple[float, np.ndar
         if last is not None and np.abs(h_new - h).max() <= 1e-10 * max(1.0, abs(g)) and key == last:
             return g, h_new, R, bust_p.copy(), rounds
         h, last = h_new, key
-    raise StateError(_("the rate of {0} did not settle in {1} policy rounds").format(
-        rs.name, MAX_ROUNDS))  # pragma: no cover
+    raise StateError(
+        _("the rate of {0} did not settle in {1} policy rounds").format(rs.name, MAX_ROUNDS)
+    )  # pragma: no cover
 
 
 def solve_rate(rs: Ruleset, table=None) -> RateSolution:

@@ -102,16 +102,25 @@ class ValueStore:
     on from the values already in ``path`` (an interrupted solve's; checked: shape,
     type, every value in [0, 1]) instead of 1/2 everywhere."""
 
-    def __init__(self, path: str | os.PathLike, n: int, budget: int, measure: bool = False,
-                 window: int = WINDOW, reopen: bool = False):
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        n: int,
+        budget: int,
+        measure: bool = False,
+        window: int = WINDOW,
+        reopen: bool = False,
+    ):
         self.path = os.path.realpath(os.fspath(path))
         self.window = int(window)
         self.row_bytes = (-(-n * 8 // self.window) + 1) * self.window  # the windows one row of P can touch
         self.rows = int(budget) // self.row_bytes
         if self.rows < READ_ROWS:
-            raise ThousandError(f"a value store of {n:,} states needs a memory budget of at least "
-                                f"{READ_ROWS * self.row_bytes / 2**20:.2f} MB ({READ_ROWS} rows of "
-                                f"{self.row_bytes:,} bytes), not {int(budget) / 2**20:.2f} MB")
+            raise ThousandError(
+                f"a value store of {n:,} states needs a memory budget of at least "
+                f"{READ_ROWS * self.row_bytes / 2**20:.2f} MB ({READ_ROWS} rows of "
+                f"{self.row_bytes:,} bytes), not {int(budget) / 2**20:.2f} MB"
+            )
         self.n, self.budget, self.measure = n, int(budget), measure
         self.windows = self.budget // self.window
         self.peak_resident = 0
@@ -122,8 +131,10 @@ class ValueStore:
             except (OSError, ValueError) as e:
                 raise ThousandError(f"{self.path}: not a readable .npy array ({e})") from None
             if self.P.shape != (n, n) or self.P.dtype != np.float64 or not self.P.flags.c_contiguous:
-                raise ThousandError(f"{self.path}: holds {self.P.dtype} values of shape {self.P.shape}, "
-                                    f"not the float64 ({n}, {n}) of these rules")
+                raise ThousandError(
+                    f"{self.path}: holds {self.P.dtype} values of shape {self.P.shape}, "
+                    f"not the float64 ({n}, {n}) of these rules"
+                )
         else:
             self.P = np.lib.format.open_memmap(self.path, mode="w+", dtype=np.float64, shape=(n, n))
         self.Q = self.P.T
@@ -131,12 +142,13 @@ class ValueStore:
         self.release()
         for a in range(0, n, self.rows):
             if reopen:
-                block = self.P[a:a + self.rows]
+                block = self.P[a : a + self.rows]
                 if not np.all((block >= 0.0) & (block <= 1.0)):
-                    raise ThousandError(f"{self.path}: holds values outside [0, 1]; it is not a duel's "
-                                        f"values (damaged?)")
+                    raise ThousandError(
+                        f"{self.path}: holds values outside [0, 1]; it is not a duel's values (damaged?)"
+                    )
             else:
-                self.P[a:a + self.rows] = 0.5
+                self.P[a : a + self.rows] = 0.5
             self.release()
 
     @property

@@ -28,8 +28,13 @@ class TurnSolution(NamedTuple):
     change: float
 
 
-def expected_turn_points(rs: Ruleset, x: PlayerState | None = None, T: int | None = None,
-                         full: bool = False, table: kernel.RollTable | None = None) -> TurnSolution:
+def expected_turn_points(
+    rs: Ruleset,
+    x: PlayerState | None = None,
+    T: int | None = None,
+    full: bool = False,
+    table: kernel.RollTable | None = None,
+) -> TurnSolution:
     """The objective ``turn``: the max expected points banked in one turn from ``x``.
 
     Totals are unbounded, so the DP is cut at ``T`` units (above it, banking
@@ -43,8 +48,7 @@ def expected_turn_points(rs: Ruleset, x: PlayerState | None = None, T: int | Non
 
     def solve(T: int):
         t = np.arange(T + 1)
-        ok = np.array([moves.can_bank(x, int(k) * u) and not moves.mid_turn(x, int(k) * u)
-                       for k in t], np.uint8)
+        ok = np.array([moves.can_bank(x, int(k) * u) and not moves.mid_turn(x, int(k) * u) for k in t], np.uint8)
         forced = np.array([moves.mid_turn(x, int(k) * u) is not None for k in t], np.uint8)
         stop = (t * float(u))[:, None]
         win = np.array([float(max(rs.goal - x.score, 0))])

@@ -31,20 +31,20 @@ from pathlib import Path
 
 import numpy as np
 
-from thousand.base.version import __version__
 from thousand.base.errors import TableError
-from thousand.rules.ruleset import Ruleset
-from thousand.engine.states import FIELDS
 from thousand.base.i18n import _
+from thousand.base.version import __version__
+from thousand.engine.states import FIELDS
+from thousand.rules.ruleset import Ruleset
 
-TABLE_FORMAT = 2   # 2: meta.json holds the SHA-256 of both arrays
+TABLE_FORMAT = 2  # 2: meta.json holds the SHA-256 of both arrays
 # Bump when what a ruleset means changes (engine/player.py, the turn DP, the state
 # encoding): tables of an older model would silently disagree with today's rules.
 MODEL_VERSION = 2  # 2: a pit entry above the pit is stored as low - unit (one state per situation)
 ARRAYS = ("values.npy", "states.npy")
-FIXED32 = "fixed32"          # values_encoding of a 32-bit fixed-point table
-FIXED32_SCALE = 2**32 - 1    # q = round(v * scale): v in [0, 1], error at most 1 / (2 scale) = 1.2e-10
-FIXED32_BOUND = 0.5 / FIXED32_SCALE + 1e-15   # the most encoding_error a table may claim (rounding's bound)
+FIXED32 = "fixed32"  # values_encoding of a 32-bit fixed-point table
+FIXED32_SCALE = 2**32 - 1  # q = round(v * scale): v in [0, 1], error at most 1 / (2 scale) = 1.2e-10
+FIXED32_BOUND = 0.5 / FIXED32_SCALE + 1e-15  # the most encoding_error a table may claim (rounding's bound)
 
 
 def shipped_tables() -> Path:
@@ -116,8 +116,15 @@ def state_fields(objective: str) -> tuple[str, ...]:
     return FIELDS
 
 
-def save_table(root: Path, rs: Ruleset, objective: str, values: np.ndarray, states: np.ndarray,
-               extra: dict, encoding: str = "float64") -> Path:
+def save_table(
+    root: Path,
+    rs: Ruleset,
+    objective: str,
+    values: np.ndarray,
+    states: np.ndarray,
+    extra: dict,
+    encoding: str = "float64",
+) -> Path:
     """Write a table atomically under ``root``; returns its folder. ``encoding``:
     ``"float64"`` or :data:`FIXED32` (win probabilities only; meta.json records the
     largest rounding error as ``encoding_error``)."""
@@ -127,11 +134,15 @@ def save_table(root: Path, rs: Ruleset, objective: str, values: np.ndarray, stat
     coded = {"values_encoding": "float64", "values_dtype": "float64"}
     if encoding == FIXED32:
         if _value_range(objective) != (0.0, 1.0):
-            raise TableError(_("a {0} table cannot be stored in fixed point (its values are not in [0, 1])").format(
-                objective))
+            raise TableError(
+                _("a {0} table cannot be stored in fixed point (its values are not in [0, 1])").format(objective)
+            )
         q = np.rint(np.clip(values, 0.0, 1.0) * FIXED32_SCALE).astype(np.uint32)
-        coded = {"values_encoding": FIXED32, "values_dtype": "uint32",
-                 "encoding_error": float(np.max(np.abs(_decode(q) - values), initial=0.0))}
+        coded = {
+            "values_encoding": FIXED32,
+            "values_dtype": "uint32",
+            "encoding_error": float(np.max(np.abs(_decode(q) - values), initial=0.0)),
+        }
         values = q
     elif encoding != "float64":
         raise TableError(_("unknown table encoding {0!r}").format(encoding))
@@ -199,8 +210,13 @@ def file_sha256(path: Path) -> str:
 
 
 TABLE_NAME = re.compile(r"[0-9a-f]{16}-[a-z]+[0-9]*")
-VALUE_RANGE = {"duel": (0.0, 1.0), "race": (1.0, float("inf")), "poker": (0.0, 1.0),
-               "players": (0.0, 1.0), "geometric": (0.0, 1.0)}  # P(win); turns
+VALUE_RANGE = {
+    "duel": (0.0, 1.0),
+    "race": (1.0, float("inf")),
+    "poker": (0.0, 1.0),
+    "players": (0.0, 1.0),
+    "geometric": (0.0, 1.0),
+}  # P(win); turns
 PLAYERS = re.compile(r"players([0-9]+)")
 
 
@@ -209,29 +225,36 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
     try:
         meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise TableError(_("table {0}: unreadable meta.json ({1})").format(
-            folder, exc.__class__.__name__)) from None
+        raise TableError(_("table {0}: unreadable meta.json ({1})").format(folder, exc.__class__.__name__)) from None
     if not isinstance(meta, dict):
         raise TableError(_("table {0}: meta.json is not an object").format(folder))
     if meta.get("format") != TABLE_FORMAT:
-        raise TableError(_("table {0}: format {1!r}, this solver reads {2}").format(
-            folder, meta.get('format'), TABLE_FORMAT))
+        raise TableError(
+            _("table {0}: format {1!r}, this solver reads {2}").format(folder, meta.get("format"), TABLE_FORMAT)
+        )
     if meta.get("model_version") != MODEL_VERSION:
-        raise TableError(_("table {0} was made by solver model {1!r}, this is {2}: solve again with --force").format(
-            folder, meta.get('model_version'), MODEL_VERSION))
+        raise TableError(
+            _("table {0} was made by solver model {1!r}, this is {2}: solve again with --force").format(
+                folder, meta.get("model_version"), MODEL_VERSION
+            )
+        )
     if meta.get("ruleset_hash") != rs.hash:
-        raise TableError(_("table {0} was made for ruleset {1!r}, not {2}").format(
-            folder, meta.get('ruleset_hash'), rs.hash))
+        raise TableError(
+            _("table {0} was made for ruleset {1!r}, not {2}").format(folder, meta.get("ruleset_hash"), rs.hash)
+        )
     if meta.get("objective") != objective:
-        raise TableError(_("table {0} holds objective {1!r}, not {2!r}").format(
-            folder, meta.get('objective'), objective))
+        raise TableError(
+            _("table {0} holds objective {1!r}, not {2!r}").format(folder, meta.get("objective"), objective)
+        )
     fields = state_fields(objective)
     if meta.get("state_fields") != list(fields):
         raise TableError(_("table {0}: unknown state encoding").format(folder))
     seats = PLAYERS.fullmatch(objective)
-    again = (f"--players {meta.get('players')}" if objective == "poker" or seats else f"--objective {objective}")
-    repair = f"solve it again with `thousand solve {rs.name} {again} --force` (and the --set " \
-             "options it was solved with), or delete the folder"
+    again = f"--players {meta.get('players')}" if objective == "poker" or seats else f"--objective {objective}"
+    repair = (
+        f"solve it again with `thousand solve {rs.name} {again} --force` (and the --set "
+        "options it was solved with), or delete the folder"
+    )
     if objective == "geometric":
         repair = "delete the folder: the next duel advice for these rules solves it again"
     sums = meta.get("sha256")
@@ -241,24 +264,34 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
         try:
             ok = file_sha256(folder / name) == sums.get(name)
         except OSError as exc:
-            raise TableError(_("table {0}: cannot read {1} ({2}); {3}").format(
-                folder, name, exc.strerror or exc, repair)) from None
+            raise TableError(
+                _("table {0}: cannot read {1} ({2}); {3}").format(folder, name, exc.strerror or exc, repair)
+            ) from None
         if not ok:
-            raise TableError(_("table {0}: {1} is not the array that was solved (damaged or edited); {2}").format(
-                folder, name, repair))
+            raise TableError(
+                _("table {0}: {1} is not the array that was solved (damaged or edited); {2}").format(
+                    folder, name, repair
+                )
+            )
     try:
         values = np.load(folder / "values.npy", mmap_mode="r", allow_pickle=False)
         states = np.load(folder / "states.npy", allow_pickle=False)
     except (OSError, ValueError, EOFError) as exc:  # an empty file is an EOFError
-        raise TableError(_("table {0}: damaged arrays ({1}); {2}").format(
-            folder, exc.__class__.__name__, repair)) from None
+        raise TableError(
+            _("table {0}: damaged arrays ({1}); {2}").format(folder, exc.__class__.__name__, repair)
+        ) from None
     encoding = meta.get("values_encoding", "float64")
     stored = {"float64": np.float64, FIXED32: np.uint32}.get(encoding)
     if stored is None or (encoding == FIXED32 and _value_range(objective) != (0.0, 1.0)):
         raise TableError(_("table {0}: unknown values encoding {1!r}").format(folder, encoding))
-    if (list(values.shape) != meta.get("values_shape") or values.dtype != stored
-            or list(states.shape) != meta.get("states_shape") or states.dtype != np.int32
-            or states.ndim != 2 or states.shape[1] != len(fields)):
+    if (
+        list(values.shape) != meta.get("values_shape")
+        or values.dtype != stored
+        or list(states.shape) != meta.get("states_shape")
+        or states.dtype != np.int32
+        or states.ndim != 2
+        or states.shape[1] != len(fields)
+    ):
         raise TableError(_("table {0}: arrays do not match meta.json").format(folder))
     if encoding == FIXED32:
         err = meta.get("encoding_error")
@@ -267,28 +300,39 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
         values = _decode(values)
     lo, hi = _value_range(objective)
     if not np.all(np.isfinite(values)) or (values.size and (values.min() < lo - 1e-9 or values.max() > hi + 1e-9)):
-        raise TableError(_("table {0}: values outside [{1}, {2}] or not finite; {3}").format(
-            folder, lo, hi, repair))
+        raise TableError(_("table {0}: values outside [{1}, {2}] or not finite; {3}").format(folder, lo, hi, repair))
     if (objective in ("duel", "geometric") or PLAYERS.fullmatch(objective)) and rs.equal_turns:
         # equal_turns: the duel's values[seat, mover, opponent], and the final-total horizon the
         # values (the duel) or the advice's first-seat turns (geometric) assume
         m = states.shape[0]
         horizon = meta.get("last_turn_horizon")
         if objective == "duel" and values.shape != (2, m, m):
-            raise TableError(_("table {0}: an equal_turns duel table holds (2, {1}, {2}) values, not {3}").format(
-                folder, m, m, tuple(values.shape)))
+            raise TableError(
+                _("table {0}: an equal_turns duel table holds (2, {1}, {2}) values, not {3}").format(
+                    folder, m, m, tuple(values.shape)
+                )
+            )
         if not isinstance(horizon, int) or horizon < rs.goal or horizon % rs.unit:
             raise TableError(_("table {0}: no valid last_turn_horizon in meta.json").format(folder))
     if seats:
         from thousand.solvers.nplayer import seat_count
+
         players = int(seats.group(1))
         _check_players(folder, meta, values, states, players, repair, seat_count(rs, players))
     if objective == "geometric":
         grid = meta.get("grid")
-        if (not isinstance(grid, list) or not grid or values.shape != (states.shape[0], len(grid))
-                or not all(isinstance(g, (int, float)) and g >= 1 for g in grid) or sorted(grid) != grid):
-            raise TableError(_("table {0}: a geometric table holds one column per grid value of meta.json; "
-                               "{1}").format(folder, repair))
+        if (
+            not isinstance(grid, list)
+            or not grid
+            or values.shape != (states.shape[0], len(grid))
+            or not all(isinstance(g, (int, float)) and g >= 1 for g in grid)
+            or sorted(grid) != grid
+        ):
+            raise TableError(
+                _("table {0}: a geometric table holds one column per grid value of meta.json; {1}").format(
+                    folder, repair
+                )
+            )
     return Table(folder, meta, values, states)
 
 
@@ -296,17 +340,24 @@ def _check_players(folder: Path, meta: dict, values, states, players: int, repai
     """An N-player table: (seats * m**N, N) values whose rows sum to 1, and an equilibrium
     certificate."""
     from thousand.solvers.nplayer import CERTIFICATE
+
     m = states.shape[0]
-    rows = seats * m ** players
+    rows = seats * m**players
     if meta.get("players") != players or values.shape != (rows, players):
-        raise TableError(_("table {0}: a table of {1} players holds ({2}, {1}) values, not {3}").format(
-            folder, players, rows, tuple(values.shape)))
+        raise TableError(
+            _("table {0}: a table of {1} players holds ({2}, {1}) values, not {3}").format(
+                folder, players, rows, tuple(values.shape)
+            )
+        )
     cert = meta.get("certificate")
     if not isinstance(cert, (int, float)) or not 0 <= cert <= CERTIFICATE:
-        raise TableError(_("table {0}: no equilibrium certificate of at most {1} in meta.json; {2}").format(
-            folder, CERTIFICATE, repair))
+        raise TableError(
+            _("table {0}: no equilibrium certificate of at most {1} in meta.json; {2}").format(
+                folder, CERTIFICATE, repair
+            )
+        )
     for lo in range(0, values.shape[0], 1 << 20):
-        if np.max(np.abs(values[lo:lo + (1 << 20)].sum(axis=1) - 1.0)) > 1e-9:
+        if np.max(np.abs(values[lo : lo + (1 << 20)].sum(axis=1) - 1.0)) > 1e-9:
             raise TableError(_("table {0}: the players' chances do not sum to 1; {1}").format(folder, repair))
 
 
@@ -331,23 +382,31 @@ class StoredTable:
     """A table folder found on the search path, and what its checks say of it."""
 
     path: Path
-    where: str                 # "explicit", "shipped" or "cache"
+    where: str  # "explicit", "shipped" or "cache"
     ruleset: str
     objective: str
     bytes: int
-    problem: str               # "" when it loads and passes every check
+    problem: str  # "" when it loads and passes every check
     encoding: str = "float64"  # or fixed32 (values within meta's encoding_error of the solved ones)
 
     def to_json(self) -> dict:
-        return {"path": str(self.path), "where": self.where, "ruleset": self.ruleset, "objective": self.objective,
-                "bytes": self.bytes, "encoding": self.encoding, "ok": not self.problem,
-                "problem": self.problem or None}
+        return {
+            "path": str(self.path),
+            "where": self.where,
+            "ruleset": self.ruleset,
+            "objective": self.objective,
+            "bytes": self.bytes,
+            "encoding": self.encoding,
+            "ok": not self.problem,
+            "problem": self.problem or None,
+        }
 
 
 def stored_tables(explicit: str | os.PathLike | None = None) -> list[StoredTable]:
     """Every table folder on the search path, each loaded and checked against the ruleset
     its meta.json names (:func:`load_table`)."""
     from thousand.rules.ruleset import ruleset_from_mapping
+
     out = []
     shipped, cache = shipped_tables(), user_cache()
     for root in search_path(explicit):

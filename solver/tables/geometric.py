@@ -10,13 +10,14 @@ from pathlib import Path
 import numpy as np
 
 from thousand import kernel
+from thousand.base.progress import Progress, peak_memory_mb
+from thousand.engine.states import build_state_space, decode
+from thousand.rules.ruleset import Ruleset
 from thousand.solvers.geometric import GRID, GeometricDuel, solve_geometric
 from thousand.solvers.lastturn import last_turn_horizon
-from thousand.base.progress import Progress, peak_memory_mb
-from thousand.rules.ruleset import Ruleset
-from .solve import solve_objective
-from thousand.engine.states import build_state_space, decode
+
 from .files import find_table, load_table, save_table, write_target
+from .solve import solve_objective
 
 
 def geometric_duel(rs: Ruleset, tables_dir: str | None = None, progress: bool = True) -> GeometricDuel:
@@ -27,8 +28,10 @@ def geometric_duel(rs: Ruleset, tables_dir: str | None = None, progress: bool = 
     table = find_table(rs, "geometric", tables_dir)
     if table is None:
         if progress:
-            sys.stderr.write(f"solving the memoryless-opponent values of {rs.name} (the duel approximation): "
-                             f"{len(race.table.states):,} player states, {len(GRID)} columns\n")
+            sys.stderr.write(
+                f"solving the memoryless-opponent values of {rs.name} (the duel approximation): "
+                f"{len(race.table.states):,} player states, {len(GRID)} columns\n"
+            )
         bar = Progress(f"solving {rs.name} geometric", progress)
         try:
             space = build_state_space(rs)
@@ -38,15 +41,24 @@ def geometric_duel(rs: Ruleset, tables_dir: str | None = None, progress: bool = 
         horizon = None
         if rs.equal_turns:
             horizon = int(last_turn_horizon(rs, kernel.roll_table(rs), space.states))
-        extra = {"states": len(space), "player_states": len(space), "iterations": sol.iterations,
-                 "residual": sol.residual, "solve_seconds": sol.seconds, "kernel": kernel.IMPLEMENTATION,
-                 "method": "policy", "peak_memory_mb": peak_memory_mb(), "grid": [float(g) for g in sol.grid],
-                 "last_turn_horizon": horizon,
-                 "value_meaning": "V[state, k]: best chance of winning against an opponent who wins each of its "
-                                  "turns with chance 1/grid[k]"}
+        extra = {
+            "states": len(space),
+            "player_states": len(space),
+            "iterations": sol.iterations,
+            "residual": sol.residual,
+            "solve_seconds": sol.seconds,
+            "kernel": kernel.IMPLEMENTATION,
+            "method": "policy",
+            "peak_memory_mb": peak_memory_mb(),
+            "grid": [float(g) for g in sol.grid],
+            "last_turn_horizon": horizon,
+            "value_meaning": "V[state, k]: best chance of winning against an opponent who wins each of its "
+            "turns with chance 1/grid[k]",
+        }
         folder = save_table(Path(write_target(tables_dir)), rs, "geometric", sol.values, space.encode(), extra)
         table = load_table(folder, rs, "geometric")
     index = {decode(row): i for i, row in enumerate(table.states)}
     turns = np.array([race.value(x) for x in index])
-    return GeometricDuel(rs, index, np.asarray(table.values), table.meta["grid"], turns,
-                         table.meta.get("last_turn_horizon"))
+    return GeometricDuel(
+        rs, index, np.asarray(table.values), table.meta["grid"], turns, table.meta.get("last_turn_horizon")
+    )

@@ -25,12 +25,13 @@ import numpy as np
 
 from thousand import kernel
 from thousand.base.errors import StateError
-from thousand.engine.player import WIN, Moves, PlayerState
-from thousand.solvers.lastturn import LastRound, first_seat_T
 from thousand.base.i18n import _
-from thousand.rules.ruleset import Ruleset
+from thousand.engine.player import WIN, Moves, PlayerState
 from thousand.engine.states import decode
+from thousand.rules.ruleset import Ruleset
 from thousand.solvers.advice import nearer
+from thousand.solvers.lastturn import LastRound, first_seat_T
+
 from .files import Table, find_table, save_table, write_target
 
 # Up to this many states of the N-player game, a missing equilibrium is solved on request
@@ -68,6 +69,7 @@ class PlayersSolution:
         self.m = len(table.states)
         self.moves = Moves(rs)
         from thousand.solvers.nplayer import seat_count
+
         self.seats = seat_count(rs, players)
 
     @property
@@ -78,26 +80,29 @@ class PlayersSolution:
         """The row of the tuple of player states (the mover first, in ``seat``: 0 the
         first; it matters under ``equal_turns`` only)."""
         if len(states) != self.players:
-            raise StateError(_("{n} players: give the mover and {k} opponents").format(
-                n=self.players, k=self.players - 1))
+            raise StateError(
+                _("{n} players: give the mover and {k} opponents").format(n=self.players, k=self.players - 1)
+            )
         s = 0
         for x in states:
             x = self.moves.check(x)
             if x not in self.index:
                 raise StateError(_("no such game state in the table: {0}").format(x.describe(self.rs)))
             s = s * self.m + self.index[x]
-        return (seat % self.seats) * self.m ** self.players + s
+        return (seat % self.seats) * self.m**self.players + s
 
     def check_seat(self, seat: int | None) -> int:
         """The mover's seat (0 = the first), which an ``equal_turns`` game needs."""
         if seat is None:
             if self.seats > 1:
-                raise StateError(_("{name} plays equal turns: say which seat you move in, --seat first, second, "
-                                   "... (of {n})").format(name=self.rs.name, n=self.players))
+                raise StateError(
+                    _(
+                        "{name} plays equal turns: say which seat you move in, --seat first, second, ... (of {n})"
+                    ).format(name=self.rs.name, n=self.players)
+                )
             return 0
         if not 0 <= seat < self.players:
-            raise StateError(_("seat {k}: a game of {n} players has seats 1 to {n}").format(k=seat + 1,
-                                                                                           n=self.players))
+            raise StateError(_("seat {k}: a game of {n} players has seats 1 to {n}").format(k=seat + 1, n=self.players))
         return seat
 
     def value(self, states, seat: int = 0) -> np.ndarray:
@@ -148,13 +153,14 @@ class PlayersSolution:
         last seat is worth the rest of the round (:class:`thousand.solvers.lastturn.LastRound`) and
         such a turn may roll on past the goal to raise its final total."""
         from thousand.solvers.advice import TurnAdvisor
+
         opponents = [self.moves.check(o) for o in opponents]
         N = self.players
         seat = self.check_seat(seat)
-        self.flat([self.moves.normalise(self.moves.initial()), *opponents])   # checks the count and states
+        self.flat([self.moves.normalise(self.moves.initial()), *opponents])  # checks the count and states
         V = self.table.values
         mv, rs = self.moves, self.rs
-        r = N - 1 - seat if self.seats > 1 else 0      # the later seats a win leaves their last turns
+        r = N - 1 - seat if self.seats > 1 else 0  # the later seats a win leaves their last turns
         horizon = None
         if r:
             top = int(self.meta["last_turn_horizon"])
@@ -173,18 +179,20 @@ class PlayersSolution:
             def at(t, y):
                 if y is None:
                     return 0.0
-                if y == WIN:    # final, or the rest of the round against the final total
+                if y == WIN:  # final, or the rest of the round against the final total
                     return float(rest.value(r, Y, ends.x.score + t * rs.unit)[0]) if r else 1.0
                 change = ends.others_after(mv, t)
                 return chance([mv.affect_opponent(o, *change) for o in opponents], y)
+
             stop = np.array([at(t, y) for t, y in enumerate(ends.stop_next)])[:, None]
             forced = np.array([at(t, y) for t, y in enumerate(ends.forced_next)])[:, None]
             return stop, forced, np.array([chance(opponents, ends.bust_next)]), np.ones(1)
 
         return TurnAdvisor(self.rs, "duel", values_of, float, True, "win_probability", horizon=horizon)
 
-    def advise(self, me: PlayerState, opponents, *, turn: int = 0, dice: int | None = None, roll=None,
-               seat: int | None = None):
+    def advise(
+        self, me: PlayerState, opponents, *, turn: int = 0, dice: int | None = None, roll=None, seat: int | None = None
+    ):
         """The value of every option (:class:`thousand.solvers.advice.Advice`) for ``me`` facing
         ``opponents`` in the order they move next (in ``seat`` under ``equal_turns``)."""
         adv = self.advisor(opponents, seat)
@@ -196,14 +204,23 @@ class PlayersSolution:
     def summary(self) -> dict:
         m = self.meta
         fair = self.fair_compensation()
-        return {"players": self.players, "seat_values": [float(v) for v in self.seat_values()],
-                "fair_compensation": [{"seat": k + 1, "points": c, "p_win": p}
-                                      for k, (c, p) in zip(self.compensated_seats(), fair)],
-                "certificate": m["certificate"], "mixed_states": len(m.get("mixed", [])),
-                "states": m["states"], "player_states": m["player_states"], "sweeps": m.get("sweeps"),
-                "solve_seconds": m["solve_seconds"],
-                "peak_memory_mb": m.get("peak_memory_mb"), "method": "equilibrium",
-                "table": str(self.table.path), "solved_now": self.solved_now}
+        return {
+            "players": self.players,
+            "seat_values": [float(v) for v in self.seat_values()],
+            "fair_compensation": [
+                {"seat": k + 1, "points": c, "p_win": p} for k, (c, p) in zip(self.compensated_seats(), fair)
+            ],
+            "certificate": m["certificate"],
+            "mixed_states": len(m.get("mixed", [])),
+            "states": m["states"],
+            "player_states": m["player_states"],
+            "sweeps": m.get("sweeps"),
+            "solve_seconds": m["solve_seconds"],
+            "peak_memory_mb": m.get("peak_memory_mb"),
+            "method": "equilibrium",
+            "table": str(self.table.path),
+            "solved_now": self.solved_now,
+        }
 
     def describe(self) -> str:
         m = self.meta
@@ -211,39 +228,52 @@ class PlayersSolution:
         # rulesets whose moves lower the score sum sweep the levels more than once
         sweeps = f"{m['sweeps']} sweeps over the levels, " if m.get("sweeps", 1) > 1 else ""
         seats = ", ".join(f"seat {k + 1} {v:.9f}" for k, v in enumerate(self.seat_values()))
-        fair = "; ".join(f"seat {k + 1} starts with {c} -> {p:.6f}"
-                         for k, (c, p) in zip(self.compensated_seats(), self.fair_compensation()))
-        return (f"{self.rs.name}, {self.players} players: P(win) by seat with equilibrium play: {seats}\n"
-                f"  fair compensation ({'each seat behind' if self.seats > 1 else 'each later seat'} alone, "
-                f"closest to 1/{self.players}): {fair}\n"
-                f"  certificate (the largest gain of a deviation) {m['certificate']:.1e}; "
-                f"{len(m.get('mixed', []))} states where the mover mixes\n"
-                f"  {m['states']:,} states, {sweeps}{m['solve_seconds']:.2f} s ({how})\n  table: {self.table.path}")
+        fair = "; ".join(
+            f"seat {k + 1} starts with {c} -> {p:.6f}"
+            for k, (c, p) in zip(self.compensated_seats(), self.fair_compensation())
+        )
+        return (
+            f"{self.rs.name}, {self.players} players: P(win) by seat with equilibrium play: {seats}\n"
+            f"  fair compensation ({'each seat behind' if self.seats > 1 else 'each later seat'} alone, "
+            f"closest to 1/{self.players}): {fair}\n"
+            f"  certificate (the largest gain of a deviation) {m['certificate']:.1e}; "
+            f"{len(m.get('mixed', []))} states where the mover mixes\n"
+            f"  {m['states']:,} states, {sweeps}{m['solve_seconds']:.2f} s ({how})\n  table: {self.table.path}"
+        )
 
 
 def estimate(rs: Ruleset, players: int) -> dict:
     """The states of the N-player game and a time range for its solve, before any work;
     a :class:`thousand.solvers.nplayer.NPlayerError` for what the solver refuses."""
     from thousand.solvers.nplayer import check_size, check_supported, seat_count
+
     check_supported(rs, players)
     # a stored race table counts the player states a lone player reaches (fewer than with
     # opponents): enough to refuse a game far too large without enumerating its states
     race = find_table(rs, "race", None)
     m = check_size(rs, players, len(race.states) if race is not None else 0)
-    n = seat_count(rs, players) * m ** players     # equal_turns: the mover's seat in the state
+    n = seat_count(rs, players) * m**players  # equal_turns: the mover's seat in the state
     guess = n * (TURN_DPS_PER_STATE * kernel.turn_seconds(rs, max(1, rs.goal // rs.unit), columns=256) + SECONDS_AROUND)
     from thousand.solvers.nplayer import NPlayerGame
+
     if NPlayerGame(rs, players).lowers:
         guess *= SWEEPS_FACTOR
     return {"player_states": m, "states": n, "seconds": (guess / ESTIMATE_SPREAD, guess * ESTIMATE_SPREAD)}
 
 
-def solve_players(rs: Ruleset, players: int, tables_dir: str | os.PathLike | None = None, *,
-                  force: bool = False, progress: bool = False) -> PlayersSolution:
+def solve_players(
+    rs: Ruleset,
+    players: int,
+    tables_dir: str | os.PathLike | None = None,
+    *,
+    force: bool = False,
+    progress: bool = False,
+) -> PlayersSolution:
     """The equilibrium table of ``players`` seats: found on the search path, or solved now
     (refused in one line before any work when the solver cannot) and written atomically."""
-    from thousand.solvers.nplayer import CERTIFICATE, NPlayerError, solve_nplayer
     from thousand.base.progress import Progress, duration_text, peak_memory_mb
+    from thousand.solvers.nplayer import CERTIFICATE, NPlayerError, solve_nplayer
+
     if players < 3:
         raise StateError(_("--players {0}: two players are the duel (--objective duel)").format(players))
     obj = objective(players)
@@ -254,34 +284,55 @@ def solve_players(rs: Ruleset, players: int, tables_dir: str | os.PathLike | Non
     est = estimate(rs, players)
     low, high = est["seconds"]
     if progress and high > 30:
-        sys.stderr.write(f"solving {rs.name} for {players} players: {est['states']:,} states, roughly "
-                         f"{duration_text(low)} to {duration_text(high)} here (Ctrl-C stops it; nothing is stored until it is "
-                         "done)\n")
+        sys.stderr.write(
+            f"solving {rs.name} for {players} players: {est['states']:,} states, roughly "
+            f"{duration_text(low)} to {duration_text(high)} here (Ctrl-C stops it; nothing is stored until it is "
+            "done)\n"
+        )
     bar = Progress(f"solving {rs.name}, {players} players", progress, high)
     try:
         sol = solve_nplayer(rs, players, progress=lambda done, total: bar.fraction(done, total))
     finally:
         bar.close()
     if not sol.certificate <= CERTIFICATE:
-        raise NPlayerError(_("{0}, {1} players: the equilibrium found has a certificate of {2:.1e} (a deviation "
-                             "gains that much), above {3}; not stored").format(rs.name, players, sol.certificate,
-                                                                              CERTIFICATE))
+        raise NPlayerError(
+            _(
+                "{0}, {1} players: the equilibrium found has a certificate of {2:.1e} (a deviation "
+                "gains that much), above {3}; not stored"
+            ).format(rs.name, players, sol.certificate, CERTIFICATE)
+        )
     short = float(np.max(np.abs(sol.V.sum(axis=1) - 1.0)))
     if short > CERTIFICATE:
-        raise NPlayerError(_("{0}, {1} players: in the equilibrium found the game need not end (the players' "
-                             "chances add up to 1 less {2:.1e} somewhere: waiting costs nothing there, docs/solver.md); "
-                             "not stored").format(rs.name, players, short))
+        raise NPlayerError(
+            _(
+                "{0}, {1} players: in the equilibrium found the game need not end (the players' "
+                "chances add up to 1 less {2:.1e} somewhere: waiting costs nothing there, docs/solver.md); "
+                "not stored"
+            ).format(rs.name, players, short)
+        )
     if rs.equal_turns:
         extra_seats = {"last_turn_horizon": int(sol.game.last_round.horizon), "seats": players}
     else:
         extra_seats = {}
-    extra = {"players": players, "states": int(sol.V.shape[0]), "player_states": sol.m, **extra_seats,
-             "certificate": sol.certificate, "mixed": [[int(k), float(w)] for k, w in sorted(sol.mixed.items())],
-             "iterations": sol.rounds, "sweeps": sol.passes, "residual": sol.certificate, "solve_seconds": sol.seconds,
-             "kernel": kernel.IMPLEMENTATION, "method": "equilibrium", "peak_memory_mb": peak_memory_mb(),
-             "value_meaning": "P(win) of the player in each place (mover first, then the order of play) for "
-                              "the state with row c m**N + sum_k x_k m**(N-1-k), c the mover's seat under "
-                              "equal_turns (else 0)"}
+    extra = {
+        "players": players,
+        "states": int(sol.V.shape[0]),
+        "player_states": sol.m,
+        **extra_seats,
+        "certificate": sol.certificate,
+        "mixed": [[int(k), float(w)] for k, w in sorted(sol.mixed.items())],
+        "iterations": sol.rounds,
+        "sweeps": sol.passes,
+        "residual": sol.certificate,
+        "solve_seconds": sol.seconds,
+        "kernel": kernel.IMPLEMENTATION,
+        "method": "equilibrium",
+        "peak_memory_mb": peak_memory_mb(),
+        "value_meaning": "P(win) of the player in each place (mover first, then the order of play) for "
+        "the state with row c m**N + sum_k x_k m**(N-1-k), c the mover's seat under "
+        "equal_turns (else 0)",
+    }
     folder = save_table(Path(write_target(tables_dir)), rs, obj, sol.V, sol.space.encode(), extra)
     from .files import load_table
+
     return PlayersSolution(rs, players, load_table(folder, rs, obj), solved_now=True)

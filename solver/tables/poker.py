@@ -8,9 +8,10 @@ import numpy as np
 
 from thousand.base.errors import StateError, TableError
 from thousand.base.i18n import _
-from .files import find_table, save_table, write_target
-from thousand.solvers.poker import MAX_PLAYERS, PokerSolution, solve_poker
 from thousand.rules.poker import PokerRuleset
+from thousand.solvers.poker import MAX_PLAYERS, PokerSolution, solve_poker
+
+from .files import find_table, save_table, write_target
 
 
 def _encode(sol: PokerSolution) -> tuple[np.ndarray, np.ndarray]:
@@ -25,10 +26,14 @@ def _encode(sol: PokerSolution) -> tuple[np.ndarray, np.ndarray]:
 def save_poker(sol: PokerSolution, root):
     """Write the solution as a checksummed table ``<hash>-poker`` under ``root``."""
     values, states = _encode(sol)
-    extra = {"players": sol.players, "hands": sol.H, "seconds": round(sol.seconds, 3),
-             "rounds": {str(k): v for k, v in sol.rounds.items()},
-             "residual": {str(k): v for k, v in sol.residual.items()},
-             "replay": {str(k): v for k, v in sol.replay.items()}}
+    extra = {
+        "players": sol.players,
+        "hands": sol.H,
+        "seconds": round(sol.seconds, 3),
+        "rounds": {str(k): v for k, v in sol.rounds.items()},
+        "residual": {str(k): v for k, v in sol.residual.items()},
+        "replay": {str(k): v for k, v in sol.replay.items()},
+    }
     return save_table(root, sol.rs, "poker", values, states, extra)
 
 
@@ -57,12 +62,12 @@ def load_poker(table, rs: PokerRuleset) -> PokerSolution:
         if abs(v.sum() - 1.0) > 1e-9 or not np.allclose(T[(0, M)], v[None, :], atol=0, rtol=0):
             raise TableError(bad + f"the {M}-player seat values do not sum to 1")
     num = lambda key: {int(k): v for k, v in (meta.get(key) or {}).items()}  # noqa: E731
-    return PokerSolution(rs, players, T, seats, num("rounds"), num("residual"), num("replay"),
-                         float(meta.get("seconds") or 0.0))
+    return PokerSolution(
+        rs, players, T, seats, num("rounds"), num("residual"), num("replay"), float(meta.get("seconds") or 0.0)
+    )
 
 
-def poker_solution(rs: PokerRuleset, players: int, tables=None, force: bool = False,
-                   progress=None) -> PokerSolution:
+def poker_solution(rs: PokerRuleset, players: int, tables=None, force: bool = False, progress=None) -> PokerSolution:
     """The solved game for at least ``players`` seats: a stored table that covers it, else
     a solve (written to the tables directory or the user cache); ``progress(line)`` is told
     before a solve starts."""
@@ -76,8 +81,7 @@ def poker_solution(rs: PokerRuleset, players: int, tables=None, force: bool = Fa
                 return sol
             players = max(players, sol.players)
     if progress:
-        progress(f"solving {rs.name} (hash {rs.hash}) for up to {players} players: a few seconds, "
-                 "stored for next time")
+        progress(f"solving {rs.name} (hash {rs.hash}) for up to {players} players: a few seconds, stored for next time")
     sol = solve_poker(rs, players)
     save_poker(sol, write_target(tables))
     return sol

@@ -24,17 +24,17 @@ from pathlib import Path
 import numpy as np
 
 from thousand import kernel
+from thousand.base.choices import OBJECTIVES  # noqa: E402
 from thousand.base.errors import StateError, TableError, ThousandError
-from thousand.engine.player import Moves, PlayerState
-from thousand.rules.ruleset import Ruleset
-from thousand.engine.states import decode
+from thousand.base.i18n import _
 from thousand.base.progress import Progress, duration_text, peak_memory_mb
+from thousand.engine.player import Moves, PlayerState
+from thousand.engine.states import decode
+from thousand.rules.ruleset import Ruleset
 from thousand.solvers.advice import nearer
+
 from .files import PLAYERS, Table, find_table, save_table, write_target
 
-
-from thousand.base.choices import OBJECTIVES  # noqa: E402
-from thousand.base.i18n import _
 # the methods of each objective, the default first (docs/solver.md)
 METHODS = {"turn": ("dp",), "race": ("policy",), "duel": ("policy", "passes", "textbook"), "rate": ("policy",)}
 
@@ -72,8 +72,8 @@ class Solution:
     objective: str
     table: Table | None
     solved_now: bool
-    turn: tuple | None = None        # objective turn: (value, T, iterations, change, seconds)
-    rate: object = None              # objective rate: a thousand.solvers.rate.RateSolution
+    turn: tuple | None = None  # objective turn: (value, T, iterations, change, seconds)
+    rate: object = None  # objective rate: a thousand.solvers.rate.RateSolution
     index: dict = field(init=False)
 
     def __post_init__(self):
@@ -117,16 +117,28 @@ class Solution:
     def info(self) -> dict:
         if self.rate is not None:
             r = self.rate
-            return {"horizon_units": r.T, "kernel": kernel.IMPLEMENTATION, "counters": r.counters,
-                    "relative_values": r.relative.tolist(), "expected_points": r.expected_points.tolist(),
-                    "zero_probability": r.zero_probability.tolist()}
+            return {
+                "horizon_units": r.T,
+                "kernel": kernel.IMPLEMENTATION,
+                "counters": r.counters,
+                "relative_values": r.relative.tolist(),
+                "expected_points": r.expected_points.tolist(),
+                "zero_probability": r.zero_probability.tolist(),
+            }
         if self.table is None:
             return {"horizon_units": self.turn[1], "kernel": kernel.IMPLEMENTATION}
         m = self.meta
-        names = {"policy_rounds": "rounds", "linear_sweeps": "sweeps", "policy_fallback": "fallback",
-                 "interface_pairs": "interface",
-                 "last_turn_horizon": "horizon", "kernel": "kernel", "states": "states",
-                 "player_states": "player_states", "peak_memory_mb": "peak_memory_mb"}
+        names = {
+            "policy_rounds": "rounds",
+            "linear_sweeps": "sweeps",
+            "policy_fallback": "fallback",
+            "interface_pairs": "interface",
+            "last_turn_horizon": "horizon",
+            "kernel": "kernel",
+            "states": "states",
+            "player_states": "player_states",
+            "peak_memory_mb": "peak_memory_mb",
+        }
         out = {new: m[old] for old, new in names.items() if m.get(old) is not None}
         out["table"] = str(self.table.path)
         return out
@@ -166,6 +178,7 @@ class Solution:
             return self.rate.gain + float(self.rate.relative[Moves(self.rs).check(x).bolts])
         if self.table is None:
             from thousand.solvers.turn import expected_turn_points
+
             Moves(self.rs).check(x)
             return expected_turn_points(self.rs, x).value
         v = self.table.values
@@ -190,8 +203,16 @@ class Solution:
         x0 = Moves(self.rs).initial()
         return self.value(x0, x0 if self.table.values.ndim >= 2 else None, 0 if self.seated else None)
 
-    def advise(self, me: PlayerState, opponent: PlayerState | None = None, *, turn: int = 0,
-               dice: int | None = None, roll=None, seat: int | None = None):
+    def advise(
+        self,
+        me: PlayerState,
+        opponent: PlayerState | None = None,
+        *,
+        turn: int = 0,
+        dice: int | None = None,
+        roll=None,
+        seat: int | None = None,
+    ):
         """The value of every option of a decision (:class:`thousand.solvers.advice.Advice`).
 
         Parameters
@@ -208,6 +229,7 @@ class Solution:
             equal_turns duels: 0 if ``me`` moves first in each round, 1 if second.
         """
         from thousand.solvers.advice import duel_advisor, race_advisor, rate_advisor, turn_advisor
+
         rs = self.rs
         me = Moves(rs).check(me)
         roll = tuple(roll) if roll is not None else None
@@ -253,17 +275,38 @@ class Solution:
 
     def summary(self) -> dict:
         if self.rate is not None:
-            return {"start_value": self.start_value(), "unit": self.rs.unit, **self.info,
-                    "iterations": self.iterations, "residual": self.residual, "method": self.method,
-                    "solve_seconds": round(self.seconds, 6)}
+            return {
+                "start_value": self.start_value(),
+                "unit": self.rs.unit,
+                **self.info,
+                "iterations": self.iterations,
+                "residual": self.residual,
+                "method": self.method,
+                "solve_seconds": round(self.seconds, 6),
+            }
         if self.table is None:
-            return {"start_value": self.start_value(), "unit": self.rs.unit, "horizon_units": self.turn[1],
-                    "iterations": self.iterations, "residual": self.residual, "method": self.method,
-                    "kernel": kernel.IMPLEMENTATION, "solve_seconds": round(self.seconds, 6)}
+            return {
+                "start_value": self.start_value(),
+                "unit": self.rs.unit,
+                "horizon_units": self.turn[1],
+                "iterations": self.iterations,
+                "residual": self.residual,
+                "method": self.method,
+                "kernel": kernel.IMPLEMENTATION,
+                "solve_seconds": round(self.seconds, 6),
+            }
         m = self.meta
-        out = {"start_value": self.start_value(), "states": m["states"], "iterations": m["iterations"],
-               "residual": m["residual"], "solve_seconds": m["solve_seconds"], "method": self.method,
-               "kernel": m.get("kernel"), "table": str(self.table.path), "solved_now": self.solved_now}
+        out = {
+            "start_value": self.start_value(),
+            "states": m["states"],
+            "iterations": m["iterations"],
+            "residual": m["residual"],
+            "solve_seconds": m["solve_seconds"],
+            "method": self.method,
+            "kernel": m.get("kernel"),
+            "table": str(self.table.path),
+            "solved_now": self.solved_now,
+        }
         if "peak_memory_mb" in m:
             out["peak_memory_mb"] = m["peak_memory_mb"]
             out["player_states"] = m["player_states"]
@@ -280,46 +323,71 @@ class Solution:
     def describe(self, rs: Ruleset) -> str:
         if self.rate is not None:
             r = self.rate
-            lines = [f"{rs.name}: the most points per turn in the long run = {r.gain:.6f} "
-                     f"({r.rounds} policy rounds, {self.seconds:.3f} s)"]
+            lines = [
+                f"{rs.name}: the most points per turn in the long run = {r.gain:.6f} "
+                f"({r.rounds} policy rounds, {self.seconds:.3f} s)"
+            ]
             if r.counters > 1:
-                lines.append(f"  a strategy per zero-turn counter (the third zero turn in a row costs "
-                             f"{rs.bolts.penalty})" if rs.bolts.consecutive else
-                             f"  a strategy per zero-turn counter (every {rs.bolts.limit}th zero turn costs "
-                             f"{rs.bolts.penalty})")
+                lines.append(
+                    f"  a strategy per zero-turn counter (the third zero turn in a row costs {rs.bolts.penalty})"
+                    if rs.bolts.consecutive
+                    else f"  a strategy per zero-turn counter (every {rs.bolts.limit}th zero turn costs "
+                    f"{rs.bolts.penalty})"
+                )
             for c in range(r.counters):
-                lines.append(f"  after {c} zero turn{'' if c == 1 else 's'}: this turn's expected points "
-                             f"{r.expected_points[c]:.6f}, P(zero turn) {r.zero_probability[c]:.6f}, "
-                             f"relative value {r.relative[c]:+.6f}")
+                lines.append(
+                    f"  after {c} zero turn{'' if c == 1 else 's'}: this turn's expected points "
+                    f"{r.expected_points[c]:.6f}, P(zero turn) {r.zero_probability[c]:.6f}, "
+                    f"relative value {r.relative[c]:+.6f}"
+                )
             if rs.open_min:
-                lines.append(f"  (an opened player: the opening of {rs.open_min} comes once and does not change "
-                             "the long run)")
+                lines.append(
+                    f"  (an opened player: the opening of {rs.open_min} comes once and does not change the long run)"
+                )
             return "\n".join(lines)
         if self.table is None:
-            return (f"{rs.name}: the best expected score of one turn from the start is "
-                    f"{self.start_value():.6f} points ({kernel.IMPLEMENTATION} kernel, {self.seconds:.3f} s)")
+            return (
+                f"{rs.name}: the best expected score of one turn from the start is "
+                f"{self.start_value():.6f} points ({kernel.IMPLEMENTATION} kernel, {self.seconds:.3f} s)"
+            )
         m = self.meta
-        what = {"race": "expected turns to win alone from the start",
-                "duel": "P(first player wins) with optimal play"}.get(self.objective, self.objective)
+        what = {
+            "race": "expected turns to win alone from the start",
+            "duel": "P(first player wins) with optimal play",
+        }.get(self.objective, self.objective)
         how = "solved now" if self.solved_now else "from the stored table"
         fair = self.fair_compensation()
-        fair_line = (f"  fair compensation: the second player starts with {fair[0]} points "
-                     f"-> P(first player wins) = {fair[1]:.6f}\n" if fair else "")
+        fair_line = (
+            f"  fair compensation: the second player starts with {fair[0]} points "
+            f"-> P(first player wins) = {fair[1]:.6f}\n"
+            if fair
+            else ""
+        )
         rounded = "" if self.table.exact else "  " + self.rounding_note() + "\n"
-        return (f"{rs.name}: {what} = {self.start_value():.12f}\n"
-                f"  {m['states']} states, {m['iterations']} sweeps, residual {m['residual']:.2e}, "
-                f"{m['solve_seconds']:.2f} s ({how})\n{rounded}{fair_line}  table: {self.table.path}")
+        return (
+            f"{rs.name}: {what} = {self.start_value():.12f}\n"
+            f"  {m['states']} states, {m['iterations']} sweeps, residual {m['residual']:.2e}, "
+            f"{m['solve_seconds']:.2f} s ({how})\n{rounded}{fair_line}  table: {self.table.path}"
+        )
 
     def rounding_note(self) -> str:
         """What a fixed-point table's values are worth, and how to get the exact ones."""
-        return _("values stored in 32-bit fixed point, within {err} of the solved ones (the exact table: "
-                 "`thousand solve {name} --objective {obj} --force`, which starts from these)").format(
-            err=f"{self.table.encoding_error:.1e}", name=self.rs.name, obj=self.objective)
+        return _(
+            "values stored in 32-bit fixed point, within {err} of the solved ones (the exact table: "
+            "`thousand solve {name} --objective {obj} --force`, which starts from these)"
+        ).format(err=f"{self.table.encoding_error:.1e}", name=self.rs.name, obj=self.objective)
 
 
-def solve(rules: Ruleset | str, objective: str, *, method: str | None = None,
-          tables: str | os.PathLike | None = None, force: bool = False, progress: bool = False,
-          encoding: str = "float64") -> Solution:
+def solve(
+    rules: Ruleset | str,
+    objective: str,
+    *,
+    method: str | None = None,
+    tables: str | os.PathLike | None = None,
+    force: bool = False,
+    progress: bool = False,
+    encoding: str = "float64",
+) -> Solution:
     """Solve ``objective`` for a ruleset, or load its stored table.
 
     Parameters
@@ -347,18 +415,22 @@ def solve(rules: Ruleset | str, objective: str, *, method: str | None = None,
     Solution
     """
     from thousand.rules.ruleset import load_ruleset
+
     rs = load_ruleset(rules) if isinstance(rules, str) else rules
     if objective not in OBJECTIVES:
-        raise TableError(_("unknown objective {0!r}: one of {1}").format(objective, ', '.join(OBJECTIVES)))
+        raise TableError(_("unknown objective {0!r}: one of {1}").format(objective, ", ".join(OBJECTIVES)))
     method = method or METHODS[objective][0]
     if method not in METHODS[objective]:
-        raise StateError(_("the {0} objective is solved by {1}, not {2!r}").format(
-            objective, ', '.join(METHODS[objective]), method))
+        raise StateError(
+            _("the {0} objective is solved by {1}, not {2!r}").format(objective, ", ".join(METHODS[objective]), method)
+        )
     if objective == "rate":
         from thousand.solvers.rate import solve_rate
+
         return Solution(rs, "rate", None, True, rate=solve_rate(rs))
     if objective == "turn":
         from thousand.solvers.turn import expected_turn_points
+
         t0 = time.perf_counter()
         r = expected_turn_points(rs)
         return Solution(rs, "turn", None, True, (r.value, r.T, r.doublings, r.change, time.perf_counter() - t0))
@@ -382,6 +454,7 @@ def loaded(rs: Ruleset, objective: str, table: Table):
     seats = PLAYERS.fullmatch(objective)
     if seats:
         from .players import PlayersSolution
+
         return PlayersSolution(rs, int(seats.group(1)), table, solved_now=False)
     return Solution(rs, objective, table, solved_now=False)
 
@@ -398,14 +471,18 @@ def estimate(rs: Ruleset, objective: str) -> dict:
     and the work per pair measured on the presets. ``ends`` carries the closure for the
     solve that follows."""
     from thousand.engine.states import TooManyStates, closure, seeds
+
     seats = PLAYERS.fullmatch(objective)
     if seats:
         from .players import estimate as players_estimate
+
         return players_estimate(rs, int(seats.group(1)))
-    rows = max(1, rs.goal // rs.unit)          # totals a turn runs through, at most
+    rows = max(1, rs.goal // rs.unit)  # totals a turn runs through, at most
     if objective == "duel":
         from math import isqrt
+
         from thousand.solvers.duel import MAX_PAIRS
+
         seats = 2 if rs.equal_turns else 1
         out = {"max_pairs": MAX_PAIRS, "exceeded": False, "ends": None}
         try:
@@ -416,8 +493,9 @@ def estimate(rs: Ruleset, objective: str) -> dict:
         pairs = seats * n * n
         low, high = DUEL_TURNS_PER_PAIR[_has_penalties(rs)]
         one = kernel.turn_seconds(rs, rows) if not out["exceeded"] else 0.0
-        out.update(player_states=n, pairs=pairs, bytes=8 * (seats * n) ** 2,
-                   seconds=(pairs * one * low, pairs * one * high))
+        out.update(
+            player_states=n, pairs=pairs, bytes=8 * (seats * n) ** 2, seconds=(pairs * one * low, pairs * one * high)
+        )
         return out
     n = len(seeds(Moves(rs)))
     race = n * rows / 2 * 100 / RACE_STATE_ROWS_PER_S if objective == "race" else 0.0
@@ -426,9 +504,13 @@ def estimate(rs: Ruleset, objective: str) -> dict:
 
 def _has_penalties(rs: Ruleset) -> bool:
     """Whether some penalty can lower a pair's level (then the duel takes many passes)."""
-    return bool(rs.bolts.limit or rs.overtake or rs.dump or rs.pit_attempts
-                or (rs.barrel.kind != "none" and (rs.barrel.attempts or rs.barrel.overshoots
-                                                  or rs.barrel.push_off != "none")))
+    return bool(
+        rs.bolts.limit
+        or rs.overtake
+        or rs.dump
+        or rs.pit_attempts
+        or (rs.barrel.kind != "none" and (rs.barrel.attempts or rs.barrel.overshoots or rs.barrel.push_off != "none"))
+    )
 
 
 class DuelTooLarge(TableError):
@@ -441,21 +523,34 @@ def _check_size(rs: Ruleset, objective: str, progress: bool) -> dict:
     est = estimate(rs, objective)
     if objective == "duel" and est["exceeded"]:
         seats = _(" (equal turns: each seat against the other)") if rs.equal_turns else ""
-        raise DuelTooLarge(_("{name}: at least {n:,} player states make at least {pairs:,} pairs{seats}, a value "
-                             "matrix of at least {values:,} values ({gib:,.2f} GiB); the duel solver holds {top:,} "
-                             "({mb} MB) in memory; --store FILE.npy --memory-mb MB solves it out of "
-                             "core").format(name=rs.name, n=est["player_states"], pairs=est["pairs"], seats=seats,
-                                                 values=est["bytes"] // 8, gib=est["bytes"] / 2**30,
-                                                 top=est["max_pairs"], mb=8 * est["max_pairs"] // 10**6))
+        raise DuelTooLarge(
+            _(
+                "{name}: at least {n:,} player states make at least {pairs:,} pairs{seats}, a value "
+                "matrix of at least {values:,} values ({gib:,.2f} GiB); the duel solver holds {top:,} "
+                "({mb} MB) in memory; --store FILE.npy --memory-mb MB solves it out of "
+                "core"
+            ).format(
+                name=rs.name,
+                n=est["player_states"],
+                pairs=est["pairs"],
+                seats=seats,
+                values=est["bytes"] // 8,
+                gib=est["bytes"] / 2**30,
+                top=est["max_pairs"],
+                mb=8 * est["max_pairs"] // 10**6,
+            )
+        )
     low, high = est["seconds"]
     est["expected"] = high
     if progress and high > 30:
         when = duration_text(high) if high < 1.5 * low else f"{duration_text(low)} to {duration_text(high)}"
         if when.count("minutes") == 2:
             when = when.replace(" minutes to", " to", 1)
-        sys.stderr.write(f"solving the {objective} of {rs.name}: {est['player_states']:,}"
-                         f"{'' if objective == 'duel' else '+'} player states, roughly {when} here "
-                         "(Ctrl-C stops it; nothing is stored until it is done)\n")
+        sys.stderr.write(
+            f"solving the {objective} of {rs.name}: {est['player_states']:,}"
+            f"{'' if objective == 'duel' else '+'} player states, roughly {when} here "
+            "(Ctrl-C stops it; nothing is stored until it is done)\n"
+        )
         sys.stderr.flush()
     return est
 
@@ -474,12 +569,13 @@ def _rounded_table(rs: Ruleset, tables_dir: str | None) -> Table | None:
     try:
         table = find_table(rs, "duel", tables_dir)
     except TableError:
-        return None   # a damaged table is replaced, not read
+        return None  # a damaged table is replaced, not read
     return None if table is None or table.exact else table
 
 
-def solve_duel_to_store(rs: Ruleset, path: str | os.PathLike, memory_mb: float, force: bool = False,
-                        progress: bool = True) -> dict:
+def solve_duel_to_store(
+    rs: Ruleset, path: str | os.PathLike, memory_mb: float, force: bool = False, progress: bool = True
+) -> dict:
     """Solve the duel of ``rs`` out of core (:class:`thousand.solvers.store.ValueStore`): the
     values go to the ``.npy`` file ``path`` (``P[mover, opponent]`` over the solver's
     states; with equal_turns the first seat's states, then the second's), at most
@@ -489,9 +585,11 @@ def solve_duel_to_store(rs: Ruleset, path: str | os.PathLike, memory_mb: float, 
     values so far stay beside it (``FILE.npy.partial``, with ``.json`` naming the rules),
     and the same command goes on from them (``force`` starts again). Returns the summary."""
     import shutil
-    from thousand.solvers.duel import DuelModel, solve_duel
+
     from thousand.engine.states import build_state_space
+    from thousand.solvers.duel import DuelModel, solve_duel
     from thousand.solvers.store import ValueStore
+
     target = Path(path)
     if target.suffix != ".npy":
         raise TableError(_("--store {0}: the values are a .npy array; give a file name ending in .npy").format(path))
@@ -502,10 +600,13 @@ def solve_duel_to_store(rs: Ruleset, path: str | os.PathLike, memory_mb: float, 
     if not memory_mb > 0:
         raise TableError(_("--memory-mb must be positive, not {0}").format(memory_mb))
     model = DuelModel(rs, space=build_state_space(rs, opponents=True), max_pairs=None)
-    need, free = model.n ** 2 * 8, shutil.disk_usage(target.parent).free
+    need, free = model.n**2 * 8, shutil.disk_usage(target.parent).free
     if need > free:
-        raise TableError(_("--store {0}: {1:,} states need {2:.2f} GiB for their values, and {3} has "
-                           "{4:.2f} GiB free").format(path, model.n, need / 2**30, target.parent, free / 2**30))
+        raise TableError(
+            _("--store {0}: {1:,} states need {2:.2f} GiB for their values, and {3} has {4:.2f} GiB free").format(
+                path, model.n, need / 2**30, target.parent, free / 2**30
+            )
+        )
     partial = target.with_name(target.name + ".partial")
     whose = partial.with_name(partial.name + ".json")
     mine = {"ruleset": rs.name, "ruleset_hash": rs.hash, "states": model.n}
@@ -516,8 +617,12 @@ def solve_duel_to_store(rs: Ruleset, path: str | os.PathLike, memory_mb: float, 
         except (OSError, ValueError):
             theirs = None
         if theirs != mine:
-            raise TableError(_("--store {0}: {1} is an interrupted solve of other rules (or has lost its {2}); "
-                               "--force starts again over it").format(path, partial, whose.name))
+            raise TableError(
+                _(
+                    "--store {0}: {1} is an interrupted solve of other rules (or has lost its {2}); "
+                    "--force starts again over it"
+                ).format(path, partial, whose.name)
+            )
         if progress:
             sys.stderr.write(_("going on from the values of the interrupted solve in {0}").format(partial) + "\n")
     try:
@@ -525,8 +630,11 @@ def solve_duel_to_store(rs: Ruleset, path: str | os.PathLike, memory_mb: float, 
     except ThousandError as e:
         if not resume:
             raise
-        raise TableError(_("--store {0}: the interrupted solve in {1} cannot go on ({2}); --force starts "
-                           "again over it").format(path, partial, e)) from None
+        raise TableError(
+            _("--store {0}: the interrupted solve in {1} cannot go on ({2}); --force starts again over it").format(
+                path, partial, e
+            )
+        ) from None
     if not resume:
         whose.write_text(json.dumps(mine))
     bar = Progress(f"solving {rs.name} duel out of core", progress)
@@ -538,8 +646,10 @@ def solve_duel_to_store(rs: Ruleset, path: str | os.PathLike, memory_mb: float, 
     except KeyboardInterrupt:
         store.close()  # its values so far stay for the next run
         if progress:
-            sys.stderr.write(_("interrupted: the values so far are kept in {0}; the same command goes on from "
-                               "them").format(partial) + "\n")
+            sys.stderr.write(
+                _("interrupted: the values so far are kept in {0}; the same command goes on from them").format(partial)
+                + "\n"
+            )
         raise
     except BaseException:
         partial.unlink(missing_ok=True)
@@ -549,24 +659,46 @@ def solve_duel_to_store(rs: Ruleset, path: str | os.PathLike, memory_mb: float, 
         bar.close()
     os.replace(partial, target)
     whose.unlink(missing_ok=True)
-    return {"ruleset": rs.name, "ruleset_hash": rs.hash, "objective": "duel", "store": str(target),
-            "store_shape": [model.n, model.n], "states": model.pairs, "player_states": model.players,
-            "equal_turns": model.equal_turns, "start_value": p_first, "iterations": sol.passes, "residual": sol.residual,
-            "solve_seconds": round(sol.seconds, 3), "memory_mb": memory_mb, "peak_memory_mb": peak_memory_mb(),
-            "value_meaning": "P(mover wins) for mover state (row) against opponent state (column)"
-            + (", a tie counted 1/2; rows and columns are the first seat's states, then the second's"
-               if model.equal_turns else "")}
+    return {
+        "ruleset": rs.name,
+        "ruleset_hash": rs.hash,
+        "objective": "duel",
+        "store": str(target),
+        "store_shape": [model.n, model.n],
+        "states": model.pairs,
+        "player_states": model.players,
+        "equal_turns": model.equal_turns,
+        "start_value": p_first,
+        "iterations": sol.passes,
+        "residual": sol.residual,
+        "solve_seconds": round(sol.seconds, 3),
+        "memory_mb": memory_mb,
+        "peak_memory_mb": peak_memory_mb(),
+        "value_meaning": "P(mover wins) for mover state (row) against opponent state (column)"
+        + (
+            ", a tie counted 1/2; rows and columns are the first seat's states, then the second's"
+            if model.equal_turns
+            else ""
+        ),
+    }
 
 
-def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
-                    progress: bool = True, force: bool = False, method: str | None = None,
-                    encoding: str = "float64") -> Solution:
+def solve_objective(
+    rs: Ruleset,
+    objective: str,
+    tables_dir: str | None = None,
+    progress: bool = True,
+    force: bool = False,
+    method: str | None = None,
+    encoding: str = "float64",
+) -> Solution:
     """The table of ``objective`` (race, duel, or ``players<N>``: a
     :class:`thousand.tables.players.PlayersSolution`) for ``rs``: found on the search path, or
     solved now (progress on stderr) and written atomically."""
     seats = PLAYERS.fullmatch(objective)
     if seats:
         from .players import solve_players
+
         return solve_players(rs, int(seats.group(1)), tables_dir, force=force, progress=progress)
     seed = None
     if not force:
@@ -579,22 +711,32 @@ def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
     expected = est["expected"]
     if objective == "race":
         from thousand.solvers.race import solve_race
+
         bar = Progress(f"solving {rs.name} race", progress, expected)
         try:
             sol = solve_race(rs, progress=bar)
         finally:
             bar.close()
         values, states = sol.turns, sol.space.encode()
-        extra = {"states": len(sol.space), "iterations": sol.iterations, "residual": sol.residual,
-                 "solve_seconds": sol.seconds, "kernel": kernel.IMPLEMENTATION, "method": "policy",
-                 "peak_memory_mb": peak_memory_mb(), "player_states": len(sol.space),
-                 "value_meaning": "expected turns to win alone"}
+        extra = {
+            "states": len(sol.space),
+            "iterations": sol.iterations,
+            "residual": sol.residual,
+            "solve_seconds": sol.seconds,
+            "kernel": kernel.IMPLEMENTATION,
+            "method": "policy",
+            "peak_memory_mb": peak_memory_mb(),
+            "player_states": len(sol.space),
+            "value_meaning": "expected turns to win alone",
+        }
     elif objective == "duel":
         from thousand.solvers.duel import solve_duel
+
         bar = Progress(f"solving {rs.name} duel", progress, expected)
         try:
-            from thousand.solvers.duel import DuelModel
             from thousand.engine.states import build_state_space
+            from thousand.solvers.duel import DuelModel
+
             model = DuelModel(rs, space=build_state_space(rs, opponents=True, ends=est["ends"]))
             start = None
             # the seed's states must be the ones this solver enumerates, in the same order
@@ -607,20 +749,32 @@ def solve_objective(rs: Ruleset, objective: str, tables_dir: str | None = None,
             bar.close()
         model = sol.model
         values, states = model.table_values(sol.P), model.space.encode()
-        extra = {"states": model.pairs, "player_states": model.players, "iterations": sol.passes,
-                 "policy_rounds": sol.rounds, "linear_sweeps": sol.sweeps, "policy_fallback": sol.fallback,
-                 "interface_pairs": sol.interface,
-                 "residual": sol.residual, "solve_seconds": sol.seconds, "kernel": kernel.IMPLEMENTATION,
-                 "method": method or "policy", "peak_memory_mb": peak_memory_mb(),
-                 "value_meaning": "P(mover wins) for mover state (row) against opponent state (column)"}
+        extra = {
+            "states": model.pairs,
+            "player_states": model.players,
+            "iterations": sol.passes,
+            "policy_rounds": sol.rounds,
+            "linear_sweeps": sol.sweeps,
+            "policy_fallback": sol.fallback,
+            "interface_pairs": sol.interface,
+            "residual": sol.residual,
+            "solve_seconds": sol.seconds,
+            "kernel": kernel.IMPLEMENTATION,
+            "method": method or "policy",
+            "peak_memory_mb": peak_memory_mb(),
+            "value_meaning": "P(mover wins) for mover state (row) against opponent state (column)",
+        }
         if start is not None:
             extra["started_from"] = str(seed.path)
         if model.equal_turns:
-            extra["value_meaning"] = ("P(mover wins, a tie counted 1/2) for [seat of the mover (0 first, "
-                                      "1 second), mover state, opponent state]")
+            extra["value_meaning"] = (
+                "P(mover wins, a tie counted 1/2) for [seat of the mover (0 first, "
+                "1 second), mover state, opponent state]"
+            )
             extra["last_turn_horizon"] = model.horizon
     else:
         raise TableError(_("unknown objective {0!r}").format(objective))
     folder = save_table(Path(write_target(tables_dir)), rs, objective, values, states, extra, encoding)
     from .files import load_table
+
     return Solution(rs, objective, load_table(folder, rs, objective), solved_now=True)

@@ -48,11 +48,12 @@ from thousand.base.errors import Refused, ThousandError
 from thousand.base.i18n import N_, _
 from thousand.play.game import Advisors, Game, advice_json, game_entry, keep_label
 from thousand.rules.ruleset import Ruleset, load_ruleset, preset_names
+
 from .jobs import Solves, Solving
 from .store import GameStore, UnknownGame
 
 STATIC = Path(__file__).resolve().parent / "static"
-MAX_BODY = 64 * 1024          # bytes of a request body
+MAX_BODY = 64 * 1024  # bytes of a request body
 MAX_PLAYERS = 6
 MAX_NAME = 40
 MAX_OVERRIDES = 40
@@ -133,6 +134,7 @@ class BodyLimit:
             if seen > MAX_BODY:
                 raise HTTPException(413, f"request body over {MAX_BODY} bytes")
             return message
+
         await self.app(scope, limited, send)
 
 
@@ -158,22 +160,44 @@ def state_of(game_id: str, g: Game, messages: list[str] | None = None) -> dict:
     tr = g.turn
     players = []
     for j, name in enumerate(g.names):
-        players.append({"name": name, "score": g.finished.get(j, g.states[j].score), "status": g.status(j),
-                        "last": g.history[j][-4:], "to_move": (j == g.current and not g.over),
-                        "winner": bool(g.winners and j in g.winners)})
+        players.append(
+            {
+                "name": name,
+                "score": g.finished.get(j, g.states[j].score),
+                "status": g.status(j),
+                "last": g.history[j][-4:],
+                "to_move": (j == g.current and not g.over),
+                "winner": bool(g.winners and j in g.winners),
+            }
+        )
     turn = None
     if not g.over:
         why = g.engine.stop_refusal(tr.state) if tr.roll is None else None
-        turn = {"player": g.names[g.current], "total": tr.total, "dice": tr.dice,
-                "roll": list(tr.roll) if tr.roll else None,
-                "options": [{"keep": list(d), "points": p,
-                             "label": keep_label(p, d)}
-                            for p, d in tr.options],
-                "can_stop": tr.roll is None and why is None, "stop_refusal": why,
-                "compulsory": tr.compulsory}
-    return {"id": game_id, "rules": g.spec, "ruleset": g.rs.name, "ruleset_hash": g.rs.hash,
-            "faces": g.rs.faces, "round": g.round, "over": g.over, "where": g.where(), "players": players,
-            "turn": turn, "messages": list(messages or []), "log": list(g.log), "lang": i18n.language()}
+        turn = {
+            "player": g.names[g.current],
+            "total": tr.total,
+            "dice": tr.dice,
+            "roll": list(tr.roll) if tr.roll else None,
+            "options": [{"keep": list(d), "points": p, "label": keep_label(p, d)} for p, d in tr.options],
+            "can_stop": tr.roll is None and why is None,
+            "stop_refusal": why,
+            "compulsory": tr.compulsory,
+        }
+    return {
+        "id": game_id,
+        "rules": g.spec,
+        "ruleset": g.rs.name,
+        "ruleset_hash": g.rs.hash,
+        "faces": g.rs.faces,
+        "round": g.round,
+        "over": g.over,
+        "where": g.where(),
+        "players": players,
+        "turn": turn,
+        "messages": list(messages or []),
+        "log": list(g.log),
+        "lang": i18n.language(),
+    }
 
 
 async def _json_body(request: Request) -> dict:
@@ -215,6 +239,7 @@ def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Sta
     def in_language(fn):
         """Run ``fn(request, ...)`` in a worker thread in the request's language; the errors
         of the program become 4xx answers of one line."""
+
         async def endpoint(request: Request):
             lang = _lang(request)
             body = await _json_body(request) if request.method == "POST" else None
@@ -222,14 +247,16 @@ def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Sta
             def work():
                 with i18n.using(lang):
                     return fn(request, body)
+
             try:
                 return await run_in_threadpool(work)
             except UnknownGame as exc:
                 return _error(404, str(exc))
-            except Refused as exc:      # an entry the rules do not allow now: the game is unchanged
+            except Refused as exc:  # an entry the rules do not allow now: the game is unchanged
                 return _error(409, str(exc))
             except ThousandError as exc:
                 return _error(400, str(exc))
+
         return endpoint
 
     def presets(request, body):
@@ -240,8 +267,13 @@ def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Sta
         return JSONResponse(out)
 
     def strings(request, body):
-        return JSONResponse({"lang": i18n.language(), "languages": list(i18n.LANGUAGES),
-                             "words": {k: _(v) for k, v in PAGE_WORDS.items()}})
+        return JSONResponse(
+            {
+                "lang": i18n.language(),
+                "languages": list(i18n.LANGUAGES),
+                "words": {k: _(v) for k, v in PAGE_WORDS.items()},
+            }
+        )
 
     def games(request, body):
         return JSONResponse(server.store.listing())
@@ -264,7 +296,7 @@ def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Sta
     def import_game(request, body):
         try:
             g = Game.from_json(body)
-        except ThousandError as exc:    # a bad file, not a move: 400 whatever the cause
+        except ThousandError as exc:  # a bad file, not a move: 400 whatever the cause
             raise HTTPException(400, str(exc)) from None
         if not isinstance(g, Game) or "/" in g.spec or g.spec.endswith(".toml"):
             raise HTTPException(400, "only games of the presets can be resumed here")
@@ -280,7 +312,7 @@ def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Sta
         game_id = request.path_params["id"]
         text = body.get("entry")
         if not isinstance(text, str) or not text.strip() or len(text) > 200:
-            raise HTTPException(400, "entry must be a line such as \"roll 1,5,3,3,4\", \"keep 1,5\" or \"stop\"")
+            raise HTTPException(400, 'entry must be a line such as "roll 1,5,3,3,4", "keep 1,5" or "stop"')
         verb, _sep, arg = " ".join(text.split()).partition(" ")
         with server.store.change(game_id) as g:
             msgs = g.submit(game_entry(g, verb.lower(), arg, text.strip()))
@@ -304,8 +336,11 @@ def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Sta
     def save(request, body):
         game_id = request.path_params["id"]
         g = server.store.load(game_id)
-        return Response(json.dumps(g.to_json(), indent=1) + "\n", media_type="application/json",
-                        headers={"Content-Disposition": f'attachment; filename="thousand-{game_id}.json"'})
+        return Response(
+            json.dumps(g.to_json(), indent=1) + "\n",
+            media_type="application/json",
+            headers={"Content-Disposition": f'attachment; filename="thousand-{game_id}.json"'},
+        )
 
     def delete(request, body):
         server.store.delete(request.path_params["id"])
@@ -338,8 +373,10 @@ def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Sta
         Route("/api/games/{id}/save", in_language(save), methods=["GET"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, middleware=[Middleware(BodyLimit)],
-                    exception_handlers={HTTPException: http_error, 404: not_found, 405: http_error,
-                                        500: server_error})
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(BodyLimit)],
+        exception_handlers={HTTPException: http_error, 404: not_found, 405: http_error, 500: server_error},
+    )
     app.state.server = server
     return app

@@ -19,7 +19,7 @@ from thousand.rules.ruleset import Ruleset
 class Solving(Exception):
     """A table this answer needs is being solved: ``progress()`` says how far it is."""
 
-    def __init__(self, job: "Job"):
+    def __init__(self, job: Job):
         super().__init__(job.objective)
         self.job = job
 
@@ -27,6 +27,7 @@ class Solving(Exception):
 class Job:
     def __init__(self, rs: Ruleset, objective: str, tables_dir: str | None):
         from thousand.tables.solve import estimate
+
         self.rs, self.objective, self.tables_dir = rs, objective, tables_dir
         self.expected = float(estimate(rs, objective)["seconds"][1])
         self.started = time.monotonic()
@@ -37,6 +38,7 @@ class Job:
 
     def _run(self) -> None:
         from thousand.tables.solve import solve_objective
+
         try:
             self.solution = solve_objective(self.rs, self.objective, self.tables_dir, progress=False)
         except ThousandError as exc:
@@ -51,8 +53,14 @@ class Job:
     def progress(self) -> dict:
         elapsed = time.monotonic() - self.started
         frac = min(elapsed / self.expected, 0.99) if self.expected > 0 else None
-        return {"status": "solving", "ruleset": self.rs.name, "objective": self.objective,
-                "elapsed": round(elapsed, 1), "expected": round(self.expected, 1), "fraction": frac}
+        return {
+            "status": "solving",
+            "ruleset": self.rs.name,
+            "objective": self.objective,
+            "elapsed": round(elapsed, 1),
+            "expected": round(self.expected, 1),
+            "fraction": frac,
+        }
 
 
 class Solves:
@@ -66,8 +74,9 @@ class Solves:
     def solution(self, rs: Ruleset, objective: str, tables_dir: str | None = None):
         """The solution of ``objective`` for ``rs`` if its table exists (or a solve has
         finished); otherwise :class:`Solving` (a solve is started on the first ask)."""
-        from thousand.tables.solve import loaded
         from thousand.tables.files import find_table
+        from thousand.tables.solve import loaded
+
         key = (rs.hash, objective)
         with self._guard:
             job = self._jobs.get(key)
@@ -78,6 +87,6 @@ class Solves:
                 job = self._jobs[key] = Job(rs, objective, self.tables_dir)
         if not job.done:
             raise Solving(job)
-        if job.error is not None:   # kept: the same question gets the same refusal, not a new solve
+        if job.error is not None:  # kept: the same question gets the same refusal, not a new solve
             raise ThousandError(job.error)
         return job.solution

@@ -24,7 +24,7 @@ from thousand.play.game import Game
 from thousand.play.session import save_game
 
 GAME_ID = re.compile(r"^[0-9a-f]{16}$")
-MAX_GAMES = 10_000   # a folder of saved games larger than this refuses new ones
+MAX_GAMES = 10_000  # a folder of saved games larger than this refuses new ones
 
 
 class UnknownGame(StateError):
@@ -110,8 +110,15 @@ class GameStore:
                 continue
             try:
                 data = json.loads(path.read_text(encoding="utf-8"))
-                out.append({"id": path.stem, "rules": str(data["rules"]), "players": list(data["players"]),
-                            "entries": len(data["log"]), "changed": path.stat().st_mtime})
+                out.append(
+                    {
+                        "id": path.stem,
+                        "rules": str(data["rules"]),
+                        "players": list(data["players"]),
+                        "entries": len(data["log"]),
+                        "changed": path.stat().st_mtime,
+                    }
+                )
             except (OSError, ValueError, KeyError, TypeError):
                 continue  # a damaged file is reported when it is opened
         out.sort(key=lambda d: -d["changed"])

@@ -4,6 +4,7 @@ MODE: garbage (answers non-JSON), illegal (keeps dice it cannot), hang (stops
 answering), die (exits after N decisions), nohello (never answers the handshake),
 slow (answers every second decision late), ok (hold at 20).
 """
+
 import json
 import sys
 import time
