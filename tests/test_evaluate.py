@@ -92,7 +92,8 @@ def test_cli_evaluate_json_and_errors(tmp_path):
     assert res.exit_code == 2 and "cannot import" in res.output
 
 
-@pytest.mark.heavy
+@pytest.mark.twin
+@pytest.mark.slow
 def test_pig_hold20_neller():
     """Neller & Presser: hold at 20 against itself, the first player wins 0.5347."""
     rs = load_ruleset("pig")
@@ -168,3 +169,29 @@ def test_race_monte_carlo_of_a_user_bot_reports_mean_turns():
     # the mean of the turns the loop played, recomputed here
     turns = rep["mc"].turns
     assert len(turns) == 400 and mc["mean_turns"] == pytest.approx(sum(turns) / 400)
+
+
+def test_a_kept_turn_distribution_is_the_enumerated_one_and_asks_the_bot_once(monkeypatch):
+    """PolicyTurns keeps each turn's end distribution: asked again, it gives the same one
+    without asking the bot, and past ENDS_KEPT it enumerates again to the same numbers."""
+    import thousand.analysis.exact as exact
+    from thousand.analysis.bots import HoldBot
+    from thousand.engine.player import Moves, PlayerState
+
+    asked = []
+
+    class Counting(HoldBot):
+        def choose(self, state):
+            asked.append(state)
+            return super().choose(state)
+
+    engine = TurnRules(PLAIN)
+    x, y = Moves(PLAIN).initial(), PlayerState(40)
+    kept = exact.PolicyTurns(engine, Counting(25))
+    first = kept.ends(x, y)
+    n = len(asked)
+    assert n > 0 and abs(sum(first.values()) - 1.0) < 1e-12
+    assert kept.ends(x, y) is first and len(asked) == n
+    monkeypatch.setattr(exact, "ENDS_KEPT", 0)
+    fresh = exact.PolicyTurns(engine, Counting(25))
+    assert fresh.ends(x, y) == first and fresh.ends(x, y) == first and not fresh._ends

@@ -36,6 +36,10 @@ class BudgetExceeded(Exception):
     pass
 
 
+# turn-end distributions a PolicyTurns keeps (each a small dict: about a kilobyte)
+ENDS_KEPT = 200_000
+
+
 class PolicyTurns:
     """Turn-end distributions of a fixed policy, enumerated forward over roll outcomes;
     the bot is asked once per decision state (answers cached). ``bot`` None is the
@@ -59,6 +63,7 @@ class PolicyTurns:
         self.truncated = 0.0
         self.horizon = horizon  # equal_turns: the final totals told apart (the duel table's)
         self._tails: dict = {}
+        self._ends: dict = {}
 
     def cap(self, x: PlayerState, seat: int | None, to_beat: int | None) -> int:
         """The turn total (points) beyond which every bank of ``x`` ends alike: the
@@ -86,6 +91,19 @@ class PolicyTurns:
         last turn against the top total ``to_beat`` held by ``tied`` players)."""
         if self.bot is None:
             return self.oracle.end_distribution(x, y, seat, to_beat)
+        # the bot's answers are fixed once asked (self.answers), so a turn's distribution is
+        # a function of these arguments, and the seat-by-seat evaluations ask for it again
+        # (a three-player game: 6 times fewer enumerations); kept up to ENDS_KEPT turns
+        key = (x, y, others, seat, to_beat, tied)
+        done = self._ends.get(key)
+        if done is None:
+            done = self._enumerate(x, y, others, seat, to_beat, tied)
+            if len(self._ends) < ENDS_KEPT:
+                self._ends[key] = done
+        return done
+
+    def _enumerate(self, x, y, others, seat, to_beat, tied) -> dict:
+        """:meth:`ends`, enumerated forward over the roll outcomes (totals in a heap)."""
         engine, rs = self.engine, self.engine.rs
         # Beyond the cap every bank ends alike, so a bot is not asked there: it banks as soon
         # as allowed (compulsory rolls go on), as every sensible player does.
