@@ -46,6 +46,9 @@ class TurnReference:
         self.rolls = {
             n: [(r, float(p) if floats else p) for r, p in sorted_rolls(n, rs.faces)] for n in range(1, rs.dice + 1)
         }
+        # the numbers of the recursion: with floats, float 0 and 1 too (a Fraction among
+        # floats gives the same float, through Fraction's slow mixed arithmetic)
+        self.zero, self.one = (0.0, 1.0) if floats else (Fraction(0), Fraction(1))
         self.options = {}
         for lst in self.rolls.values():
             for roll, _ in lst:
@@ -61,6 +64,7 @@ class TurnReference:
         is the best outcome.
         """
         rs, mv = self.rs, self.moves
+        zero, one = self.zero, self.one
         sat = mv.saturation(x) if sat is None else sat
         N = rs.dice
         if label is None:
@@ -80,13 +84,13 @@ class TurnReference:
 
         def stop_here(t):
             y = label("stop", t)
-            return end_value(y), {y: Fraction(1)}
+            return end_value(y), {y: one}
 
         def forced_here(t):
             if not mv.mid_turn(x, t):
                 return None
             y = label("forced", t)
-            return end_value(y), {y: Fraction(1)}
+            return end_value(y), {y: one}
 
         @cache
         def decision(t, n):
@@ -118,8 +122,8 @@ class TurnReference:
             # h = sum over rolls: non-hot options end by banking (the best outcome),
             # rolls whose only options take every die come back to h
             sv, sd = stop_here(t)
-            p_back = Fraction(0)
-            val, dist = Fraction(0), {}
+            p_back = zero
+            val, dist = zero, {}
             for r, p in self.rolls[N]:
                 inst, opts = self.options[r]
                 if inst:
@@ -139,13 +143,13 @@ class TurnReference:
 
         @cache
         def roll(t, n, confirm):
-            val, dist = Fraction(0), {}
+            val, dist = zero, {}
             for r, p in self.rolls[n]:
                 inst, opts = self.options[r]
                 if inst:
-                    v, d = end_value(win_state), {win_state: Fraction(1)}
+                    v, d = end_value(win_state), {win_state: one}
                 elif not opts:
-                    v, d = end_value(bust_state), {bust_state: Fraction(1)}
+                    v, d = end_value(bust_state), {bust_state: one}
                 else:
                     v, d = None, None
                     for pts, kept in opts:
@@ -153,8 +157,9 @@ class TurnReference:
                         if v is None or cand[0] > v:
                             v, d = cand
                 val += p * v
+                get = dist.get  # the hottest loop of the tests: no call per entry
                 for k, q in d.items():
-                    add(dist, k, p * q)
+                    dist[k] = get(k, zero) + p * q
             return val, dist
 
         return roll(0, N, False)
