@@ -1,9 +1,16 @@
-"""Test configuration: the ``heavy`` marker and a private table cache.
+"""Test configuration: the ``slow`` and ``twin`` markers and a private table cache.
 
-Tests marked ``heavy`` solve whole games; the pure-Python twin of the kernel
-would take many minutes on them, so they run with the compiled kernel only.
-The twin is held to the compiled kernel by tests/test_kernel_twin.py and by
-the small solves that run in both modes.
+``slow`` marks the tests that solve whole games (seconds to minutes each with the
+compiled kernel): ``pytest -m "not slow"`` is a quick run. The pure-Python twin of the
+kernel would take many minutes on them, so with ``THOUSAND_PURE=1`` they are skipped.
+
+``twin`` marks the tests whose numbers come from the kernel in use and are checked against
+a computation that does not use it: exact fractions, published values, the reference
+scorer, the turn engine, reference turns written apart from the kernel. CI runs them a
+second time on the pure twin (``THOUSAND_PURE=1 pytest -m twin``), which holds the twin
+to those same independent values. The tests that compare the two kernels directly
+(tests/test_kernel_twin.py, and the twin checks in test_scoring, test_simulate, test_duel
+and test_nplayer) build both backends themselves and run in the compiled run.
 """
 
 import os
@@ -15,9 +22,9 @@ PURE = os.environ.get("THOUSAND_PURE", "") not in ("", "0")
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "heavy: solves a whole game; skipped with THOUSAND_PURE=1")
-    # tables solved by the tests go to a cache of this session's own, so that neither the
-    # user's cache nor a THOUSAND_TABLES directory changes what the tests find
+    # tables solved by the tests go to a cache of this session's own (of each xdist worker's
+    # own), so that neither the user's cache nor a THOUSAND_TABLES directory changes what
+    # the tests find
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="thousand-tests-")
     # and the scorekeeper's autosaves to a folder of their own
     os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="thousand-tests-state-")
@@ -30,7 +37,7 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     if not PURE:
         return
-    skip = pytest.mark.skip(reason="heavy solve: compiled kernel only (THOUSAND_PURE=1)")
+    skip = pytest.mark.skip(reason="slow solve: compiled kernel only (THOUSAND_PURE=1)")
     for item in items:
-        if "heavy" in item.keywords:
+        if "slow" in item.keywords:
             item.add_marker(skip)

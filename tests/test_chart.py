@@ -42,7 +42,7 @@ def test_pig_race_hold_boundary_matches_the_advisor(tmp_path):
     assert int(rows[-1]["hold_at"]) == 1
 
 
-@pytest.mark.heavy
+@pytest.mark.slow
 def test_pig_duel_hold_at_the_start_is_21(tmp_path):
     rows = rows_of(["chart", "pig", "--objective", "duel", "--kind", "stop", "--tables", str(tmp_path)])
     at = {(r["score"], r["opp_score"]): r["hold_at"] for r in rows}

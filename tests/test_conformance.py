@@ -24,6 +24,10 @@ from thousand.kernel._sim_pure import Rng
 from thousand.rules import load_ruleset, preset_names
 from thousand.solvers.advice import SolvedTurn
 
+# the kernel in use against the engine, exact fractions and published values: run on the
+# pure twin too (tests/conftest.py)
+pytestmark = pytest.mark.twin
+
 PRESETS = preset_names("1000")
 _fast = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

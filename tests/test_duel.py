@@ -28,7 +28,8 @@ def solved(name):
     return tiny.solved(TINY, name)
 
 
-@pytest.mark.heavy
+@pytest.mark.twin
+@pytest.mark.slow
 def test_pig_first_player_wins_0_530592725274():
     sol = solve_duel(load_ruleset("pig"))
     x0 = PlayerState(0)
@@ -37,6 +38,7 @@ def test_pig_first_player_wins_0_530592725274():
     assert sol.residual <= 1e-12
 
 
+@pytest.mark.twin
 @pytest.mark.parametrize("name", sorted(TINY))
 def test_duel_matches_exact_fractions(name):
     rs, sol = solved(name)
@@ -385,7 +387,7 @@ def test_duel_cli_and_advice(tmp_path):
     assert r.exit_code == 2 and "--opp" in r.stderr
 
 
-@pytest.mark.heavy
+@pytest.mark.slow
 def test_the_open_barrel_scaled_down_by_policy_iteration_equals_passes_alone():
     """classic-open (an exact barrel at the goal, six overshoots make a fall; the full
     preset is solved only by policy iteration) at goal 200 with three overshoots and no pit
@@ -531,7 +533,7 @@ def test_shipped_duel_tables_load_and_are_converged(preset):
     assert table.meta["residual"] <= 1e-12 and P.min() >= 0.0 and P.max() <= 1.0
 
 
-@pytest.mark.heavy
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", SHIPPED_DUELS)
 def test_shipped_duel_tables_are_fixed_points_of_todays_rules(preset):
     """One full DP pass over the stored values, by the rules as this code reads them: the
@@ -548,7 +550,7 @@ def test_shipped_duel_tables_are_fixed_points_of_todays_rules(preset):
     assert bellman_residual(model, model.table, model.from_table_values(table.values)) <= bound
 
 
-@pytest.mark.heavy
+@pytest.mark.slow
 def test_a_duel_without_a_value_is_refused_in_one_line(tmp_path):
     """Barrel falls and no bolts: both players can prefer never to bank, the passes
     cycle, and the solver says so instead of storing a table."""

@@ -40,8 +40,9 @@ def _start(sol):
 _SLOW = {"equal-overtaking-bolts"}
 
 
+@pytest.mark.twin
 @pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=pytest.mark.heavy) if n in _SLOW else n for n in sorted(TINY_EQUAL_TURNS)]
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n in _SLOW else n for n in sorted(TINY_EQUAL_TURNS)]
 )
 def test_equal_turns_matches_exact_fractions(name):
     rs, sol = solved(name)
@@ -117,6 +118,7 @@ def _one_die(score_face, goal, **extra):
     )
 
 
+@pytest.mark.twin
 def test_last_turn_by_hand():
     """B at score s needs a final total above F (tie: 1/2) in one turn.
 
@@ -290,6 +292,7 @@ def test_horizon_bound_with_an_instant_win():
     assert np.all(L[:, 0] - L[:, 1] < 1e-16)
 
 
+@pytest.mark.twin
 @pytest.mark.parametrize("name", ["equal-barrel", "equal-overtaking-bolts"])
 def test_last_turns_of_a_round_against_reference_turns(name):
     """A last turn with players still to play after it and a top shared by ``tied``: the

@@ -100,6 +100,7 @@ def hold_duel(N: int, M: int) -> tuple[Fraction, Fraction]:
     return V[ix[(0, 0, 0, 0)]], V[ix[(0, 0, 1, 1)]]
 
 
+@pytest.mark.twin
 @pytest.mark.parametrize("N,M", [(10, 10), (5, 15), (15, 0)])
 def test_two_hold_bots_equal_the_recursion_by_hand(N, M):
     rs, o = oracle_of("equal-pig-like")
@@ -253,7 +254,7 @@ def test_the_enumerated_round_of_equilibrium_players_is_the_solvers(pig10_three)
     assert _all_equilibrium(sol) == pytest.approx(sol.start, abs=1e-12)
 
 
-@pytest.mark.parametrize("name", ["pig-16", pytest.param("overtaking-bolts", marks=pytest.mark.heavy)])
+@pytest.mark.parametrize("name", ["pig-16", pytest.param("overtaking-bolts", marks=pytest.mark.slow)])
 def test_enumerated_and_profile_evaluation_agree_without_equal_turns(name):
     # two separate exact paths: the game walked forward step by step, and the solver's
     # level-by-level evaluation of fixed decisions (with overtaking and bolts in the second)

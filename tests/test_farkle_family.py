@@ -24,6 +24,10 @@ from thousand.rules import from_mapping, load_ruleset
 from thousand.solvers.rate import solve_rate
 from thousand.solvers.turn import expected_turn_points
 
+# the kernel in use against the engine, exact fractions and published values: run on the
+# pure twin too (tests/conftest.py)
+pytestmark = pytest.mark.twin
+
 
 def one_die(points: dict[int, int], faces: int, **extra):
     """A one-die ruleset: face -> points, the other faces bust (a Pig of ``faces`` faces)."""

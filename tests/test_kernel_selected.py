@@ -6,6 +6,10 @@ import pytest
 
 from thousand import kernel
 
+# the kernel in use against independent computations: run on the
+# pure twin too (tests/conftest.py)
+pytestmark = pytest.mark.twin
+
 
 def test_selected_kernel():
     pure = os.environ.get("THOUSAND_PURE", "") not in ("", "0")

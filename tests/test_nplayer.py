@@ -91,7 +91,7 @@ def test_three_players_of_small_pig_against_value_iteration(goal, faces):
     assert sol.certificate <= 1e-9
 
 
-@pytest.mark.parametrize("goal", [20, pytest.param(50, marks=pytest.mark.heavy)])
+@pytest.mark.parametrize("goal", [20, pytest.param(50, marks=pytest.mark.slow)])
 def test_three_player_pig_is_an_equilibrium(goal):
     sol = solve_nplayer(load_ruleset("pig", (f"goal={goal}",)), 3)
     assert np.all(sol.V >= -1e-15) and np.all(sol.V <= 1 + 1e-15)
@@ -232,6 +232,7 @@ def profile_rows(s, N, dist, successor, terminal, rows, cols, vals, rhs):
             vals.append(-float(q))
 
 
+@pytest.mark.twin
 @pytest.mark.parametrize("name", INTERACTING)
 def test_three_players_with_interactions_against_an_independent_evaluation(name):
     """Three players of tiny rulesets with every interaction: no mover gains by deviating
@@ -247,7 +248,7 @@ def test_three_players_with_interactions_against_an_independent_evaluation(name)
     assert sol.certificate <= 1e-12
 
 
-@pytest.mark.heavy
+@pytest.mark.slow
 def test_three_players_of_a_small_classic():
     """A 1000 ruleset with pits, a dump, overtaking, bolts and a barrel with push-off:
     three players' equilibrium, certified, its values probabilities that sum to 1, and
@@ -502,8 +503,9 @@ def test_two_players_with_equal_turns_are_the_equal_turns_duel(name):
     assert sol.certificate <= 1e-12
 
 
+@pytest.mark.twin
 @pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=pytest.mark.heavy) if n == "equal-overtaking-bolts" else n for n in EQUAL_TURNS]
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n == "equal-overtaking-bolts" else n for n in EQUAL_TURNS]
 )  # its reference takes two minutes
 def test_three_players_with_equal_turns_against_an_independent_evaluation(name):
     """Three seats with equal_turns: every later seat's last turn after a win, the highest
@@ -522,7 +524,7 @@ def test_three_players_with_equal_turns_against_an_independent_evaluation(name):
     assert sol.certificate <= 1e-12
 
 
-@pytest.mark.parametrize("name", ["equal-barrel", pytest.param("equal-overtaking-bolts", marks=pytest.mark.heavy)])
+@pytest.mark.parametrize("name", ["equal-barrel", pytest.param("equal-overtaking-bolts", marks=pytest.mark.slow)])
 def test_exact_advice_with_equal_turns_is_the_equilibrium(name, tmp_path):
     """With equal_turns the stored table of three players keeps every seat, and the advice
     in each seat (the turn engine's own turn; a win before the last seat valued by the rest

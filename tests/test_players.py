@@ -317,6 +317,7 @@ def test_play_three_players_uses_the_equilibrium(tmp_path):
     assert (tmp_path / "tables" / f"{load_ruleset('pig', ('goal=20',)).hash}-players3").is_dir()
 
 
+@pytest.mark.twin
 def test_tiny_three_player_pig_in_exact_fractions():
     """Pig to 5 with a three-faced die (1 busts, 2 and 3 score), three players: the solver's
     decisions, read off its values, are evaluated in exact fractions (levels from the top,

@@ -209,7 +209,7 @@ def test_without_decisions_every_seat_is_equal():
         assert np.allclose(sol.seat_values[n], 1 / n, atol=1e-14)
 
 
-@pytest.mark.heavy
+@pytest.mark.slow
 def test_two_players_two_throws_exact_fractions():
     """The reference solves the two-player game of two throws in exact fractions (the replay
     as a linear equation); the solver agrees to 1e-12."""
@@ -239,7 +239,7 @@ def test_lock_rule_and_tie_break_change_the_game(poker):
     assert not np.allclose(base, free, atol=1e-4) and not np.allclose(base, ranked, atol=1e-4)
 
 
-@pytest.mark.heavy
+@pytest.mark.slow
 def test_simulated_optimal_players_match_the_solved_values(solved, poker):
     """Games of three solved players, the dice thrown at random: each seat's share of wins is
     within its 99.9% interval of the solved value."""

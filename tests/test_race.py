@@ -74,6 +74,7 @@ TINY = {
 }
 
 
+@pytest.mark.twin
 @pytest.mark.parametrize("name", sorted(TINY))
 def test_race_matches_exact_fractions(name):
     rs = from_mapping(TINY[name])
@@ -84,7 +85,8 @@ def test_race_matches_exact_fractions(name):
     assert sol.residual <= 1e-12
 
 
-@pytest.mark.heavy
+@pytest.mark.twin
+@pytest.mark.slow
 def test_pig_race_one_turn_values():
     # From 99 any face but a 1 wins: 6/5 expected turns. From 98, hold after a
     # 2 is not needed (every face 2..6 wins), also 6/5.
@@ -135,7 +137,7 @@ def base():
     return rs, solve_race(rs)
 
 
-@pytest.mark.heavy
+@pytest.mark.slow
 def test_dump_makes_stopping_at_the_dump_score_disastrous(base):
     # 100 banked, 55 in the turn, 2 dice left: without samosval banking 155 is
     # right; with a dump at 155 the same bank would zero the score.
@@ -150,7 +152,7 @@ def test_dump_makes_stopping_at_the_dump_score_disastrous(base):
     assert stop1.value == pytest.approx(1 + sol1.turns[sol1.space.index[PlayerState(0)]])
 
 
-@pytest.mark.heavy
+@pytest.mark.slow
 def test_pit_turns_a_stop_into_a_roll(base):
     # From 180 with 30 in the turn (2 dice left) banking lands on 210. With a pit
     # [200, 300) there, sitting in it is worse than pressing on.
@@ -161,7 +163,7 @@ def test_pit_turns_a_stop_into_a_roll(base):
     assert _advise(rs1, sol1, PlayerState(180), turn_total=30, dice=2).best.action == "roll"
 
 
-@pytest.mark.heavy
+@pytest.mark.slow
 def test_bolt_about_to_cost_changes_the_risk():
     # With two bolts a third zero turn costs 100: a modest total is banked
     # where a player with no bolts rolls on.
@@ -178,7 +180,7 @@ def test_bolt_about_to_cost_changes_the_risk():
     assert (a0.best.action, a2.best.action) == ("stop", "roll")
 
 
-@pytest.mark.heavy
+@pytest.mark.slow
 def test_opening_minimum_forbids_small_banks():
     rs = _small(open_min=50)
     sol = solve_race(rs)

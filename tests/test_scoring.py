@@ -260,6 +260,7 @@ def test_pig():
 # --------------------------------------------------------------------------- roll classes
 
 
+@pytest.mark.twin
 @pytest.mark.parametrize(
     "n, bust",
     [(1, Fraction(2, 3)), (2, Fraction(4, 9)), (3, Fraction(5, 18)), (4, Fraction(17, 108)), (5, Fraction(25, 324))],
@@ -270,6 +271,7 @@ def test_classic_bust_probabilities(n, bust):
     assert rc.denominator == 6**n
 
 
+@pytest.mark.twin
 @pytest.mark.parametrize("name", ["classic", "admission", "six-dice", "pig", "farkle", "farkle-cardgames"])
 def test_class_weights_sum_to_all_rolls(name):
     rs = load_ruleset(name)
@@ -286,6 +288,7 @@ def _class_options(rc, k: int) -> set[tuple[int, int]]:
     return {(int(p), int(u)) for p, u in zip(rc.opt_points[lo:hi], rc.opt_used[lo:hi])}
 
 
+@pytest.mark.twin
 @pytest.mark.parametrize(
     "name, overrides, top",
     [
@@ -314,6 +317,7 @@ def test_roll_classes_match_reference_scorer(name, overrides, top):
         assert {k: int(w) for k, w in enumerate(rc.weight)} == dict(seen)
 
 
+@pytest.mark.twin
 def test_six_dice_six_dice_classes_match_reference_scorer():
     """Six dice of the six-dice game (sorted rolls, weighted by their orderings)."""
     from math import factorial

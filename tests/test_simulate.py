@@ -184,7 +184,7 @@ def test_optimal_bot_decides_as_the_advisor(name, tmp_path):
     assert checked > 20
 
 
-@pytest.mark.heavy
+@pytest.mark.slow
 def test_pig_optimal_first_player_wins_0_5306():
     rs = load_ruleset("pig")
     r = simulate_duel(rs, "optimal", "optimal", 400_000, seed=2024, threads=0)
@@ -193,7 +193,7 @@ def test_pig_optimal_first_player_wins_0_5306():
     assert r.unfinished == 0
 
 
-@pytest.mark.heavy
+@pytest.mark.slow
 def test_pig_optimal_is_never_worse_than_its_value():
     """Optimal play guarantees its game value against any opponent."""
     rs = load_ruleset("pig")
@@ -207,7 +207,7 @@ def test_pig_optimal_is_never_worse_than_its_value():
     assert first.first_win_rate - v > 10 * sigma
 
 
-@pytest.mark.heavy
+@pytest.mark.slow
 def test_pig_hold_20_against_itself_0_5347():
     rs = load_ruleset("pig")
     r = simulate_duel(rs, "hold:20", "hold:20", 400_000, seed=77, threads=0)
@@ -231,7 +231,7 @@ def test_race_bot_takes_the_race_tables_expected_turns(name, tmp_path):
     assert h.mean_turns > want + 4 * h.std_turns / math.sqrt(h.games)
 
 
-@pytest.mark.heavy
+@pytest.mark.slow
 def test_plain_optimal_first_player_matches_the_duel_table():
     rs = load_ruleset("plain")
     sol = solve_objective(rs, "duel", progress=False)

@@ -47,7 +47,7 @@ def test_out_of_core_passes_give_the_in_memory_values(name, tmp_path):
     assert solved_pairs_differ(model, in_memory.P, back) <= 1e-12
 
 
-@pytest.mark.heavy
+@pytest.mark.slow
 def test_the_store_stays_within_its_budget(tmp_path):
     """Pig to 300 (300 states, a 720,000-byte table) with a 512 KiB budget: this process
     never had more than the budget of the store mapped, and the values are the ones
@@ -110,7 +110,7 @@ def test_the_kernel_reads_a_transposed_store_in_place(name):
 
 # equal turns: its last-turn horizon makes the pure twin take minutes (the tiny equal-turns
 # duels above run out of core in both kernels)
-@pytest.mark.parametrize("extra", [[], pytest.param(["--set", "equal_turns=true"], marks=pytest.mark.heavy)])
+@pytest.mark.parametrize("extra", [[], pytest.param(["--set", "equal_turns=true"], marks=pytest.mark.slow)])
 def test_solve_store_cli_gives_the_tables_value_and_refuses_to_overwrite(extra, tmp_path):
     """`thousand solve ... --store FILE.npy --memory-mb MB` prints the same P(first) as the
     table solve, leaves the values in FILE.npy, and refuses (exit 2, one line, the file

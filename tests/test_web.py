@@ -337,7 +337,7 @@ def test_three_players_get_the_exact_equilibrium(folder, tmp_path):
     assert abs(stop["win_probability"] - sol.value([PlayerState(0), PlayerState(0), PlayerState(4)])[2]) < 1e-12
 
 
-@pytest.mark.heavy  # the background solve of the pure twin outlasts the poll (test_play covers it there)
+@pytest.mark.slow  # the background solve of the pure twin outlasts the poll (test_play covers it there)
 def test_three_players_with_equal_turns_by_seat_then_the_last_turns(folder, tmp_path):
     """Equal turns, three players: the equilibrium (seats in the state) gives the second
     seat's advice; once A has finished, B's last turn is exact with C still to play."""
@@ -363,7 +363,7 @@ def test_three_players_with_equal_turns_by_seat_then_the_last_turns(folder, tmp_
         assert part["exact"] and "last turn of the round, beat 15 (held by 1), 1 still to play" in part["method"]
 
 
-@pytest.mark.heavy
+@pytest.mark.slow
 def test_three_players_of_a_small_classic_get_the_exact_equilibrium(folder, tmp_path):
     """Three players of a 1000 game with pits, samosval, overtaking, bolts and a barrel with
     push-off: the equilibrium is solved in the background (the levels swept until they
