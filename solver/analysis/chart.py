@@ -420,3 +420,43 @@ def make_chart(
         finally:
             plt.close(fig)
     return rows
+
+
+def draw_review(points: list[dict], players: list[str], blunder: float, title: str, ylabel: str, out: str) -> None:
+    """A game review's curve (``thousand review GAME --chart FILE.png``): each player's value
+    after each decision (``points[k]["chances"]``: name -> value, at log entry ``entry``), the
+    decisions that gave up at least ``blunder`` marked and numbered by their entry."""
+    plt = _mpl()
+    if plt is None:
+        raise StateError(NEEDS_MPL)
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    for name in players:
+        xs = [p["entry"] + 1 for p in points if name in p["chances"]]
+        ys = [p["chances"][name] for p in points if name in p["chances"]]
+        if xs:
+            ax.plot(xs, ys, marker=".", markersize=3, linewidth=1.2, label=name)
+    bad = [p for p in points if p["lost"] >= blunder]
+    for p in bad:
+        mover = players[p["player"]]
+        y = p["chances"][mover]
+        ax.plot([p["entry"] + 1], [y], "x", color="red", markersize=9, markeredgewidth=2)
+        ax.annotate(
+            f"{p['entry'] + 1}: -{p['lost']:.3g}",
+            (p["entry"] + 1, y),
+            textcoords="offset points",
+            xytext=(4, 6),
+            fontsize=7,
+            color="red",
+        )
+    ax.set_xlabel("log entry")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title + (f" — {len(bad)} blunder(s) marked" if bad else ""), fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    try:
+        fig.savefig(out, dpi=90)
+    except OSError as exc:
+        raise StateError(_("cannot write {0}: {1}").format(out, exc.strerror or exc)) from None
+    finally:
+        plt.close(fig)

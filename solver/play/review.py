@@ -1,0 +1,329 @@
+"""Game review: ``thousand review GAME`` -- every decision of a saved game, valued.
+
+A saved game (the scorekeeper's and the web page's save format, docs/review.md) is its
+rules and its log of entries. The review replays the log through the scorekeeper's
+:class:`~thousand.play.game.Game` and, before each entry that is a decision, values every
+option the rules allowed there:
+
+* a set-aside (``keep``) when a roll left more than one; its value is the option's, the
+  best continuation after it included (that continuation is the next decision);
+* rolling on or stopping (``roll ...`` / ``stop``), where stopping was allowed and the
+  roll not compulsory.
+
+The value is the win probability of the player to move -- exact from the duel table with
+two players, from the N-player equilibrium where it exists, otherwise the best measured
+approximation, named with its measured loss (:class:`~thousand.play.game.Advisors`) -- or,
+with ``objective="turn"``, the expected points of the turn. What a decision gave up is
+``value(best) - value(chosen)``; a decision is accurate when it gave up at most
+:data:`ACCURATE` (0.1 percentage point of a win, or 1 expected point).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from thousand.base.errors import StateError, ThousandError
+from thousand.base.i18n import _
+from thousand.rules.poker import PokerRuleset
+
+from .game import Advisors, Game, normalise_entry
+from .session import SAVE_FORMAT
+
+# a decision is accurate when it gives up at most this much (win probability; points)
+ACCURATE = {"win": 0.001, "turn": 1.0}
+# a blunder, marked on the chart: at least this much (win probability; points)
+BLUNDER = {"win": 0.02, "turn": 20.0}
+OBJECTIVES = ("win", "turn")
+
+
+@dataclass
+class Decision:
+    """One decision of the game and its cost."""
+
+    entry: int  # its place in the log (0 = the first entry)
+    player: int
+    round: int
+    kind: str  # "keep" or "roll or stop"
+    situation: str  # the position, as the advice states it
+    chosen: str  # the option taken, as the advice labels it
+    best: str
+    chosen_value: float
+    best_value: float
+    lost: float  # best_value - chosen_value, >= 0 (up to rounding)
+    method: str  # how the values were found (exact, or which approximation and its cost)
+    exact: bool
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class PlayerReview:
+    name: str
+    decisions: int
+    accurate: int
+    lost: float  # the sum over the player's decisions
+    worst: list[Decision] = field(default_factory=list)  # up to three, the worst first
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.accurate / self.decisions if self.decisions else None
+
+    def to_json(self) -> dict:
+        return {
+            "name": self.name,
+            "decisions": self.decisions,
+            "accurate": self.accurate,
+            "accuracy": self.accuracy,
+            "lost": self.lost,
+            "worst": [d.to_json() for d in self.worst],
+        }
+
+
+@dataclass
+class Review:
+    rules: str
+    ruleset: str
+    players: list[str]
+    objective: str
+    value_name: str  # the advice's name of the values ("win_probability", "expected_points", ...)
+    finished: bool
+    winners: list[str]
+    decisions: list[Decision]
+    summary: list[PlayerReview]
+    methods: list[str]  # every method the values came from, in order of first use
+
+    @property
+    def all_exact(self) -> bool:
+        return all(d.exact for d in self.decisions)
+
+    def to_json(self) -> dict:
+        return {
+            "rules": self.rules,
+            "ruleset": self.ruleset,
+            "players": self.players,
+            "objective": self.objective,
+            "value": self.value_name,
+            "finished": self.finished,
+            "winners": self.winners,
+            "exact": self.all_exact,
+            "methods": self.methods,
+            "accurate_within": ACCURATE[self.objective],
+            "decisions": [d.to_json() for d in self.decisions],
+            "summary": [p.to_json() for p in self.summary],
+        }
+
+
+def load_game(path: str | Path) -> Game:
+    """The saved game in ``path`` (the format of docs/review.md), replayed; a file that is
+    not one is a one-line :class:`StateError`."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise StateError(_("cannot read the saved game {path}: {why}").format(path=path, why=exc)) from None
+    if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
+        raise StateError(_("{path} is not a saved game").format(path=path))
+    return Game.from_json(data)
+
+
+def _chosen(adv, kind: str, entry: str, kept: tuple[int, ...] | None):
+    """The option of ``adv`` that ``entry`` took (a keep: the best option keeping those dice)."""
+    if kind == "keep":
+        hits = [o for o in adv.options if o.action == "keep" and tuple(sorted(o.dice)) == kept]
+    else:
+        want = "stop" if entry == "stop" else "roll"
+        hits = [o for o in adv.options if o.action == want]
+    if not hits:
+        return None
+    key = (lambda o: o.value) if adv.higher_is_better else (lambda o: -o.value)
+    return max(hits, key=key)
+
+
+def review_game(
+    g: Game, objective: str = "win", tables_dir: str | None = None, mode: str = "auto", solver=None
+) -> Review:
+    """Every decision of ``g`` (a replayed game; see the module docstring), valued.
+
+    ``objective`` is ``"win"`` (the win probability, by ``mode``: ``auto`` takes the exact
+    duel or equilibrium where it can, as the scorekeeper's advice does) or ``"turn"``
+    (expected points of the turn). ``solver`` is the :class:`Advisors` solver (default:
+    tables found or solved now)."""
+    if isinstance(g.rs, PokerRuleset):
+        raise StateError(_("the review is for games of the 1000 family, not poker dice"))
+    if objective not in OBJECTIVES:
+        raise StateError(_("unknown review objective {0!r}: win or turn").format(objective))
+    rs = g.rs
+    log = list(g.log)
+    replay = Game(rs, list(g.names), g.spec, g.overrides, g.seed)
+    advisors = Advisors(rs, mode, tables_dir, solver=solver)
+    turn_sol = None
+    if objective == "turn":
+        from thousand.tables.solve import solve
+
+        turn_sol = solve(rs, "turn")
+    decisions: list[Decision] = []
+    methods: list[str] = []
+    value_name = "expected_points" if objective == "turn" else "win_probability"
+    for k, raw in enumerate(log):
+        entry = normalise_entry(raw, rs)
+        tr = replay.turn
+        verb, _sep, arg = entry.partition(" ")
+        kind = None
+        kept = None
+        if not replay.over and tr.roll is not None and verb == "keep" and len(tr.options) > 1:
+            kind = "keep"
+            kept = tuple(sorted(int(f) for f in arg.split(","))) if arg else tuple(sorted(tr.options[0][1]))
+        elif not replay.over and tr.roll is None and verb in ("roll", "stop") and replay.engine.can_stop(tr.state):
+            kind = "roll or stop"
+        if kind is not None:
+            if turn_sol is not None:
+                adv = turn_sol.advise(
+                    replay.player,
+                    turn=tr.total,
+                    dice=None if tr.roll is not None else tr.dice,
+                    roll=tr.roll,
+                )
+                method, exact = _("exact: the most expected points of the turn"), True
+            else:
+                method, adv, exact = next(
+                    ((h, a, e) for h, a, e in advisors.advice(replay) if a is not None), (None, None, False)
+                )
+                if adv is None:
+                    raise StateError(_("no advice for entry {n} ({entry}) of this game").format(n=k + 1, entry=raw))
+            value_name = adv.value_name
+            chosen = _chosen(adv, kind, entry, kept)
+            if chosen is None:  # pragma: no cover - the scorekeeper refuses what the rules never offer
+                raise StateError(_("entry {n} ({entry}) is no option of the advice").format(n=k + 1, entry=raw))
+            best = adv.best
+            lost = (best.value - chosen.value) if adv.higher_is_better else (chosen.value - best.value)
+            if method not in methods:
+                methods.append(method)
+            decisions.append(
+                Decision(
+                    k,
+                    replay.current,
+                    replay.round,
+                    kind,
+                    f"{adv.state}; "
+                    + _("turn total {t}").format(t=tr.total)
+                    + (_(", roll {roll}").format(roll=",".join(map(str, tr.roll))) if tr.roll else ""),
+                    chosen.label(),
+                    best.label(),
+                    float(chosen.value),
+                    float(best.value),
+                    max(0.0, float(lost)),
+                    method,
+                    bool(exact),
+                )
+            )
+        try:
+            replay.submit(entry)
+        except ThousandError as exc:
+            raise StateError(_("the saved log does not replay at entry {n}: {why}").format(n=k + 1, why=exc)) from None
+    summary = []
+    limit = ACCURATE[objective]
+    for j, name in enumerate(replay.names):
+        mine = [d for d in decisions if d.player == j]
+        worst = sorted(mine, key=lambda d: (-d.lost, d.entry))[:3]
+        summary.append(
+            PlayerReview(name, len(mine), sum(1 for d in mine if d.lost <= limit), sum(d.lost for d in mine), worst)
+        )
+    return Review(
+        g.spec,
+        rs.name,
+        list(replay.names),
+        objective,
+        value_name,
+        replay.over,
+        [replay.names[j] for j in (replay.winners or [])],
+        decisions,
+        summary,
+        methods,
+    )
+
+
+def _fmt(review: Review, v: float) -> str:
+    if review.objective == "win":
+        return f"{100 * v:.2f} pp"
+    return f"{v:.1f} points"
+
+
+def render(review: Review) -> str:
+    """The review as text: every decision, then each player's accuracy, loss and worst."""
+    lines = [
+        _("review of a game of {rules} ({ruleset}): {players}").format(
+            rules=review.rules, ruleset=review.ruleset, players=", ".join(review.players)
+        ),
+        (
+            _("finished: {who} won").format(who=", ".join(review.winners))
+            if review.finished
+            else _("not finished: the review covers the entries so far")
+        ),
+        _("values: {how}").format(how="; ".join(review.methods) or _("(no decisions)")),
+        "",
+    ]
+    limit = ACCURATE[review.objective]
+    for d in review.decisions:
+        mark = "" if d.lost <= limit else ("??" if d.lost >= BLUNDER[review.objective] else "?")
+        lines.append(
+            f"{d.entry + 1:4}  {review.players[d.player]}, " + _("round {r}").format(r=d.round) + f": {d.situation}"
+        )
+        lines.append("      " + _("done: {chosen}").format(chosen=d.chosen) + f"  [{d.chosen_value:.6f}]")
+        if d.lost > limit:
+            lines.append(
+                "      "
+                + _("best: {best}").format(best=d.best)
+                + f"  [{d.best_value:.6f}]  "
+                + _("gave up {lost}").format(lost=_fmt(review, d.lost))
+                + f" {mark}"
+            )
+    lines.append("")
+    for p in review.summary:
+        acc = "-" if p.accuracy is None else f"{100 * p.accuracy:.0f}%"
+        lines.append(
+            _("{name}: {n} decisions, accuracy {acc} (within {limit}), gave up {lost} in all").format(
+                name=p.name, n=p.decisions, acc=acc, limit=_fmt(review, limit), lost=_fmt(review, p.lost)
+            )
+        )
+        for d in p.worst:
+            if d.lost > limit:
+                lines.append(
+                    "  "
+                    + _("entry {n}: {chosen} instead of {best}, {lost}").format(
+                        n=d.entry + 1, chosen=d.chosen, best=d.best, lost=_fmt(review, d.lost)
+                    )
+                )
+    return "\n".join(lines)
+
+
+def curve(review: Review) -> list[dict]:
+    """The chart's points: at each decision, every player's chance after it as far as the
+    values tell it -- with two players the mover's chance and one minus it for the other;
+    with more, the mover's own chance alone (the others' are not in the advice)."""
+    out = []
+    two = len(review.players) == 2
+    for d in review.decisions:
+        row = {"entry": d.entry, "player": d.player, "lost": d.lost, "chances": {}}
+        row["chances"][review.players[d.player]] = d.chosen_value
+        if two and review.objective == "win":
+            row["chances"][review.players[1 - d.player]] = 1.0 - d.chosen_value
+        out.append(row)
+    return out
+
+
+def draw(review: Review, out: str) -> None:
+    """The win-probability curve (or expected points) over the game, blunders marked, as PNG."""
+    from thousand.analysis.chart import draw_review
+
+    if not str(out).lower().endswith(".png"):
+        raise StateError(_("--chart {0}: the chart is a PNG picture, name the file .png").format(out))
+    draw_review(
+        curve(review),
+        review.players,
+        BLUNDER[review.objective],
+        f"{review.ruleset}: " + ", ".join(review.players),
+        "P(win) after each decision" if review.objective == "win" else "expected points of the turn",
+        out,
+    )
