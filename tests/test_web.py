@@ -390,3 +390,27 @@ def test_three_players_of_a_small_classic_get_the_exact_equilibrium(folder, tmp_
     x0 = Moves(rs).normalise(Moves(rs).initial())
     best = max(o["win_probability"] for o in part["options"])
     assert abs(best - sol.value([x0, x0, x0])[0]) < 1e-12
+
+
+def test_the_review_of_a_game_is_the_commands(folder, tmp_path):
+    """GET /api/games/{id}/review: 202 while the table it needs is solved, then the same
+    review as `thousand review` of the game's save file; an unknown game is a 404."""
+    from thousand.play.review import review_game
+
+    tables = tmp_path / "tables"
+    with TestClient(create_app(folder, str(tables)), raise_server_exceptions=False) as c:
+        gid = new_game(c, rules="pig", players=("A", "B"), overrides=["goal=20"])["id"]
+        for e in ["roll 6", "roll 6", "stop", "roll 5", "roll 4", "stop", "roll 6", "roll 4", "roll 3"]:
+            entry(c, gid, e)
+        for _k in range(600):
+            r = c.get(f"/api/games/{gid}/review")
+            if r.status_code == 200:
+                break
+            assert r.status_code == 202 and r.json()["status"] == "solving"
+            threading.Event().wait(0.05)
+        got = r.json()
+        assert got["status"] == "ready"
+        want = review_game(Game.from_json(json.loads(saved(folder, gid))), tables_dir=str(tables)).to_json()
+        assert got["review"] == json.loads(json.dumps(want))
+        assert [d["chosen"] for d in got["review"]["decisions"]][:2] == ["roll 1", "stop"]
+        one_line_error(c.get("/api/games/0123456789abcdef/review"), 404)

@@ -194,3 +194,41 @@ def test_three_players_of_classic_on_a_phone(server, browser, tmp_path):
     b.switch_to.window(b.window_handles[0])
     b.refresh()
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#sheet tbody tr")) == 3)
+
+
+def test_the_review_shows_itself_when_the_game_ends(server, browser, tmp_path):
+    """A game of Pig to 20 played to its end through the page's own buttons: the review
+    opens by itself, with a line per player and the worst decision, and fits 360 px."""
+    import json
+    import urllib.request
+
+    out = shots(tmp_path)
+    body = json.dumps({"rules": "pig", "overrides": ["goal=20"], "players": ["Ann", "Bob"]}).encode()
+    req = urllib.request.Request(server + "/api/games", body, {"Content-Type": "application/json"})
+    gid = json.loads(urllib.request.urlopen(req).read())["id"]
+    b = browser
+    wait = WebDriverWait(b, 30)
+    b.get(server + "/")
+    b.execute_script("localStorage.setItem('thousand.lang', 'en')")
+    b.get(f"{server}/#game={gid}")
+    wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#faces button")))
+
+    def throw(face):
+        b.find_element(By.CSS_SELECTOR, f"#faces button:nth-child({face})").click()
+        b.find_element(By.ID, "roll").click()
+
+    # Ann: 6, 6 and stops at 12 (too early: a mistake); Bob: 1 busts; Ann: 5, 4 and stops: 21 wins
+    for step in [6, 6, "stop", 1, 5, 4, "stop"]:
+        log = b.execute_script("return state.game.log.length")
+        if step == "stop":
+            wait.until(EC.element_to_be_clickable((By.ID, "stop"))).click()
+        else:
+            wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, f"#faces button:nth-child({step})")))
+            throw(step)
+        wait.until(lambda d, n=log: d.execute_script("return state.game.log.length") == n + 1)
+    box = wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#review table")))
+    text = b.find_element(By.ID, "review").text
+    assert "Review of the game" in text and "Ann" in text and "Bob" in text and "instead of" in text
+    assert b.execute_script("return document.documentElement.scrollWidth") <= WIDTH
+    b.execute_script("arguments[0].scrollIntoView()", box)
+    b.save_screenshot(str(out / "web-review.png"))

@@ -142,14 +142,20 @@ def _chosen(adv, kind: str, entry: str, kept: tuple[int, ...] | None):
 
 
 def review_game(
-    g: Game, objective: str = "win", tables_dir: str | None = None, mode: str = "auto", solver=None
+    g: Game,
+    objective: str = "win",
+    tables_dir: str | None = None,
+    mode: str = "auto",
+    solver=None,
+    advisors: Advisors | None = None,
 ) -> Review:
     """Every decision of ``g`` (a replayed game; see the module docstring), valued.
 
     ``objective`` is ``"win"`` (the win probability, by ``mode``: ``auto`` takes the exact
     duel or equilibrium where it can, as the scorekeeper's advice does) or ``"turn"``
     (expected points of the turn). ``solver`` is the :class:`Advisors` solver (default:
-    tables found or solved now)."""
+    tables found or solved now); ``advisors`` an :class:`Advisors` of ``g``'s rules to use
+    instead (the web page's, which solve in the background)."""
     if isinstance(g.rs, PokerRuleset):
         raise StateError(_("the review is for games of the 1000 family, not poker dice"))
     if objective not in OBJECTIVES:
@@ -157,7 +163,7 @@ def review_game(
     rs = g.rs
     log = list(g.log)
     replay = Game(rs, list(g.names), g.spec, g.overrides, g.seed)
-    advisors = Advisors(rs, mode, tables_dir, solver=solver)
+    advisors = advisors or Advisors(rs, mode, tables_dir, solver=solver)
     turn_sol = None
     if objective == "turn":
         from thousand.tables.solve import solve

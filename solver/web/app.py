@@ -17,6 +17,8 @@ POST     /api/games/{id}/entry            ``{"entry": "roll 1,5,3,3,4" | "roll" 
 POST     /api/games/{id}/undo             take back the last entry; the new state
 GET      /api/games/{id}/advice           the advice for the player to move: 200 with every
                                           option's value, or 202 while a table is solved
+GET      /api/games/{id}/review           every decision so far valued (``thousand review``): 200,
+                                          or 202 while a table is solved
 GET      /api/games/{id}/save             the save file (the format of ``thousand play``)
 DELETE   /api/games/{id}                  forget a game
 =======  ===============================  ===================================================
@@ -78,6 +80,14 @@ PAGE_WORDS = {
     "stop": N_("Stop"),
     "undo": N_("Undo"),
     "advice": N_("Advice"),
+    "review": N_("Review"),
+    "review_title": N_("Review of the game"),
+    "accuracy": N_("accuracy"),
+    "gave_up": N_("gave up"),
+    "decisions": N_("decisions"),
+    "worst": N_("Worst decisions"),
+    "instead_of": N_("instead of"),
+    "no_mistakes": N_("No decision gave up more than 0.1 point of a win."),
     "save": N_("Save file"),
     "resume_file": N_("Resume from a file"),
     "sheet": N_("Score sheet"),
@@ -333,6 +343,17 @@ def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Sta
             return JSONResponse(s.job.progress(), status_code=202)
         return JSONResponse({"status": "ready", "player": g.names[g.current], "advice": advice_json(parts)})
 
+    def review(request, body):
+        from thousand.play.review import review_game
+
+        game_id = request.path_params["id"]
+        g = server.store.load(game_id)
+        try:
+            rv = review_game(g, advisors=server.advisors(g))
+        except Solving as s:
+            return JSONResponse(s.job.progress(), status_code=202)
+        return JSONResponse({"status": "ready", "review": rv.to_json()})
+
     def save(request, body):
         game_id = request.path_params["id"]
         g = server.store.load(game_id)
@@ -370,6 +391,7 @@ def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Sta
         Route("/api/games/{id}/entry", in_language(entry), methods=["POST"]),
         Route("/api/games/{id}/undo", in_language(undo), methods=["POST"]),
         Route("/api/games/{id}/advice", in_language(advice), methods=["GET"]),
+        Route("/api/games/{id}/review", in_language(review), methods=["GET"]),
         Route("/api/games/{id}/save", in_language(save), methods=["GET"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

@@ -3,7 +3,7 @@
 "use strict";
 
 const $ = (sel) => document.querySelector(sel);
-const state = { lang: "en", words: {}, game: null, pending: [], presets: [], advicePoll: null };
+const state = { lang: "en", words: {}, game: null, pending: [], presets: [], advicePoll: null, reviewPoll: null, reviewed: null };
 
 function t(key) { return state.words[key] || key; }
 
@@ -217,6 +217,9 @@ function render(g) {
     msgs.prepend(li);
   }
   while (msgs.children.length > 30) msgs.lastChild.remove();
+  // the review shows itself when the game ends, and goes when an undo reopens it
+  if (g.over && state.reviewed !== g.log.length) guarded(review);
+  if (!g.over && state.reviewed !== null && state.reviewed !== undefined && state.reviewed !== g.log.length) hideReview();
 }
 
 function renderFaces(faces, dice) {
@@ -342,6 +345,93 @@ async function advice() {
   }
 }
 
+// ------------------------------------------------------------------ review
+
+function stopReviewPoll() {
+  if (state.reviewPoll) { clearTimeout(state.reviewPoll); state.reviewPoll = null; }
+}
+
+function hideReview() {
+  stopReviewPoll();
+  state.reviewed = null;
+  $("#review").hidden = true;
+  $("#review").innerHTML = "";
+}
+
+function pp(v) { return `${(100 * v).toFixed(2)} pp`; }
+
+// every decision so far valued (thousand review): a line per player, then the worst decisions
+async function review() {
+  stopReviewPoll();
+  const id = state.game.id;
+  const box = $("#review");
+  box.hidden = false;
+  const res = await api("GET", `/api/games/${id}/review`);
+  if (!state.game || state.game.id !== id) return;
+  box.innerHTML = "";
+  const h = document.createElement("h3");
+  box.append(h);
+  if (res.status === 202) {
+    h.textContent = `${t("solving")}: ${res.data.ruleset} ${res.data.objective}`;
+    state.reviewPoll = setTimeout(() => guarded(review), 1000);
+    return;
+  }
+  const rv = res.data.review;
+  state.reviewed = state.game.log.length;
+  h.textContent = t("review_title");
+  const how = document.createElement("p");
+  how.className = "muted";
+  how.textContent = rv.methods.join("; ");
+  const table = document.createElement("table");
+  const head = document.createElement("tr");
+  for (const w of ["player", "decisions", "accuracy", "gave_up"]) {
+    const th = document.createElement("th");
+    th.textContent = t(w);
+    head.append(th);
+  }
+  table.append(head);
+  for (const p of rv.summary) {
+    const tr = document.createElement("tr");
+    const cells = [p.name, p.decisions, p.accuracy === null ? "–" : `${Math.round(100 * p.accuracy)}%`, pp(p.lost)];
+    cells.forEach((c, k) => {
+      const td = document.createElement("td");
+      td.textContent = c;
+      if (k) td.className = "num";
+      tr.append(td);
+    });
+    table.append(tr);
+  }
+  box.append(how, table);
+  const bad = rv.decisions.filter((d) => d.lost > rv.accurate_within).sort((a, b) => b.lost - a.lost).slice(0, 6);
+  const sub = document.createElement("h3");
+  sub.textContent = t("worst");
+  box.append(sub);
+  if (!bad.length) {
+    const p = document.createElement("p");
+    p.className = "muted";
+    p.textContent = t("no_mistakes");
+    box.append(p);
+    return;
+  }
+  const list = document.createElement("ol");
+  for (const d of bad) {
+    const li = document.createElement("li");
+    const who = document.createElement("b");
+    who.textContent = `${rv.players[d.player]}, #${d.entry + 1}: `;
+    const what = document.createElement("span");
+    what.textContent = `${d.chosen} ${t("instead_of")} ${d.best} `;
+    const lost = document.createElement("span");
+    lost.className = "lost";
+    lost.textContent = `−${pp(d.lost)}`;
+    const where = document.createElement("div");
+    where.className = "muted";
+    where.textContent = d.situation;
+    li.append(who, what, lost, where);
+    list.append(li);
+  }
+  box.append(list);
+}
+
 // ------------------------------------------------------------------ wiring
 
 async function route() {
@@ -371,8 +461,9 @@ async function init() {
   $("#stop").onclick = () => send("stop");
   $("#undo").onclick = undo;
   $("#advice-btn").onclick = () => guarded(advice);
+  $("#review-btn").onclick = () => guarded(review);
   $("#home").onclick = (ev) => { ev.preventDefault(); location.hash = ""; route(); };
-  window.addEventListener("hashchange", () => { $("#messages").innerHTML = ""; hideAdvice(); route(); });
+  window.addEventListener("hashchange", () => { $("#messages").innerHTML = ""; hideAdvice(); hideReview(); route(); });
   await route();
 }
 
