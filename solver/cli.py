@@ -1187,9 +1187,14 @@ def _lan_address() -> str:
 @main.command()
 @click.option(
     "--host",
-    default="127.0.0.1",
-    show_default=True,
-    help="Address to listen on; 0.0.0.0 shares the page with the local network.",
+    default=None,
+    help="Address to listen on (default 127.0.0.1, this machine alone; with --lan 0.0.0.0).",
+)
+@click.option(
+    "--lan",
+    is_flag=True,
+    help="Share the page with the phones of the local network: listen beyond loopback, print the "
+    "address and its QR code; each game opens on another phone only with its link (a secret token).",
 )
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port.")
 @click.option(
@@ -1200,7 +1205,7 @@ def _lan_address() -> str:
     help="Folder of the saved games (default: ~/.local/state/thousand/web).",
 )
 @tables_option
-def serve(host: str, port: int, games_dir: str | None, tables_dir: str | None) -> None:
+def serve(host: str | None, lan: bool, port: int, games_dir: str | None, tables_dir: str | None) -> None:
     """The advisor and scorekeeper as a web page for a phone at the table (needs the web
     extra: pip install -e '.[web]')."""
     from thousand.base.errors import ThousandError as _Missing
@@ -1222,20 +1227,32 @@ def serve(host: str, port: int, games_dir: str | None, tables_dir: str | None) -
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise _Missing(_("cannot use {0} for the saved games: {1}").format(folder, exc.strerror or exc)) from None
-    app = create_app(folder, tables_dir)
+    host = host or ("0.0.0.0" if lan else "127.0.0.1")
     local = host in ("127.0.0.1", "localhost", "::1")
+    # beyond loopback every game needs its token from another device, whatever the flag
+    lan_url = None if local else f"http://{_lan_address() if host in ('0.0.0.0', '::') else host}:{port}/"
+    app = create_app(folder, tables_dir, lan_url)
     click.echo(
         _("thousand serve: http://{0}:{1}/ (games saved in {2})").format("localhost" if local else host, port, folder)
     )
     if not local:
         click.echo(
             _(
-                "listening on {0}: every device of the local network can open the page and change the "
-                "games; stop with Ctrl-C"
+                "listening on {0}: the devices of the local network can open the page; a game opens on "
+                "another device only with its link, shown on the page; stop with Ctrl-C"
             ).format(host)
         )
-        if host in ("0.0.0.0", "::"):
-            click.echo(_("on a phone: http://{0}:{1}/").format(_lan_address(), port))
+        click.echo(_("on a phone: {0}").format(lan_url))
+        try:
+            import io
+
+            import segno
+        except ImportError:  # the web extra brings it; the address above is enough
+            pass
+        else:
+            qr = io.StringIO()
+            segno.make(lan_url, error="m").terminal(out=qr, compact=True)
+            click.echo(qr.getvalue(), nl=False)
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 

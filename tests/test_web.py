@@ -283,8 +283,9 @@ def test_the_serve_command_says_where_and_warns_on_the_network(tmp_path):
     try:
         first, second = proc.stdout.readline(), proc.stdout.readline()
         assert f"http://0.0.0.0:{port}/" in first and str(tmp_path / "g") in first
-        assert "every device of the local network" in second
+        assert "only with its link" in second
         assert proc.stdout.readline().startswith("on a phone: http://")
+        assert "█" in proc.stdout.readline()  # the QR code of that address
         for _k in range(100):
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/presets", timeout=2) as r:
@@ -414,3 +415,133 @@ def test_the_review_of_a_game_is_the_commands(folder, tmp_path):
         assert got["review"] == json.loads(json.dumps(want))
         assert [d["chosen"] for d in got["review"]["decisions"]][:2] == ["roll 1", "stop"]
         one_line_error(c.get("/api/games/0123456789abcdef/review"), 404)
+
+
+# ----------------------------------------------------------------------------- on the LAN
+
+LAN = "http://192.0.2.1:8000/"  # a documentation address: the label of --lan's URL, never contacted
+
+
+@pytest.fixture
+def lan(folder):
+    """The server of `thousand serve --lan`, a request from its own machine and one from a
+    phone of the network (test clients with those addresses; no traffic leaves the process)."""
+    app = create_app(folder, lan_url=LAN)
+    with (
+        TestClient(app, raise_server_exceptions=False, client=("127.0.0.1", 50001)) as host,
+        TestClient(app, raise_server_exceptions=False, client=("192.0.2.20", 50002)) as phone,
+    ):
+        yield host, phone
+
+
+def test_on_the_lan_a_game_opens_only_with_its_token(lan, folder):
+    host, phone = lan
+    made = new_game(host, players=("Ann", "Bob"))
+    gid, token = made["id"], made["token"]
+    assert len(token) >= 22 and (folder / f"{gid}.token").stat().st_mode & 0o777 == 0o600
+    before = saved(folder, gid)
+    for r in [
+        phone.get(f"/api/games/{gid}"),
+        phone.get(f"/api/games/{gid}", params={"token": token[:-1] + "x"}),
+        phone.post(f"/api/games/{gid}/entry", json={"entry": "roll 1,5,2,3,4"}),
+        phone.post(f"/api/games/{gid}/undo"),
+        phone.get(f"/api/games/{gid}/advice"),
+        phone.get(f"/api/games/{gid}/review"),
+        phone.get(f"/api/games/{gid}/save"),
+        phone.delete(f"/api/games/{gid}"),
+    ]:
+        assert "token" in one_line_error(r, 403)
+    assert saved(folder, gid) == before and phone.get("/api/games").json() == []
+    # with the token (the link's ?token= or the page's header) the phone plays
+    assert phone.get(f"/api/games/{gid}", params={"token": token}).status_code == 200
+    r = phone.post(f"/api/games/{gid}/entry", json={"entry": "roll 1,5,2,3,4"}, headers={"X-Thousand-Token": token})
+    assert r.status_code == 200 and "token" not in r.json()
+    assert saved(folder, gid) != before
+    # the host machine sees every game with its token; a game a phone makes is the phone's too
+    assert [(g["id"], g["token"]) for g in host.get("/api/games").json()] == [(gid, token)]
+    mine = new_game(phone, players=("Cat", "Dan"))
+    assert phone.get(f"/api/games/{mine['id']}", headers={"X-Thousand-Token": mine["token"]}).status_code == 200
+    one_line_error(phone.get(f"/api/games/{mine['id']}", headers={"X-Thousand-Token": token}), 403)
+    assert phone.get("/api/server").json() == {"lan_url": LAN, "trusted": False}
+
+
+def test_without_lan_the_only_device_is_this_machine(client):
+    """Listening on loopback alone (no --lan), every request is this machine's: no token asked."""
+    gid = new_game(client, players=("Ann", "Bob"))["id"]
+    assert client.get(f"/api/games/{gid}").status_code == 200
+    assert client.get("/api/server").json() == {"lan_url": None, "trusted": True}
+
+
+def test_changes_are_rate_limited_per_device(lan, folder):
+    from thousand.web.app import BURST
+
+    host, phone = lan
+    made = new_game(phone, players=("Ann", "Bob"))
+    head = {"X-Thousand-Token": made["token"]}
+    codes = [phone.post(f"/api/games/{made['id']}/undo", headers=head).status_code for _k in range(BURST + 10)]
+    assert 429 in codes and set(codes) <= {409, 429}  # nothing to undo, or too many at once
+    one_line_error(phone.post(f"/api/games/{made['id']}/undo", headers=head), 429)
+    # another device is not held back, and reading is never limited
+    assert host.post(f"/api/games/{made['id']}/undo").status_code == 409
+    assert phone.get(f"/api/games/{made['id']}", headers=head).status_code == 200
+
+
+def test_the_qr_code_of_a_link(client):
+    segno = pytest.importorskip("segno")
+    r = client.get("/api/qr", params={"text": LAN + "#game=0123456789abcdef&t=abc"})
+    assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml") and b"<svg" in r.content
+    assert segno.make(LAN, error="m").version >= 1
+    one_line_error(client.get("/api/qr", params={"text": "x" * 501}), 400)
+    one_line_error(client.get("/api/qr"), 400)
+
+
+def test_a_killed_server_loses_no_game(tmp_path):
+    """A real `thousand serve` killed (SIGKILL) in the middle of a game, and started again
+    on the same folder: the game goes on from its last answered entry."""
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    def start(port):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "thousand.cli", "serve", "--port", str(port), "--games", str(tmp_path / "g")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _k in range(150):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/presets", timeout=2).read()
+                return proc
+            except OSError:
+                time.sleep(0.1)
+        proc.kill()
+        raise AssertionError("the server did not start")
+
+    def call(port, method, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data, method=method)
+        req.add_header("Content-Type", "application/json")
+        return json.loads(urllib.request.urlopen(req, timeout=10).read())
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = start(port)
+    try:
+        gid = call(port, "POST", "/api/games", {"rules": "classic", "players": ["Ann", "Bob"]})["id"]
+        for e in ["roll 1,5,2,3,6", "roll 1,1,6"]:
+            state = call(port, "POST", f"/api/games/{gid}/entry", {"entry": e})
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    proc = start(port)
+    try:
+        again = call(port, "GET", f"/api/games/{gid}")
+        assert again["log"] == state["log"] and again["turn"] == state["turn"] and again["players"] == state["players"]
+        assert call(port, "POST", f"/api/games/{gid}/undo")["log"] == state["log"][:-1]
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -232,3 +232,56 @@ def test_the_review_shows_itself_when_the_game_ends(server, browser, tmp_path):
     assert b.execute_script("return document.documentElement.scrollWidth") <= WIDTH
     b.execute_script("arguments[0].scrollIntoView()", box)
     b.save_screenshot(str(out / "web-review.png"))
+
+
+@pytest.fixture
+def lan_server(tmp_path):
+    """`thousand serve --lan` as another phone of the table sees it: no address is trusted,
+    so the browser on this machine needs each game's link as a phone would."""
+    port = _free_port()
+    app = create_app(tmp_path / "games", lan_url=f"http://127.0.0.1:{port}/", trusted=())
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    th = threading.Thread(target=srv.run, daemon=True)
+    th.start()
+    for _k in range(200):
+        if srv.started:
+            break
+        time.sleep(0.05)
+    assert srv.started, "the server did not start"
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    th.join(10)
+
+
+def test_a_phone_without_the_link_is_refused_and_the_link_opens_the_game(lan_server, browser, tmp_path):
+    import json
+    import urllib.request
+
+    out = shots(tmp_path)
+    body = json.dumps({"rules": "classic", "players": ["Ann", "Bob", "Cat"]}).encode()
+    req = urllib.request.Request(lan_server + "/api/games", body, {"Content-Type": "application/json"})
+    made = json.loads(urllib.request.urlopen(req).read())
+    b = browser
+    wait = WebDriverWait(b, 20)
+    b.get(lan_server + "/")
+    b.execute_script("localStorage.setItem('thousand.lang', 'en'); localStorage.removeItem('thousand.tokens')")
+    # the start page lists no game to another phone, and the bare address of a game is refused
+    b.get(lan_server + "/")
+    wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#saved li")))
+    assert made["id"] not in b.find_element(By.ID, "saved").text
+    b.get(f"{lan_server}/#game={made['id']}")
+    err = wait.until(EC.visibility_of_element_located((By.ID, "error")))
+    assert "token" in err.text
+    # the link with its token opens it, and the page offers that link and its QR code
+    b.get(f"{lan_server}/#game={made['id']}&t={made['token']}")
+    b.refresh()
+    wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#faces button")))
+    assert "Ann" in b.find_element(By.ID, "sheet").text
+    b.find_element(By.CSS_SELECTOR, "#share summary").click()
+    link = b.find_element(By.ID, "share-link").text
+    assert link.endswith(f"#game={made['id']}&t={made['token']}")
+    wait.until(lambda d: d.execute_script("return document.querySelector('#share-qr').naturalWidth") > 0)
+    b.find_element(By.CSS_SELECTOR, "#faces button:nth-child(1)").click()
+    assert b.execute_script("return document.documentElement.scrollWidth") <= WIDTH
+    b.execute_script("document.querySelector('#share').scrollIntoView()")
+    b.save_screenshot(str(out / "web-share.png"))

@@ -20,8 +20,14 @@ GET      /api/games/{id}/advice           the advice for the player to move: 200
 GET      /api/games/{id}/review           every decision so far valued (``thousand review``): 200,
                                           or 202 while a table is solved
 GET      /api/games/{id}/save             the save file (the format of ``thousand play``)
+GET      /api/server                      ``{"lan_url", "trusted"}``
+GET      /api/qr?text=...                 the QR code of ``text`` as SVG
 DELETE   /api/games/{id}                  forget a game
 =======  ===============================  ===================================================
+
+With ``thousand serve --lan`` a request from another device must carry the game's token
+(header ``X-Thousand-Token`` or ``?token=``; 403 otherwise), and changes are rate-limited
+per device (429).
 
 The language of the words is ``?lang=ru|en``, else the ``Accept-Language`` header, else
 English. The state of a game: ``id``, ``rules``, ``round``, ``over``, ``where`` (whose move
@@ -32,7 +38,10 @@ stopping is allowed and why not), ``messages`` (what the last entry did) and ``l
 
 from __future__ import annotations
 
+import io
 import json
+import threading
+import time
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -59,6 +68,8 @@ MAX_BODY = 64 * 1024  # bytes of a request body
 MAX_PLAYERS = 6
 MAX_NAME = 40
 MAX_OVERRIDES = 40
+RATE, BURST = 10.0, 40  # changes a second per device, and the burst above that
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 # the page's own words, translated per request (one catalog for the page and the program)
 PAGE_WORDS = {
@@ -81,6 +92,11 @@ PAGE_WORDS = {
     "undo": N_("Undo"),
     "advice": N_("Advice"),
     "review": N_("Review"),
+    "share": N_("Play on other phones"),
+    "share_hint": N_(
+        "Open this link (or its QR code) on the other phones of the table: whoever has it can see and "
+        "change this game, nobody else can."
+    ),
     "review_title": N_("Review of the game"),
     "accuracy": N_("accuracy"),
     "gave_up": N_("gave up"),
@@ -148,14 +164,66 @@ class BodyLimit:
         await self.app(scope, limited, send)
 
 
+class RateLimit:
+    """At most :data:`RATE` changes a second per device, in bursts of :data:`BURST` (a token
+    bucket per client address over POST and DELETE): more is a 429 of one line."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+        self.buckets: dict[str, tuple[float, float]] = {}
+        self.guard = threading.Lock()
+
+    def allow(self, who: str, now: float) -> bool:
+        with self.guard:
+            level, then = self.buckets.get(who, (float(BURST), now))
+            level = min(float(BURST), level + (now - then) * RATE)
+            ok = level >= 1.0
+            self.buckets[who] = (level - 1.0 if ok else level, now)
+            if len(self.buckets) > 10_000:  # forget the quiet ones
+                self.buckets = {k: v for k, v in self.buckets.items() if now - v[1] < 60}
+            return ok
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] in ("POST", "DELETE"):
+            who = (scope.get("client") or ("?", 0))[0]
+            if not self.allow(who, time.monotonic()):
+                return await _error(429, "too many changes at once; wait a moment")(scope, receive, send)
+        return await self.app(scope, receive, send)
+
+
 class Server:
     """The application's state: the saved games and the tables (solved in the background)."""
 
-    def __init__(self, folder: Path | None = None, tables_dir: str | None = None):
+    def __init__(
+        self,
+        folder: Path | None = None,
+        tables_dir: str | None = None,
+        lan_url: str | None = None,
+        trusted: tuple[str, ...] = LOOPBACK,
+    ):
         self.store = GameStore(folder)
+        self.lan_url = lan_url  # the page's address for the other phones; None: loopback only
+        self.trusted_hosts = trusted
         self.tables_dir = tables_dir
         self.solves = Solves(tables_dir)
         self._advisors: dict[str, Advisors] = {}
+
+    def trusted(self, request: Request) -> bool:
+        """A request from this machine (or any request, when the server listens on loopback
+        only): it sees every game; a request from another device needs the game's token."""
+        return self.lan_url is None or (request.client is not None and request.client.host in self.trusted_hosts)
+
+    def game_id(self, request: Request) -> str:
+        """The id in the path, where the request may use that game: from this machine, or
+        with the game's token (header ``X-Thousand-Token`` or ``?token=``); else 403."""
+        game_id = request.path_params["id"]
+        self.store.path(game_id)  # a malformed id is a 404
+        if self.trusted(request):
+            return game_id
+        token = request.headers.get("x-thousand-token") or request.query_params.get("token")
+        if not self.store.token_ok(game_id, token):
+            raise HTTPException(403, "this game opens only with its link (its token)")
+        return game_id
 
     def advisors(self, g: Game) -> Advisors:
         # one per ruleset: it keeps the solutions it found (and whether a duel is small)
@@ -165,8 +233,9 @@ class Server:
         return self._advisors[key]
 
 
-def state_of(game_id: str, g: Game, messages: list[str] | None = None) -> dict:
-    """The JSON state of a game (see the module docstring)."""
+def state_of(game_id: str, g: Game, messages: list[str] | None = None, token: str | None = None) -> dict:
+    """The JSON state of a game (see the module docstring); ``token``, when given, goes with it
+    (to whoever created the game, or the server's own machine)."""
     tr = g.turn
     players = []
     for j, name in enumerate(g.names):
@@ -207,6 +276,7 @@ def state_of(game_id: str, g: Game, messages: list[str] | None = None) -> dict:
         "messages": list(messages or []),
         "log": list(g.log),
         "lang": i18n.language(),
+        **({"token": token} if token else {}),
     }
 
 
@@ -242,9 +312,17 @@ def _overrides(value) -> tuple[str, ...]:
     return tuple(o.strip() for o in value if o.strip())
 
 
-def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Starlette:
-    """The application; games are saved under ``folder`` (default :func:`store.default_folder`)."""
-    server = Server(folder, tables_dir)
+def create_app(
+    folder: Path | None = None,
+    tables_dir: str | None = None,
+    lan_url: str | None = None,
+    trusted: tuple[str, ...] = LOOPBACK,
+) -> Starlette:
+    """The application; games are saved under ``folder`` (default :func:`store.default_folder`).
+    ``lan_url`` (``thousand serve --lan``): the address other devices open; requests from them
+    need each game's token, and mutating requests are rate-limited per device; ``trusted``:
+    the client addresses that see every game without one (this machine's)."""
+    server = Server(folder, tables_dir, lan_url, trusted)
 
     def in_language(fn):
         """Run ``fn(request, ...)`` in a worker thread in the request's language; the errors
@@ -286,7 +364,23 @@ def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Sta
         )
 
     def games(request, body):
-        return JSONResponse(server.store.listing())
+        # another device lists nothing: it opens the games whose links it was given
+        return JSONResponse(server.store.listing() if server.trusted(request) else [])
+
+    def server_info(request, body):
+        return JSONResponse({"lan_url": server.lan_url, "trusted": server.trusted(request)})
+
+    def qr(request, body):
+        text = request.query_params.get("text", "")
+        if not text or len(text) > 500:
+            raise HTTPException(400, "text: 1 to 500 characters")
+        try:
+            import segno
+        except ImportError:
+            raise HTTPException(404, "QR codes need the web extra (segno): pip install -e '.[web]'") from None
+        buf = io.BytesIO()
+        segno.make(text, error="m").save(buf, kind="svg", scale=4, border=2)
+        return Response(buf.getvalue(), media_type="image/svg+xml")
 
     def new_game(request, body):
         rules = body.get("rules")
@@ -301,7 +395,7 @@ def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Sta
             raise HTTPException(400, f"{rules} is not a ruleset of the 1000 family")
         g = Game(rs, _players(body.get("players")), rules, overrides, seed)
         game_id = server.store.create(g)
-        return JSONResponse(state_of(game_id, g), status_code=201)
+        return JSONResponse(state_of(game_id, g, token=server.store.token(game_id)), status_code=201)
 
     def import_game(request, body):
         try:
@@ -312,14 +406,17 @@ def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Sta
             raise HTTPException(400, "only games of the presets can be resumed here")
         _players(g.names)
         game_id = server.store.create(g)
-        return JSONResponse(state_of(game_id, g), status_code=201)
+        return JSONResponse(state_of(game_id, g, token=server.store.token(game_id)), status_code=201)
 
     def game(request, body):
-        game_id = request.path_params["id"]
-        return JSONResponse(state_of(game_id, server.store.load(game_id)))
+        game_id = server.game_id(request)
+        g = server.store.load(game_id)
+        return JSONResponse(
+            state_of(game_id, g, token=server.store.token(game_id) if server.trusted(request) else None)
+        )
 
     def entry(request, body):
-        game_id = request.path_params["id"]
+        game_id = server.game_id(request)
         text = body.get("entry")
         if not isinstance(text, str) or not text.strip() or len(text) > 200:
             raise HTTPException(400, 'entry must be a line such as "roll 1,5,3,3,4", "keep 1,5" or "stop"')
@@ -329,13 +426,13 @@ def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Sta
         return JSONResponse(state_of(game_id, g, msgs))
 
     def undo(request, body):
-        game_id = request.path_params["id"]
+        game_id = server.game_id(request)
         with server.store.change(game_id) as g:
             msg = g.undo()
         return JSONResponse(state_of(game_id, g, [msg]))
 
     def advice(request, body):
-        game_id = request.path_params["id"]
+        game_id = server.game_id(request)
         g = server.store.load(game_id)
         try:
             parts = server.advisors(g).advice(g)
@@ -346,7 +443,7 @@ def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Sta
     def review(request, body):
         from thousand.play.review import review_game
 
-        game_id = request.path_params["id"]
+        game_id = server.game_id(request)
         g = server.store.load(game_id)
         try:
             rv = review_game(g, advisors=server.advisors(g))
@@ -355,7 +452,7 @@ def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Sta
         return JSONResponse({"status": "ready", "review": rv.to_json()})
 
     def save(request, body):
-        game_id = request.path_params["id"]
+        game_id = server.game_id(request)
         g = server.store.load(game_id)
         return Response(
             json.dumps(g.to_json(), indent=1) + "\n",
@@ -364,8 +461,9 @@ def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Sta
         )
 
     def delete(request, body):
-        server.store.delete(request.path_params["id"])
-        return JSONResponse({"deleted": request.path_params["id"]})
+        game_id = server.game_id(request)
+        server.store.delete(game_id)
+        return JSONResponse({"deleted": game_id})
 
     async def index(request: Request):
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
@@ -384,6 +482,8 @@ def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Sta
         Route("/api/presets", in_language(presets)),
         Route("/api/strings", in_language(strings)),
         Route("/api/games", in_language(games), methods=["GET"]),
+        Route("/api/server", in_language(server_info), methods=["GET"]),
+        Route("/api/qr", in_language(qr), methods=["GET"]),
         Route("/api/games", in_language(new_game), methods=["POST"]),
         Route("/api/games/import", in_language(import_game), methods=["POST"]),
         Route("/api/games/{id}", in_language(game), methods=["GET"]),
@@ -397,7 +497,7 @@ def create_app(folder: Path | None = None, tables_dir: str | None = None) -> Sta
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(BodyLimit)],
+        middleware=[Middleware(BodyLimit), Middleware(RateLimit)],
         exception_handlers={HTTPException: http_error, 404: not_found, 405: http_error, 500: server_error},
     )
     app.state.server = server

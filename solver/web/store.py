@@ -5,6 +5,8 @@ A game is named by an id the server makes (16 hex digits); no path ever comes fr
 client. Every change is written atomically (a temporary file renamed into place) before
 the answer goes out, so a restart of the server loses nothing, and a change that is
 refused leaves the file as it was. Changes to one game are serialised by a lock per id.
+Each game has a secret token beside it (``{id}.token``, this user's alone): the page's link
+for other devices carries it, and a request from another device needs it.
 """
 
 from __future__ import annotations
@@ -59,8 +61,39 @@ class GameStore:
         self.folder.mkdir(parents=True, exist_ok=True)
         save_game(g, self.path(game_id))
 
+    def token_path(self, game_id: str) -> Path:
+        return self.folder / f"{game_id}.token"
+
+    def token(self, game_id: str) -> str:
+        """The game's secret (:func:`secrets.token_urlsafe`, 128 bits): whoever has it may read
+        and change the game from another device. A game saved before games had one gets one
+        now (written atomically, readable by this user alone)."""
+        path = self.token_path(self.path(game_id).stem)
+        try:
+            return path.read_text(encoding="ascii").strip()
+        except FileNotFoundError:
+            if not self.path(game_id).exists():
+                raise UnknownGame(_("no game {0!r}").format(game_id)) from None
+        with self._guard:
+            if path.exists():
+                return path.read_text(encoding="ascii").strip()
+            token = secrets.token_urlsafe(16)
+            tmp = path.with_name(f".{path.name}.tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="ascii") as fh:
+                fh.write(token + "\n")
+            os.replace(tmp, path)
+            return token
+
+    def token_ok(self, game_id: str, token: str | None) -> bool:
+        """Whether ``token`` is the game's (compared in constant time); an unknown game is
+        :class:`UnknownGame` only to a request that holds a token at all."""
+        if not isinstance(token, str) or not token:
+            return False
+        return secrets.compare_digest(token.encode(), self.token(game_id).encode())
+
     def create(self, g: Game) -> str:
-        """Store a new game; its id."""
+        """Store a new game and its token; its id."""
         self.folder.mkdir(parents=True, exist_ok=True)
         if sum(1 for _p in self.folder.glob("*.json")) >= MAX_GAMES:
             raise StateError(_("too many saved games ({0}): delete some first").format(MAX_GAMES))
@@ -70,6 +103,7 @@ class GameStore:
                 break
         with self.lock(game_id):
             self._write(game_id, g)
+            self.token(game_id)
         return game_id
 
     def load(self, game_id: str) -> Game:
@@ -99,9 +133,10 @@ class GameStore:
                 self.path(game_id).unlink()
             except FileNotFoundError:
                 raise UnknownGame(_("no game {0!r}").format(game_id)) from None
+            self.token_path(game_id).unlink(missing_ok=True)
 
     def listing(self) -> list[dict]:
-        """Every saved game, the most recently changed first: id, rules, players, entries."""
+        """Every saved game, the most recently changed first: id, token, rules, players, entries."""
         out = []
         if not self.folder.is_dir():
             return out
@@ -113,6 +148,7 @@ class GameStore:
                 out.append(
                     {
                         "id": path.stem,
+                        "token": self.token(path.stem),
                         "rules": str(data["rules"]),
                         "players": list(data["players"]),
                         "entries": len(data["log"]),

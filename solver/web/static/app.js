@@ -7,6 +7,24 @@ const state = { lang: "en", words: {}, game: null, pending: [], presets: [], adv
 
 function t(key) { return state.words[key] || key; }
 
+// the secret of each game this phone may open (from the game's link, or made here)
+function tokens() {
+  try { return JSON.parse(localStorage.getItem("thousand.tokens") || "{}"); } catch (e) { return {}; }
+}
+
+function keepToken(id, token) {
+  if (!id || !token) return;
+  const all = tokens();
+  if (all[id] === token) return;
+  all[id] = token;
+  localStorage.setItem("thousand.tokens", JSON.stringify(all));
+}
+
+function gameLink(id) {
+  const base = (state.server && state.server.lan_url) || (location.origin + "/");
+  return `${base}#game=${id}&t=${encodeURIComponent(tokens()[id] || "")}`;
+}
+
 function chooseLanguage() {
   const saved = localStorage.getItem("thousand.lang");
   if (saved === "ru" || saved === "en") return saved;
@@ -16,6 +34,8 @@ function chooseLanguage() {
 async function api(method, path, body) {
   const sep = path.includes("?") ? "&" : "?";
   const opts = { method, headers: {} };
+  const game = path.match(/^\/api\/games\/([0-9a-f]{16})/);
+  if (game && tokens()[game[1]]) opts.headers["X-Thousand-Token"] = tokens()[game[1]];
   if (body !== undefined) {
     opts.headers["Content-Type"] = "application/json";
     opts.body = JSON.stringify(body);
@@ -105,6 +125,7 @@ async function showStart() {
     list.append(li);
   }
   for (const g of games) {
+    keepToken(g.id, g.token);
     const li = document.createElement("li");
     const label = document.createElement("span");
     label.textContent = `${g.rules}: ${g.players.join(", ")} (${g.entries}) — ${g.changed}`;
@@ -129,6 +150,7 @@ async function startGame(ev) {
   const players = [...$("#names").querySelectorAll("input")].map((i, k) => i.value.trim() || `${t("player")} ${k + 1}`);
   const overrides = $("#overrides").value.split("\n").map((s) => s.trim()).filter(Boolean);
   const { data } = await api("POST", "/api/games", { rules: $("#rules").value, overrides, players });
+  keepToken(data.id, data.token);
   location.hash = "#game=" + data.id;
 }
 
@@ -138,6 +160,7 @@ async function resumeFile(ev) {
   let body;
   try { body = JSON.parse(await file.text()); } catch (e) { throw new Error(file.name + ": not JSON"); }
   const { data } = await api("POST", "/api/games/import", body);
+  keepToken(data.id, data.token);
   ev.target.value = "";
   location.hash = "#game=" + data.id;
 }
@@ -148,8 +171,14 @@ async function showGame(id) {
   $("#start").hidden = true;
   $("#game").hidden = false;
   const { data } = await api("GET", "/api/games/" + id);
+  keepToken(data.id, data.token);
   state.pending = [];
   render(data);
+  // the link (and its QR code) that opens this game on the other phones
+  const link = gameLink(id);
+  $("#share-link").textContent = link;
+  $("#share-link").href = link;
+  $("#share-qr").src = "/api/qr?text=" + encodeURIComponent(link);
 }
 
 function die(face) {
@@ -209,7 +238,7 @@ function render(g) {
     $("#stop-why").textContent = turn.stop_refusal || "";
     renderFaces(g.faces, turn.dice);
   }
-  $("#save").href = `/api/games/${g.id}/save`;
+  $("#save").href = `/api/games/${g.id}/save?token=${encodeURIComponent(tokens()[g.id] || "")}`;
   const msgs = $("#messages");
   for (const m of [...g.messages].reverse()) {
     const li = document.createElement("li");
@@ -436,13 +465,15 @@ async function review() {
 
 async function route() {
   showError("");
-  const m = location.hash.match(/^#game=([0-9a-f]{16})$/);
+  const m = location.hash.match(/^#game=([0-9a-f]{16})(?:&t=([A-Za-z0-9_%-]+))?$/);
+  if (m && m[2]) keepToken(m[1], decodeURIComponent(m[2]));
   await guarded(async () => { if (m) await showGame(m[1]); else await showStart(); });
 }
 
 async function init() {
   state.lang = chooseLanguage();
   await guarded(loadWords);
+  await guarded(async () => { state.server = (await api("GET", "/api/server")).data; });
   $("#lang").onclick = () => guarded(async () => {
     state.lang = state.lang === "ru" ? "en" : "ru";
     localStorage.setItem("thousand.lang", state.lang);
