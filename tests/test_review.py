@@ -74,7 +74,7 @@ def test_a_player_who_follows_the_advice_gives_up_nothing_and_one_who_never_stop
     assert b.decisions > 0 and rolled_against
     assert {d.entry for d in rv.decisions if d.player == 1 and d.lost > 1e-12} == set(rolled_against)
     assert abs(b.lost - sum(d.lost for d in rv.decisions if d.player == 1)) < 1e-12
-    assert b.accurate == sum(1 for d in rv.decisions if d.player == 1 and d.lost <= ACCURATE["win"])
+    assert b.accurate == sum(1 for d in rv.decisions if d.player == 1 and d.lost <= ACCURATE["win_probability"])
     assert [d.lost for d in b.worst] == sorted((d.lost for d in rv.decisions if d.player == 1), reverse=True)[:3]
 
 
@@ -154,3 +154,18 @@ def test_a_chart_that_is_not_png_and_a_poker_game_are_refused(tmp_path):
     save_game(g, path)
     with pytest.raises(StateError, match="poker"):
         review_game(load_game(path))
+
+
+def test_values_in_expected_turns_are_judged_in_turns(tmp_path):
+    """With the race table (--advice race) the values are expected turns, lower is better: what
+    a decision gave up is its turns above the best, in turns, and accurate within 0.01."""
+    from thousand.play.review import render
+
+    rs, g = pig_game(["roll 2", "stop", "roll 6", "roll 6", "roll 6", "stop", "roll 3"], goal=40, names=("A", "B", "C"))
+    rv = review_game(g, tables_dir=str(tmp_path), mode="race")
+    assert rv.value_name == "expected_turns" and {d.value for d in rv.decisions} == {"expected_turns"}
+    race = thousand.solve(rs, "race", tables=str(tmp_path))
+    stop = next(d for d in rv.decisions if d.entry == 1)  # A banks 2: then A has 2 and a turn's start
+    assert stop.chosen == "stop" and abs(stop.chosen_value - (1 + race.value(PlayerState(2)))) < 1e-9
+    assert stop.lost == pytest.approx(stop.chosen_value - stop.best_value) and stop.lost > ACCURATE["expected_turns"]
+    assert "(within 0.010 turns)" in render(rv) and " pp" not in render(rv)

@@ -14,8 +14,10 @@ The value is the win probability of the player to move -- exact from the duel ta
 two players, from the N-player equilibrium where it exists, otherwise the best measured
 approximation, named with its measured loss (:class:`~thousand.play.game.Advisors`) -- or,
 with ``objective="turn"``, the expected points of the turn. What a decision gave up is
-``value(best) - value(chosen)``; a decision is accurate when it gave up at most
-:data:`ACCURATE` (0.1 percentage point of a win, or 1 expected point).
+``value(best) - value(chosen)``, in the values' own terms; a decision is accurate when it
+gave up at most :data:`ACCURATE` (0.1 percentage point of a win, 0.01 expected turns of
+the race where a game of three or more falls back on it, or 1 expected point). Each
+player's total counts the decisions valued in the review's main terms (its ``value``).
 """
 
 from __future__ import annotations
@@ -31,10 +33,11 @@ from thousand.rules.poker import PokerRuleset
 from .game import Advisors, Game, normalise_entry
 from .session import SAVE_FORMAT
 
-# a decision is accurate when it gives up at most this much (win probability; points)
-ACCURATE = {"win": 0.001, "turn": 1.0}
-# a blunder, marked on the chart: at least this much (win probability; points)
-BLUNDER = {"win": 0.02, "turn": 20.0}
+WIN_TERMS = ("win_probability", "estimated_win_probability", "duel_product")
+# a decision is accurate when it gives up at most this much, per kind of value
+ACCURATE = {**dict.fromkeys(WIN_TERMS, 0.001), "expected_turns": 0.01, "expected_points": 1.0}
+# a blunder, marked on the chart: at least this much
+BLUNDER = {**dict.fromkeys(WIN_TERMS, 0.02), "expected_turns": 0.2, "expected_points": 20.0}
 OBJECTIVES = ("win", "turn")
 
 
@@ -54,6 +57,11 @@ class Decision:
     lost: float  # best_value - chosen_value, >= 0 (up to rounding)
     method: str  # how the values were found (exact, or which approximation and its cost)
     exact: bool
+    value: str = "win_probability"  # what the values are (the advice's value name)
+
+    @property
+    def accurate(self) -> bool:
+        return self.lost <= ACCURATE[self.value]
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -110,7 +118,7 @@ class Review:
             "winners": self.winners,
             "exact": self.all_exact,
             "methods": self.methods,
-            "accurate_within": ACCURATE[self.objective],
+            "accurate_within": ACCURATE[self.value_name],
             "decisions": [d.to_json() for d in self.decisions],
             "summary": [p.to_json() for p in self.summary],
         }
@@ -198,7 +206,6 @@ def review_game(
                 )
                 if adv is None:
                     raise StateError(_("no advice for entry {n} ({entry}) of this game").format(n=k + 1, entry=raw))
-            value_name = adv.value_name
             chosen = _chosen(adv, kind, entry, kept)
             if chosen is None:  # pragma: no cover - the scorekeeper refuses what the rules never offer
                 raise StateError(_("entry {n} ({entry}) is no option of the advice").format(n=k + 1, entry=raw))
@@ -222,19 +229,23 @@ def review_game(
                     max(0.0, float(lost)),
                     method,
                     bool(exact),
+                    adv.value_name,
                 )
             )
         try:
             replay.submit(entry)
         except ThousandError as exc:
             raise StateError(_("the saved log does not replay at entry {n}: {why}").format(n=k + 1, why=exc)) from None
+    if decisions:  # the main terms: those of most decisions (a fallback may value a few otherwise)
+        kinds = [d.value for d in decisions]
+        value_name = max(dict.fromkeys(kinds), key=kinds.count)
     summary = []
-    limit = ACCURATE[objective]
     for j, name in enumerate(replay.names):
         mine = [d for d in decisions if d.player == j]
-        worst = sorted(mine, key=lambda d: (-d.lost, d.entry))[:3]
+        main = [d for d in mine if d.value == value_name]
+        worst = sorted(main, key=lambda d: (-d.lost, d.entry))[:3]
         summary.append(
-            PlayerReview(name, len(mine), sum(1 for d in mine if d.lost <= limit), sum(d.lost for d in mine), worst)
+            PlayerReview(name, len(mine), sum(1 for d in mine if d.accurate), sum(d.lost for d in main), worst)
         )
     return Review(
         g.spec,
@@ -250,10 +261,13 @@ def review_game(
     )
 
 
-def _fmt(review: Review, v: float) -> str:
-    if review.objective == "win":
+def _fmt(value: str, v: float) -> str:
+    """A value given up, as a person reads it: percentage points of a win, turns, points."""
+    if value in WIN_TERMS:
         return f"{100 * v:.2f} pp"
-    return f"{v:.1f} points"
+    if value == "expected_turns":
+        return _("{0:.3f} turns").format(v)
+    return _("{0:.1f} points").format(v)
 
 
 def render(review: Review) -> str:
@@ -270,19 +284,18 @@ def render(review: Review) -> str:
         _("values: {how}").format(how="; ".join(review.methods) or _("(no decisions)")),
         "",
     ]
-    limit = ACCURATE[review.objective]
     for d in review.decisions:
-        mark = "" if d.lost <= limit else ("??" if d.lost >= BLUNDER[review.objective] else "?")
+        mark = "" if d.accurate else ("??" if d.lost >= BLUNDER[d.value] else "?")
         lines.append(
             f"{d.entry + 1:4}  {review.players[d.player]}, " + _("round {r}").format(r=d.round) + f": {d.situation}"
         )
         lines.append("      " + _("done: {chosen}").format(chosen=d.chosen) + f"  [{d.chosen_value:.6f}]")
-        if d.lost > limit:
+        if not d.accurate:
             lines.append(
                 "      "
                 + _("best: {best}").format(best=d.best)
                 + f"  [{d.best_value:.6f}]  "
-                + _("gave up {lost}").format(lost=_fmt(review, d.lost))
+                + _("gave up {lost}").format(lost=_fmt(d.value, d.lost))
                 + f" {mark}"
             )
     lines.append("")
@@ -290,15 +303,19 @@ def render(review: Review) -> str:
         acc = "-" if p.accuracy is None else f"{100 * p.accuracy:.0f}%"
         lines.append(
             _("{name}: {n} decisions, accuracy {acc} (within {limit}), gave up {lost} in all").format(
-                name=p.name, n=p.decisions, acc=acc, limit=_fmt(review, limit), lost=_fmt(review, p.lost)
+                name=p.name,
+                n=p.decisions,
+                acc=acc,
+                limit=_fmt(review.value_name, ACCURATE[review.value_name]),
+                lost=_fmt(review.value_name, p.lost),
             )
         )
         for d in p.worst:
-            if d.lost > limit:
+            if not d.accurate:
                 lines.append(
                     "  "
                     + _("entry {n}: {chosen} instead of {best}, {lost}").format(
-                        n=d.entry + 1, chosen=d.chosen, best=d.best, lost=_fmt(review, d.lost)
+                        n=d.entry + 1, chosen=d.chosen, best=d.best, lost=_fmt(d.value, d.lost)
                     )
                 )
     return "\n".join(lines)
@@ -313,7 +330,7 @@ def curve(review: Review) -> list[dict]:
     for d in review.decisions:
         row = {"entry": d.entry, "player": d.player, "lost": d.lost, "chances": {}}
         row["chances"][review.players[d.player]] = d.chosen_value
-        if two and review.objective == "win":
+        if two and d.value in WIN_TERMS:
             row["chances"][review.players[1 - d.player]] = 1.0 - d.chosen_value
         out.append(row)
     return out
@@ -328,8 +345,10 @@ def draw(review: Review, out: str) -> None:
     draw_review(
         curve(review),
         review.players,
-        BLUNDER[review.objective],
+        BLUNDER[review.value_name],
         f"{review.ruleset}: " + ", ".join(review.players),
-        "P(win) after each decision" if review.objective == "win" else "expected points of the turn",
+        {"expected_turns": "expected turns to win alone", "expected_points": "expected points of the turn"}.get(
+            review.value_name, "P(win) after each decision"
+        ),
         out,
     )
