@@ -47,11 +47,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def server(tmp_path):
-    port = _free_port()
-    config = uvicorn.Config(create_app(tmp_path / "games"), host="127.0.0.1", port=port, log_level="warning")
-    srv = uvicorn.Server(config)
+def _serve(app, port):
+    """uvicorn serving ``app`` on loopback in a thread; yields its address, then stops it."""
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     th = threading.Thread(target=srv.run, daemon=True)
     th.start()
     for _k in range(200):
@@ -62,6 +60,11 @@ def server(tmp_path):
     yield f"http://127.0.0.1:{port}"
     srv.should_exit = True
     th.join(10)
+
+
+@pytest.fixture
+def server(tmp_path):
+    yield from _serve(create_app(tmp_path / "games"), _free_port())
 
 
 @pytest.fixture
@@ -239,18 +242,7 @@ def lan_server(tmp_path):
     """`thousand serve --lan` as another phone of the table sees it: no address is trusted,
     so the browser on this machine needs each game's link as a phone would."""
     port = _free_port()
-    app = create_app(tmp_path / "games", lan_url=f"http://127.0.0.1:{port}/", trusted=())
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    th = threading.Thread(target=srv.run, daemon=True)
-    th.start()
-    for _k in range(200):
-        if srv.started:
-            break
-        time.sleep(0.05)
-    assert srv.started, "the server did not start"
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    th.join(10)
+    yield from _serve(create_app(tmp_path / "games", lan_url=f"http://127.0.0.1:{port}/", trusted=()), port)
 
 
 def test_a_phone_without_the_link_is_refused_and_the_link_opens_the_game(lan_server, browser, tmp_path):

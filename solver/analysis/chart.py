@@ -412,14 +412,18 @@ def make_chart(
             "win": draw_win,
             "rules": draw_rules,
         }[kind]
-        fig = draw(plt, rows, rs, title)
-        try:
-            fig.savefig(out, dpi=80)
-        except OSError as exc:
-            raise StateError(_("cannot write {0}: {1}").format(out, exc.strerror or exc)) from None
-        finally:
-            plt.close(fig)
+        _save(plt, draw(plt, rows, rs, title), out, 80)
     return rows
+
+
+def _save(plt, fig, out: str, dpi: int) -> None:
+    """Write ``fig`` as PNG to ``out`` (a one-line error where it cannot be written)."""
+    try:
+        fig.savefig(out, dpi=dpi)
+    except OSError as exc:
+        raise StateError(_("cannot write {0}: {1}").format(out, exc.strerror or exc)) from None
+    finally:
+        plt.close(fig)
 
 
 def draw_review(points: list[dict], players: list[str], blunder: float, title: str, ylabel: str, out: str) -> None:
@@ -454,9 +458,4 @@ def draw_review(points: list[dict], players: list[str], blunder: float, title: s
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    try:
-        fig.savefig(out, dpi=90)
-    except OSError as exc:
-        raise StateError(_("cannot write {0}: {1}").format(out, exc.strerror or exc)) from None
-    finally:
-        plt.close(fig)
+    _save(plt, fig, out, 90)
