@@ -169,3 +169,17 @@ def test_values_in_expected_turns_are_judged_in_turns(tmp_path):
     assert stop.chosen == "stop" and abs(stop.chosen_value - (1 + race.value(PlayerState(2)))) < 1e-9
     assert stop.lost == pytest.approx(stop.chosen_value - stop.best_value) and stop.lost > ACCURATE["expected_turns"]
     assert "(within 0.010 turns)" in render(rv) and " pp" not in render(rv)
+
+
+def test_a_set_aside_among_several_is_a_decision(tmp_path):
+    """Admission keeps any scoring dice: from 1,2,3,4,5 setting aside the 5 alone, where the
+    straight scores 125, is a keep decision whose value is that option's, below the best."""
+    rs = load_ruleset("admission")
+    g = Game(rs, ["A", "B"], "admission")
+    g.submit("roll 1,5,2,3,4")
+    options = {tuple(d) for _p, d in g.turn.options}
+    assert {(5,), (1, 2, 3, 4, 5)} <= options
+    g.submit("keep 5")
+    (d,) = review_game(g, tables_dir=str(tmp_path)).decisions
+    assert d.kind == "keep" and d.chosen.startswith("keep 5 (+5)") and d.best.startswith("keep 1,2,3,4,5 (+125)")
+    assert d.lost == pytest.approx(d.best_value - d.chosen_value) and d.lost > ACCURATE["win_probability"]
