@@ -14,7 +14,7 @@ import time
 
 import click
 
-from thousand.base.choices import CHART_KINDS, EXACT_BUDGET, OBJECTIVES, SEATS
+from thousand.base.choices import ADVICE_MODES, CHART_KINDS, EXACT_BUDGET, OBJECTIVES, REVIEW_OBJECTIVES, SEATS
 from thousand.base.errors import RulesetError, ThousandError
 from thousand.base.i18n import LANGUAGES, _, using
 from thousand.base.version import __version__
@@ -1005,7 +1005,7 @@ def evaluate(
 )
 @click.option(
     "--advice",
-    type=click.Choice(("auto", "duel", "race")),
+    type=click.Choice(ADVICE_MODES),
     default="auto",
     show_default=True,
     help="What `?` uses: duel (exact for two players; solved on first use), race "
@@ -1070,14 +1070,14 @@ def play(
 @click.argument("game", metavar="GAME", type=click.Path(dir_okay=False))
 @click.option(
     "--objective",
-    type=click.Choice(("win", "turn")),
+    type=click.Choice(REVIEW_OBJECTIVES),
     default="win",
     show_default=True,
     help="What a decision gives up: win probability (the duel or the N-player game), or expected points of the turn.",
 )
 @click.option(
     "--advice",
-    type=click.Choice(("auto", "duel", "race")),
+    type=click.Choice(ADVICE_MODES),
     default="auto",
     show_default=True,
     help="Where the win probabilities come from, as in `thousand play`: auto takes the exact duel or "

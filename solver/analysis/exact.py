@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from thousand.base.choices import EXACT_BUDGET  # noqa: E402,F401  (decision states a bot may be asked about)
+from thousand.base.choices import EXACT_BUDGET
 from thousand.base.errors import ThousandError
 from thousand.base.i18n import _
 from thousand.engine.player import PlayerState

@@ -4,6 +4,8 @@ without importing the solvers (a poker-dice answer should not wait for the 1000 
 
 OBJECTIVES = ("turn", "race", "duel", "rate")
 CHART_KINDS = ("stop", "win", "rules")
+ADVICE_MODES = ("auto", "duel", "race")  # where the scorekeeper's and the review's values come from
+REVIEW_OBJECTIVES = ("win", "turn")  # what a reviewed decision gives up: win probability, or points
 EXACT_BUDGET = 1_500_000  # decision states the exact evaluation may ask a bot about
 
 # a player's place in each round (equal_turns), as the CLI names it

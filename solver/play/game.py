@@ -893,6 +893,17 @@ def _game_entry(g: Game, verb: str, arg: str, line: str) -> str:
     return text
 
 
+def read_save(path: str | Path) -> dict:
+    """The JSON object of a save file (one-line :class:`StateError` if unreadable or no object)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise StateError(_("cannot read the saved game {path}: {why}").format(path=path, why=exc)) from None
+    if not isinstance(data, dict):
+        raise StateError(_("{path} is not a saved game").format(path=path))
+    return data
+
+
 def open_game(
     rules: str | None, overrides: tuple[str, ...], names: list[str], seed: int | None, resume: str | None
 ) -> tuple[Game, str]:
@@ -909,12 +920,7 @@ def open_game(
 
             return PokerGame(rs, names, rules, overrides, seed), ""
         return Game(rs, names, rules, overrides, seed), ""
-    try:
-        data = json.loads(Path(resume).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise StateError(_("cannot read the saved game {path}: {why}").format(path=resume, why=exc)) from None
-    if not isinstance(data, dict):
-        raise StateError(_("{path} is not a saved game").format(path=resume))
+    data = read_save(resume)
     g = Game.from_json(data)
     if rules and g.rs.hash != load_ruleset(rules, overrides).hash:
         saved = " ".join([str(data.get("rules"))] + [f"--set {o}" for o in data.get("overrides", [])])

@@ -22,15 +22,15 @@ player's total counts the decisions valued in the review's main terms (its ``val
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from thousand.base.choices import REVIEW_OBJECTIVES
 from thousand.base.errors import StateError, ThousandError
 from thousand.base.i18n import _
 from thousand.rules.poker import PokerRuleset
 
-from .game import Advisors, Game, normalise_entry
+from .game import Advisors, Game, normalise_entry, read_save
 from .session import SAVE_FORMAT
 
 WIN_TERMS = ("win_probability", "estimated_win_probability", "duel_product")
@@ -38,7 +38,6 @@ WIN_TERMS = ("win_probability", "estimated_win_probability", "duel_product")
 ACCURATE = {**dict.fromkeys(WIN_TERMS, 0.001), "expected_turns": 0.01, "expected_points": 1.0}
 # a blunder, marked on the chart: at least this much
 BLUNDER = {**dict.fromkeys(WIN_TERMS, 0.02), "expected_turns": 0.2, "expected_points": 20.0}
-OBJECTIVES = ("win", "turn")
 
 
 @dataclass
@@ -127,11 +126,8 @@ class Review:
 def load_game(path: str | Path) -> Game:
     """The saved game in ``path`` (the format of docs/review.md), replayed; a file that is
     not one is a one-line :class:`StateError`."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise StateError(_("cannot read the saved game {path}: {why}").format(path=path, why=exc)) from None
-    if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
+    data = read_save(path)
+    if data.get("format") != SAVE_FORMAT:
         raise StateError(_("{path} is not a saved game").format(path=path))
     return Game.from_json(data)
 
@@ -166,7 +162,7 @@ def review_game(
     instead (the web page's, which solve in the background)."""
     if isinstance(g.rs, PokerRuleset):
         raise StateError(_("the review is for games of the 1000 family, not poker dice"))
-    if objective not in OBJECTIVES:
+    if objective not in REVIEW_OBJECTIVES:
         raise StateError(_("unknown review objective {0!r}: win or turn").format(objective))
     rs = g.rs
     log = list(g.log)

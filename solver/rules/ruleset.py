@@ -24,7 +24,7 @@ from thousand.base.errors import RulesetError
 from thousand.base.i18n import _
 
 from .poker import PokerRuleset, is_poker, poker_from_mapping
-from .text import MappingReader, content_hash, dump_toml  # noqa: F401  (part of this module's API)
+from .text import MappingReader, content_hash, dump_toml
 
 FORMAT = 1  # version of the ruleset mapping layout; part of the hash
 

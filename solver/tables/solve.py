@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from thousand import kernel
-from thousand.base.choices import OBJECTIVES  # noqa: E402
+from thousand.base.choices import OBJECTIVES
 from thousand.base.errors import StateError, TableError, ThousandError
 from thousand.base.i18n import _
 from thousand.base.progress import Progress, duration_text, peak_memory_mb
