@@ -191,6 +191,83 @@ def test_a_table_being_solved_shows_progress(folder, tmp_path):
         assert c.get(f"/api/games/{gid}/advice").status_code == 200
 
 
+def test_a_missing_table_is_built_when_asked_once_for_two_phones(folder, tmp_path, monkeypatch):
+    """A duel too large to solve unasked (plain to 2000: 400 player states): the advice is the
+    measured approximation, names no command, and offers the build; two phones asking at once
+    start one solve; while it runs every advice answer is ready (the page stays usable) with
+    the build's progress; then the advice is exact and nothing is left to build."""
+    import thousand.web.jobs as jobs
+
+    made = []
+    real = jobs.Job.__init__
+
+    def counted(self, *a, **kw):
+        made.append(a[1])
+        real(self, *a, **kw)
+
+    monkeypatch.setattr(jobs.Job, "__init__", counted)
+    tables = tmp_path / "tables"
+    with TestClient(create_app(folder, str(tables)), raise_server_exceptions=False) as c:
+        gid = new_game(c, rules="plain", players=("A", "B"), overrides=["goal=2000"])["id"]
+        entry(c, gid, "roll 1,5,2,3,4")
+        for _k in range(600):  # the race table, solved unasked (a second)
+            r = c.get(f"/api/games/{gid}/advice")
+            if r.status_code == 200:
+                break
+            threading.Event().wait(0.05)
+        assert r.status_code == 200 and "`thousand" not in r.text and "thousand solve" not in r.text
+        body = r.json()
+        assert not any(p["exact"] for p in body["advice"])
+        assert "win chance" in " ".join(p["method"] for p in body["advice"])
+        (b,) = body["builds"]
+        assert b["objective"] == "duel" and b["job"] is None and 0 < b["seconds"][0] <= b["seconds"][1]
+        one_line_error(c.post(f"/api/games/{gid}/build", json={"objective": "players5"}), 400)
+        one_line_error(c.post(f"/api/games/{gid}/build", json={}), 400)
+        answers = []
+        phones = [
+            threading.Thread(
+                target=lambda: answers.append(c.post(f"/api/games/{gid}/build", json={"objective": "duel"}))
+            )
+            for _k in range(2)
+        ]
+        for t in phones:
+            t.start()
+        for t in phones:
+            t.join()
+        assert [a.status_code for a in answers] == [202, 202] and made.count("duel") == 1
+        assert answers[0].json()["objective"] == "duel"
+        for _k in range(1200):
+            r = c.get(f"/api/games/{gid}/advice")
+            assert r.status_code == 200 and any(p.get("options") for p in r.json()["advice"])
+            if not r.json()["builds"]:
+                break
+            job = r.json()["builds"][0]["job"]
+            assert job["status"] in ("solving", "done") and 0 <= job["fraction"] <= 0.99
+            threading.Event().wait(0.05)
+        assert r.json()["advice"][0]["exact"] and made.count("duel") == 1
+        # a game that lacks nothing has nothing to build
+        pig = new_game(c, rules="pig", players=("A", "B"))["id"]
+        entry(c, pig, "roll 4")
+        assert c.get(f"/api/games/{pig}/advice").json()["builds"] == []
+        one_line_error(c.post(f"/api/games/{pig}/build", json={"objective": "duel"}), 400)
+    assert any(tables.glob("*-duel/meta.json"))
+
+
+def test_three_players_are_told_the_measured_cost_in_words(client):
+    """Three players of plain: no exact table yet; the approximation says what it costs in win
+    chance, and the build of the table of three is offered."""
+    gid = new_game(client, rules="plain")["id"]
+    entry(client, gid, "roll 1,5,2,3,4")
+    body = client.get(f"/api/games/{gid}/advice").json()
+    text = json.dumps(body)
+    assert "`thousand" not in text
+    (part,) = [p for p in body["advice"] if p.get("options")]
+    assert "this advice costs at most about" in part["method"] and "%" in part["method"]
+    assert [b["objective"] for b in body["builds"]] == ["players3"]
+    ru = client.get(f"/api/games/{gid}/advice?lang=ru").json()
+    assert any("шанса на победу" in p["method"] for p in ru["advice"])
+
+
 def test_a_restart_loses_no_game(folder):
     with TestClient(create_app(folder)) as c:
         gid = new_game(c)["id"]

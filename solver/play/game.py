@@ -541,9 +541,27 @@ def measured_cost(method: str, rs: Ruleset) -> str:
     got = measured(rs.dice, interacting(rs), bool(rs.equal_turns)).get(method)
     if not got:
         return _("its cost not measured")
-    return _(
-        "measured: one seat playing it among equilibrium players gives up {low:.4f} to {high:.4f} of a win on {where}"
-    ).format(low=got["loss_low"], high=got["loss_high"], where=got["where"])
+    return cost_words(got["loss_low"], got["loss_high"], got["where"])
+
+
+def _percent(p: float) -> str:
+    return f"{100 * p:.1f}%" if p >= 0.001 else f"{100 * p:.2f}%"
+
+
+def cost_words(low: float, high: float, where: str, seats: str | None = None) -> str:
+    """A measured loss as a player reads it: the most it cost, in win chance, then how it was
+    measured (one player using it among optimal players, on which games, in which seats)."""
+    how = (
+        _("measured: {low} to {high} for one player using it among optimal players, on {where}")
+        if seats is None
+        else _("measured in {seats}: {low} to {high} for one player using it among optimal players, on {where}")
+    )
+    return (
+        _("this advice costs at most about {pct} win chance").format(pct=_percent(high))
+        + " ("
+        + how.format(low=_percent(low), high=_percent(high), where=where, seats=seats)
+        + ")"
+    )
 
 
 def best_duel_method(rs: Ruleset) -> str:
@@ -578,20 +596,21 @@ def equal_turns_method(rs: Ruleset, last_seat: bool) -> tuple[str, str]:
     method = min(got, key=lambda m: max(got[m]))
     where = ", ".join(f"{c['ruleset']} ({c['players']} players)" for c in cases)
     seats = _("the last seat") if last_seat else _("a seat before the last")
-    return method, _(
-        "measured in {seats}: one seat playing it among equilibrium players gives up {low:.4f} to "
-        "{high:.4f} of a win on {where}"
-    ).format(seats=seats, low=min(got[method]), high=max(got[method]), where=where)
+    return method, cost_words(min(got[method]), max(got[method]), where, seats)
 
 
 class Advisors:
     """Advice for the player to move, from the duel and/or race tables (solved on request)."""
 
-    def __init__(self, rs: Ruleset, mode: str, tables_dir: str | None, solver=None):
+    def __init__(self, rs: Ruleset, mode: str, tables_dir: str | None, solver=None, on_request: bool = False):
         """``solver(rs, objective, tables_dir)`` gives a table's solution (default: found or
-        solved now, with progress on stderr; the web page solves in the background)."""
+        solved now, with progress on stderr; the web page solves in the background).
+        ``on_request``: a missing table is built when the user asks for it (the web page's
+        build button, :meth:`missing`), so the reasons name no command to type."""
         self.rs, self.mode, self.tables_dir = rs, mode, tables_dir
         self.solver = solver or _solve_here
+        self.on_request = on_request
+        self._estimates: dict = {}  # objective -> the solve's estimate (tables.solve.estimate)
         self._sol: dict = {}
         self._players: int | None = None
         self._states: dict = {}  # players -> states of the N-player game, or why not
@@ -614,10 +633,8 @@ class Advisors:
         n = self._players
         if n <= (SMALL_DUEL_EQUAL_TURNS if self.rs.equal_turns else SMALL_DUEL):
             return True, ""
-        return False, _(
-            "the duel table of these rules is not solved yet ({n} player states: minutes to "
-            "tens of minutes); solve it with `thousand solve {name} --objective duel`"
-        ).format(n=n, name=self.rs.name)
+        why = _("the duel table of these rules is not solved yet ({n} player states)").format(n=n)
+        return False, why + self._how_to_build("duel", _("solve it with `{cmd}`"))
 
     def advice(self, g: Game) -> list[tuple[str, Advice | None, bool]]:
         """The advice for the player to move: (heading, advice, exact) triples, the heading
@@ -696,6 +713,7 @@ class Advisors:
                     note_rounding(
                         sol,
                         duel_advisor(sol, g.states[j], g.current).advise(x, tr.total, dice, roll, state_label=label),
+                        command=not self.on_request,
                     ),
                     True,
                 )
@@ -708,7 +726,9 @@ class Advisors:
                 (
                     head,
                     note_rounding(
-                        sol, duel_advisor(sol, g.states[j]).advise(x, tr.total, dice, roll, state_label=against(j))
+                        sol,
+                        duel_advisor(sol, g.states[j]).advise(x, tr.total, dice, roll, state_label=against(j)),
+                        command=not self.on_request,
                     ),
                     True,
                 )
@@ -739,10 +759,73 @@ class Advisors:
             return False, states
         if states <= SMALL_GAME:
             return True, ""
-        return False, _(
-            "the exact table of {n} players is not solved yet ({states:,} states); solve it with "
-            "`thousand solve {name} --players {n}`"
-        ).format(n=players, states=states, name=self.rs.name)
+        why = _("the exact table of {n} players is not solved yet ({states:,} states)").format(n=players, states=states)
+        return False, why + self._how_to_build(objective(players), _("solve it with `{cmd}`"))
+
+    def estimate(self, objective: str) -> dict:
+        """What a solve of ``objective`` would cost here (:func:`thousand.tables.solve.estimate`),
+        asked once per objective."""
+        from thousand.tables.solve import estimate
+
+        if objective not in self._estimates:
+            self._estimates[objective] = estimate(self.rs, objective)
+        return self._estimates[objective]
+
+    def _how_to_build(self, objective: str, command: str) -> str:
+        """The end of a missing table's reason: how long a build takes, and on the command line
+        the command that builds it (``command`` with ``{cmd}``); a table too large for one
+        machine says so instead."""
+        from thousand.tables.files import PLAYERS
+
+        est = self.estimate(objective)
+        if est.get("exceeded"):
+            return "; " + _("too large to solve on this machine")
+        sec = est["seconds"][1]
+        text = "; " + (
+            _("about {n} s to solve on this machine").format(n=round(sec))
+            if sec < 120
+            else _("about {n} min to solve on this machine").format(n=round(sec / 60))
+        )
+        if self.on_request:
+            return text
+        seats = PLAYERS.fullmatch(objective)
+        flag = f"--players {seats.group(1)}" if seats else f"--objective {objective}"
+        return text + "; " + command.format(cmd=f"thousand solve {self.rs.name} {flag}")
+
+    def missing(self, g: Game) -> list[dict]:
+        """The tables whose exact advice the position to move lacks, that a build on this
+        machine would give: per table its ``objective`` (``duel`` or ``players<N>``) and the
+        estimated ``seconds`` (low, high) of its solve. Empty where the advice is exact
+        already, where no table applies (the race mode, a completed round's last turns) or
+        none fits; where the N-player solver refuses the game, the duel table that its
+        approximation reads."""
+        from thousand.solvers.nplayer import NPlayerError
+        from thousand.tables.players import objective
+
+        rs = self.rs
+        if g.over or self.mode == "race" or (rs.equal_turns and g.finished):
+            return []
+        others = [j for j in range(len(g.names)) if j != g.current and j not in g.finished]
+        wanted = []
+        if len(others) > 1:
+            ok, _why = self.players_available(len(others) + 1)
+            if not ok and not isinstance(self._states.get(len(others) + 1), str):
+                wanted.append(objective(len(others) + 1))
+            elif not ok and not rs.equal_turns:
+                wanted.append("duel")
+        elif not (rs.equal_turns and len(g.names) != 2):
+            wanted.append("duel")
+        out = []
+        for obj in wanted:
+            if obj == "duel" and self.duel_available()[0]:
+                continue
+            try:
+                est = self.estimate(obj)
+            except NPlayerError:
+                continue
+            if not est.get("exceeded"):
+                out.append({"objective": obj, "seconds": [float(x) for x in est["seconds"]]})
+        return out
 
     def several(
         self, x: PlayerState, opponents: list[PlayerState], total: int, dice, roll, label: str, seat: int | None = None

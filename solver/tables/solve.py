@@ -370,12 +370,21 @@ class Solution:
             f"{m['solve_seconds']:.2f} s ({how})\n{rounded}{fair_line}  table: {self.table.path}"
         )
 
-    def rounding_note(self) -> str:
-        """What a fixed-point table's values are worth, and how to get the exact ones."""
-        return _(
-            "values stored in 32-bit fixed point, within {err} of the solved ones (the exact table: "
-            "`thousand solve {name} --objective {obj} --force`, which starts from these)"
-        ).format(err=f"{self.table.encoding_error:.1e}", name=self.rs.name, obj=self.objective)
+    def rounding_note(self, command: bool = True) -> str:
+        """What a fixed-point table's values are worth, and (``command``) the command that
+        solves the exact ones (not on the web page, where nobody can type it)."""
+        note = _("values stored in 32-bit fixed point, within {err} of the solved ones").format(
+            err=f"{self.table.encoding_error:.1e}"
+        )
+        if not command:
+            return note
+        return (
+            note
+            + " "
+            + _("(the exact table: `{cmd}`, which starts from these)").format(
+                cmd=f"thousand solve {self.rs.name} --objective {self.objective} --force"
+            )
+        )
 
 
 def solve(
@@ -555,11 +564,11 @@ def _check_size(rs: Ruleset, objective: str, progress: bool) -> dict:
     return est
 
 
-def note_rounding(sol: Solution, adv):
+def note_rounding(sol: Solution, adv, command: bool = True):
     """``adv`` (an :class:`thousand.solvers.advice.Advice` from ``sol``), its note saying so when
-    the table's values are rounded to fixed point."""
+    the table's values are rounded to fixed point (with the command for the exact ones)."""
     if sol.table is not None and not sol.table.exact:
-        adv.note = "; ".join(n for n in (adv.note, sol.rounding_note()) if n)
+        adv.note = "; ".join(n for n in (adv.note, sol.rounding_note(command)) if n)
     return adv
 
 

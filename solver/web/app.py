@@ -16,7 +16,12 @@ POST     /api/games/{id}/entry            ``{"entry": "roll 1,5,3,3,4" | "roll" 
                                           server throws the dice)
 POST     /api/games/{id}/undo             take back the last entry; the new state
 GET      /api/games/{id}/advice           the advice for the player to move: 200 with every
-                                          option's value, or 202 while a table is solved
+                                          option's value and the ``builds`` its exact advice
+                                          lacks (objective, seconds, the running solve's
+                                          ``job`` progress), or 202 while a table is solved
+POST     /api/games/{id}/build            ``{"objective": "duel" | "players3" ...}``: solve that
+                                          table in the background (one solve however many ask);
+                                          202 and its progress
 GET      /api/games/{id}/review           every decision so far valued (``thousand review``): 200,
                                           or 202 while a table is solved
 GET      /api/games/{id}/save             the save file (the format of ``thousand play``)
@@ -114,6 +119,15 @@ PAGE_WORDS = {
     "set_aside": N_("Set aside"),
     "solving": N_("Solving the table for this advice"),
     "seconds_left": N_("about {0} s left"),
+    "table_duel": N_("the duel table"),
+    "table_players": N_("the table of {0} players"),
+    "build_exact": N_("Exact advice: build {0} (about {1} on the server)"),
+    "building": N_("Building {0}"),
+    "build_failed": N_("The build failed"),
+    "time_left": N_("about {0} left; the advice above works meanwhile"),
+    "longer_than_estimated": N_("taking longer than estimated"),
+    "n_seconds": N_("{0} s"),
+    "n_minutes": N_("{0} min"),
     "game_over": N_("Game over"),
     "games": N_("Games"),
     "player": N_("player"),
@@ -229,8 +243,17 @@ class Server:
         # one per ruleset: it keeps the solutions it found (and whether a duel is small)
         key = g.rs.hash
         if key not in self._advisors:
-            self._advisors[key] = Advisors(g.rs, "auto", self.tables_dir, solver=self.solves.solution)
+            self._advisors[key] = Advisors(g.rs, "auto", self.tables_dir, solver=self.solves.solution, on_request=True)
         return self._advisors[key]
+
+    def builds(self, g: Game) -> list[dict]:
+        """The tables this position's exact advice lacks (:meth:`Advisors.missing`), each with
+        its solve's progress when one runs (``job``; None before anyone asked for it)."""
+        out = []
+        for m in self.advisors(g).missing(g):
+            job = self.solves.job(g.rs, m["objective"])
+            out.append({**m, "job": job.progress() if job is not None else None})
+        return out
 
 
 def state_of(game_id: str, g: Game, messages: list[str] | None = None, token: str | None = None) -> dict:
@@ -438,7 +461,19 @@ def create_app(
             parts = server.advisors(g).advice(g)
         except Solving as s:
             return JSONResponse(s.job.progress(), status_code=202)
-        return JSONResponse({"status": "ready", "player": g.names[g.current], "advice": advice_json(parts)})
+        return JSONResponse(
+            {"status": "ready", "player": g.names[g.current], "advice": advice_json(parts), "builds": server.builds(g)}
+        )
+
+    def build(request, body):
+        game_id = server.game_id(request)
+        g = server.store.load(game_id)
+        objective = body.get("objective")
+        wanted = [m["objective"] for m in server.advisors(g).missing(g)]
+        if objective not in wanted:
+            have = ", ".join(wanted) or "none"
+            raise HTTPException(400, f"objective must be a table this game's advice lacks ({have}), not {objective!r}")
+        return JSONResponse(server.solves.start(g.rs, objective).progress(), status_code=202)
 
     def review(request, body):
         from thousand.play.review import review_game
@@ -491,6 +526,7 @@ def create_app(
         Route("/api/games/{id}/entry", in_language(entry), methods=["POST"]),
         Route("/api/games/{id}/undo", in_language(undo), methods=["POST"]),
         Route("/api/games/{id}/advice", in_language(advice), methods=["GET"]),
+        Route("/api/games/{id}/build", in_language(build), methods=["POST"]),
         Route("/api/games/{id}/review", in_language(review), methods=["GET"]),
         Route("/api/games/{id}/save", in_language(save), methods=["GET"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

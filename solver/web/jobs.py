@@ -54,7 +54,8 @@ class Job:
         elapsed = time.monotonic() - self.started
         frac = min(elapsed / self.expected, 0.99) if self.expected > 0 else None
         return {
-            "status": "solving",
+            "status": "failed" if self.done and self.error else "done" if self.done else "solving",
+            "error": self.error,
             "ruleset": self.rs.name,
             "objective": self.objective,
             "elapsed": round(elapsed, 1),
@@ -70,6 +71,20 @@ class Solves:
         self.tables_dir = tables_dir
         self._jobs: dict[tuple[str, str], Job] = {}
         self._guard = threading.Lock()
+
+    def start(self, rs: Ruleset, objective: str) -> Job:
+        """The solve of ``objective`` for ``rs``: the one running (or finished) if there is one,
+        else a new one -- so two phones asking at once start one solve, not two."""
+        with self._guard:
+            job = self._jobs.get((rs.hash, objective))
+            if job is None:
+                job = self._jobs[(rs.hash, objective)] = Job(rs, objective, self.tables_dir)
+            return job
+
+    def job(self, rs: Ruleset, objective: str) -> Job | None:
+        """The solve of ``objective`` for ``rs`` this server started, if any."""
+        with self._guard:
+            return self._jobs.get((rs.hash, objective))
 
     def solution(self, rs: Ruleset, objective: str, tables_dir: str | None = None):
         """The solution of ``objective`` for ``rs`` if its table exists (or a solve has

@@ -335,6 +335,7 @@ async function advice() {
     return;
   }
   box.innerHTML = "";
+  const builds = res.data.builds || [];
   // the advice itself first; a heading without options (why a method is missing) after it
   const parts = [...res.data.advice].sort((x, y) => (y.options ? 1 : 0) - (x.options ? 1 : 0));
   for (const part of parts) {
@@ -372,6 +373,57 @@ async function advice() {
       box.append(row);
     });
   }
+  for (const b of builds) box.append(buildBox(b));
+  // while a table is built the advice stays as it is, and is asked again until the build ends
+  if (builds.some((b) => b.job && b.job.status === "solving")) {
+    state.advicePoll = setTimeout(() => guarded(advice), 2000);
+  }
+}
+
+function duration(seconds) {
+  const s = Math.max(0, Math.round(seconds));
+  return s < 120 ? t("n_seconds").replace("{0}", s) : t("n_minutes").replace("{0}", Math.round(s / 60));
+}
+
+// a table the exact advice needs: a button that builds it on the server, or the build's progress
+function buildBox(b) {
+  const div = document.createElement("div");
+  div.className = "build";
+  const what = b.objective === "duel" ? t("table_duel") : t("table_players").replace("{0}", b.objective.replace("players", ""));
+  const job = b.job;
+  if (!job) {
+    const btn = document.createElement("button");
+    btn.type = "button";
+    btn.className = "build-btn";
+    btn.textContent = t("build_exact").replace("{0}", what).replace("{1}", duration(b.seconds[1]));
+    btn.addEventListener("click", () => guarded(async () => {
+      btn.disabled = true;
+      await api("POST", `/api/games/${state.game.id}/build`, { objective: b.objective });
+      await advice();
+    }));
+    div.append(btn);
+    return div;
+  }
+  const h = document.createElement("p");
+  if (job.status === "failed") {
+    h.className = "error";
+    h.textContent = `${t("build_failed")}: ${job.error}`;
+    div.append(h);
+    return div;
+  }
+  const pct = Math.round(100 * (job.fraction || 0));
+  h.textContent = `${t("building").replace("{0}", what)}: ${pct}%`;
+  const bar = document.createElement("div");
+  bar.className = "progress";
+  const fill = document.createElement("i");
+  fill.style.width = `${pct}%`;
+  bar.append(fill);
+  const left = document.createElement("p");
+  left.className = "muted";
+  const rest = job.expected - job.elapsed;
+  left.textContent = rest > 0 ? t("time_left").replace("{0}", duration(rest)) : t("longer_than_estimated");
+  div.append(h, bar, left);
+  return div;
 }
 
 // ------------------------------------------------------------------ review
