@@ -66,6 +66,37 @@ def test_presets_and_the_page(client):
     assert "https://" not in client.get("/static/app.js").text
 
 
+def test_the_page_installs_manifest_icons_and_service_worker(client):
+    """The manifest names icons the server has, of the sizes it says; the service worker is
+    served from the root (its scope is the whole page), named after the static files."""
+    import struct
+
+    m = client.get("/manifest.webmanifest")
+    assert m.status_code == 200 and m.headers["content-type"].startswith("application/manifest+json")
+    man = m.json()
+    assert man["start_url"] == "/" and man["display"] == "standalone"
+    for icon in man["icons"]:
+        r = client.get(icon["src"])
+        assert r.status_code == 200 and r.content[:8] == b"\x89PNG\r\n\x1a\n"
+        w, h = struct.unpack(">II", r.content[16:24])
+        assert icon["sizes"] == f"{w}x{h}"
+    sw = client.get("/sw.js")
+    assert sw.status_code == 200 and "javascript" in sw.headers["content-type"]
+    assert "__VERSION__" not in sw.text and "thousand-shell-" in sw.text
+    page = client.get("/").text
+    assert 'rel="manifest"' in page and "/manifest.webmanifest" in page
+    # every file the worker keeps for the page is served
+    for path in ("/", "/static/app.js", "/static/app.css"):
+        assert f'"{path}"' in sw.text and client.get(path).status_code == 200
+
+
+def test_the_winner_is_shown_with_the_winning_total(client):
+    gid = new_game(client, rules="pig", players=("Ann", "Bob"), overrides=["goal=10"])["id"]
+    for line in ("roll 6", "roll 5", "stop"):
+        state = entry(client, gid, line)
+    assert state["over"] and [(p["score"], p["winner"]) for p in state["players"]] == [(11, True), (0, False)]
+
+
 def test_a_game_is_the_scorekeepers_game(client, folder):
     g = new_game(client)
     gid = g["id"]

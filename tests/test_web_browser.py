@@ -277,3 +277,116 @@ def test_a_phone_without_the_link_is_refused_and_the_link_opens_the_game(lan_ser
     assert b.execute_script("return document.documentElement.scrollWidth") <= WIDTH
     b.execute_script("document.querySelector('#share').scrollIntoView()")
     b.save_screenshot(str(out / "web-share.png"))
+
+
+def _post(server: str, path: str, body: dict) -> dict:
+    import json
+    import urllib.request
+
+    req = urllib.request.Request(server + path, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    return json.loads(urllib.request.urlopen(req).read())
+
+
+def _open(b, server: str, gid: str, wait) -> None:
+    b.get(server + "/")
+    b.execute_script("localStorage.setItem('thousand.lang', 'en')")
+    b.get(f"{server}/#game={gid}")
+    wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#faces button")))
+
+
+def test_three_players_build_the_exact_table_on_the_page_and_play_to_the_end(tmp_path, browser):
+    """Pig to 60 for three (216,000 states: not solved unasked). The advice is the measured
+    approximation in words, with a button that builds the table of three on the server; its
+    progress shows while the page stays usable; then the advice is exact. The game is played
+    to its end by taps, and the review opens."""
+    out = shots(tmp_path)
+    srv = _serve(create_app(tmp_path / "games", str(tmp_path / "tables")), _free_port())
+    server = next(srv)
+    gid = _post(server, "/api/games", {"rules": "pig", "overrides": ["goal=60"], "players": ["Ann", "Bob", "Cat"]})[
+        "id"
+    ]
+    b = browser
+    wait = WebDriverWait(b, 60)
+    _open(b, server, gid, wait)
+
+    def step(what):
+        log = b.execute_script("return state.game.log.length")
+        if what == "stop":
+            wait.until(EC.element_to_be_clickable((By.ID, "stop"))).click()
+        else:
+            wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, f"#faces button:nth-child({what})"))).click()
+            b.find_element(By.ID, "roll").click()
+        wait.until(lambda d, n=log: d.execute_script("return state.game.log.length") == n + 1)
+
+    step(6)
+    b.find_element(By.ID, "advice-btn").click()
+    button = wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#advice .build-btn")))
+    text = b.find_element(By.ID, "advice").text
+    assert "this advice costs at most about" in text and "thousand solve" not in text
+    assert "the table of 3 players" in button.text
+    button.click()
+    bar = wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#advice .build .progress")))
+    assert "%" in b.find_element(By.CSS_SELECTOR, "#advice .build").text
+    # meanwhile the approximate advice is there, and an entry can be made
+    assert b.find_elements(By.CSS_SELECTOR, "#advice .bar-row")
+    assert b.execute_script("return document.documentElement.scrollWidth") <= WIDTH
+    b.execute_script("arguments[0].scrollIntoView()", bar)
+    b.save_screenshot(str(out / "web-build.png"))
+    WebDriverWait(b, 300).until(lambda d: "exact: the equilibrium of 3 players" in d.find_element(By.ID, "advice").text)
+    assert not b.find_elements(By.CSS_SELECTOR, "#advice .build")
+    # Ann 6 x 5 = 30 and stops; Bob and Cat throw a 1; Ann 6 x 5 again: 60 wins
+    for what in [6, 6, 6, 6, "stop", 1, 1, 6, 6, 6, 6, 6, "stop"]:
+        step(what)
+    wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#review table")))
+    rows = b.find_elements(By.CSS_SELECTOR, "#sheet tbody tr")
+    assert [r.find_elements(By.TAG_NAME, "td")[2].text for r in rows] == ["60", "0", "0"]
+    assert "★" in rows[0].text and "Review of the game" in b.find_element(By.ID, "review").text
+    assert b.execute_script("return document.documentElement.scrollWidth") <= WIDTH
+    b.execute_script("window.scrollTo(0, 0)")
+    b.save_screenshot(str(out / "web-three-players-end.png"))
+    next(srv, None)
+
+
+def test_the_installed_page_opens_with_the_server_away(tmp_path, browser):
+    """The manifest and the service worker: once the page has been open, a reload with the
+    server stopped shows the game from this phone's copy, marked offline and read-only; when
+    the server is back, the page finds it by itself."""
+    out = shots(tmp_path)
+    port = _free_port()
+    srv = _serve(create_app(tmp_path / "games"), port)
+    server = next(srv)
+    gid = _post(server, "/api/games", {"rules": "classic", "players": ["Ann", "Bob", "Cat"]})["id"]
+    b = browser
+    wait = WebDriverWait(b, 30)
+    _open(b, server, gid, wait)
+    manifest = b.execute_script("return document.querySelector('link[rel=manifest]').href")
+    assert manifest.endswith("/manifest.webmanifest")
+    wait.until(lambda d: d.execute_script("return !!(navigator.serviceWorker && navigator.serviceWorker.controller)"))
+    for face in (1, 1, 1, 2, 3):
+        b.find_element(By.CSS_SELECTOR, f"#faces button[data-face='{face}']").click()
+    b.find_element(By.ID, "roll").click()
+    wait.until(EC.text_to_be_present_in_element((By.ID, "where"), "turn total 100"))
+    b.find_element(By.ID, "stop").click()
+    wait.until(EC.text_to_be_present_in_element((By.ID, "where"), "Bob to play"))
+    next(srv, None)  # the server stops
+    b.refresh()
+    try:
+        banner = wait.until(EC.visibility_of_element_located((By.ID, "offline")))
+    except Exception:
+        raise AssertionError(b.find_element(By.TAG_NAME, "body").text[:500]) from None
+    assert "server is away" in banner.text
+    rows = b.find_elements(By.CSS_SELECTOR, "#sheet tbody tr")
+    assert [r.find_elements(By.TAG_NAME, "td")[2].text for r in rows] == ["100", "0", "0"]
+    assert "Bob to play" in b.find_element(By.ID, "where").text
+    assert b.execute_script("return document.body.classList.contains('offline')")
+    assert b.execute_script("return document.documentElement.scrollWidth") <= WIDTH
+    b.save_screenshot(str(out / "web-offline.png"))
+    # the server back (the same folder): the banner goes, entries work again
+    back = _serve(create_app(tmp_path / "games"), port)
+    next(back)
+    WebDriverWait(b, 20).until(EC.invisibility_of_element_located((By.ID, "offline")))
+    for face in (2, 3, 4, 6, 6):
+        b.find_element(By.CSS_SELECTOR, f"#faces button[data-face='{face}']").click()
+    b.find_element(By.ID, "roll").click()
+    wait.until(EC.text_to_be_present_in_element((By.ID, "where"), "Cat to play"))
+    next(back, None)

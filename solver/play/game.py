@@ -295,6 +295,8 @@ class Game(LoggedGame):
                 )
                 self._end_turn()
                 return
+            # the sheet shows the winning total (the state's score is the one before the bank)
+            self.states[i] = self.states[i]._replace(score=res.final_total)
             self.history[i].append(_("+{t} → {total} WIN").format(t=t, total=res.final_total))
             self._say(_("{name} banks {t}: {total}").format(name=name, t=t, total=res.final_total))
             self._finish_game([i], _("{name} wins with {total}").format(name=name, total=res.final_total))
@@ -545,7 +547,7 @@ def measured_cost(method: str, rs: Ruleset) -> str:
 
 
 def _percent(p: float) -> str:
-    return f"{100 * p:.1f}%" if p >= 0.001 else f"{100 * p:.2f}%"
+    return f"{100 * p:.1f}%" if p >= 0.0005 else _("less than 0.05%")
 
 
 def cost_words(low: float, high: float, where: str, seats: str | None = None) -> str:

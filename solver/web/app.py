@@ -4,6 +4,9 @@
 The API (every answer JSON; every error ``{"error": "one line"}`` with a 4xx status):
 
 =======  ===============================  ===================================================
+GET      /sw.js, /manifest.webmanifest    the service worker and the manifest: the page installs
+                                          to a phone's home screen and opens without the server
+                                          (the last state of each game, read-only)
 GET      /api/presets                     the rulesets of the 1000 family: name, summary
 GET      /api/strings                     the page's words in the request's language
 GET      /api/games                       the saved games, the most recent first
@@ -43,6 +46,7 @@ stopping is allowed and why not), ``messages`` (what the last entry did) and ``l
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import threading
@@ -119,6 +123,10 @@ PAGE_WORDS = {
     "set_aside": N_("Set aside"),
     "solving": N_("Solving the table for this advice"),
     "seconds_left": N_("about {0} s left"),
+    "offline": N_(
+        "The server is away: the score sheet as this phone last saw it. Entries and advice wait until it is back."
+    ),
+    "server_away": N_("the server cannot be reached; try again when it is back"),
     "table_duel": N_("the duel table"),
     "table_players": N_("the table of {0} players"),
     "build_exact": N_("Exact advice: build {0} (about {1} on the server)"),
@@ -503,6 +511,19 @@ def create_app(
     async def index(request: Request):
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
+    # the service worker's cache is named after the static files, so a changed page replaces it
+    shell_hash = hashlib.sha256(
+        b"".join(p.name.encode() + p.read_bytes() for p in sorted(STATIC.iterdir()) if p.is_file())
+    ).hexdigest()[:16]
+
+    async def service_worker(request: Request):
+        # served from / (not /static/) so that its scope is the whole page
+        text = (STATIC / "sw.js").read_text(encoding="utf-8").replace("__VERSION__", shell_hash)
+        return Response(text, media_type="text/javascript", headers={"Cache-Control": "no-cache"})
+
+    async def manifest(request: Request):
+        return FileResponse(STATIC / "manifest.webmanifest", media_type="application/manifest+json")
+
     async def http_error(request: Request, exc: HTTPException):
         return _error(exc.status_code, exc.detail)
 
@@ -514,6 +535,8 @@ def create_app(
 
     routes = [
         Route("/", index),
+        Route("/sw.js", service_worker),
+        Route("/manifest.webmanifest", manifest),
         Route("/api/presets", in_language(presets)),
         Route("/api/strings", in_language(strings)),
         Route("/api/games", in_language(games), methods=["GET"]),

@@ -3,7 +3,7 @@
 "use strict";
 
 const $ = (sel) => document.querySelector(sel);
-const state = { lang: "en", words: {}, game: null, pending: [], presets: [], advicePoll: null, reviewPoll: null, reviewed: null };
+const state = { lang: "en", words: {}, game: null, pending: [], presets: [], advicePoll: null, reviewPoll: null, reviewed: null, offline: false, offlinePoll: null };
 
 function t(key) { return state.words[key] || key; }
 
@@ -40,7 +40,15 @@ async function api(method, path, body) {
     opts.headers["Content-Type"] = "application/json";
     opts.body = JSON.stringify(body);
   }
-  const res = await fetch(path + sep + "lang=" + state.lang, opts);
+  let res;
+  try {
+    res = await fetch(path + sep + "lang=" + state.lang, opts);
+  } catch (e) {  // the server cannot be reached (and this phone has no copy of the answer)
+    setOffline(true);
+    throw new Error(t("server_away"));
+  }
+  setOffline(res.headers.get("X-Thousand-Offline") === "1");
+  if (state.offline && method !== "GET") throw new Error(t("server_away"));
   let data = null;
   try { data = await res.json(); } catch (e) { data = { error: res.status + " " + res.statusText }; }
   if (!res.ok) {
@@ -49,6 +57,28 @@ async function api(method, path, body) {
     throw err;
   }
   return { status: res.status, data };
+}
+
+// the server away: the page shows this phone's last copy of each answer (the service
+// worker's), read-only, and looks for the server every few seconds
+function setOffline(on) {
+  if (on === state.offline) return;
+  state.offline = on;
+  document.body.classList.toggle("offline", on);
+  const banner = $("#offline");
+  banner.hidden = !on;
+  banner.textContent = on ? t("offline") : "";
+  clearInterval(state.offlinePoll);
+  if (!on) return;
+  state.offlinePoll = setInterval(async () => {
+    try {
+      const res = await fetch("/api/server?lang=" + state.lang);
+      if (res.ok && res.headers.get("X-Thousand-Offline") !== "1") {
+        setOffline(false);
+        await route();
+      }
+    } catch (e) { /* still away */ }
+  }, 3000);
 }
 
 function showError(message) {
@@ -65,6 +95,7 @@ async function guarded(fn) {
 async function loadWords() {
   const { data } = await api("GET", "/api/strings");
   state.words = data.words;
+  if (state.offline) $("#offline").textContent = t("offline");  // marked before the words came
   document.documentElement.lang = state.lang;
   document.title = t("title");
   document.querySelectorAll("[data-w]").forEach((el) => { el.textContent = t(el.dataset.w); });
@@ -550,4 +581,6 @@ async function init() {
   await route();
 }
 
+// installable: the service worker keeps the page and the last state of each game on the phone
+if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
 init();
