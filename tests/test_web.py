@@ -284,6 +284,15 @@ def test_a_missing_table_is_built_when_asked_once_for_two_phones(folder, tmp_pat
     assert any(tables.glob("*-duel/meta.json"))
 
 
+def test_a_fixed_point_table_is_noted_without_a_command(client):
+    """Classic's shipped duel is stored in fixed point: the page's advice says so, and names
+    no command to type (the command line's does)."""
+    gid = new_game(client, players=("Ann", "Bob"))["id"]
+    entry(client, gid, "roll 1,5,2,3,3")
+    (part,) = [p for p in client.get(f"/api/games/{gid}/advice").json()["advice"] if p.get("options")]
+    assert part["exact"] and "fixed point" in part["note"] and "thousand solve" not in part["note"]
+
+
 def test_three_players_are_told_the_measured_cost_in_words(client):
     """Three players of plain: no exact table yet; the approximation says what it costs in win
     chance, and the build of the table of three is offered."""

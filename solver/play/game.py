@@ -612,10 +612,11 @@ class Advisors:
         self.rs, self.mode, self.tables_dir = rs, mode, tables_dir
         self.solver = solver or _solve_here
         self.on_request = on_request
-        self._estimates: dict = {}  # objective -> the solve's estimate (tables.solve.estimate)
+        # objective -> the solve's estimate (tables.solve.estimate), or why the solver refuses it;
+        # asked once (the web asks at every request)
+        self._estimates: dict = {}
         self._sol: dict = {}
         self._players: int | None = None
-        self._states: dict = {}  # players -> states of the N-player game, or why not
 
     def _solution(self, objective: str):
         if objective not in self._sol:
@@ -636,7 +637,7 @@ class Advisors:
         if n <= (SMALL_DUEL_EQUAL_TURNS if self.rs.equal_turns else SMALL_DUEL):
             return True, ""
         why = _("the duel table of these rules is not solved yet ({n} player states)").format(n=n)
-        return False, why + self._how_to_build("duel", _("solve it with `{cmd}`"))
+        return False, why + self._how_to_build("duel")
 
     def advice(self, g: Game) -> list[tuple[str, Advice | None, bool]]:
         """The advice for the player to move: (heading, advice, exact) triples, the heading
@@ -746,37 +747,40 @@ class Advisors:
         found, or the solver takes the ruleset and it is small enough to solve in seconds."""
         from thousand.solvers.nplayer import NPlayerError
         from thousand.tables.files import find_table
-        from thousand.tables.players import SMALL_GAME, estimate, objective
+        from thousand.tables.players import SMALL_GAME, objective
 
         obj = objective(players)
         if obj in self._sol or find_table(self.rs, obj, self.tables_dir) is not None:
             return True, ""
-        if players not in self._states:  # sized once (the web asks at every request)
-            try:
-                self._states[players] = estimate(self.rs, players)["states"]
-            except NPlayerError as exc:
-                self._states[players] = str(exc)
-        states = self._states[players]
-        if isinstance(states, str):
-            return False, states
+        try:
+            states = self.estimate(obj)["states"]
+        except NPlayerError as exc:
+            return False, str(exc)
         if states <= SMALL_GAME:
             return True, ""
         why = _("the exact table of {n} players is not solved yet ({states:,} states)").format(n=players, states=states)
-        return False, why + self._how_to_build(objective(players), _("solve it with `{cmd}`"))
+        return False, why + self._how_to_build(obj)
 
     def estimate(self, objective: str) -> dict:
         """What a solve of ``objective`` would cost here (:func:`thousand.tables.solve.estimate`),
-        asked once per objective."""
+        asked once per objective; a :class:`thousand.solvers.nplayer.NPlayerError` for a game
+        the N-player solver refuses."""
+        from thousand.solvers.nplayer import NPlayerError
         from thousand.tables.solve import estimate
 
         if objective not in self._estimates:
-            self._estimates[objective] = estimate(self.rs, objective)
-        return self._estimates[objective]
+            try:
+                self._estimates[objective] = estimate(self.rs, objective)
+            except NPlayerError as exc:
+                self._estimates[objective] = str(exc)
+        got = self._estimates[objective]
+        if isinstance(got, str):
+            raise NPlayerError(got)
+        return got
 
-    def _how_to_build(self, objective: str, command: str) -> str:
+    def _how_to_build(self, objective: str) -> str:
         """The end of a missing table's reason: how long a build takes, and on the command line
-        the command that builds it (``command`` with ``{cmd}``); a table too large for one
-        machine says so instead."""
+        the command that builds it; a table too large for one machine says so instead."""
         from thousand.tables.files import PLAYERS
 
         est = self.estimate(objective)
@@ -792,7 +796,7 @@ class Advisors:
             return text
         seats = PLAYERS.fullmatch(objective)
         flag = f"--players {seats.group(1)}" if seats else f"--objective {objective}"
-        return text + "; " + command.format(cmd=f"thousand solve {self.rs.name} {flag}")
+        return text + "; " + _("solve it with `{cmd}`").format(cmd=f"thousand solve {self.rs.name} {flag}")
 
     def missing(self, g: Game) -> list[dict]:
         """The tables whose exact advice the position to move lacks, that a build on this
@@ -810,21 +814,21 @@ class Advisors:
         others = [j for j in range(len(g.names)) if j != g.current and j not in g.finished]
         wanted = []
         if len(others) > 1:
-            ok, _why = self.players_available(len(others) + 1)
-            if not ok and not isinstance(self._states.get(len(others) + 1), str):
-                wanted.append(objective(len(others) + 1))
-            elif not ok and not rs.equal_turns:
-                wanted.append("duel")
+            obj = objective(len(others) + 1)
+            if not self.players_available(len(others) + 1)[0]:
+                try:
+                    self.estimate(obj)
+                    wanted.append(obj)
+                except NPlayerError:  # refused: the approximation's duel table, where it reads one
+                    if not rs.equal_turns:
+                        wanted.append("duel")
         elif not (rs.equal_turns and len(g.names) != 2):
             wanted.append("duel")
         out = []
         for obj in wanted:
             if obj == "duel" and self.duel_available()[0]:
                 continue
-            try:
-                est = self.estimate(obj)
-            except NPlayerError:
-                continue
+            est = self.estimate(obj)
             if not est.get("exceeded"):
                 out.append({"objective": obj, "seconds": [float(x) for x in est["seconds"]]})
         return out

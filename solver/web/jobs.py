@@ -95,10 +95,13 @@ class Solves:
         key = (rs.hash, objective)
         with self._guard:
             job = self._jobs.get(key)
-            if job is None:
+            if job is None or not job.done:
+                # a solve writes its table (atomically) a moment before its thread ends: what is on
+                # disk is the answer, as the advisors' own look at the disk says
                 table = find_table(rs, objective, self.tables_dir)
                 if table is not None:
                     return loaded(rs, objective, table)
+            if job is None:
                 job = self._jobs[key] = Job(rs, objective, self.tables_dir)
         if not job.done:
             raise Solving(job)

@@ -353,11 +353,7 @@ async function advice() {
     box.innerHTML = "";
     const h = document.createElement("h3");
     h.textContent = `${t("solving")}: ${p.ruleset} ${p.objective}`;
-    const bar = document.createElement("div");
-    bar.className = "progress";
-    const fill = document.createElement("i");
-    fill.style.width = `${Math.round(100 * (p.fraction || 0))}%`;
-    bar.append(fill);
+    const bar = progressBar(p.fraction);
     const left = document.createElement("p");
     left.className = "muted";
     left.textContent = p.expected ? t("seconds_left").replace("{0}", Math.max(0, Math.round(p.expected - p.elapsed))) : "";
@@ -411,6 +407,16 @@ async function advice() {
   }
 }
 
+// a solve's share done as a bar
+function progressBar(fraction) {
+  const bar = document.createElement("div");
+  bar.className = "progress";
+  const fill = document.createElement("i");
+  fill.style.width = `${Math.round(100 * (fraction || 0))}%`;
+  bar.append(fill);
+  return bar;
+}
+
 function duration(seconds) {
   const s = Math.max(0, Math.round(seconds));
   return s < 120 ? t("n_seconds").replace("{0}", s) : t("n_minutes").replace("{0}", Math.round(s / 60));
@@ -444,11 +450,7 @@ function buildBox(b) {
   }
   const pct = Math.round(100 * (job.fraction || 0));
   h.textContent = `${t("building").replace("{0}", what)}: ${pct}%`;
-  const bar = document.createElement("div");
-  bar.className = "progress";
-  const fill = document.createElement("i");
-  fill.style.width = `${pct}%`;
-  bar.append(fill);
+  const bar = progressBar(job.fraction);
   const left = document.createElement("p");
   left.className = "muted";
   const rest = job.expected - job.elapsed;
