@@ -509,7 +509,7 @@ def test_measured_costs_are_read_per_kind_of_turn(monkeypatch):
     pig, plain = load_ruleset("pig"), load_ruleset("classic")
     assert best_duel_method(pig) == "product" and best_duel_method(plain) == "duel"
     assert approx.measured(5)["duel"] == {"loss_low": 0.0005, "loss_high": 0.0006, "where": "plain-500 (3 players)"}
-    assert "0.0500 to 0.0600" in measured_cost("race", plain) and "plain-500" in measured_cost("race", plain)
+    assert "5.0% to 6.0%" in measured_cost("race", plain) and "plain-500" in measured_cost("race", plain)
     assert approx.measured()["race"]["loss_high"] == 0.2
     # a case with interactions measured: the 1000 rules read it, plain and Farkle do not
     fake["cases"].append(
@@ -585,8 +585,13 @@ def test_equal_turns_advice_chooses_by_the_seat(monkeypatch):
     monkeypatch.setattr(approx, "_measured_file", lambda: cases)
     rs = load_ruleset("pig", ("equal_turns=true",))
     method, label = equal_turns_method(rs, last_seat=True)
-    assert method == "race" and "0.0100 to 0.0100" in label and "a (3 players)" in label
+    assert (
+        method == "race"
+        and "at most about 1.0% win chance" in label
+        and "1.0% to 1.0%" in label
+        and "a (3 players)" in label
+    )
     method, label = equal_turns_method(rs, last_seat=False)
-    assert method == "memoryless" and "0.0000 to 0.0100" in label and "b (" not in label
+    assert method == "memoryless" and "less than 0.05% to 1.0%" in label and "b (" not in label
     monkeypatch.setattr(approx, "_measured_file", lambda: {"cases": []})
     assert equal_turns_method(rs, last_seat=False) == ("memoryless", "its cost not measured")
