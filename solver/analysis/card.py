@@ -1,0 +1,714 @@
+"""Strategy cards: a rule a person can hold in their head, and its exact cost.
+
+A :class:`Card` is a table of *stop marks*: rows are bands of the score gap (my score
+minus the opponent's), columns are groups of dice counts. Its rule, as printed:
+
+1. Bank whenever banking wins the game.
+2. After a roll, if a set-aside lets you bank at or above the mark of your band and
+   the dice you would roll next (hot dice: all of them), take the one with the most
+   points and bank.
+3. Otherwise take the set-aside with the most points counting each die you will roll
+   as ``keep_die`` points (a set-aside that ends the turn at once, a samosval dump or an
+   overshoot, only when nothing else is legal), and roll on.
+
+Stopping is of course only where the rules allow it (opening, pits, barrel): the
+card's marks say *when you want to*. Beyond a state's saturation total every bank
+ends alike and the card banks as soon as it may, as :class:`thousand.analysis.exact.PolicyTurns`
+does for any bot.
+
+Exact cost. With the card's turn-end distribution ``p_a^card(e)`` (a forward pass
+of probability mass through the turn under the card's decisions, :func:`card_turn_ends`)
+and the optimal player's ``p_b^opt(e)`` (the greedy turn of the duel table,
+:func:`thousand.kernel.duel_policy`), the card's chance against the optimum solves
+the absorbing chain
+
+    C(a, b) = P_a^card(win) + sum_e p_a^card(e) O(b_e, a_e)    (the card moves)
+    O(b, a) = sum_e p_b^opt(e) C(a_e, b_e)                     (the optimum moves)
+
+with ``C``/``O`` the card's win probability; it is iterated to a fixed point
+(Gauss-Seidel between the two halves). The card's *loss* is the win probability it
+gives up against an optimal opponent, averaged over the two seats:
+``1/2 [(P* - C(x0, x0)) + ((1 - P*) - O(x0, x0))] = 1/2 - (C + O) / 2``, where P* is the
+duel's value; its *turn loss* is the expected points of one turn from the start,
+optimum minus card.
+"""
+
+from __future__ import annotations
+
+import bisect
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from itertools import combinations
+
+import numpy as np
+
+from thousand import kernel
+from thousand.base.errors import ThousandError
+from thousand.base.i18n import _
+from thousand.engine.player import Moves, PlayerState
+from thousand.engine.turn import TurnEnd, TurnRules, TurnState
+from thousand.kernel import FREE, MUST_ROLL, end_opponents
+from thousand.kernel._pure import _options_by_dice, _segment_argmax
+from thousand.rules.ruleset import Ruleset
+
+from .bots import Bot, BotState
+
+# rank tiers of a set-aside (rule 3 of the card: a forced end only when nothing else is legal)
+_FORCED, _ROLL, _BANK = 0.0, 1.0, 2.0
+_TIER = float(2**44)
+
+
+@dataclass(frozen=True)
+class Card:
+    """A strategy card for ruleset ``rs`` (module docstring).
+
+    ``groups``: the first dice count of each column, ascending from 1 (``(1,)`` one
+    column for every count; ``(1, 3)`` columns 1-2 and 3-N dice). ``edges``: the score
+    gaps (my score minus the opponent's, points) where a new row starts, ascending
+    (``()`` one row; ``(-200,)`` "behind by more than 200" and the rest). ``marks[row][col]``:
+    bank at or above this turn total (points). ``keep_die``: what a die still to roll
+    is worth when choosing a set-aside (points; keep-all rules have nothing to choose)."""
+
+    rs: Ruleset
+    groups: tuple[int, ...]
+    edges: tuple[int, ...]
+    marks: tuple[tuple[int, ...], ...]
+    keep_die: int = 0
+
+    def __post_init__(self):
+        n = self.rs.dice
+        if not self.groups or self.groups[0] != 1 or list(self.groups) != sorted(set(self.groups)):
+            raise ThousandError(f"card: dice groups must start at 1 and ascend: {self.groups}")
+        if self.groups[-1] > n:
+            raise ThousandError(f"card: a dice group starts beyond {n} dice: {self.groups}")
+        if list(self.edges) != sorted(set(self.edges)):
+            raise ThousandError(f"card: score-gap edges must ascend: {self.edges}")
+        if len(self.marks) != len(self.edges) + 1 or any(len(r) != len(self.groups) for r in self.marks):
+            raise ThousandError("card: one row of marks per score-gap band, one mark per dice group")
+
+    @property
+    def cells(self) -> int:
+        return len(self.marks) * len(self.groups)
+
+    def band(self, gap: int) -> int:
+        """The row of a score gap (my score minus the opponent's, points)."""
+        return bisect.bisect_right(self.edges, gap)
+
+    def column(self, dice: int) -> int:
+        return bisect.bisect_right(self.groups, dice) - 1
+
+    def mark(self, gap: int, dice: int) -> int:
+        """The stop mark (points) with ``dice`` to roll next at score gap ``gap``."""
+        return self.marks[self.band(gap)][self.column(dice)]
+
+    def thresholds(self) -> np.ndarray:
+        """Marks per band and dice count, (bands, dice + 1) points (column 0 unused)."""
+        out = np.zeros((len(self.marks), self.rs.dice + 1), dtype=np.int64)
+        for d in range(1, self.rs.dice + 1):
+            out[:, d] = [row[self.column(d)] for row in self.marks]
+        return out
+
+    # ---- what a person reads
+
+    def group_label(self, j: int) -> str:
+        lo = self.groups[j]
+        hi = self.groups[j + 1] - 1 if j + 1 < len(self.groups) else self.rs.dice
+        return str(lo) if lo == hi else f"{lo}-{hi}"
+
+    def band_label(self, i: int) -> str:
+        if not self.edges:
+            return _("any score")
+        lo = self.edges[i - 1] if i > 0 else None
+        hi = self.edges[i] if i < len(self.edges) else None
+        if lo is None:
+            return _("behind by more than {g}").format(g=-hi) if hi <= 0 else _("lead below {g}").format(g=hi)
+        if hi is None:
+            return _("ahead by {g} or more").format(g=lo) if lo >= 0 else _("behind by {g} or less").format(g=-lo)
+        return _("from {lo} to {hi}").format(lo=_signed(lo), hi=_signed(hi - 1))
+
+    def rules_text(self) -> list[str]:
+        """The card's rule in words (the table of marks goes beside it)."""
+        lines = [
+            _("Bank whenever banking wins the game."),
+            _(
+                "After a roll: if a set-aside lets you bank at or above the mark for your score and the dice you "
+                "would roll next (hot dice: all {n}), take the one with the most points and bank."
+            ).format(n=self.rs.dice),
+        ]
+        if self.rs.keep == "any":
+            lines.append(
+                _(
+                    "Otherwise roll on, setting aside what gives the most points counting each die you will roll "
+                    "as {v} points."
+                ).format(v=self.keep_die)
+                if self.keep_die
+                else _("Otherwise set aside the most points and roll on.")
+            )
+        else:
+            lines.append(_("Otherwise roll on."))
+        if self.rs.dump or self.rs.barrel.kind == "exact":
+            lines.append(_("Never take a set-aside that ends your turn (a dump, an overshoot) if another is legal."))
+        return lines
+
+    def markdown(self, report: CardReport | None = None) -> str:
+        head = (
+            "| "
+            + _("score")
+            + " | "
+            + " | ".join(_("{d} dice").format(d=self.group_label(j)) for j in range(len(self.groups)))
+        )
+        out = [
+            "# " + _("Strategy card: {name}").format(name=self.rs.name),
+            "",
+            *[f"{k}. {line}" for k, line in enumerate(self.rules_text(), start=1)],
+            "",
+            _("Marks (bank at or above this turn total, by the dice you would roll next):"),
+            "",
+            head + " |",
+            "|---" + "|---:" * len(self.groups) + "|",
+        ]
+        for i, row in enumerate(self.marks):
+            out.append(f"| {self.band_label(i)} | " + " | ".join(str(m) for m in row) + " |")
+        if report is not None:
+            out += ["", *report.lines()]
+        return "\n".join(out) + "\n"
+
+    def to_json(self) -> dict:
+        return {
+            "ruleset": self.rs.name,
+            "groups": list(self.groups),
+            "edges": list(self.edges),
+            "marks": [list(r) for r in self.marks],
+            "keep_die": self.keep_die,
+            "cells": self.cells,
+            "rules": self.rules_text(),
+        }
+
+
+def _signed(v: int) -> str:
+    return f"+{v}" if v > 0 else str(v)
+
+
+# --------------------------------------------------------------------------- one turn
+
+
+def card_turn_ends(
+    table: kernel.RollTable,
+    stop_ok: np.ndarray,
+    forced_ok: np.ndarray,
+    wins: np.ndarray,
+    last: np.ndarray,
+    marks: np.ndarray,
+    keep_die: np.ndarray,
+    unit: int,
+):
+    """How turns end under card decisions, one column per turn: ``(stop_p, forced_p,
+    bust_p, win_p)`` as :func:`thousand.kernel.end_distribution` gives them for the
+    optimum (each column's totals above its last total counted at it; they sum to 1).
+
+    ``stop_ok``, ``forced_ok``, ``wins`` (a bank at t wins): (T+1, K) per total in
+    units, each column's values beyond its own last total ``last[k]`` repeating the
+    value there; ``marks`` (K, dice+1): the stop mark in points per dice count;
+    ``keep_die`` (K,): points a die to roll is worth. A forward pass of probability mass
+    over the totals (each set-aside adds at least one unit). Above its last total a
+    column's every bank ends alike and the card banks as soon as it may (module
+    docstring); the row T+1 holds every total above T, and its hot-dice cycle is
+    followed until its mass is below 1e-17."""
+    N, hot = table.dice, table.hot_mode
+    T = stop_ok.shape[0] - 1
+    L = T + 2
+    K = marks.shape[0]
+    s_ok = np.vstack([stop_ok, stop_ok[-1:]]).astype(bool)  # (L, K)
+    f_ok = np.vstack([forced_ok, forced_ok[-1:]]).astype(bool)
+    t_units = np.arange(L, dtype=np.float64)
+    beyond = t_units[:, None] > np.asarray(last)[None, :]
+    win = (np.vstack([wins, wins[-1:]]).astype(bool) | beyond) & s_ok
+    # the card banks at a decision (t, m) where allowed and the total reaches the mark (or wins)
+    bank = s_ok[:, None, :] & ((t_units[:, None, None] * unit >= marks.T[None, :, :]) | win[:, None, :])
+    bank[:, 0, :] = bank[:, N, :] if hot == FREE else False  # hot dice: a decision at N dice only when free
+    # the rank of arriving at (t, m) after a set-aside (rule 3 of the card)
+    m_eff = np.arange(N + 1, dtype=np.float64)
+    m_eff[0] = N
+    roll_key = (
+        (t_units[:, None, None] + (keep_die / unit)[None, None, :] * m_eff[None, :, None]) * 4096.0
+        + t_units[:, None, None]
+    ) * 8.0 + m_eff[None, :, None]
+    bank_key = np.broadcast_to(t_units[:, None, None] * 8.0 + m_eff[None, :, None], roll_key.shape)
+    rank = np.where(bank, _BANK * _TIER + bank_key, _ROLL * _TIER + roll_key)
+    forced_key = np.broadcast_to(_FORCED * _TIER + t_units[:, None, None], rank.shape)
+    rank = np.where(f_ok[:, None, :], forced_key, rank)
+    # after a confirming roll a total that may be banked is banked at once
+    rank_c = np.where((s_ok & ~f_ok)[:, None, :], _BANK * _TIER + bank_key, rank)
+
+    per_n = _options_by_dice(
+        table.cls_ptr, table.cls_prob, table.cls_instant, table.opt_ptr, table.opt_points, table.opt_used, N
+    )
+    cols = np.arange(K)[None, :]
+    stop_p = np.zeros((L, K))
+    forced_p = np.zeros((L, K))
+    bust_p = np.zeros(K)
+    win_p = np.zeros(K)
+    size = L * (N + 1) * K
+    arr = np.zeros(size)  # mass arriving at (t, m) after a plain roll, flat (L, N+1, K)
+    arr_c = np.zeros(size)  # ... after a confirming roll
+
+    def throw(t, n, mass, ranks, target):
+        nonlocal bust_p, win_p
+        probs, pts, left, seg, p_bust, p_inst = per_n[n - 1]
+        bust_p = bust_p + p_bust * mass
+        win_p = win_p + p_inst * mass
+        if len(probs):
+            tt = np.minimum(t + pts, L - 1)
+            arg = _segment_argmax(ranks[tt, left], seg, len(seg))  # (classes, K): the option taken
+            where = (tt[arg] * (N + 1) + left[arg]) * K + cols
+            target += np.bincount(where.ravel(), (probs[:, None] * mass[None, :]).ravel(), minlength=size)
+
+    def route(t):
+        """Send the arrivals at row t on: banks and forced ends recorded, rolls thrown."""
+        lo, hi = t * (N + 1) * K, (t + 1) * (N + 1) * K
+        a, c = arr[lo:hi].reshape(N + 1, K).copy(), arr_c[lo:hi].reshape(N + 1, K).copy()
+        arr[lo:hi] = 0.0
+        arr_c[lo:hi] = 0.0
+        f, sk = f_ok[t], s_ok[t]
+        forced_p[t] += np.where(f, a.sum(axis=0) + c.sum(axis=0), 0.0)
+        a *= ~f
+        c *= ~f
+        stop_p[t] += np.where(sk, c.sum(axis=0), 0.0)  # a confirming roll that scores banks at once
+        a += c * ~sk
+        dec = a[1:].copy()  # decisions at m = 1..N dice
+        hot_roll = np.zeros(K)
+        if hot == FREE:
+            dec[N - 1] += a[0]
+        else:
+            hot_roll = a[0]
+        b = bank[t, 1:]
+        stop_p[t] += (dec * b).sum(axis=0)
+        rolls = dec * ~b
+        if hot == MUST_ROLL:
+            rolls[N - 1] += hot_roll
+        for n in range(1, N + 1):
+            if rolls[n - 1].any():
+                throw(t, n, rolls[n - 1], rank, arr)
+        if hot != FREE and hot != MUST_ROLL and hot_roll.any():
+            throw(t, N, hot_roll, rank_c, arr_c)
+
+    throw(0, N, np.ones(K), rank, arr)  # a turn starts by rolling every die
+    for t in range(1, L - 1):
+        route(t)
+    tail = slice((L - 1) * (N + 1) * K, size)
+    for _k in range(100_000):  # the row above T: its only cycle is hot dice
+        if arr[tail].sum() + arr_c[tail].sum() < 1e-17:
+            break
+        route(L - 1)
+    # each column's totals above its last total counted at it
+    out = []
+    for p in (stop_p, forced_p):
+        folded = np.where(beyond, 0.0, p)[: T + 1]
+        folded[np.minimum(last, T), np.arange(K)] += np.where(beyond, p, 0.0).sum(axis=0)
+        out.append(folded)
+    return out[0], out[1], bust_p, win_p
+
+
+def _columns(card: Card, rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]):
+    """The arguments of :func:`card_turn_ends` for turns given as ``(stop_ok, forced_ok,
+    wins, band)`` over their own totals 0..T_k: padded to the longest, repeating each
+    column's last value."""
+    T = max(len(r[0]) for r in rows) - 1
+    K = len(rows)
+    ok, forced, wins = (np.empty((T + 1, K), dtype=np.uint8) for _k in range(3))
+    last = np.array([len(r[0]) - 1 for r in rows])
+    for k, (s_ok, f_ok, w, _band) in enumerate(rows):
+        for out, a in ((ok, s_ok), (forced, f_ok), (wins, w)):
+            out[: len(a), k] = a
+            out[len(a) :, k] = a[-1]
+    th = card.thresholds()[[r[3] for r in rows]].astype(np.float64)
+    return ok, forced, wins, last, th, np.full(K, float(card.keep_die))
+
+
+def card_turn_points(card: Card, x: PlayerState | None = None) -> float:
+    """Expected points of one turn from ``x`` (the start) under the card at a level score,
+    valued as :func:`thousand.solvers.turn.expected_turn_points` values the optimum's."""
+    from thousand.solvers.turn import expected_turn_points
+
+    rs = card.rs
+    moves = Moves(rs)
+    x = x or moves.initial()
+    T = expected_turn_points(rs, x).T
+    u = rs.unit
+    t = np.arange(T + 1)
+    forced = np.array([moves.mid_turn(x, int(k) * u) is not None for k in t], np.uint8)
+    ok = np.array([moves.can_bank(x, int(k) * u) for k in t], np.uint8) & (1 - forced)
+    wins = np.array([bool(ok[k]) and moves.wins(x, int(k) * u) for k in t], np.uint8)
+    args = _columns(card, [(ok, forced, wins, card.band(0))])
+    stop_p, _f, _b, win_p = card_turn_ends(kernel.roll_table(rs), *args, u)
+    return float(stop_p[:, 0] @ (t * float(u)) + win_p[0] * max(rs.goal - x.score, 0))
+
+
+# --------------------------------------------------------------------------- the duel
+
+
+class CardDuel:
+    """The duel of a card against the optimal player (module docstring), built once per
+    ruleset: the optimal player's turns as sparse rows, and what each card turn's ends
+    lead to. :meth:`measure` values a card exactly."""
+
+    def __init__(self, rs: Ruleset, solution=None, tables_dir: str | None = None, progress: bool = False):
+        from scipy import sparse
+
+        from thousand.solvers.duel import DuelModel
+        from thousand.tables.solve import solve_objective
+
+        if rs.equal_turns:
+            raise ThousandError(
+                f"{rs.name}: cards are measured in duels without equal turns (its duel is too large for the exact "
+                "measurement; docs/card.md)"
+            )
+        t0 = time.perf_counter()
+        self.rs = rs
+        sol = solution or solve_objective(rs, "duel", tables_dir, progress=progress)
+        model = self.model = DuelModel(rs)
+        n = self.n = model.n
+        st = model.space.states
+        if hasattr(sol, "P"):  # a DuelSolution of the same model: its order already
+            P = np.asarray(sol.P, dtype=np.float64)
+        else:
+            perm = np.array([sol.index[x] for x in st])
+            P = np.asarray(sol.values, dtype=np.float64)[np.ix_(perm, perm)]
+        self.x0 = model.index(model.moves.initial())
+        self.p_star = float(P[self.x0, self.x0])
+        Q = np.ascontiguousarray(P.T)
+        table, plans = self.table, self.plans = model.table, model.plans
+        # the optimum's rows, by blocks of movers: O_Q[a * n + b] = O(b moves, a the card)
+        rows, cols, vals, h = [], [], [], np.zeros(n * n)
+        step = max(1, 2_000_000 // max(n * int(np.max(np.diff(plans.ptr))), 1))
+        for lo in range(0, n, step):
+            movers = np.arange(lo, min(n, lo + step), dtype=np.int64)
+            r = kernel.duel_policy(table, plans, Q, movers, np.zeros(len(movers), np.int64), np.full(len(movers), n))
+            p = np.repeat(movers, n) + np.tile(np.arange(n), len(movers)) * n  # pair (b, a) -> a * n + b
+            rows.append(np.repeat(p, np.diff(r.indptr)))
+            cols.append(np.asarray(r.cols, dtype=np.int64))
+            vals.append(np.asarray(r.vals, dtype=np.float64))
+            h[p] = 1.0 - r.c
+        self.opt = sparse.csr_matrix(
+            (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n * n, n * n)
+        )
+        self.opt_h = h
+        self.moves = model.moves
+        self.gap = model.score[:, None] - model.score[None, :]  # gap[a, b]: card's score minus the opponent's
+        self.setup_seconds = time.perf_counter() - t0
+        self._start: tuple[np.ndarray, np.ndarray] | None = None
+
+    def card_rows(self, card: Card):
+        """The card's turns as sparse rows: ``C_Q = w + M @ O_Q`` (C_Q[b * n + a] = C(a moves, b))."""
+        from scipy import sparse
+
+        n, plans, u = self.n, self.plans, self.rs.unit
+        bands = np.searchsorted(np.asarray(card.edges), self.gap, side="right")  # (n, n)
+        # one column per (mover, band it meets)
+        cols_of, turns = [], []
+        for i in range(n):
+            a, b = plans.ptr[i], plans.ptr[i + 1]
+            s_ok, f_ok, nxt = plans.stop_ok[a:b], plans.forced_ok[a:b], plans.next[a:b]
+            used = np.unique(bands[i])
+            cols_of.append((len(turns), used))
+            turns += [(s_ok, f_ok, (nxt == -1).astype(np.uint8), int(k)) for k in used]
+        sp, fp, bp, wp = card_turn_ends(self.table, *_columns(card, turns), u)
+        ends = sp + fp
+        rows, cols, vals = [], [], []
+        w = np.zeros(n * n)
+        Y = np.arange(n)
+        for i in range(n):
+            a, b = plans.ptr[i], plans.ptr[i + 1]
+            T1 = b - a
+            nxt = plans.next[a:b]
+            first, used = cols_of[i]
+            col = first + np.searchsorted(used, bands[i])
+            mass = ends[:T1, col]  # (T+1, n): the turn ends at t against each opponent
+            flat = Y * n + i
+            w[flat] = wp[col] + mass[nxt == -1].sum(axis=0)
+            ts = np.flatnonzero((nxt >= 0) & (mass.max(axis=1) > 0))
+            if len(ts):
+                opp = end_opponents(plans, i, a + ts, Y)  # (len(ts), n)
+                rows.append(np.broadcast_to(flat, (len(ts), n)).ravel())
+                cols.append((nxt[ts][:, None] * n + opp).ravel())
+                vals.append(mass[ts].ravel())
+            rows.append(flat)
+            cols.append(plans.bust[i] * n + Y)
+            vals.append(bp[col])
+        r, c, v = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+        keep = v > 0
+        M = sparse.csr_matrix((v[keep], (r[keep], c[keep])), shape=(n * n, n * n))
+        return M, w
+
+    def measure(self, card: Card, tol: float = 1e-14, max_rounds: int = 200_000) -> CardReport:
+        """The card's exact cost against the optimum (:class:`CardReport`)."""
+        t0 = time.perf_counter()
+        M, w = self.card_rows(card)
+        n = self.n
+        # card: the card's chance where it moves (C_Q), opt: where the optimum moves (O_Q)
+        card_v, opt_v = (a.copy() for a in self._start) if self._start is not None else (np.full(n * n, 0.5),) * 2
+        change, rounds = np.inf, 0
+        while change > tol and rounds < max_rounds:
+            rounds += 1
+            c_new = w + M @ opt_v
+            o_new = self.opt_h + self.opt @ c_new
+            change = max(float(np.max(np.abs(c_new - card_v))), float(np.max(np.abs(o_new - opt_v))))
+            card_v, opt_v = c_new, o_new
+        if change > tol:
+            raise ThousandError(f"{self.rs.name}: the card's duel did not settle ({change:.1e} after {rounds} rounds)")
+        self._start = (card_v, opt_v)  # the next card's values start here (a search moves one mark at a time)
+        residual = max(
+            float(np.max(np.abs(w + M @ opt_v - card_v))), float(np.max(np.abs(self.opt_h + self.opt @ card_v - opt_v)))
+        )
+        x0 = self.x0
+        first, second = float(card_v[x0 * n + x0]), float(opt_v[x0 * n + x0])
+        return CardReport(
+            card,
+            first=first,
+            second=second,
+            p_star=self.p_star,
+            rounds=rounds,
+            residual=residual,
+            seconds=time.perf_counter() - t0,
+        )
+
+
+def _turn_optimum(rs: Ruleset) -> float:
+    from thousand.solvers.turn import expected_turn_points
+
+    return expected_turn_points(rs).value
+
+
+@dataclass
+class CardReport:
+    """A card's exact cost: its win probability against the optimum in each seat
+    (``first``: the card moves first), the duel's value ``p_star``, and one turn's
+    expected points from the start, card and optimum."""
+
+    card: Card
+    first: float
+    second: float
+    p_star: float
+    turn_points: float | None = None  # filled by :meth:`with_turn`
+    turn_optimum: float | None = None
+    rounds: int = 0
+    residual: float = 0.0
+    seconds: float = 0.0
+    steps: list = field(default_factory=list)  # the search's trail: (cells, loss) of smaller cards
+
+    @property
+    def loss(self) -> float:
+        """Win probability given up against an optimal opponent, both seats averaged."""
+        return 0.5 - 0.5 * (self.first + self.second)
+
+    def with_turn(self) -> CardReport:
+        """This report with one turn's expected points, card and optimum."""
+        return replace(self, turn_points=card_turn_points(self.card), turn_optimum=_turn_optimum(self.card.rs))
+
+    @property
+    def turn_loss(self) -> float | None:
+        return None if self.turn_points is None else self.turn_optimum - self.turn_points
+
+    def lines(self) -> list[str]:
+        out = [
+            _(
+                "Measured exactly against an optimal opponent: wins {w:.4%} of games (first {f:.4%}, second {s:.4%}), "
+                "{loss:.4%} less than the optimum's 50%."
+            ).format(w=0.5 * (self.first + self.second), f=self.first, s=self.second, loss=self.loss)
+        ]
+        if self.turn_points is not None:
+            out.append(
+                _("One turn from the start: {c:.2f} points on average, the optimum {o:.2f} ({d:.2f} less).").format(
+                    c=self.turn_points, o=self.turn_optimum, d=self.turn_loss
+                )
+            )
+        return out
+
+    def to_json(self) -> dict:
+        return {
+            "card": self.card.to_json(),
+            "loss": self.loss,
+            "win_first": self.first,
+            "win_second": self.second,
+            "p_star": self.p_star,
+            "turn_points": self.turn_points,
+            "turn_optimum": self.turn_optimum,
+            "turn_loss": self.turn_loss,
+            "rounds": self.rounds,
+            "residual": self.residual,
+            "seconds": round(self.seconds, 3),
+            "steps": [{"cells": c, "loss": v} for c, v in self.steps],
+        }
+
+
+# --------------------------------------------------------------------------- the search
+
+
+# card shapes by size: (dice groups, score-gap bands); cells = groups * bands
+def shapes(rs: Ruleset) -> list[tuple[int, int]]:
+    """The card shapes offered, smallest first: one mark; marks per dice group (2, 3, every
+    count); then two and three score-gap bands."""
+    n = rs.dice
+    out = [(1, 1), (2, 1), (3, 1), (2, 2), (n, 1), (n, 2), (n, 3)]
+    seen, res = set(), []
+    for g, b in out:
+        g = min(g, n)
+        if (g, b) not in seen:
+            seen.add((g, b))
+            res.append((g, b))
+    return sorted(res, key=lambda s: (s[0] * s[1], s[1]))
+
+
+def _group_splits(n: int, k: int) -> list[tuple[int, ...]]:
+    return [(1, *c) for c in combinations(range(2, n + 1), k - 1)]
+
+
+def find_card(
+    rs: Ruleset,
+    cells: int = 12,
+    duel: CardDuel | None = None,
+    progress: Callable[[str], None] | None = None,
+    tables_dir: str | None = None,
+) -> CardReport:
+    """The card with at most ``cells`` marks and the least exact loss found: each shape
+    of :func:`shapes` up to that size in turn, each started from the best smaller card
+    and improved by pattern search (every mark moved by 8, 4, 2, 1 steps of the
+    ruleset's unit while that lowers the exact loss; then the keep value and the
+    score-gap edges likewise). ``steps`` of the result lists the best loss per size."""
+    duel = duel or CardDuel(rs, tables_dir=tables_dir)
+    say = progress or (lambda s: None)
+    u = rs.unit
+    cache: dict = {}
+
+    def loss(card: Card) -> CardReport:
+        key = (card.groups, card.edges, card.marks, card.keep_die)
+        r = cache.get(key)
+        if r is None:
+            r = cache[key] = duel.measure(card)
+        return r
+
+    # one mark: a scan in coarse steps, then the pattern search
+    top = max(rs.goal // 2, 20 * u)
+    coarse = max(u, (top // 16) // u * u)
+    base = min((Card(rs, (1,), (), ((m,),), 0) for m in range(coarse, top + 1, coarse)), key=lambda c: loss(c).loss)
+    best = _improve(base, loss, u)
+    trail = [(1, loss(best).loss)]
+    say(f"1 cell: loss {loss(best).loss:.4%}")
+    results = {1: best}
+    for g, b in shapes(rs):
+        if g * b > cells or g * b == 1:
+            continue
+        prev = min(results.values(), key=lambda c: loss(c).loss)
+        cands = []
+        for groups in _group_splits(rs.dice, g):
+            edges = _edges(rs, b)
+            marks = tuple(tuple(prev.mark(_gap_of(edges, i), d) for d in groups) for i in range(b))
+            cands.append(Card(rs, groups, edges, marks, prev.keep_die))
+        start = min(cands, key=lambda c: loss(c).loss)
+        card = _improve(start, loss, u)
+        results[g * b] = card if loss(card).loss <= loss(results.get(g * b, card)).loss else results[g * b]
+        trail.append((g * b, loss(card).loss))
+        say(f"{g * b} cells: loss {loss(card).loss:.4%}")
+    final = min((c for k, c in results.items() if k <= cells), key=lambda c: (loss(c).loss, c.cells))
+    return replace(loss(final), steps=trail).with_turn()
+
+
+def _edges(rs: Ruleset, bands: int) -> tuple[int, ...]:
+    g = max(rs.unit, (rs.goal // 10) // rs.unit * rs.unit)
+    return () if bands == 1 else ((-g,) if bands == 2 else (-g, g))
+
+
+def _gap_of(edges: tuple[int, ...], band: int) -> int:
+    """A score gap inside ``band``."""
+    if not edges:
+        return 0
+    return edges[band - 1] if band > 0 else edges[0] - 1
+
+
+def _improve(card: Card, loss, u: int) -> Card:
+    """Pattern search on the marks, the keep value and the edges (see :func:`find_card`)."""
+    best, cur = card, loss(card).loss
+    for step in (8, 4, 2, 1):
+        moved = True
+        while moved:
+            moved = False
+            for cand in _neighbours(best, step * u):
+                v = loss(cand).loss
+                if v < cur - 1e-12:
+                    best, cur, moved = cand, v, True
+    return best
+
+
+def _neighbours(card: Card, d: int):
+    rs = card.rs
+    for i in range(len(card.marks)):
+        for j in range(len(card.groups)):
+            for s in (d, -d):
+                m = card.marks[i][j] + s
+                if m < rs.unit:
+                    continue
+                marks = [list(row) for row in card.marks]
+                marks[i][j] = m
+                marks = tuple(map(tuple, marks))
+                yield replace(card, marks=marks)
+    if rs.keep == "any":
+        for s in (d, -d):
+            if card.keep_die + s >= 0:
+                yield replace(card, keep_die=card.keep_die + s)
+    for k in range(len(card.edges)):
+        for s in (d, -d):
+            e = list(card.edges)
+            e[k] += s
+            if e == sorted(set(e)):
+                yield replace(card, edges=tuple(e))
+
+
+# --------------------------------------------------------------------------- the card as a bot
+
+
+class CardBot(Bot):
+    """The card played through :class:`thousand.engine.TurnRules` (the engine's legal
+    actions, its own arithmetic): the independent twin of :func:`card_turn_ends` that
+    the tests hold it to, and a bot for ``thousand evaluate``."""
+
+    def __init__(self, card: Card):
+        super().__init__()
+        self.card = card
+        self.name = f"card:{card.cells}"
+        self.engine = TurnRules(card.rs)
+
+    def decide(self, state: BotState) -> object:
+        card, rs, eng = self.card, self.card.rs, self.engine
+        u = rs.unit
+        x = state.me
+        gap = x.score - max((o.score for o in state.opponents), default=x.score)
+        s = TurnState(x, state.turn_total, len(state.roll), state.roll)
+        sat = eng.moves.saturation(x)
+
+        def rank(a):
+            nxt = eng.keep(s, a.keep)
+            if isinstance(nxt, TurnEnd):
+                t = nxt.total // u
+                tier = _BANK if nxt.kind == "stop" else _FORCED
+                return tier * _TIER + (t * 8.0 + rs.dice if tier == _BANK else t), False
+            t, m = nxt.total, nxt.dice
+            if eng.compulsory(nxt):
+                return _ROLL * _TIER + ((t / u + card.keep_die / u * m) * 4096.0 + t / u) * 8.0 + m, True
+            may = eng.can_stop(nxt)
+            if may and (t >= card.mark(gap, m) or eng.moves.wins(x, t) or t > sat):
+                return _BANK * _TIER + (t / u) * 8.0 + m, False
+            return _ROLL * _TIER + ((t / u + card.keep_die / u * m) * 4096.0 + t / u) * 8.0 + m, True
+
+        best, roll = None, True
+        seen = set()
+        for a in state.legal:
+            if a.keep in seen:
+                continue
+            seen.add(a.keep)
+            r, want_roll = rank(a)
+            if best is None or r > best[0]:
+                best, roll = (r, a.keep), want_roll
+        keep = best[1]
+        cands = [a for a in state.legal if a.keep == keep]
+        return next((a for a in cands if a.roll == roll), cands[0])
