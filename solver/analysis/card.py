@@ -4,12 +4,12 @@ A :class:`Card` is a table of *stop marks*: rows are bands of the score gap (my 
 minus the opponent's), columns are groups of dice counts. Its rule, as printed:
 
 1. Bank whenever banking wins the game.
-2. After a roll, if a set-aside lets you bank at or above the mark of your band and
-   the dice you would roll next (hot dice: all of them), take the one with the most
-   points and bank.
-3. Otherwise take the set-aside with the most points counting each die you will roll
-   as ``keep_die`` points (a set-aside that ends the turn at once, a samosval dump or an
-   overshoot, only when nothing else is legal), and roll on.
+2. After a roll, value each set-aside: where its turn total reaches the mark of your
+   band and the dice you would roll next (hot dice: all of them), its total (you would
+   bank); elsewhere its total plus ``keep_die`` points per die you would roll. Take
+   the highest (on a tie the more points; a set-aside that ends the turn at once, a
+   samosval dump or an overshoot, only when nothing else is legal), then bank or roll
+   on as its mark says.
 
 Stopping is of course only where the rules allow it (opening, pits, barrel): the
 card's marks say *when you want to*. Beyond a state's saturation total every bank
@@ -54,8 +54,8 @@ from thousand.rules.ruleset import Ruleset
 
 from .bots import Bot, BotState
 
-# rank tiers of a set-aside (rule 3 of the card: a forced end only when nothing else is legal)
-_FORCED, _ROLL, _BANK = 0.0, 1.0, 2.0
+# rank tiers of a set-aside (rule 2 of the card: a win first, a forced end only when nothing else is legal)
+_FORCED, _PLAY, _WIN = 0.0, 1.0, 2.0
 _TIER = float(2**44)
 
 
@@ -132,21 +132,17 @@ class Card:
         lines = [
             _("Bank whenever banking wins the game."),
             _(
-                "After a roll: if a set-aside lets you bank at or above the mark for your score and the dice you "
-                "would roll next (hot dice: all {n}), take the one with the most points and bank."
+                "Bank when your turn total reaches the mark for your score and the dice you would roll next "
+                "(hot dice: all {n}); otherwise roll on."
             ).format(n=self.rs.dice),
         ]
         if self.rs.keep == "any":
             lines.append(
                 _(
-                    "Otherwise roll on, setting aside what gives the most points counting each die you will roll "
-                    "as {v} points."
+                    "Choosing what to set aside: a set-aside you would bank with is worth its total, one you would "
+                    "roll on with its total plus {v} per die you would roll; take the most."
                 ).format(v=self.keep_die)
-                if self.keep_die
-                else _("Otherwise set aside the most points and roll on.")
             )
-        else:
-            lines.append(_("Otherwise roll on."))
         if self.rs.dump or self.rs.barrel.kind == "exact":
             lines.append(_("Never take a set-aside that ends your turn (a dump, an overshoot) if another is legal."))
         return lines
@@ -227,19 +223,23 @@ def card_turn_ends(
     # the card banks at a decision (t, m) where allowed and the total reaches the mark (or wins)
     bank = s_ok[:, None, :] & ((t_units[:, None, None] * unit >= marks.T[None, :, :]) | win[:, None, :])
     bank[:, 0, :] = bank[:, N, :] if hot == FREE else False  # hot dice: a decision at N dice only when free
-    # the rank of arriving at (t, m) after a set-aside (rule 3 of the card)
+    # the rank of arriving at (t, m) after a set-aside (rule 2 of the card): a win first, a
+    # forced end last, else the total where the card banks, the total plus keep_die per die
+    # where it rolls on; ties to more points, then more dice
     m_eff = np.arange(N + 1, dtype=np.float64)
     m_eff[0] = N
-    roll_key = (
-        (t_units[:, None, None] + (keep_die / unit)[None, None, :] * m_eff[None, :, None]) * 4096.0
-        + t_units[:, None, None]
-    ) * 8.0 + m_eff[None, :, None]
-    bank_key = np.broadcast_to(t_units[:, None, None] * 8.0 + m_eff[None, :, None], roll_key.shape)
-    rank = np.where(bank, _BANK * _TIER + bank_key, _ROLL * _TIER + roll_key)
-    forced_key = np.broadcast_to(_FORCED * _TIER + t_units[:, None, None], rank.shape)
-    rank = np.where(f_ok[:, None, :], forced_key, rank)
-    # after a confirming roll a total that may be banked is banked at once
-    rank_c = np.where((s_ok & ~f_ok)[:, None, :], _BANK * _TIER + bank_key, rank)
+    t3 = t_units[:, None, None]
+    roll_val = t3 + (keep_die / unit)[None, None, :] * m_eff[None, :, None]
+    key = lambda v: (v * 4096.0 + t3) * 8.0 + m_eff[None, :, None]  # noqa: E731
+    at_t = key(np.broadcast_to(t3, roll_val.shape))
+    rank = _PLAY * _TIER + np.where(bank, at_t, key(roll_val))
+    # a win where the card may bank: hot dice that must be rolled are no decision
+    may_win = win[:, None, :] & ((m_eff[None, :, None] > 0) if hot == FREE else (np.arange(N + 1) > 0)[None, :, None])
+    rank = np.where(may_win, _WIN * _TIER + at_t, rank)
+    rank = np.where(f_ok[:, None, :], _FORCED * _TIER + np.broadcast_to(t3, rank.shape), rank)
+    # after a confirming roll a total that may be banked is banked at once, whatever the dice left
+    conf = (s_ok & ~f_ok)[:, None, :]
+    rank_c = np.where(conf, np.where(win[:, None, :], _WIN, _PLAY) * _TIER + at_t, rank)
 
     per_n = _options_by_dice(
         table.cls_ptr, table.cls_prob, table.cls_instant, table.opt_ptr, table.opt_points, table.opt_used, N
@@ -686,19 +686,25 @@ class CardBot(Bot):
         s = TurnState(x, state.turn_total, len(state.roll), state.roll)
         sat = eng.moves.saturation(x)
 
+        def key(v, t, m):
+            return ((v / u) * 4096.0 + t / u) * 8.0 + m
+
         def rank(a):
             nxt = eng.keep(s, a.keep)
             if isinstance(nxt, TurnEnd):
-                t = nxt.total // u
-                tier = _BANK if nxt.kind == "stop" else _FORCED
-                return tier * _TIER + (t * 8.0 + rs.dice if tier == _BANK else t), False
+                if nxt.kind != "stop":
+                    return _FORCED * _TIER + nxt.total / u, False
+                won = eng.moves.wins(x, nxt.total) or nxt.total > sat
+                return (_WIN if won else _PLAY) * _TIER + key(nxt.total, nxt.total, rs.dice), False
             t, m = nxt.total, nxt.dice
             if eng.compulsory(nxt):
-                return _ROLL * _TIER + ((t / u + card.keep_die / u * m) * 4096.0 + t / u) * 8.0 + m, True
-            may = eng.can_stop(nxt)
-            if may and (t >= card.mark(gap, m) or eng.moves.wins(x, t) or t > sat):
-                return _BANK * _TIER + (t / u) * 8.0 + m, False
-            return _ROLL * _TIER + ((t / u + card.keep_die / u * m) * 4096.0 + t / u) * 8.0 + m, True
+                return _PLAY * _TIER + key(t + card.keep_die * m, t, m), True
+            if eng.can_stop(nxt):
+                if eng.moves.wins(x, t) or t > sat:
+                    return _WIN * _TIER + key(t, t, m), False
+                if t >= card.mark(gap, m):
+                    return _PLAY * _TIER + key(t, t, m), False
+            return _PLAY * _TIER + key(t + card.keep_die * m, t, m), True
 
         best, roll = None, True
         seen = set()
