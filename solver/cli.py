@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 
 import click
 
 from thousand.base.choices import ADVICE_MODES, CHART_KINDS, EXACT_BUDGET, OBJECTIVES, REVIEW_OBJECTIVES, SEATS
-from thousand.base.errors import RulesetError, ThousandError
+from thousand.base.errors import RulesetError, StateError, ThousandError
 from thousand.base.i18n import LANGUAGES, _, using
 from thousand.base.version import __version__
 from thousand.rules.poker import PokerRuleset
@@ -1097,6 +1098,54 @@ def review(game: str, objective: str, advice: str, chart_out: str | None, as_jso
     if chart_out:
         draw(rv, chart_out)
     _emit(rv.to_json(), as_json, render(rv) + (f"\nchart: {chart_out}" if chart_out else ""))
+
+
+# --------------------------------------------------------------------------- card
+
+
+@main.command()
+@rules_argument
+@set_option
+@click.option(
+    "--cells",
+    type=click.IntRange(1, 60),
+    default=12,
+    show_default=True,
+    help="The most marks the card may have (1: one stop mark; more: by dice left, then by score gap).",
+)
+@click.option("--out", "md_out", type=click.Path(dir_okay=False), default=None, help="Write the card as Markdown.")
+@click.option("--png", "png_out", type=click.Path(dir_okay=False), default=None, help="The card as a one-page PNG.")
+@json_option
+@tables_option
+def card(
+    rules: str,
+    overrides: tuple[str, ...],
+    cells: int,
+    md_out: str | None,
+    png_out: str | None,
+    as_json: bool,
+    tables_dir: str | None,
+):
+    """A strategy card a person can remember: stop marks by dice left and score gap, found
+    by searching the cards of each size for the least win probability given up against an
+    optimal opponent, measured exactly (docs/card.md)."""
+    from thousand.analysis.card import find_card
+
+    rs = _ruleset(rules, overrides)
+    rep = find_card(rs, cells, progress=None if as_json else lambda s: click.echo(s, err=True), tables_dir=tables_dir)
+    text = rep.card.markdown(rep)
+    if rep.steps:
+        text += "\n" + _("Loss by size: ") + ", ".join(f"{c}: {v:.4%}" for c, v in rep.steps) + "\n"
+    if md_out:
+        try:
+            Path(md_out).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise StateError(_("cannot write {0}: {1}").format(md_out, exc.strerror or exc)) from None
+    if png_out:
+        from thousand.analysis.chart import draw_card
+
+        draw_card(rep.card, rep, png_out)
+    _emit(rep.to_json(), as_json, text.rstrip())
 
 
 # --------------------------------------------------------------------------- chart

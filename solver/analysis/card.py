@@ -117,14 +117,15 @@ class Card:
         return str(lo) if lo == hi else f"{lo}-{hi}"
 
     def band_label(self, i: int) -> str:
+        """The score gaps of row ``i`` in words (gap: my score minus the opponent's)."""
         if not self.edges:
             return _("any score")
         lo = self.edges[i - 1] if i > 0 else None
         hi = self.edges[i] if i < len(self.edges) else None
         if lo is None:
-            return _("behind by more than {g}").format(g=-hi) if hi <= 0 else _("lead below {g}").format(g=hi)
+            return _("behind by more than {g}").format(g=-hi) if hi <= 0 else _("below {g}").format(g=_signed(hi))
         if hi is None:
-            return _("ahead by {g} or more").format(g=lo) if lo >= 0 else _("behind by {g} or less").format(g=-lo)
+            return _("ahead by {g} or more").format(g=lo) if lo > 0 else _("{g} or better").format(g=_signed(lo))
         return _("from {lo} to {hi}").format(lo=_signed(lo), hi=_signed(hi - 1))
 
     def rules_text(self) -> list[str]:
@@ -132,9 +133,9 @@ class Card:
         lines = [
             _("Bank whenever banking wins the game."),
             _(
-                "Bank when your turn total reaches the mark for your score and the dice you would roll next "
-                "(hot dice: all {n}); otherwise roll on."
-            ).format(n=self.rs.dice),
+                "Bank when your turn total reaches the mark for your score and the dice you would roll next"
+                "{hot}; otherwise roll on."
+            ).format(hot=_(" (hot dice: all {n})").format(n=self.rs.dice) if self.rs.dice > 1 else ""),
         ]
         if self.rs.keep == "any":
             lines.append(
@@ -588,14 +589,19 @@ def find_card(
             r = cache[key] = duel.measure(card)
         return r
 
-    # one mark: a scan in coarse steps, then the pattern search
+    # one mark: a scan in coarse steps (and of the keep value), then the pattern search
     top = max(rs.goal // 2, 20 * u)
     coarse = max(u, (top // 16) // u * u)
-    base = min((Card(rs, (1,), (), ((m,),), 0) for m in range(coarse, top + 1, coarse)), key=lambda c: loss(c).loss)
+    keeps = [k * u for k in (0, 1, 2, 3, 4, 6)] if rs.keep == "any" else [0]
+    base = min(
+        (Card(rs, (1,), (), ((m,),), k) for m in range(coarse, top + 1, coarse) for k in keeps),
+        key=lambda c: loss(c).loss,
+    )
     best = _improve(base, loss, u)
     trail = [(1, loss(best).loss)]
     say(f"1 cell: loss {loss(best).loss:.4%}")
     results = {1: best}
+    optimal = turn_marks(rs)
     for g, b in shapes(rs):
         if g * b > cells or g * b == 1:
             continue
@@ -603,15 +609,37 @@ def find_card(
         cands = []
         for groups in _group_splits(rs.dice, g):
             edges = _edges(rs, b)
-            marks = tuple(tuple(prev.mark(_gap_of(edges, i), d) for d in groups) for i in range(b))
-            cands.append(Card(rs, groups, edges, marks, prev.keep_die))
+            for source in (prev, None):  # from the best smaller card, and from the turn's optimum
+                marks = tuple(
+                    tuple(prev.mark(_gap_of(edges, i), d) if source else optimal[d] for d in groups) for i in range(b)
+                )
+                cands.append(Card(rs, groups, edges, marks, prev.keep_die))
         start = min(cands, key=lambda c: loss(c).loss)
         card = _improve(start, loss, u)
         results[g * b] = card if loss(card).loss <= loss(results.get(g * b, card)).loss else results[g * b]
         trail.append((g * b, loss(card).loss))
         say(f"{g * b} cells: loss {loss(card).loss:.4%}")
-    final = min((c for k, c in results.items() if k <= cells), key=lambda c: (loss(c).loss, c.cells))
+    # the smallest card within 1e-9 of the least loss (a larger one that repeats a smaller one's marks ties)
+    least = min(loss(c).loss for c in results.values())
+    final = min((c for c in results.values() if loss(c).loss <= least + 1e-9), key=lambda c: c.cells)
     return replace(loss(final), steps=trail).with_turn()
+
+
+def turn_marks(rs: Ruleset) -> dict[int, int]:
+    """Per dice count to roll next, the smallest turn total (points) from which banking is
+    always at least as good as rolling in the turn that maximises expected points
+    (:func:`thousand.solvers.turn.expected_turn_points`): the marks of the turn's optimum,
+    where the search starts. Capped at the goal."""
+    from thousand.solvers.turn import expected_turn_points
+
+    sol = expected_turn_points(rs, full=True)
+    R = sol.tables.R[:, :, 0]
+    t = np.arange(R.shape[0]) * float(rs.unit)
+    out = {}
+    for m in range(1, rs.dice + 1):
+        rolls = np.flatnonzero(R[:, m] > t + 1e-9)
+        out[m] = int(min((rolls[-1] + 1) * rs.unit if len(rolls) else rs.unit, rs.goal))
+    return out
 
 
 def _edges(rs: Ruleset, bands: int) -> tuple[int, ...]:

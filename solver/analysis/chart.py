@@ -460,3 +460,52 @@ def draw_review(points: list[dict], players: list[str], blunder: float, title: s
     ax.legend(fontsize=8)
     fig.tight_layout()
     _save(plt, fig, out, 90)
+
+
+def draw_card(card, report, out: str) -> None:
+    """A strategy card as one printable page (``thousand card RULES --png FILE.png``): its
+    rules, the table of marks, the measured cost, and how the loss fell with the card's
+    size (``report.steps``)."""
+    import textwrap
+
+    plt = _mpl()
+    if plt is None:
+        raise StateError(NEEDS_MPL)
+    if not out.lower().endswith(".png"):
+        raise StateError(_("the card picture is a PNG file: {0}").format(out))
+    fig = plt.figure(figsize=(8.27, 11.69))  # A4, portrait
+    fig.text(0.07, 0.95, _("Strategy card: {name}").format(name=card.rs.name), fontsize=20, weight="bold")
+    y = 0.91
+    for k, line in enumerate(card.rules_text(), start=1):
+        for j, part in enumerate(textwrap.wrap(line, 78)):
+            fig.text(0.07, y, (f"{k}. " if j == 0 else "    ") + part, fontsize=11)
+            y -= 0.022
+        y -= 0.006
+    ax = fig.add_axes((0.07, y - 0.05 - 0.045 * len(card.marks), 0.86, 0.045 * (len(card.marks) + 1)))
+    ax.axis("off")
+    cols = [_("{d} dice").format(d=card.group_label(j)) for j in range(len(card.groups))]
+    rows = [card.band_label(i) for i in range(len(card.marks))]
+    tab = ax.table(
+        cellText=[[str(m) for m in r] for r in card.marks],
+        rowLabels=rows,
+        colLabels=cols,
+        loc="upper right",
+        cellLoc="center",
+    )
+    tab.auto_set_font_size(False)
+    tab.set_fontsize(12)
+    tab.scale(1, 1.8)
+    y = y - 0.09 - 0.045 * len(card.marks)
+    for line in report.lines():
+        for part in textwrap.wrap(line, 90):
+            fig.text(0.07, y, part, fontsize=10)
+            y -= 0.02
+    if report.steps:
+        ax2 = fig.add_axes((0.12, 0.08, 0.8, min(0.3, y - 0.14)))
+        cells = [c for c, _v in report.steps]
+        ax2.plot(cells, [100 * v for _c, v in report.steps], marker="o")
+        ax2.set_xlabel(_("cells on the card"))
+        ax2.set_ylabel(_("win chance given up (%)"))
+        ax2.set_xticks(cells)
+        ax2.grid(alpha=0.3)
+    _save(plt, fig, out, 100)

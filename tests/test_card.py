@@ -1,0 +1,143 @@
+"""Strategy cards (thousand card): the card's turns and its duel against the optimum,
+held to the card played move by move through the engine (CardBot) and valued by the
+exact evaluation's own enumeration and sparse solve; Pig's hold-at-20 turn in exact
+fractions; the search and the command."""
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from functools import cache
+
+import pytest
+from tiny import TINY_DUELS
+
+from thousand.analysis.card import Card, CardBot, CardDuel, card_turn_points, find_card
+from thousand.analysis.exact import exact_duel
+from thousand.analysis.oracle import Oracle
+from thousand.base.errors import ThousandError
+from thousand.engine.turn import TurnRules
+from thousand.rules import from_mapping, load_ruleset
+
+
+def _cards(rs):
+    u = rs.unit
+    groups = (1, 2) if rs.dice >= 2 else (1,)
+    keep = 2 * u if rs.keep == "any" else 0
+    return [
+        Card(rs, (1,), (), ((3 * u,),)),
+        Card(
+            rs, groups, (-2 * u, 2 * u), tuple(tuple((k + j) * u for j in range(len(groups))) for k in (4, 2, 1)), keep
+        ),
+    ]
+
+
+@pytest.mark.twin
+@pytest.mark.parametrize("name", sorted(TINY_DUELS) + ["pig-30"])
+def test_card_duel_equals_the_card_played_through_the_engine(name, tmp_path):
+    """Every rule a card meets (opening, bolts, overtaking, dumps, barrels with push-off,
+    confirming rolls, keep any): the kernel-side turns and chain against the engine's."""
+    rs = load_ruleset("pig", ("goal=30",)) if name == "pig-30" else from_mapping(TINY_DUELS[name])
+    duel = CardDuel(rs, tables_dir=str(tmp_path))
+    oracle = Oracle(rs, "duel", str(tmp_path), progress=False)
+    for card in _cards(rs):
+        r = duel.measure(card)
+        e = exact_duel(TurnRules(rs), CardBot(card), None, oracle=oracle)
+        assert r.first == pytest.approx(e.value_first, abs=1e-10)
+        assert r.second == pytest.approx(e.value_second, abs=1e-10)
+        assert r.residual < 1e-12
+
+
+@pytest.mark.twin
+def test_card_keep_value_on_farkle_equals_the_engine(tmp_path):
+    """Six dice, keep any, hot dice free: which dice the card sets aside (its keep value)."""
+    rs = load_ruleset("farkle", ("goal=500",))
+    duel = CardDuel(rs, tables_dir=str(tmp_path))
+    oracle = Oracle(rs, "duel", str(tmp_path), progress=False)
+    card = Card(rs, (1, 3, 5), (-100,), ((300, 350, 400), (250, 300, 2000)), 100)
+    r = duel.measure(card)
+    e = exact_duel(TurnRules(rs), CardBot(card), None, oracle=oracle)
+    assert (r.first, r.second) == pytest.approx((e.value_first, e.value_second), abs=1e-10)
+
+
+def test_pig_hold_at_20_turn_in_fractions():
+    """Pig's hold at 20 (Neller & Presser): one turn's expected points by plain recursion
+    in exact fractions, against the card's forward pass."""
+
+    @cache
+    def points(t):
+        if t >= 20:
+            return Fraction(t)
+        return sum((points(t + k) for k in range(2, 7)), Fraction(0)) / 6
+
+    rs = load_ruleset("pig")
+    assert card_turn_points(Card(rs, (1,), (), ((20,),))) == pytest.approx(float(points(0)), abs=1e-12)
+
+
+def test_a_card_never_beats_the_optimum(tmp_path):
+    """Whatever its marks, a card does not win more than half the games against the optimum
+    over both seats, and a seat's chance is never above the optimum's in that seat."""
+    rs = load_ruleset("pig", ("goal=40",))
+    duel = CardDuel(rs, tables_dir=str(tmp_path))
+    for m in (5, 10, 15, 20, 25):
+        r = duel.measure(Card(rs, (1,), (), ((m,),)))
+        assert r.loss >= -1e-12
+        assert r.first <= r.p_star + 1e-12
+        assert r.second <= 1 - r.p_star + 1e-12
+
+
+def test_search_loss_falls_as_the_card_grows(tmp_path):
+    rs = load_ruleset("plain", ("goal=200",))
+    rep = find_card(rs, 4, tables_dir=str(tmp_path))
+    losses = [v for _c, v in rep.steps]
+    assert [c for c, _v in rep.steps] == sorted(c for c, _v in rep.steps)
+    assert all(b <= a + 1e-12 for a, b in zip(losses, losses[1:]))
+    assert rep.loss == pytest.approx(min(losses), abs=1e-9)
+    assert rep.card.cells <= 4
+    assert rep.turn_points <= rep.turn_optimum + 1e-9
+
+
+def test_card_refuses_a_malformed_table():
+    rs = load_ruleset("plain")
+    with pytest.raises(ThousandError):
+        Card(rs, (2,), (), ((20,),))
+    with pytest.raises(ThousandError):
+        Card(rs, (1, 3), (), ((20,),))
+    with pytest.raises(ThousandError):
+        Card(rs, (1,), (10, -10), ((20,), (20,), (20,)))
+
+
+def test_card_markdown_lists_every_mark():
+    rs = load_ruleset("plain")
+    card = Card(rs, (1, 3), (-100,), ((40, 300), (25, 200)))
+    md = card.markdown()
+    assert "| behind by more than 100 | 40 | 300 |" in md
+    assert "| -100 or better | 25 | 200 |" in md
+    assert card.mark(-150, 2) == 40 and card.mark(-100, 4) == 200
+
+
+def _thousand(*args, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "thousand.cli", *args], capture_output=True, text=True, timeout=600, cwd=cwd
+    )
+
+
+def test_card_command(tmp_path):
+    out = tmp_path / "card.md"
+    r = _thousand(
+        "card", "pig", "--set", "goal=30", "--cells", "2", "--json", "--out", str(out), "--tables", str(tmp_path)
+    )
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["card"]["cells"] <= 2 and 0 <= data["loss"] < 0.5
+    assert "Strategy card: pig" in out.read_text()
+
+
+def test_card_command_refuses_what_it_cannot_measure(tmp_path):
+    r = _thousand("card", "six-dice", "--tables", str(tmp_path))
+    assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1
+    r = _thousand(
+        "card", "pig", "--set", "goal=20", "--cells", "1", "--png", str(tmp_path / "x.txt"), "--tables", str(tmp_path)
+    )
+    assert r.returncode == 2 and "PNG" in r.stderr
