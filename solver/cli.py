@@ -1134,8 +1134,6 @@ def card(
     rs = _ruleset(rules, overrides)
     rep = find_card(rs, cells, progress=None if as_json else lambda s: click.echo(s, err=True), tables_dir=tables_dir)
     text = rep.card.markdown(rep)
-    if rep.steps:
-        text += "\n" + _("Loss by size: ") + ", ".join(f"{c}: {v:.4%}" for c, v in rep.steps) + "\n"
     if md_out:
         try:
             Path(md_out).write_text(text, encoding="utf-8")

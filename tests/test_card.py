@@ -54,7 +54,7 @@ def test_card_keep_value_on_farkle_equals_the_engine(tmp_path):
     rs = load_ruleset("farkle", ("goal=500",))
     duel = CardDuel(rs, tables_dir=str(tmp_path))
     oracle = Oracle(rs, "duel", str(tmp_path), progress=False)
-    card = Card(rs, (1, 3, 5), (-100,), ((300, 350, 400), (250, 300, 2000)), 100)
+    card = Card(rs, (1, 3, 5), (-100,), ((300, 350, 400), (250, 300, 2000)), (0, 150, 300))
     r = duel.measure(card)
     e = exact_duel(TurnRules(rs), CardBot(card), None, oracle=oracle)
     assert (r.first, r.second) == pytest.approx((e.value_first, e.value_second), abs=1e-10)

@@ -6,7 +6,8 @@ minus the opponent's), columns are groups of dice counts. Its rule, as printed:
 1. Bank whenever banking wins the game.
 2. After a roll, value each set-aside: where its turn total reaches the mark of your
    band and the dice you would roll next (hot dice: all of them), its total (you would
-   bank); elsewhere its total plus ``keep_die`` points per die you would roll. Take
+   bank); elsewhere its total plus the *worth* of the dice you would roll (one number per
+   column: what rolling them on adds, roughly). Take
    the highest (on a tie the more points; a set-aside that ends the turn at once, a
    samosval dump or an overshoot, only when nothing else is legal), then bank or roll
    on as its mark says.
@@ -67,14 +68,15 @@ class Card:
     column for every count; ``(1, 3)`` columns 1-2 and 3-N dice). ``edges``: the score
     gaps (my score minus the opponent's, points) where a new row starts, ascending
     (``()`` one row; ``(-200,)`` "behind by more than 200" and the rest). ``marks[row][col]``:
-    bank at or above this turn total (points). ``keep_die``: what a die still to roll
-    is worth when choosing a set-aside (points; keep-all rules have nothing to choose)."""
+    bank at or above this turn total (points). ``worth[col]``: what rolling that many
+    dice on is worth when choosing a set-aside (points; empty: nothing; keep-all rules
+    have nothing to choose and print none)."""
 
     rs: Ruleset
     groups: tuple[int, ...]
     edges: tuple[int, ...]
     marks: tuple[tuple[int, ...], ...]
-    keep_die: int = 0
+    worth: tuple[int, ...] = ()
 
     def __post_init__(self):
         n = self.rs.dice
@@ -86,10 +88,18 @@ class Card:
             raise ThousandError(f"card: score-gap edges must ascend: {self.edges}")
         if len(self.marks) != len(self.edges) + 1 or any(len(r) != len(self.groups) for r in self.marks):
             raise ThousandError("card: one row of marks per score-gap band, one mark per dice group")
+        if self.worth and len(self.worth) != len(self.groups):
+            raise ThousandError("card: one worth per dice group")
+
+    @property
+    def chooses(self) -> bool:
+        """Whether the card says which dice to set aside (keep any: a worth per column)."""
+        return self.rs.keep == "any"
 
     @property
     def cells(self) -> int:
-        return len(self.marks) * len(self.groups)
+        """The numbers on the card: its marks, and its worths where it chooses dice."""
+        return (len(self.marks) + self.chooses) * len(self.groups)
 
     def band(self, gap: int) -> int:
         """The row of a score gap (my score minus the opponent's, points)."""
@@ -108,6 +118,12 @@ class Card:
         for d in range(1, self.rs.dice + 1):
             out[:, d] = [row[self.column(d)] for row in self.marks]
         return out
+
+    def worths(self) -> np.ndarray:
+        """The worth of rolling on per dice count, (dice + 1,) points (column 0: hot dice, all of them)."""
+        w = self.worth or (0,) * len(self.groups)
+        out = np.array([w[self.column(d)] for d in range(1, self.rs.dice + 1)], dtype=np.float64)
+        return np.concatenate([out[-1:], out])
 
     # ---- what a person reads
 
@@ -137,36 +153,34 @@ class Card:
                 "{hot}; otherwise roll on."
             ).format(hot=_(" (hot dice: all {n})").format(n=self.rs.dice) if self.rs.dice > 1 else ""),
         ]
-        if self.rs.keep == "any":
+        if self.chooses:
             lines.append(
                 _(
-                    "Choosing what to set aside: a set-aside you would bank with is worth its total, one you would "
-                    "roll on with its total plus {v} per die you would roll; take the most."
-                ).format(v=self.keep_die)
+                    "Choosing what to set aside: one you would bank with counts its turn total, one you would roll "
+                    "on with its turn total plus the worth of the dice you would roll; take the most."
+                )
             )
         if self.rs.dump or self.rs.barrel.kind == "exact":
             lines.append(_("Never take a set-aside that ends your turn (a dump, an overshoot) if another is legal."))
         return lines
 
     def markdown(self, report: CardReport | None = None) -> str:
-        head = (
-            "| "
-            + _("score")
-            + " | "
-            + " | ".join(_("{d} dice").format(d=self.group_label(j)) for j in range(len(self.groups)))
-        )
+        head = "| " + _("score \\ dice to roll") + " | " + " | ".join(map(self.group_label, range(len(self.groups))))
         out = [
             "# " + _("Strategy card: {name}").format(name=self.rs.name),
             "",
             *[f"{k}. {line}" for k, line in enumerate(self.rules_text(), start=1)],
             "",
-            _("Marks (bank at or above this turn total, by the dice you would roll next):"),
+            _("Marks (bank at or above this turn total), by the dice you would roll next:"),
             "",
             head + " |",
             "|---" + "|---:" * len(self.groups) + "|",
         ]
         for i, row in enumerate(self.marks):
             out.append(f"| {self.band_label(i)} | " + " | ".join(str(m) for m in row) + " |")
+        if self.chooses:
+            worth = self.worth or (0,) * len(self.groups)
+            out.append("| " + _("worth of rolling them") + " | " + " | ".join(f"+{w}" for w in worth) + " |")
         if report is not None:
             out += ["", *report.lines()]
         return "\n".join(out) + "\n"
@@ -177,7 +191,7 @@ class Card:
             "groups": list(self.groups),
             "edges": list(self.edges),
             "marks": [list(r) for r in self.marks],
-            "keep_die": self.keep_die,
+            "worth": list(self.worth) if self.chooses else [],
             "cells": self.cells,
             "rules": self.rules_text(),
         }
@@ -197,7 +211,7 @@ def card_turn_ends(
     wins: np.ndarray,
     last: np.ndarray,
     marks: np.ndarray,
-    keep_die: np.ndarray,
+    worth: np.ndarray,
     unit: int,
 ):
     """How turns end under card decisions, one column per turn: ``(stop_p, forced_p,
@@ -207,7 +221,8 @@ def card_turn_ends(
     ``stop_ok``, ``forced_ok``, ``wins`` (a bank at t wins): (T+1, K) per total in
     units, each column's values beyond its own last total ``last[k]`` repeating the
     value there; ``marks`` (K, dice+1): the stop mark in points per dice count;
-    ``keep_die`` (K,): points a die to roll is worth. A forward pass of probability mass
+    ``worth`` (K, dice+1): what rolling on with that many dice is worth (points; column 0
+    for hot dice, all of them). A forward pass of probability mass
     over the totals (each set-aside adds at least one unit). Above its last total a
     column's every bank ends alike and the card banks as soon as it may (module
     docstring); the row T+1 holds every total above T, and its hot-dice cycle is
@@ -225,12 +240,12 @@ def card_turn_ends(
     bank = s_ok[:, None, :] & ((t_units[:, None, None] * unit >= marks.T[None, :, :]) | win[:, None, :])
     bank[:, 0, :] = bank[:, N, :] if hot == FREE else False  # hot dice: a decision at N dice only when free
     # the rank of arriving at (t, m) after a set-aside (rule 2 of the card): a win first, a
-    # forced end last, else the total where the card banks, the total plus keep_die per die
+    # forced end last, else the total where the card banks, the total plus the dice's worth
     # where it rolls on; ties to more points, then more dice
     m_eff = np.arange(N + 1, dtype=np.float64)
     m_eff[0] = N
     t3 = t_units[:, None, None]
-    roll_val = t3 + (keep_die / unit)[None, None, :] * m_eff[None, :, None]
+    roll_val = t3 + (worth.T / unit)[None, :, :]
     key = lambda v: (v * 4096.0 + t3) * 8.0 + m_eff[None, :, None]  # noqa: E731
     at_t = key(np.broadcast_to(t3, roll_val.shape))
     rank = _PLAY * _TIER + np.where(bank, at_t, key(roll_val))
@@ -324,7 +339,7 @@ def _columns(card: Card, rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, in
             out[: len(a), k] = a
             out[len(a) :, k] = a[-1]
     th = card.thresholds()[[r[3] for r in rows]].astype(np.float64)
-    return ok, forced, wins, last, th, np.full(K, float(card.keep_die))
+    return ok, forced, wins, last, th, np.broadcast_to(card.worths(), (K, card.rs.dice + 1))
 
 
 def card_turn_points(card: Card, x: PlayerState | None = None) -> float:
@@ -524,6 +539,8 @@ class CardReport:
                     c=self.turn_points, o=self.turn_optimum, d=self.turn_loss
                 )
             )
+        if self.steps:
+            out.append(_("Loss by size (numbers on the card): ") + ", ".join(f"{c}: {v:.4%}" for c, v in self.steps))
         return out
 
     def to_json(self) -> dict:
@@ -546,19 +563,22 @@ class CardReport:
 # --------------------------------------------------------------------------- the search
 
 
-# card shapes by size: (dice groups, score-gap bands); cells = groups * bands
+# the search compares cards at this precision (their losses differ by far more); the card
+# it returns is measured again to the default 1e-14
+SEARCH_TOL = 1e-10
+
+
+# card shapes: (dice groups, score-gap bands)
 def shapes(rs: Ruleset) -> list[tuple[int, int]]:
-    """The card shapes offered, smallest first: one mark; marks per dice group (2, 3, every
-    count); then two and three score-gap bands."""
+    """The card shapes offered, smallest first: one column; columns for 2, 3 groups of dice
+    counts and for every count; each with one, two and three score-gap rows."""
     n = rs.dice
-    out = [(1, 1), (2, 1), (3, 1), (2, 2), (n, 1), (n, 2), (n, 3)]
-    seen, res = set(), []
-    for g, b in out:
-        g = min(g, n)
-        if (g, b) not in seen:
-            seen.add((g, b))
-            res.append((g, b))
-    return sorted(res, key=lambda s: (s[0] * s[1], s[1]))
+    out = {(min(g, n), b) for g in (1, 2, 3, n) for b in (1, 2, 3)}
+    return sorted(out, key=lambda s: (_size(rs, *s), s[1]))
+
+
+def _size(rs: Ruleset, groups: int, bands: int) -> int:
+    return (bands + (rs.keep == "any")) * groups
 
 
 def _group_splits(n: int, k: int) -> list[tuple[int, ...]]:
@@ -572,57 +592,71 @@ def find_card(
     progress: Callable[[str], None] | None = None,
     tables_dir: str | None = None,
 ) -> CardReport:
-    """The card with at most ``cells`` marks and the least exact loss found: each shape
-    of :func:`shapes` up to that size in turn, each started from the best smaller card
-    and improved by pattern search (every mark moved by 8, 4, 2, 1 steps of the
-    ruleset's unit while that lowers the exact loss; then the keep value and the
-    score-gap edges likewise). ``steps`` of the result lists the best loss per size."""
+    """The card with at most ``cells`` numbers and the least exact loss found.
+
+    Each shape of :func:`shapes` that fits, smallest first, starts from the better of the
+    best card so far and the turn's optimum (:func:`turn_card`) laid onto its columns and
+    rows (for one column, also a scan of its mark), and is improved by pattern search:
+    every mark, worth and score-gap edge moved by 8, 4, 2, 1 steps of the ruleset's unit
+    while that lowers the exact loss (:meth:`CardDuel.measure`). Every start reproduces a
+    smaller card's play where it can, so the loss does not rise with the size. ``steps``
+    of the result lists the best loss per size."""
     duel = duel or CardDuel(rs, tables_dir=tables_dir)
     say = progress or (lambda s: None)
     u = rs.unit
     cache: dict = {}
 
-    def loss(card: Card) -> CardReport:
-        key = (card.groups, card.edges, card.marks, card.keep_die)
+    def loss(card: Card) -> float:
+        key = (card.groups, card.edges, card.marks, card.worth)
         r = cache.get(key)
         if r is None:
-            r = cache[key] = duel.measure(card)
-        return r
+            r = cache[key] = duel.measure(card, tol=SEARCH_TOL)
+        return r.loss
 
-    # one mark: a scan in coarse steps (and of the keep value), then the pattern search
-    top = max(rs.goal // 2, 20 * u)
-    coarse = max(u, (top // 16) // u * u)
-    keeps = [k * u for k in (0, 1, 2, 3, 4, 6)] if rs.keep == "any" else [0]
-    base = min(
-        (Card(rs, (1,), (), ((m,),), k) for m in range(coarse, top + 1, coarse) for k in keeps),
-        key=lambda c: loss(c).loss,
-    )
-    best = _improve(base, loss, u)
-    trail = [(1, loss(best).loss)]
-    say(f"1 cell: loss {loss(best).loss:.4%}")
-    results = {1: best}
-    optimal = turn_marks(rs)
-    for g, b in shapes(rs):
-        if g * b > cells or g * b == 1:
-            continue
-        prev = min(results.values(), key=lambda c: loss(c).loss)
+    seed = turn_card(rs)
+    best: Card | None = None
+    trail: list[tuple[int, float]] = []
+    fits = [s for s in shapes(rs) if _size(rs, *s) <= cells]
+    if not fits:
+        raise ThousandError(f"{rs.name}: the smallest card has {_size(rs, 1, 1)} numbers, more than {cells}")
+    for g, b in fits:
+        edges = _edges(rs, b)
         cands = []
         for groups in _group_splits(rs.dice, g):
-            edges = _edges(rs, b)
-            for source in (prev, None):  # from the best smaller card, and from the turn's optimum
-                marks = tuple(
-                    tuple(prev.mark(_gap_of(edges, i), d) if source else optimal[d] for d in groups) for i in range(b)
-                )
-                cands.append(Card(rs, groups, edges, marks, prev.keep_die))
-        start = min(cands, key=lambda c: loss(c).loss)
-        card = _improve(start, loss, u)
-        results[g * b] = card if loss(card).loss <= loss(results.get(g * b, card)).loss else results[g * b]
-        trail.append((g * b, loss(card).loss))
-        say(f"{g * b} cells: loss {loss(card).loss:.4%}")
-    # the smallest card within 1e-9 of the least loss (a larger one that repeats a smaller one's marks ties)
-    least = min(loss(c).loss for c in results.values())
-    final = min((c for c in results.values() if loss(c).loss <= least + 1e-9), key=lambda c: c.cells)
-    return replace(loss(final), steps=trail).with_turn()
+            for src in (best, seed) if best is not None else (seed,):
+                marks = tuple(tuple(src.mark(_gap_of(edges, i), d) for d in groups) for i in range(b))
+                worth = tuple(int(src.worths()[d]) for d in groups) if rs.keep == "any" else ()
+                cands.append(Card(rs, groups, edges, marks, worth))
+        if g == 1 and b == 1:  # one mark: a scan in coarse steps too
+            top = max(rs.goal // 2, 20 * u)
+            step = max(u, (top // 16) // u * u)
+            cands += [replace(c, marks=((m,),)) for c in cands[:] for m in range(step, top + 1, step)]
+        card = _improve(min(cands, key=loss), loss, u)
+        if best is None or loss(card) < loss(best) - 1e-9:
+            best = card
+        trail.append((_size(rs, g, b), loss(best)))
+        say(f"{_size(rs, g, b)} numbers ({g} column(s), {b} row(s)): loss {loss(card):.4%}")
+    return replace(duel.measure(best), steps=trail).with_turn()
+
+
+def turn_card(rs: Ruleset) -> Card:
+    """The turn's optimum as a card (one column per dice count, one row): the marks of
+    :func:`turn_marks`, and as each count's worth what rolling it on adds at the total
+    (a multiple of the unit below the goal) whose card banks the most points per turn."""
+    from thousand.solvers.turn import expected_turn_points
+
+    marks = turn_marks(rs)
+    groups = tuple(range(1, rs.dice + 1))
+    row = (tuple(marks[d] for d in groups),)
+    if rs.keep != "any":
+        return Card(rs, groups, (), row)
+    R = expected_turn_points(rs, full=True).tables.R[:, :, 0]
+    u = rs.unit
+    cards = []
+    for t0 in range(0, min(R.shape[0] - 1, max(1, rs.goal // (10 * u)), 40)):
+        worth = tuple(_round(max(R[t0, d] - t0 * u, 0.0), max(1, u // 5)) for d in groups)
+        cards.append(Card(rs, groups, (), row, worth))
+    return max(cards, key=card_turn_points)
 
 
 def turn_marks(rs: Ruleset) -> dict[int, int]:
@@ -642,6 +676,10 @@ def turn_marks(rs: Ruleset) -> dict[int, int]:
     return out
 
 
+def _round(v: float, step: int) -> int:
+    return int(round(v / step)) * step
+
+
 def _edges(rs: Ruleset, bands: int) -> tuple[int, ...]:
     g = max(rs.unit, (rs.goal // 10) // rs.unit * rs.unit)
     return () if bands == 1 else ((-g,) if bands == 2 else (-g, g))
@@ -655,14 +693,14 @@ def _gap_of(edges: tuple[int, ...], band: int) -> int:
 
 
 def _improve(card: Card, loss, u: int) -> Card:
-    """Pattern search on the marks, the keep value and the edges (see :func:`find_card`)."""
-    best, cur = card, loss(card).loss
+    """Pattern search on the marks, the worths and the edges (see :func:`find_card`)."""
+    best, cur = card, loss(card)
     for step in (8, 4, 2, 1):
         moved = True
         while moved:
             moved = False
             for cand in _neighbours(best, step * u):
-                v = loss(cand).loss
+                v = loss(cand)
                 if v < cur - 1e-12:
                     best, cur, moved = cand, v, True
     return best
@@ -680,10 +718,12 @@ def _neighbours(card: Card, d: int):
                 marks[i][j] = m
                 marks = tuple(map(tuple, marks))
                 yield replace(card, marks=marks)
-    if rs.keep == "any":
+    for j in range(len(card.worth)):
         for s in (d, -d):
-            if card.keep_die + s >= 0:
-                yield replace(card, keep_die=card.keep_die + s)
+            if card.worth[j] + s >= 0:
+                w = list(card.worth)
+                w[j] += s
+                yield replace(card, worth=tuple(w))
     for k in range(len(card.edges)):
         for s in (d, -d):
             e = list(card.edges)
@@ -713,6 +753,7 @@ class CardBot(Bot):
         gap = x.score - max((o.score for o in state.opponents), default=x.score)
         s = TurnState(x, state.turn_total, len(state.roll), state.roll)
         sat = eng.moves.saturation(x)
+        worth = card.worths()
 
         def key(v, t, m):
             return ((v / u) * 4096.0 + t / u) * 8.0 + m
@@ -726,13 +767,13 @@ class CardBot(Bot):
                 return (_WIN if won else _PLAY) * _TIER + key(nxt.total, nxt.total, rs.dice), False
             t, m = nxt.total, nxt.dice
             if eng.compulsory(nxt):
-                return _PLAY * _TIER + key(t + card.keep_die * m, t, m), True
+                return _PLAY * _TIER + key(t + worth[m], t, m), True
             if eng.can_stop(nxt):
                 if eng.moves.wins(x, t) or t > sat:
                     return _WIN * _TIER + key(t, t, m), False
                 if t >= card.mark(gap, m):
                     return _PLAY * _TIER + key(t, t, m), False
-            return _PLAY * _TIER + key(t + card.keep_die * m, t, m), True
+            return _PLAY * _TIER + key(t + worth[m], t, m), True
 
         best, roll = None, True
         seen = set()

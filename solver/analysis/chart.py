@@ -481,21 +481,26 @@ def draw_card(card, report, out: str) -> None:
             fig.text(0.07, y, (f"{k}. " if j == 0 else "    ") + part, fontsize=11)
             y -= 0.022
         y -= 0.006
-    ax = fig.add_axes((0.07, y - 0.05 - 0.045 * len(card.marks), 0.86, 0.045 * (len(card.marks) + 1)))
-    ax.axis("off")
-    cols = [_("{d} dice").format(d=card.group_label(j)) for j in range(len(card.groups))]
     rows = [card.band_label(i) for i in range(len(card.marks))]
+    cells = [[str(m) for m in r] for r in card.marks]
+    if card.chooses:
+        rows.append(_("worth of rolling them"))
+        cells.append([f"+{w}" for w in (card.worth or (0,) * len(card.groups))])
+    height = 0.04 * (len(rows) + 1)
+    fig.text(0.07, y - 0.01, _("Marks by the dice you would roll next:"), fontsize=11)
+    ax = fig.add_axes((0.36, y - 0.03 - height, 0.57, height))
+    ax.axis("off")
     tab = ax.table(
-        cellText=[[str(m) for m in r] for r in card.marks],
+        cellText=cells,
         rowLabels=rows,
-        colLabels=cols,
-        loc="upper right",
+        colLabels=[card.group_label(j) for j in range(len(card.groups))],
+        loc="upper center",
         cellLoc="center",
+        bbox=(0, 0, 1, 1),
     )
     tab.auto_set_font_size(False)
     tab.set_fontsize(12)
-    tab.scale(1, 1.8)
-    y = y - 0.09 - 0.045 * len(card.marks)
+    y = y - 0.08 - height
     for line in report.lines():
         for part in textwrap.wrap(line, 90):
             fig.text(0.07, y, part, fontsize=10)
@@ -504,7 +509,7 @@ def draw_card(card, report, out: str) -> None:
         ax2 = fig.add_axes((0.12, 0.08, 0.8, min(0.3, y - 0.14)))
         cells = [c for c, _v in report.steps]
         ax2.plot(cells, [100 * v for _c, v in report.steps], marker="o")
-        ax2.set_xlabel(_("cells on the card"))
+        ax2.set_xlabel(_("numbers on the card"))
         ax2.set_ylabel(_("win chance given up (%)"))
         ax2.set_xticks(cells)
         ax2.grid(alpha=0.3)
