@@ -21,15 +21,12 @@ from thousand.rules import from_mapping, load_ruleset
 
 
 def _cards(rs):
+    """A one-mark card, and one with two columns, three rows and (keep any) worths."""
     u = rs.unit
     groups = (1, 2) if rs.dice >= 2 else (1,)
-    keep = 2 * u if rs.keep == "any" else 0
-    return [
-        Card(rs, (1,), (), ((3 * u,),)),
-        Card(
-            rs, groups, (-2 * u, 2 * u), tuple(tuple((k + j) * u for j in range(len(groups))) for k in (4, 2, 1)), keep
-        ),
-    ]
+    marks = tuple(tuple((k + j) * u for j in range(len(groups))) for k in (4, 2, 1))
+    worth = tuple((2 + j) * u for j in range(len(groups))) if rs.keep == "any" else ()
+    return [Card(rs, (1,), (), ((3 * u,),)), Card(rs, groups, (-2 * u, 2 * u), marks, worth)]
 
 
 @pytest.mark.twin
