@@ -701,8 +701,9 @@ def _improve(card: Card, loss, u: int) -> Card:
             moved = False
             for cand in _neighbours(best, step * u):
                 v = loss(cand)
-                if v < cur - 1e-12:
+                if v < cur - 1e-12:  # first improvement: move there and look around it
                     best, cur, moved = cand, v, True
+                    break
     return best
 
 
