@@ -1,5 +1,5 @@
 """Search and measure the strategy card of every preset (docs/card.md): writes
-docs/cards/PRESET.md and PRESET.png and the summary docs/cards/cards.json.
+docs/cards/PRESET.md, PRESET.png and PRESET.json (the report, the search's time and memory).
 
     python docs/tools/make_cards.py [PRESET ...] [--cells N]
 
@@ -49,15 +49,13 @@ def main() -> None:
     ap.add_argument("--cells", type=int, default=24)
     args = ap.parse_args()
     OUT.mkdir(exist_ok=True)
-    summary_path = OUT / "cards.json"
-    summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
     for name in args.presets:
         t0 = time.perf_counter()
         rs = load_ruleset(name)
         try:
             rep = find_card(rs, args.cells, progress=lambda s, t0=t0: say(name, s, t0))
         except ThousandError as exc:
-            summary[name] = {"measured": False, "why": str(exc)}
+            (OUT / f"{name}.json").write_text(json.dumps({"measured": False, "why": str(exc)}, indent=1) + "\n")
             print(f"{name}: {exc}", flush=True)
             continue
         (OUT / f"{name}.md").write_text(rep.card.markdown(rep), encoding="utf-8")
@@ -69,10 +67,8 @@ def main() -> None:
             peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
             cells_limit=args.cells,
         )
-        summary[name] = d
-        summary_path.write_text(json.dumps(summary, indent=1) + "\n")
+        (OUT / f"{name}.json").write_text(json.dumps(d, indent=1) + "\n")
         print(f"{name}: loss {rep.loss:.4%}, turn {rep.turn_points:.2f} of {rep.turn_optimum:.2f}", flush=True)
-    summary_path.write_text(json.dumps(summary, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -367,11 +367,19 @@ def card_turn_points(card: Card, x: PlayerState | None = None) -> float:
 class CardDuel:
     """The duel of a card against the optimal player (module docstring), built once per
     ruleset: the optimal player's turns as sparse rows, and what each card turn's ends
-    lead to. :meth:`measure` values a card exactly."""
+    lead to. :meth:`measure` values a card exactly.
+
+    The unknowns are ``x = [C_Q, O_Q]`` (2 n^2): ``C_Q[b * n + a] = C(a moves, b)`` and
+    ``O_Q[a * n + b] = O(b moves, a)``, the layout of the duel solver's ``Q``, so the
+    optimum's rows (:func:`thousand.kernel.duel_policy`) read ``C_Q`` as they are. A pair's
+    level is the sum of both scores: a bank raises it, a bust keeps it, only penalties and
+    overtaking lower it. :meth:`measure` sweeps the levels top down with the kernel's
+    :func:`~thousand.kernel.Backend.level_sweep`, each level's bust links (the card's bust
+    to the optimum's turn at the same pair and back) solved exactly, every other entry at
+    the values of the sweep so far (Gauss-Seidel), until a sweep changes no value by more
+    than ``tol``: without penalties one sweep is the solution."""
 
     def __init__(self, rs: Ruleset, solution=None, tables_dir: str | None = None, progress: bool = False):
-        from scipy import sparse
-
         from thousand.solvers.duel import DuelModel
         from thousand.tables.solve import solve_objective
 
@@ -395,33 +403,41 @@ class CardDuel:
         self.p_star = float(P[self.x0, self.x0])
         Q = np.ascontiguousarray(P.T)
         table, plans = self.table, self.plans = model.table, model.plans
-        # the optimum's rows, by blocks of movers: O_Q[a * n + b] = O(b moves, a the card)
-        rows, cols, vals, h = [], [], [], np.zeros(n * n)
+        self.moves = model.moves
+        self.gap = model.score[:, None] - model.score[None, :]  # gap[a, b]: card's score minus the opponent's
+        # the level order: pairs by descending score sum, each level's C rows then its O rows
+        score = model.score
+        lev = (score[:, None] + score[None, :]).ravel()  # the level of pair index z * n + w, either half
+        order = np.argsort(-lev, kind="stable")
+        self.lev = lev
+        bounds = np.flatnonzero(np.diff(lev[order])) + 1
+        self.level_ptr = np.concatenate([[0], bounds, [n * n]]).astype(np.int64)  # level L: order[ptr[L]:ptr[L+1]]
+        self.order = order
+        self.rank = np.empty(n * n, dtype=np.int64)  # a pair's place in the order
+        self.rank[order] = np.arange(n * n)
+        # per state: whether a zero turn keeps its score (then a bust stays in the pair's level)
+        self.moves_keep_level = score[plans.bust] == score
+        # the optimum's rows, in the level order (by blocks of movers to bound the kernel's scratch)
+        rows, cols, vals = [], [], []
+        self.opt_h = np.zeros(n * n)
         step = max(1, 2_000_000 // max(n * int(np.max(np.diff(plans.ptr))), 1))
         for lo in range(0, n, step):
             movers = np.arange(lo, min(n, lo + step), dtype=np.int64)
             r = kernel.duel_policy(table, plans, Q, movers, np.zeros(len(movers), np.int64), np.full(len(movers), n))
-            p = np.repeat(movers, n) + np.tile(np.arange(n), len(movers)) * n  # pair (b, a) -> a * n + b
-            rows.append(np.repeat(p, np.diff(r.indptr)))
+            k = np.repeat(movers, n) + np.tile(np.arange(n), len(movers)) * n  # pair (b, a) -> O_Q[a * n + b]
+            rows.append(np.repeat(self.rank[k], np.diff(r.indptr)))
             cols.append(np.asarray(r.cols, dtype=np.int64))
             vals.append(np.asarray(r.vals, dtype=np.float64))
-            h[p] = 1.0 - r.c
-        self.opt = sparse.csr_matrix(
-            (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n * n, n * n)
-        )
-        self.opt_h = h
-        self.moves = model.moves
-        self.gap = model.score[:, None] - model.score[None, :]  # gap[a, b]: card's score minus the opponent's
+            self.opt_h[k] = 1.0 - r.c
+        self.opt_rows = _LevelRows.of(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals), self, 0)
         self.setup_seconds = time.perf_counter() - t0
-        self._start: tuple[np.ndarray, np.ndarray] | None = None
+        self._start: np.ndarray | None = None
 
-    def card_rows(self, card: Card):
-        """The card's turns as sparse rows: ``C_Q = w + M @ O_Q`` (C_Q[b * n + a] = C(a moves, b))."""
-        from scipy import sparse
-
+    def card_rows(self, card: Card) -> tuple[_LevelRows, np.ndarray]:
+        """The card's turns as rows in the level order, ``C_Q = w + M @ O_Q``: (the rows, w)."""
         n, plans, u = self.n, self.plans, self.rs.unit
         bands = np.searchsorted(np.asarray(card.edges), self.gap, side="right")  # (n, n)
-        # one column per (mover, band it meets)
+        # one column of card_turn_ends per (mover, band it meets)
         cols_of, turns = [], []
         for i in range(n):
             a, b = plans.ptr[i], plans.ptr[i + 1]
@@ -431,63 +447,148 @@ class CardDuel:
             turns += [(s_ok, f_ok, (nxt == -1).astype(np.uint8), int(k)) for k in used]
         sp, fp, bp, wp = card_turn_ends(self.table, *_columns(card, turns), u)
         ends = sp + fp
-        rows, cols, vals = [], [], []
-        w = np.zeros(n * n)
+        n2 = n * n
         Y = np.arange(n)
+        w = np.zeros(n2)
+        # first pass: each mover's totals that hand the game over, hence its rows' lengths (a
+        # row per opponent, all of one mover's alike, zeros kept) and where they go in the order
+        spans, count = [], np.zeros(n2, dtype=np.int64)
         for i in range(n):
             a, b = plans.ptr[i], plans.ptr[i + 1]
-            T1 = b - a
             nxt = plans.next[a:b]
             first, used = cols_of[i]
             col = first + np.searchsorted(used, bands[i])
-            mass = ends[:T1, col]  # (T+1, n): the turn ends at t against each opponent
-            flat = Y * n + i
-            w[flat] = wp[col] + mass[nxt == -1].sum(axis=0)
+            mass = ends[: b - a, col]  # (T+1, n): the turn ends at t against each opponent
+            k = Y * n + i  # C_Q[b * n + a]
+            w[k] = wp[col] + mass[nxt == -1].sum(axis=0)
             ts = np.flatnonzero((nxt >= 0) & (mass.max(axis=1) > 0))
+            linked = self.moves_keep_level[i]  # the bust keeps the scores: the level's link
+            count[self.rank[k]] = len(ts) + (not linked)
+            spans.append((a, col, mass, ts, linked))
+        indptr = np.zeros(n2 + 1, dtype=np.int64)
+        np.cumsum(count, out=indptr[1:])
+        cols = np.empty(indptr[-1], dtype=np.int32)
+        vals = np.empty(indptr[-1])
+        link = np.full(n2, -1, dtype=np.int64)
+        link_val = np.zeros(n2)
+        for i, (a, col, mass, ts, linked) in enumerate(spans):
+            r = self.rank[Y * n + i]
+            base = indptr[r]
             if len(ts):
                 opp = end_opponents(plans, i, a + ts, Y)  # (len(ts), n)
-                rows.append(np.broadcast_to(flat, (len(ts), n)).ravel())
-                cols.append((nxt[ts][:, None] * n + opp).ravel())
-                vals.append(mass[ts].ravel())
-            rows.append(flat)
-            cols.append(plans.bust[i] * n + Y)
-            vals.append(bp[col])
-        r, c, v = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
-        keep = v > 0
-        M = sparse.csr_matrix((v[keep], (r[keep], c[keep])), shape=(n * n, n * n))
-        return M, w
+                at = base[None, :] + np.arange(len(ts))[:, None]
+                cols[at] = n2 + plans.next[a + ts][:, None] * n + opp
+                vals[at] = -mass[ts]
+            bust = n2 + plans.bust[i] * n + Y
+            if linked:
+                link[r], link_val[r] = bust, bp[col]
+            else:
+                cols[base + len(ts)] = bust
+                vals[base + len(ts)] = -bp[col]
+        return _LevelRows(indptr, cols, vals, link, link_val, self.level_ptr), w
 
-    def measure(self, card: Card, tol: float = 1e-14, max_rounds: int = 200_000) -> CardReport:
+    def measure(self, card: Card, tol: float = 1e-14, max_sweeps: int = 100_000) -> CardReport:
         """The card's exact cost against the optimum (:class:`CardReport`)."""
         t0 = time.perf_counter()
-        M, w = self.card_rows(card)
-        n = self.n
-        # card: the card's chance where it moves (C_Q), opt: where the optimum moves (O_Q)
-        card_v, opt_v = (a.copy() for a in self._start) if self._start is not None else (np.full(n * n, 0.5),) * 2
-        change, rounds = np.inf, 0
-        while change > tol and rounds < max_rounds:
-            rounds += 1
-            c_new = w + M @ opt_v
-            o_new = self.opt_h + self.opt @ c_new
-            change = max(float(np.max(np.abs(c_new - card_v))), float(np.max(np.abs(o_new - opt_v))))
-            card_v, opt_v = c_new, o_new
+        card_rows, w = self.card_rows(card)
+        n2 = self.n * self.n
+        rho = np.concatenate([w, self.opt_h])
+        levels = []
+        for L in range(len(self.level_ptr) - 1):
+            k = self.order[self.level_ptr[L] : self.level_ptr[L + 1]]
+            levels.append(_level(k, rho, card_rows.level(L), self.opt_rows.level(L)))
+        sweeper = self.table.backend.level_sweep(levels, 2 * n2)
+        x = self._start.copy() if self._start is not None else np.full(2 * n2, 0.5)
+        change, sweeps = np.inf, 0
+        while change > tol and sweeps < max_sweeps:
+            sweeps += 1
+            change = sweeper.sweep(x, 0)
         if change > tol:
-            raise ThousandError(f"{self.rs.name}: the card's duel did not settle ({change:.1e} after {rounds} rounds)")
-        self._start = (card_v, opt_v)  # the next card's values start here (a search moves one mark at a time)
-        residual = max(
-            float(np.max(np.abs(w + M @ opt_v - card_v))), float(np.max(np.abs(self.opt_h + self.opt @ card_v - opt_v)))
-        )
-        x0 = self.x0
-        first, second = float(card_v[x0 * n + x0]), float(opt_v[x0 * n + x0])
+            raise ThousandError(f"{self.rs.name}: the card's duel did not settle ({change:.1e} after {sweeps} sweeps)")
+        self._start = x  # the next card's values start here (a search moves one mark at a time)
+        k0 = self.x0 * self.n + self.x0
         return CardReport(
             card,
-            first=first,
-            second=second,
+            first=float(x[k0]),
+            second=float(x[n2 + k0]),
             p_star=self.p_star,
-            rounds=rounds,
-            residual=residual,
+            rounds=sweeps,
+            residual=change,
             seconds=time.perf_counter() - t0,
         )
+
+
+@dataclass
+class _LevelRows:
+    """Rows of one half of the card's duel (C: its turns, O: the optimum's), in the level
+    order, as what :class:`thousand.kernel.Backend.level_sweep` takes: per row its bust
+    link (the largest entry into the same level, in the other half; -1 none) and the CSR
+    of its other entries, values negated (the sweep solves ``x = rho - O x``)."""
+
+    indptr: np.ndarray  # over the half's rows in the level order
+    cols: np.ndarray  # int32 into x = [C_Q, O_Q]
+    vals: np.ndarray
+    link: np.ndarray  # index into x of each row's link, or -1
+    link_val: np.ndarray
+    level_ptr: np.ndarray
+
+    @classmethod
+    def of(cls, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, duel: CardDuel, offset: int) -> _LevelRows:
+        """From entries: row = the rank of the row's pair in the level order, col = the pair
+        it reads in the other half of x, which starts at ``offset`` (n^2 for the card's rows,
+        which read O_Q; 0 for the optimum's, which read C_Q)."""
+        n2 = duel.n * duel.n
+        target = offset
+        keep = vals > 0
+        rows, cols, vals = rows[keep], cols[keep], vals[keep]
+        same = duel.lev[cols] == duel.lev[duel.order[rows]]
+        # the link of a row: its largest entry into the same level (a bust: the roles swap at the same scores)
+        link = np.full(n2, -1, dtype=np.int64)
+        link_val = np.zeros(n2)
+        cand = np.flatnonzero(same)
+        if len(cand):
+            o = cand[np.lexsort((-vals[cand], rows[cand]))]
+            first = np.ones(len(o), dtype=bool)
+            first[1:] = rows[o][1:] != rows[o][:-1]
+            chosen = o[first]
+            link[rows[chosen]] = cols[chosen] + target
+            link_val[rows[chosen]] = vals[chosen]
+            rest = np.ones(len(rows), dtype=bool)
+            rest[chosen] = False
+            rows, cols, vals = rows[rest], cols[rest], vals[rest]
+        srt = np.argsort(rows, kind="stable")
+        indptr = np.zeros(n2 + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=n2), out=indptr[1:])
+        return cls(indptr, (cols[srt] + target).astype(np.int32), -vals[srt], link, link_val, duel.level_ptr)
+
+    def level(self, L: int):
+        """Level L's rows: (indptr from 0, cols, vals, link, link_val)."""
+        a, b = self.level_ptr[L], self.level_ptr[L + 1]
+        p0, p1 = self.indptr[a], self.indptr[b]
+        return self.indptr[a : b + 1] - p0, self.cols[p0:p1], self.vals[p0:p1], self.link[a:b], self.link_val[a:b]
+
+
+def _level(k: np.ndarray, rho: np.ndarray, c_rows, o_rows) -> tuple:
+    """One level of the sweep: its C rows (pairs ``k``) then its O rows, their right-hand
+    sides, their CSR and their links as positions among the level's rows."""
+    n2 = len(rho) // 2
+    m = len(k)
+    ip_c, cols_c, vals_c, link_c, a_c = c_rows
+    ip_o, cols_o, vals_o, link_o, a_o = o_rows
+    rows = np.concatenate([k, k + n2])
+    # a link names an unknown of x in this level: C_Q pair j is the level's row of j, O_Q pair j m rows later
+    at = np.argsort(k)
+    ks = k[at]
+
+    def where(t):
+        j = np.where(t >= n2, t - n2, t)
+        p = at[np.searchsorted(ks, j)]
+        return np.where(t < 0, -1, np.where(t >= n2, m + p, p))
+
+    succ = np.concatenate([where(link_c), where(link_o)])
+    a = -np.concatenate([a_c, a_o])
+    indptr = np.concatenate([ip_c, ip_o[1:] + ip_c[-1]])
+    return rows, rho[rows], indptr, np.concatenate([cols_c, cols_o]), np.concatenate([vals_c, vals_o]), succ, a
 
 
 def _turn_optimum(rs: Ruleset) -> float:
@@ -508,8 +609,8 @@ class CardReport:
     p_star: float
     turn_points: float | None = None  # filled by :meth:`with_turn`
     turn_optimum: float | None = None
-    rounds: int = 0
-    residual: float = 0.0
+    rounds: int = 0  # sweeps of the level-ordered Gauss-Seidel solve
+    residual: float = 0.0  # the last sweep's largest change
     seconds: float = 0.0
     steps: list = field(default_factory=list)  # the search's trail: (cells, loss) of smaller cards
 
