@@ -735,7 +735,7 @@ def find_card(
         card = _improve(min(cands, key=loss), loss, u)
         if best is None or loss(card) < loss(best) - 1e-9:
             best = card
-        trail.append((_size(rs, g, b), loss(best)))
+        trail = [t for t in trail if t[0] != _size(rs, g, b)] + [(_size(rs, g, b), loss(best))]
         say(f"{_size(rs, g, b)} numbers ({g} column(s), {b} row(s)): loss {loss(card):.4%}")
     return replace(duel.measure(best), steps=trail).with_turn()
 
