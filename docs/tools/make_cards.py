@@ -2,10 +2,13 @@
 docs/cards/PRESET.md, PRESET.png and PRESET.json (the report, the search's time and memory).
 
     python docs/tools/make_cards.py [PRESET ...] [--cells N]
+    python docs/tools/make_cards.py classic --measure-only --from classic-nobarrel
 
 Each preset's card is found by ``thousand.analysis.card.find_card`` (the loss measured
 exactly against the duel table) and its figures are printed as it goes; a preset that
-cannot be measured says why in the summary.
+cannot be measured says why in its JSON. ``--measure-only`` (a duel too large to search on
+this machine) measures exactly the turn's optimum as a card and the cards of the ``--from``
+presets carried over, and keeps the best of them.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from thousand.analysis.card import find_card
+from thousand.analysis.card import Card, CardDuel, find_card, turn_card
 from thousand.analysis.chart import draw_card
 from thousand.base.errors import ThousandError
 from thousand.rules import load_ruleset
@@ -43,17 +46,39 @@ def say(name: str, what: str, t0: float) -> None:
     print(f"{name}: {what} ({time.perf_counter() - t0:.0f} s)", flush=True)
 
 
+def measure_only(rs, sources, t0: float):
+    """The best of the turn's card and the ``sources``' cards, each measured exactly."""
+    duel = CardDuel(rs)
+    say(rs.name, f"duel set up in {duel.setup_seconds:.0f} s", t0)
+    cards = [("the turn's optimum", turn_card(rs))]
+    for src in sources:
+        d = json.loads((OUT / f"{src}.json").read_text())
+        cards.append((f"the card of {src}", Card.from_json(rs, d["card"])))
+    best = None
+    for what, card in cards:
+        rep = duel.measure(card)
+        say(rs.name, f"{what}: loss {rep.loss:.4%} ({rep.rounds} sweeps)", t0)
+        if best is None or rep.loss < best.loss:
+            best = rep
+    return best.with_turn()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("presets", nargs="*", default=PRESETS)
     ap.add_argument("--cells", type=int, default=24)
+    ap.add_argument("--measure-only", action="store_true", help="measure the turn's card and --from cards only")
+    ap.add_argument("--from", dest="sources", nargs="*", default=(), help="presets whose cards to carry over")
     args = ap.parse_args()
     OUT.mkdir(exist_ok=True)
     for name in args.presets:
         t0 = time.perf_counter()
         rs = load_ruleset(name)
         try:
-            rep = find_card(rs, args.cells, progress=lambda s, t0=t0: say(name, s, t0))
+            if args.measure_only:
+                rep = measure_only(rs, args.sources, t0)
+            else:
+                rep = find_card(rs, args.cells, progress=lambda s, t0=t0: say(name, s, t0))
         except ThousandError as exc:
             (OUT / f"{name}.json").write_text(json.dumps({"measured": False, "why": str(exc)}, indent=1) + "\n")
             print(f"{name}: {exc}", flush=True)
@@ -63,6 +88,7 @@ def main() -> None:
         d = rep.to_json()
         d.update(
             measured=True,
+            searched=not args.measure_only,
             search_seconds=round(time.perf_counter() - t0, 1),
             peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
             cells_limit=args.cells,

@@ -185,6 +185,11 @@ class Card:
             out += ["", *report.lines()]
         return "\n".join(out) + "\n"
 
+    @classmethod
+    def from_json(cls, rs: Ruleset, d: dict) -> Card:
+        """A card of :meth:`to_json` for ruleset ``rs`` (another ruleset's card, carried over)."""
+        return cls(rs, tuple(d["groups"]), tuple(d["edges"]), tuple(map(tuple, d["marks"])), tuple(d.get("worth", ())))
+
     def to_json(self) -> dict:
         return {
             "ruleset": self.rs.name,
