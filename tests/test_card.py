@@ -21,12 +21,17 @@ from thousand.rules import from_mapping, load_ruleset
 
 
 def _cards(rs):
-    """A one-mark card, and one with two columns, three rows and (keep any) worths."""
+    """A one-mark card; one with two columns, three rows and (keep any) worths; one with an
+    endgame row (the opponent needs at most a third of the goal)."""
     u = rs.unit
     groups = (1, 2) if rs.dice >= 2 else (1,)
     marks = tuple(tuple((k + j) * u for j in range(len(groups))) for k in (4, 2, 1))
     worth = tuple((2 + j) * u for j in range(len(groups))) if rs.keep == "any" else ()
-    return [Card(rs, (1,), (), ((3 * u,),)), Card(rs, groups, (-2 * u, 2 * u), marks, worth)]
+    return [
+        Card(rs, (1,), (), ((3 * u,),)),
+        Card(rs, groups, (-2 * u, 2 * u), marks, worth),
+        Card(rs, groups, (-2 * u,), (*marks[:2], (rs.goal,) * len(groups)), worth, rs.goal // 3),
+    ]
 
 
 @pytest.mark.twin
@@ -111,6 +116,9 @@ def test_card_markdown_lists_every_mark():
     assert "| behind by more than 100 | 40 | 300 |" in md
     assert "| -100 or better | 25 | 200 |" in md
     assert card.mark(-150, 2) == 40 and card.mark(-100, 4) == 200
+    end = Card(rs, (1,), (), ((30,), (1000,)), endgame=300)
+    assert "| the opponent needs 300 or less | 1000 |" in end.markdown()
+    assert end.mark(0, 3, opponent=699) == 30 and end.mark(0, 3, opponent=700) == 1000
 
 
 def _thousand(*args, cwd=None):

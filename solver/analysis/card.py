@@ -77,6 +77,7 @@ class Card:
     edges: tuple[int, ...]
     marks: tuple[tuple[int, ...], ...]
     worth: tuple[int, ...] = ()
+    endgame: int = 0  # > 0: the last row of marks applies when the opponent needs at most this many points
 
     def __post_init__(self):
         n = self.rs.dice
@@ -86,8 +87,10 @@ class Card:
             raise ThousandError(f"card: a dice group starts beyond {n} dice: {self.groups}")
         if list(self.edges) != sorted(set(self.edges)):
             raise ThousandError(f"card: score-gap edges must ascend: {self.edges}")
-        if len(self.marks) != len(self.edges) + 1 or any(len(r) != len(self.groups) for r in self.marks):
-            raise ThousandError("card: one row of marks per score-gap band, one mark per dice group")
+        if len(self.marks) != self.rows or any(len(r) != len(self.groups) for r in self.marks):
+            raise ThousandError("card: one row of marks per score-gap band (and the endgame), one mark per dice group")
+        if self.endgame < 0:
+            raise ThousandError(f"card: the endgame row needs a positive distance to the goal: {self.endgame}")
         if self.worth and len(self.worth) != len(self.groups):
             raise ThousandError("card: one worth per dice group")
 
@@ -97,20 +100,29 @@ class Card:
         return self.rs.keep == "any"
 
     @property
+    def rows(self) -> int:
+        """Rows of marks: one per score-gap band, and the endgame row where there is one."""
+        return len(self.edges) + 1 + (self.endgame > 0)
+
+    @property
     def cells(self) -> int:
         """The numbers on the card: its marks, and its worths where it chooses dice."""
         return (len(self.marks) + self.chooses) * len(self.groups)
 
-    def band(self, gap: int) -> int:
-        """The row of a score gap (my score minus the opponent's, points)."""
+    def band(self, gap: int, opponent: int | None = None) -> int:
+        """The row of a score gap (my score minus the opponent's, points) and the opponent's
+        score: the endgame row where the opponent needs at most ``endgame`` points."""
+        if self.endgame and opponent is not None and self.rs.goal - opponent <= self.endgame:
+            return self.rows - 1
         return bisect.bisect_right(self.edges, gap)
 
     def column(self, dice: int) -> int:
         return bisect.bisect_right(self.groups, dice) - 1
 
-    def mark(self, gap: int, dice: int) -> int:
-        """The stop mark (points) with ``dice`` to roll next at score gap ``gap``."""
-        return self.marks[self.band(gap)][self.column(dice)]
+    def mark(self, gap: int, dice: int, opponent: int | None = None) -> int:
+        """The stop mark (points) with ``dice`` to roll next at score gap ``gap`` (and the
+        opponent's score, for the endgame row)."""
+        return self.marks[self.band(gap, opponent)][self.column(dice)]
 
     def thresholds(self) -> np.ndarray:
         """Marks per band and dice count, (bands, dice + 1) points (column 0 unused)."""
@@ -134,6 +146,8 @@ class Card:
 
     def band_label(self, i: int) -> str:
         """The score gaps of row ``i`` in words (gap: my score minus the opponent's)."""
+        if self.endgame and i == self.rows - 1:
+            return _("the opponent needs {e} or less").format(e=self.endgame)
         if not self.edges:
             return _("any score")
         lo = self.edges[i - 1] if i > 0 else None
@@ -188,7 +202,8 @@ class Card:
     @classmethod
     def from_json(cls, rs: Ruleset, d: dict) -> Card:
         """A card of :meth:`to_json` for ruleset ``rs`` (another ruleset's card, carried over)."""
-        return cls(rs, tuple(d["groups"]), tuple(d["edges"]), tuple(map(tuple, d["marks"])), tuple(d.get("worth", ())))
+        marks = tuple(map(tuple, d["marks"]))
+        return cls(rs, tuple(d["groups"]), tuple(d["edges"]), marks, tuple(d.get("worth", ())), d.get("endgame", 0))
 
     def to_json(self) -> dict:
         return {
@@ -197,6 +212,7 @@ class Card:
             "edges": list(self.edges),
             "marks": [list(r) for r in self.marks],
             "worth": list(self.worth) if self.chooses else [],
+            "endgame": self.endgame,
             "cells": self.cells,
             "rules": self.rules_text(),
         }
@@ -442,6 +458,8 @@ class CardDuel:
         """The card's turns as rows in the level order, ``C_Q = w + M @ O_Q``: (the rows, w)."""
         n, plans, u = self.n, self.plans, self.rs.unit
         bands = np.searchsorted(np.asarray(card.edges), self.gap, side="right")  # (n, n)
+        if card.endgame:  # the endgame row, by the opponent's score (column)
+            bands[:, self.rs.goal - self.model.score <= card.endgame] = card.rows - 1
         # one column of card_turn_ends per (mover, band it meets)
         cols_of, turns = [], []
         for i in range(n):
@@ -674,17 +692,18 @@ class CardReport:
 SEARCH_TOL = 1e-10
 
 
-# card shapes: (dice groups, score-gap bands)
-def shapes(rs: Ruleset) -> list[tuple[int, int]]:
+# card shapes: (dice groups, score-gap bands, an endgame row or not)
+def shapes(rs: Ruleset) -> list[tuple[int, int, int]]:
     """The card shapes offered, smallest first: one column; columns for 2, 3 groups of dice
-    counts and for every count; each with one, two and three score-gap rows."""
+    counts and for every count; each with one, two and three score-gap rows, and with an
+    endgame row or without."""
     n = rs.dice
-    out = {(min(g, n), b) for g in (1, 2, 3, n) for b in (1, 2, 3)}
-    return sorted(out, key=lambda s: (_size(rs, *s), s[1]))
+    out = {(min(g, n), b, e) for g in (1, 2, 3, n) for b in (1, 2, 3) for e in (0, 1)}
+    return sorted(out, key=lambda s: (_size(rs, *s), s[1], s[2]))
 
 
-def _size(rs: Ruleset, groups: int, bands: int) -> int:
-    return (bands + (rs.keep == "any")) * groups
+def _size(rs: Ruleset, groups: int, bands: int, endgame: int = 0) -> int:
+    return (bands + endgame + (rs.keep == "any")) * groups
 
 
 def _group_splits(n: int, k: int) -> list[tuple[int, ...]]:
@@ -713,7 +732,7 @@ def find_card(
     cache: dict = {}
 
     def loss(card: Card) -> float:
-        key = (card.groups, card.edges, card.marks, card.worth)
+        key = (card.groups, card.edges, card.marks, card.worth, card.endgame)
         r = cache.get(key)
         if r is None:
             r = cache[key] = duel.measure(card, tol=SEARCH_TOL)
@@ -725,23 +744,32 @@ def find_card(
     fits = [s for s in shapes(rs) if _size(rs, *s) <= cells]
     if not fits:
         raise ThousandError(f"{rs.name}: the smallest card has {_size(rs, 1, 1)} numbers, more than {cells}")
-    for g, b in fits:
+    for g, b, e in fits:
+        size = _size(rs, g, b, e)
         edges = _edges(rs, b)
         cands = []
         for groups in _group_splits(rs.dice, g):
             for src in (best, seed) if best is not None else (seed,):
                 marks = tuple(tuple(src.mark(_gap_of(edges, i), d) for d in groups) for i in range(b))
                 worth = tuple(int(src.worths()[d]) for d in groups) if rs.keep == "any" else ()
-                cands.append(Card(rs, groups, edges, marks, worth))
-        if g == 1 and b == 1:  # one mark: a scan in coarse steps too
+                if not e:
+                    cands.append(Card(rs, groups, edges, marks, worth))
+                    continue
+                # the endgame row: as the level row on the last unit (nearly the card without it), or
+                # "roll until you win" when the opponent needs a tenth of the goal
+                level = marks[_band_of(edges, 0)]
+                cands.append(Card(rs, groups, edges, (*marks, level), worth, u))
+                far = max(u, rs.goal // 10 // u * u)
+                cands.append(Card(rs, groups, edges, (*marks, (rs.goal,) * len(groups)), worth, far))
+        if g == 1 and b == 1 and not e:  # one mark: a scan in coarse steps too
             top = max(rs.goal // 2, 20 * u)
             step = max(u, (top // 16) // u * u)
             cands += [replace(c, marks=((m,),)) for c in cands[:] for m in range(step, top + 1, step)]
         card = _improve(min(cands, key=loss), loss, u)
         if best is None or loss(card) < loss(best) - 1e-9:
             best = card
-        trail = [t for t in trail if t[0] != _size(rs, g, b)] + [(_size(rs, g, b), loss(best))]
-        say(f"{_size(rs, g, b)} numbers ({g} column(s), {b} row(s)): loss {loss(card):.4%}")
+        trail = [t for t in trail if t[0] != size] + [(size, loss(best))]
+        say(f"{size} numbers ({g} column(s), {b} row(s){', an endgame row' if e else ''}): loss {loss(card):.4%}")
     return replace(duel.measure(best), steps=trail).with_turn()
 
 
@@ -791,6 +819,10 @@ def _edges(rs: Ruleset, bands: int) -> tuple[int, ...]:
     return () if bands == 1 else ((-g,) if bands == 2 else (-g, g))
 
 
+def _band_of(edges: tuple[int, ...], gap: int) -> int:
+    return bisect.bisect_right(edges, gap)
+
+
 def _gap_of(edges: tuple[int, ...], band: int) -> int:
     """A score gap inside ``band``."""
     if not edges:
@@ -831,6 +863,10 @@ def _neighbours(card: Card, d: int):
                 w = list(card.worth)
                 w[j] += s
                 yield replace(card, worth=tuple(w))
+    if card.endgame:
+        for s in (d, -d):
+            if card.endgame + s >= rs.unit:
+                yield replace(card, endgame=card.endgame + s)
     for k in range(len(card.edges)):
         for s in (d, -d):
             e = list(card.edges)
@@ -857,7 +893,8 @@ class CardBot(Bot):
         card, rs, eng = self.card, self.card.rs, self.engine
         u = rs.unit
         x = state.me
-        gap = x.score - max((o.score for o in state.opponents), default=x.score)
+        top = max((o.score for o in state.opponents), default=None)
+        gap = x.score - (x.score if top is None else top)
         s = TurnState(x, state.turn_total, len(state.roll), state.roll)
         sat = eng.moves.saturation(x)
         worth = card.worths()
@@ -878,7 +915,7 @@ class CardBot(Bot):
             if eng.can_stop(nxt):
                 if eng.moves.wins(x, t) or t > sat:
                     return _WIN * _TIER + key(t, t, m), False
-                if t >= card.mark(gap, m):
+                if t >= card.mark(gap, m, top):
                     return _PLAY * _TIER + key(t, t, m), False
             return _PLAY * _TIER + key(t + worth[m], t, m), True
 
