@@ -42,6 +42,31 @@ PRESETS = (
 )
 
 
+def table(presets) -> str:
+    """The cards measured so far (docs/cards/*.json) as the table of docs/card.md."""
+    out = [
+        "| preset | numbers on the card | win chance given up | first / second seat (optimum) | "
+        "turn points (optimum) | found by | search |",
+        "|---|---:|---:|---|---|---|---:|",
+    ]
+    for name in presets:
+        path = OUT / f"{name}.json"
+        if not path.exists():
+            continue
+        d = json.loads(path.read_text())
+        if not d.get("measured"):
+            out.append(f"| {name} | | not measured: {d['why']} | | | | |")
+            continue
+        how = "search" if d.get("searched", True) else "measured only"
+        out.append(
+            f"| [{name}](cards/{name}.md) | {d['card']['cells']} | {100 * d['loss']:.4f}% | "
+            f"{100 * d['win_first']:.2f}% / {100 * d['win_second']:.2f}% ({100 * d['p_star']:.2f}% / "
+            f"{100 * (1 - d['p_star']):.2f}%) | {d['turn_points']:.2f} ({d['turn_optimum']:.2f}) | {how} | "
+            f"{d['search_seconds']:.0f} s, {d['peak_mb']:,} MB |"
+        )
+    return "\n".join(out)
+
+
 def say(name: str, what: str, t0: float) -> None:
     print(f"{name}: {what} ({time.perf_counter() - t0:.0f} s)", flush=True)
 
@@ -69,7 +94,11 @@ def main() -> None:
     ap.add_argument("--cells", type=int, default=24)
     ap.add_argument("--measure-only", action="store_true", help="measure the turn's card and --from cards only")
     ap.add_argument("--from", dest="sources", nargs="*", default=(), help="presets whose cards to carry over")
+    ap.add_argument("--table", action="store_true", help="print the Markdown table of the measured cards and stop")
     args = ap.parse_args()
+    if args.table:
+        print(table(args.presets))
+        return
     OUT.mkdir(exist_ok=True)
     for name in args.presets:
         t0 = time.perf_counter()
