@@ -146,3 +146,17 @@ def test_card_command_refuses_what_it_cannot_measure(tmp_path):
         "card", "pig", "--set", "goal=20", "--cells", "1", "--png", str(tmp_path / "x.txt"), "--tables", str(tmp_path)
     )
     assert r.returncode == 2 and "PNG" in r.stderr
+
+
+@pytest.mark.twin
+def test_card_duel_with_pits_and_samosval_equals_the_engine(tmp_path):
+    """A 1000 game with a pit, a samosval score, overtaking and bolts, to 60."""
+    rs = load_ruleset(
+        "classic-nobarrel", ("goal=60", "pits=[{low=30,exit=45}]", "dump=[55]", "overtake=10", "bolts.penalty=10")
+    )
+    duel = CardDuel(rs, tables_dir=str(tmp_path))
+    oracle = Oracle(rs, "duel", str(tmp_path), progress=False)
+    card = Card(rs, (1, 3), (-10,), ((30, 40), (20, 35), (60, 60)), endgame=20)
+    r = duel.measure(card)
+    e = exact_duel(TurnRules(rs), CardBot(card), None, oracle=oracle, budget=10**7)
+    assert (r.first, r.second) == pytest.approx((e.value_first, e.value_second), abs=1e-10)
