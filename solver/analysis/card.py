@@ -1,16 +1,16 @@
 """Strategy cards: a rule a person can hold in their head, and its exact cost.
 
 A :class:`Card` is a table of *stop marks*: rows are bands of the score gap (my score
-minus the opponent's), columns are groups of dice counts. Its rule, as printed:
+minus the opponent's) and, optionally, an endgame row (the opponent needs at most E
+points), columns are groups of dice counts. Its rule, as printed:
 
 1. Bank whenever banking wins the game.
 2. After a roll, value each set-aside: where its turn total reaches the mark of your
    band and the dice you would roll next (hot dice: all of them), its total (you would
    bank); elsewhere its total plus the *worth* of the dice you would roll (one number per
-   column: what rolling them on adds, roughly). Take
-   the highest (on a tie the more points; a set-aside that ends the turn at once, a
-   samosval dump or an overshoot, only when nothing else is legal), then bank or roll
-   on as its mark says.
+   column: what rolling them on adds, roughly). Take the highest (on a tie the more
+   points; a set-aside that ends the turn at once, a samosval dump or an overshoot,
+   only when nothing else is legal), then bank or roll on as its mark says.
 
 Stopping is of course only where the rules allow it (opening, pits, barrel): the
 card's marks say *when you want to*. Beyond a state's saturation total every bank
@@ -26,9 +26,9 @@ the absorbing chain
     C(a, b) = P_a^card(win) + sum_e p_a^card(e) O(b_e, a_e)    (the card moves)
     O(b, a) = sum_e p_b^opt(e) C(a_e, b_e)                     (the optimum moves)
 
-with ``C``/``O`` the card's win probability; it is iterated to a fixed point
-(Gauss-Seidel between the two halves). The card's *loss* is the win probability it
-gives up against an optimal opponent, averaged over the two seats:
+with ``C``/``O`` the card's win probability, solved by levels (:class:`CardDuel`). The
+card's *loss* is the win probability it gives up against an optimal opponent, averaged
+over the two seats:
 ``1/2 [(P* - C(x0, x0)) + ((1 - P*) - O(x0, x0))] = 1/2 - (C + O) / 2``, where P* is the
 duel's value; its *turn loss* is the expected points of one turn from the start,
 optimum minus card.
@@ -49,7 +49,7 @@ from thousand.base.errors import ThousandError
 from thousand.base.i18n import _
 from thousand.engine.player import Moves, PlayerState
 from thousand.engine.turn import TurnEnd, TurnRules, TurnState
-from thousand.kernel import FREE, MUST_ROLL, end_opponents
+from thousand.kernel import CONFIRM, FREE, MUST_ROLL, end_opponents
 from thousand.kernel._pure import _options_by_dice, _segment_argmax
 from thousand.rules.ruleset import Ruleset
 
@@ -327,7 +327,7 @@ def card_turn_ends(
         for n in range(1, N + 1):
             if rolls[n - 1].any():
                 throw(t, n, rolls[n - 1], rank, arr)
-        if hot != FREE and hot != MUST_ROLL and hot_roll.any():
+        if hot == CONFIRM and hot_roll.any():
             throw(t, N, hot_roll, rank_c, arr_c)
 
     throw(0, N, np.ones(K), rank, arr)  # a turn starts by rolling every die
