@@ -719,7 +719,8 @@ def find_card(
 ) -> CardReport:
     """The card with at most ``cells`` numbers and the least exact loss found.
 
-    Each shape of :func:`shapes` that fits, smallest first, starts from the better of the
+    Each shape of :func:`shapes` that fits, smallest first (score-gap and endgame rows only
+    on the column layout of the best card so far), starts from the better of the
     best card so far and the turn's optimum (:func:`turn_card`) laid onto its columns and
     rows (for one column, also a scan of its mark), and is improved by pattern search:
     every mark, worth and score-gap edge moved by 8, 4, 2, 1 steps of the ruleset's unit
@@ -747,8 +748,15 @@ def find_card(
     for g, b, e in fits:
         size = _size(rs, g, b, e)
         edges = _edges(rs, b)
+        # rows are tried on the columns of the best card so far (more rows on worse columns
+        # only cost evaluations); a new column layout starts with one row
+        splits = _group_splits(rs.dice, g)
+        if b > 1 or e:
+            splits = [best.groups] if best is not None and len(best.groups) == g else []
+        if not splits:
+            continue
         cands = []
-        for groups in _group_splits(rs.dice, g):
+        for groups in splits:
             for src in (best, seed) if best is not None else (seed,):
                 marks = tuple(tuple(src.mark(_gap_of(edges, i), d) for d in groups) for i in range(b))
                 worth = tuple(int(src.worths()[d]) for d in groups) if rs.keep == "any" else ()
