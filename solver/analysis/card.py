@@ -720,7 +720,7 @@ def find_card(
     """The card with at most ``cells`` numbers and the least exact loss found.
 
     Each shape of :func:`shapes` that fits, smallest first (score-gap and endgame rows only
-    on the column layout of the best card so far), starts from the better of the
+    on the best column layout of their column count), starts from the better of the
     best card so far and the turn's optimum (:func:`turn_card`) laid onto its columns and
     rows (for one column, also a scan of its mark), and is improved by pattern search:
     every mark, worth and score-gap edge moved by 8, 4, 2, 1 steps of the ruleset's unit
@@ -741,6 +741,7 @@ def find_card(
 
     seed = turn_card(rs)
     best: Card | None = None
+    best_of: dict[int, Card] = {}  # the best card of each column count
     trail: list[tuple[int, float]] = []
     fits = [s for s in shapes(rs) if _size(rs, *s) <= cells]
     if not fits:
@@ -748,13 +749,13 @@ def find_card(
     for g, b, e in fits:
         size = _size(rs, g, b, e)
         edges = _edges(rs, b)
-        # rows are tried on the columns of the best card so far (more rows on worse columns
-        # only cost evaluations); a new column layout starts with one row
+        # rows are tried on the best column layout of each column count (more rows on worse
+        # columns only cost evaluations); a new column count starts with one row
         splits = _group_splits(rs.dice, g)
         if b > 1 or e:
-            splits = [best.groups] if best is not None and len(best.groups) == g else []
-        if not splits:
-            continue
+            if g not in best_of:
+                continue
+            splits = [best_of[g].groups]
         cands = []
         for groups in splits:
             for src in (best, seed) if best is not None else (seed,):
@@ -774,6 +775,8 @@ def find_card(
             step = max(u, (top // 16) // u * u)
             cands += [replace(c, marks=((m,),)) for c in cands[:] for m in range(step, top + 1, step)]
         card = _improve(min(cands, key=loss), loss, u)
+        if g not in best_of or loss(card) < loss(best_of[g]):
+            best_of[g] = card
         if best is None or loss(card) < loss(best) - 1e-9:
             best = card
         trail = [t for t in trail if t[0] != size] + [(size, loss(best))]
