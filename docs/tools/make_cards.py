@@ -24,22 +24,11 @@ from thousand.analysis.card import Card, CardDuel, find_card, turn_card
 from thousand.analysis.chart import draw_card
 from thousand.base.errors import ThousandError
 from thousand.rules import load_ruleset
+from thousand.rules.ruleset import preset_names
 
 OUT = Path(__file__).resolve().parents[1] / "cards"
-PRESETS = (
-    "pig",
-    "plain",
-    "farkle",
-    "farkle-cardgames",
-    "zilch",
-    "admission",
-    "classic-nobarrel",
-    "kubiki",
-    "street",
-    "classic",
-    "classic-open",
-    "six-dice",
-)
+# every preset of the 1000 family (poker dice has no turn to stop: no card)
+PRESETS = tuple(p for p in preset_names() if p != "poker")
 
 
 def table(presets) -> str:
