@@ -1129,10 +1129,12 @@ def card(
     """A strategy card a person can remember: stop marks by dice left and score gap, found
     by searching the cards of each size for the least win probability given up against an
     optimal opponent, measured exactly (docs/card.md)."""
-    from thousand.analysis.card import find_card
+    from thousand.analysis.card import CardDuel, find_card
 
     rs = _ruleset(rules, overrides)
-    rep = find_card(rs, cells, progress=None if as_json else lambda s: click.echo(s, err=True), tables_dir=tables_dir)
+    # a ruleset of one's own has its duel solved first, with its estimate and progress bar
+    duel = CardDuel(rs, tables_dir=tables_dir, progress=not as_json)
+    rep = find_card(rs, cells, duel=duel, progress=None if as_json else lambda s: click.echo(s, err=True))
     text = rep.card.markdown(rep)
     if md_out:
         try:
