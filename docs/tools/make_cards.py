@@ -83,6 +83,9 @@ def main() -> None:
     ap.add_argument("--cells", type=int, default=24)
     ap.add_argument("--measure-only", action="store_true", help="measure the turn's card and --from cards only")
     ap.add_argument("--from", dest="sources", nargs="*", default=(), help="presets whose cards to carry over")
+    ap.add_argument(
+        "--shapes", nargs="*", default=None, help="only these shapes, each COLUMNS,ROWS,ENDGAME (e.g. 6,1,1)"
+    )
     ap.add_argument("--table", action="store_true", help="print the Markdown table of the measured cards and stop")
     args = ap.parse_args()
     if args.table:
@@ -96,7 +99,8 @@ def main() -> None:
             if args.measure_only:
                 rep = measure_only(rs, args.sources, t0)
             else:
-                rep = find_card(rs, args.cells, progress=lambda s, t0=t0: say(name, s, t0))
+                only = [tuple(map(int, x.split(","))) for x in args.shapes] if args.shapes else None
+                rep = find_card(rs, args.cells, progress=lambda s, t0=t0: say(name, s, t0), only=only)
         except ThousandError as exc:
             (OUT / f"{name}.json").write_text(json.dumps({"measured": False, "why": str(exc)}, indent=1) + "\n")
             print(f"{name}: {exc}", flush=True)
@@ -107,6 +111,7 @@ def main() -> None:
         d.update(
             measured=True,
             searched=not args.measure_only,
+            shapes=args.shapes or "all",
             search_seconds=round(time.perf_counter() - t0, 1),
             peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
             cells_limit=args.cells,

@@ -716,8 +716,12 @@ def find_card(
     duel: CardDuel | None = None,
     progress: Callable[[str], None] | None = None,
     tables_dir: str | None = None,
+    only: list[tuple[int, int, int]] | None = None,
 ) -> CardReport:
     """The card with at most ``cells`` numbers and the least exact loss found.
+
+    ``only``: search these shapes (columns, score-gap rows, endgame row 0/1) alone, in
+    order of size, instead of every shape of :func:`shapes`.
 
     Each shape of :func:`shapes` that fits, smallest first (score-gap and endgame rows only
     on the best column layout of their column count), starts from the better of the
@@ -743,7 +747,7 @@ def find_card(
     best: Card | None = None
     best_of: dict[int, Card] = {}  # the best card of each column count
     trail: list[tuple[int, float]] = []
-    fits = [s for s in shapes(rs) if _size(rs, *s) <= cells]
+    fits = [s for s in (sorted(only, key=lambda s: _size(rs, *s)) if only else shapes(rs)) if _size(rs, *s) <= cells]
     if not fits:
         raise ThousandError(f"{rs.name}: the smallest card has {_size(rs, 1, 1)} numbers, more than {cells}")
     for g, b, e in fits:
