@@ -406,14 +406,20 @@ class CardDuel:
 
         if rs.equal_turns:
             raise ThousandError(
-                f"{rs.name}: cards are measured in duels without equal turns (its duel is too large for the exact "
-                "measurement; docs/card.md)"
+                f"{rs.name}: equal turns put the seat into the duel's state, which the card's duel does not model "
+                "yet; six-dice's full duel does not fit one machine in any case (docs/card.md)"
             )
         t0 = time.perf_counter()
         self.rs = rs
-        sol = solution or solve_objective(rs, "duel", tables_dir, progress=progress)
         model = self.model = DuelModel(rs)
         n = self.n = model.n
+        if n * n > CARD_MAX_PAIRS:
+            raise ThousandError(
+                f"{rs.name}: {n * n:,} pairs; measuring a card holds both players' turns for every pair, about "
+                f"{n * n * 6.5e3 / 2**30:.0f} GiB here (classic's 2.6 million pairs took 16.9 GB), more than the "
+                f"{CARD_MAX_PAIRS:,} pairs it allows"
+            )
+        sol = solution or solve_objective(rs, "duel", tables_dir, progress=progress)
         st = model.space.states
         if hasattr(sol, "P"):  # a DuelSolution of the same model: its order already
             P = np.asarray(sol.P, dtype=np.float64)
@@ -686,6 +692,9 @@ class CardReport:
 
 # --------------------------------------------------------------------------- the search
 
+
+# the most pairs whose card duel is held in memory (classic's 2,595,321 pairs took 16.9 GB)
+CARD_MAX_PAIRS = 3_000_000
 
 # the search compares cards at this precision (their losses differ by far more); the card
 # it returns is measured again to the default 1e-14
