@@ -12,7 +12,7 @@ from functools import cache
 import pytest
 from tiny import TINY_DUELS
 
-from thousand.analysis.card import Card, CardBot, CardDuel, card_turn_points, find_card
+from thousand.analysis.card import Card, CardBot, CardDuel, CardReport, card_turn_points, find_card
 from thousand.analysis.exact import exact_duel
 from thousand.analysis.oracle import Oracle
 from thousand.base.errors import ThousandError
@@ -160,3 +160,12 @@ def test_card_duel_with_pits_and_samosval_equals_the_engine(tmp_path):
     r = duel.measure(card)
     e = exact_duel(TurnRules(rs), CardBot(card), None, oracle=oracle, budget=10**7)
     assert (r.first, r.second) == pytest.approx((e.value_first, e.value_second), abs=1e-10)
+
+
+def test_card_report_reads_back_from_its_json():
+    rs = load_ruleset("farkle")
+    card = Card(rs, (1, 4), (-200,), ((300, 1000), (350, 1500), (9000, 9000)), (0, 250), endgame=500)
+    rep = CardReport(card, 0.52, 0.45, 0.537, 440.0, 446.5, 3, 1e-15, 1.0, [(6, 0.03), (12, 0.02)])
+    back = CardReport.from_json(rs, json.loads(json.dumps(rep.to_json())))
+    assert back.card == card
+    assert back.card.markdown(back) == card.markdown(rep)

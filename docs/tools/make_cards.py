@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from thousand.analysis.card import Card, CardDuel, find_card, turn_card
+from thousand.analysis.card import Card, CardDuel, CardReport, find_card, turn_card
 from thousand.analysis.chart import draw_card
 from thousand.base.errors import ThousandError
 from thousand.rules import load_ruleset
@@ -86,10 +86,20 @@ def main() -> None:
     ap.add_argument(
         "--shapes", nargs="*", default=None, help="only these shapes, each COLUMNS,ROWS,ENDGAME (e.g. 6,1,1)"
     )
+    ap.add_argument("--redraw", action="store_true", help="write the Markdown and PNG again from the JSON")
     ap.add_argument("--table", action="store_true", help="print the Markdown table of the measured cards and stop")
     args = ap.parse_args()
     if args.table:
         print(table(args.presets))
+        return
+    if args.redraw:
+        for name in args.presets:
+            path = OUT / f"{name}.json"
+            d = json.loads(path.read_text()) if path.exists() else {}
+            if d.get("measured"):
+                rep = CardReport.from_json(load_ruleset(name), d)
+                (OUT / f"{name}.md").write_text(rep.card.markdown(rep), encoding="utf-8")
+                draw_card(rep.card, rep, str(OUT / f"{name}.png"))
         return
     OUT.mkdir(exist_ok=True)
     for name in args.presets:

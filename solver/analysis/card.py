@@ -673,6 +673,22 @@ class CardReport:
             out.append(_("Loss by size (numbers on the card): ") + ", ".join(f"{c}: {v:.4%}" for c, v in self.steps))
         return out
 
+    @classmethod
+    def from_json(cls, rs: Ruleset, d: dict) -> CardReport:
+        """A report of :meth:`to_json` (the figures as measured, not measured again)."""
+        return cls(
+            Card.from_json(rs, d["card"]),
+            d["win_first"],
+            d["win_second"],
+            d["p_star"],
+            d.get("turn_points"),
+            d.get("turn_optimum"),
+            d.get("rounds", 0),
+            d.get("residual", 0.0),
+            d.get("seconds", 0.0),
+            [(s["cells"], s["loss"]) for s in d.get("steps", [])],
+        )
+
     def to_json(self) -> dict:
         return {
             "card": self.card.to_json(),

@@ -488,7 +488,7 @@ def draw_card(card, report, out: str) -> None:
         cells.append([f"+{w}" for w in (card.worth or (0,) * len(card.groups))])
     height = 0.04 * (len(rows) + 1)
     fig.text(0.07, y - 0.01, _("Marks by the dice you would roll next:"), fontsize=11)
-    ax = fig.add_axes((0.36, y - 0.03 - height, 0.57, height))
+    ax = fig.add_axes((0.44, y - 0.03 - height, 0.5, height))
     ax.axis("off")
     tab = ax.table(
         cellText=cells,
