@@ -752,7 +752,7 @@ def find_card(
     on the best column layout of their column count), starts from the better of the
     best card so far and the turn's optimum (:func:`turn_card`) laid onto its columns and
     rows (for one column, also a scan of its mark), and is improved by pattern search:
-    every mark, worth and score-gap edge moved by 8, 4, 2, 1 steps of the ruleset's unit
+    every mark, worth, score-gap edge and the endgame distance moved by 8, 4, 2, 1 steps of the ruleset's unit
     while that lowers the exact loss (:meth:`CardDuel.measure`). Every start reproduces a
     smaller card's play where it can, so the loss does not rise with the size. ``steps``
     of the result lists the best loss per size."""
@@ -779,12 +779,8 @@ def find_card(
         size = _size(rs, g, b, e)
         edges = _edges(rs, b)
         # rows are tried on the best column layout of each column count (more rows on worse
-        # columns only cost evaluations); a new column count starts with one row
-        splits = _group_splits(rs.dice, g)
-        if b > 1 or e:
-            if g not in best_of:
-                continue
-            splits = [best_of[g].groups]
+        # columns only cost evaluations); with no card of that count yet (``only``), on every layout
+        splits = [best_of[g].groups] if (b > 1 or e) and g in best_of else _group_splits(rs.dice, g)
         cands = []
         for groups in splits:
             for src in (best, seed) if best is not None else (seed,):
