@@ -1111,7 +1111,8 @@ def review(game: str, objective: str, advice: str, chart_out: str | None, as_jso
     type=click.IntRange(1, 60),
     default=12,
     show_default=True,
-    help="The most marks the card may have (1: one stop mark; more: by dice left, then by score gap).",
+    help="The most numbers the card may have: its marks (by dice to roll, score gap, endgame), and a worth per "
+    "column where you choose which dice to set aside.",
 )
 @click.option("--out", "md_out", type=click.Path(dir_okay=False), default=None, help="Write the card as Markdown.")
 @click.option("--png", "png_out", type=click.Path(dir_okay=False), default=None, help="The card as a one-page PNG.")
@@ -1132,6 +1133,10 @@ def card(
     from thousand.analysis.card import CardDuel, find_card
 
     rs = _ruleset(rules, overrides)
+    if png_out:
+        from thousand.analysis.chart import check_card_png
+
+        check_card_png(png_out)
     # a ruleset of one's own has its duel solved first, with its estimate and progress bar
     duel = CardDuel(rs, tables_dir=tables_dir, progress=not as_json)
     rep = find_card(rs, cells, duel=duel, progress=None if as_json else lambda s: click.echo(s, err=True))

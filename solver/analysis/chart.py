@@ -462,17 +462,24 @@ def draw_review(points: list[dict], players: list[str], blunder: float, title: s
     _save(plt, fig, out, 90)
 
 
+def check_card_png(out: str):
+    """Refuse a card picture that cannot be drawn (no matplotlib, not a PNG) before a long
+    search; returns pyplot."""
+    plt = _mpl()
+    if plt is None:
+        raise StateError(NEEDS_MPL)
+    if not out.lower().endswith(".png"):
+        raise StateError(_("the card picture is a PNG file: {0}").format(out))
+    return plt
+
+
 def draw_card(card, report, out: str) -> None:
     """A strategy card as one printable page (``thousand card RULES --png FILE.png``): its
     rules, the table of marks, the measured cost, and how the loss fell with the card's
     size (``report.steps``)."""
     import textwrap
 
-    plt = _mpl()
-    if plt is None:
-        raise StateError(NEEDS_MPL)
-    if not out.lower().endswith(".png"):
-        raise StateError(_("the card picture is a PNG file: {0}").format(out))
+    plt = check_card_png(out)
     fig = plt.figure(figsize=(8.27, 11.69))  # A4, portrait
     fig.text(0.07, 0.95, _("Strategy card: {name}").format(name=card.rs.name), fontsize=20, weight="bold")
     y = 0.91
