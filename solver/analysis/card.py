@@ -363,15 +363,16 @@ def _columns(card: Card, rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, in
     return ok, forced, wins, last, th, np.broadcast_to(card.worths(), (K, card.rs.dice + 1))
 
 
-def card_turn_points(card: Card, x: PlayerState | None = None) -> float:
+def card_turn_points(card: Card, x: PlayerState | None = None, T: int | None = None) -> float:
     """Expected points of one turn from ``x`` (the start) under the card at a level score,
-    valued as :func:`thousand.solvers.turn.expected_turn_points` values the optimum's."""
+    valued as :func:`thousand.solvers.turn.expected_turn_points` values the optimum's (on
+    its horizon ``T``, solved here when not given)."""
     from thousand.solvers.turn import expected_turn_points
 
     rs = card.rs
     moves = Moves(rs)
     x = x or moves.initial()
-    T = expected_turn_points(rs, x).T
+    T = T if T is not None else expected_turn_points(rs, x).T
     u = rs.unit
     t = np.arange(T + 1)
     forced = np.array([moves.mid_turn(x, int(k) * u) is not None for k in t], np.uint8)
@@ -456,7 +457,7 @@ class CardDuel:
             cols.append(np.asarray(r.cols, dtype=np.int64))
             vals.append(np.asarray(r.vals, dtype=np.float64))
             self.opt_h[k] = 1.0 - r.c
-        self.opt_rows = _LevelRows.of(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals), self, 0)
+        self.opt_rows = _LevelRows.of(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals), self)
         self.setup_seconds = time.perf_counter() - t0
         self._start: np.ndarray | None = None
 
@@ -562,12 +563,11 @@ class _LevelRows:
     level_ptr: np.ndarray
 
     @classmethod
-    def of(cls, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, duel: CardDuel, offset: int) -> _LevelRows:
-        """From entries: row = the rank of the row's pair in the level order, col = the pair
-        it reads in the other half of x, which starts at ``offset`` (n^2 for the card's rows,
-        which read O_Q; 0 for the optimum's, which read C_Q)."""
+    def of(cls, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, duel: CardDuel) -> _LevelRows:
+        """The optimum's rows from entries: row = the rank of the row's pair in the level
+        order, col = the C_Q pair it reads (x's first half). (The card's rows are laid out
+        in this form directly, :meth:`CardDuel.card_rows`.)"""
         n2 = duel.n * duel.n
-        target = offset
         keep = vals > 0
         rows, cols, vals = rows[keep], cols[keep], vals[keep]
         same = duel.lev[cols] == duel.lev[duel.order[rows]]
@@ -580,7 +580,7 @@ class _LevelRows:
             first = np.ones(len(o), dtype=bool)
             first[1:] = rows[o][1:] != rows[o][:-1]
             chosen = o[first]
-            link[rows[chosen]] = cols[chosen] + target
+            link[rows[chosen]] = cols[chosen]
             link_val[rows[chosen]] = vals[chosen]
             rest = np.ones(len(rows), dtype=bool)
             rest[chosen] = False
@@ -588,7 +588,7 @@ class _LevelRows:
         srt = np.argsort(rows, kind="stable")
         indptr = np.zeros(n2 + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=n2), out=indptr[1:])
-        return cls(indptr, (cols[srt] + target).astype(np.int32), -vals[srt], link, link_val, duel.level_ptr)
+        return cls(indptr, cols[srt].astype(np.int32), -vals[srt], link, link_val, duel.level_ptr)
 
     def level(self, L: int):
         """Level L's rows: (indptr from 0, cols, vals, link, link_val)."""
@@ -620,12 +620,6 @@ def _level(k: np.ndarray, rho: np.ndarray, c_rows, o_rows) -> tuple:
     return rows, rho[rows], indptr, np.concatenate([cols_c, cols_o]), np.concatenate([vals_c, vals_o]), succ, a
 
 
-def _turn_optimum(rs: Ruleset) -> float:
-    from thousand.solvers.turn import expected_turn_points
-
-    return expected_turn_points(rs).value
-
-
 @dataclass
 class CardReport:
     """A card's exact cost: its win probability against the optimum in each seat
@@ -650,7 +644,10 @@ class CardReport:
 
     def with_turn(self) -> CardReport:
         """This report with one turn's expected points, card and optimum."""
-        return replace(self, turn_points=card_turn_points(self.card), turn_optimum=_turn_optimum(self.card.rs))
+        from thousand.solvers.turn import expected_turn_points
+
+        opt = expected_turn_points(self.card.rs)
+        return replace(self, turn_points=card_turn_points(self.card, T=opt.T), turn_optimum=opt.value)
 
     @property
     def turn_loss(self) -> float | None:
