@@ -399,6 +399,24 @@ def tables_clean(tables_dir: str | None, everything: bool, as_json: bool) -> Non
 @click.option(
     "--memory-mb", "memory_mb", type=float, default=None, help="With --store: the memory the values may take (MB)."
 )
+@click.option(
+    "--cluster",
+    "cluster",
+    default=None,
+    metavar="local:N|tcp://HOST:PORT",
+    help="Solve the duel on Dask workers (pip install 'thousand[cluster]'): local:N starts N worker "
+    "processes here, tcp://HOST:PORT uses a running scheduler; each worker holds its block of the "
+    "values, checkpoints let a lost worker or an interrupted run go on (docs/distributed.md).",
+)
+@click.option(
+    "--checkpoint",
+    "checkpoint",
+    type=click.Path(file_okay=False),
+    default=None,
+    metavar="DIR",
+    help="With --cluster: the checkpoints' folder, one every worker can write (default: .partial/ "
+    "in the tables folder); the same command goes on from it.",
+)
 @json_option
 def solve(
     rules: str,
@@ -411,6 +429,8 @@ def solve(
     fixed_point: bool,
     store: str | None,
     memory_mb: float | None,
+    cluster: str | None,
+    checkpoint: str | None,
     as_json: bool,
 ) -> None:
     """Solve a ruleset for an objective and print the value of the initial state."""
@@ -421,6 +441,14 @@ def solve(
     t0 = time.perf_counter()
     if players is not None and players < 2:
         raise StateError(_("--players must be at least 2, not {0}").format(players))
+    if cluster is not None and (store is not None or (players or 2) != 2):
+        raise StateError(
+            _("--cluster solves the two-player duel into a table: it takes no --store or --players {0}").format(
+                players or ""
+            )
+        )
+    if checkpoint is not None and cluster is None:
+        raise StateError(_("--checkpoint goes with --cluster"))
     if store is not None or memory_mb is not None:
         if store is None or memory_mb is None:
             raise StateError(_("--store FILE.npy and --memory-mb MB go together"))
@@ -499,6 +527,8 @@ def solve(
         force=force,
         progress=True,
         encoding="fixed32" if fixed_point else "float64",
+        cluster=cluster,
+        checkpoint=checkpoint,
     )
     data = {"ruleset": rs.name, "ruleset_hash": rs.hash, "objective": objective}
     data.update(res.summary())

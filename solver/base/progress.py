@@ -60,6 +60,24 @@ class Progress:
         left = f", roughly {el / frac - el:.0f} s left" if frac > 0.02 else ""
         self._show(f"{self.label}: {done:,} of {total:,} states [{_bar(frac)}] {el:.0f} s{left}")
 
+    def levels(self, info: dict) -> None:
+        """A solve by levels (the duel on a cluster): its pass, levels done of the total,
+        the rate in pairs per second and roughly the time left in the pass (``info``:
+        ``pass``, ``level``, ``levels``, ``pairs_done``, ``pairs``, ``change``)."""
+        now = time.perf_counter()
+        if not hasattr(self, "_pass") or self._pass != info["pass"]:
+            self._pass, self._pass_t0 = info["pass"], now
+        if not self._due(now) and info["level"] < info["levels"]:
+            return
+        el = now - self._pass_t0
+        rate = info["pairs_done"] / el if el > 0 else 0.0
+        left = (info["pairs"] - info["pairs_done"]) / rate if rate > 0 else 0.0
+        frac = info["level"] / max(info["levels"], 1)
+        self._show(
+            f"{self.label}: pass {info['pass']}, level {info['level']:,} of {info['levels']:,} [{_bar(frac)}] "
+            f"{rate:,.0f} pairs/s, roughly {duration_text(left)} left in the pass, largest change {info['change']:.3e}"
+        )
+
     def close(self) -> None:
         if self.shown and self.tty:
             sys.stderr.write("\n")

@@ -209,6 +209,14 @@ class DuelBlock:
         z = self.P[py, self.model.plans.bust[px]]
         return v, d, z
 
+    def step(self, put: tuple | None, turns: tuple | None) -> tuple[float, tuple | None]:
+        """One message of the coordinator: first ``put`` = ``(i, values, first)`` (:meth:`put`),
+        then ``turns`` = ``(i, which)`` (:meth:`turns`). A block's own puts come before its
+        turns, and that is all the order the level needs: a turn of ``x`` against ``y`` reads
+        rows of ``y``'s block only. Returns (the put's change or 0, the turns or None)."""
+        change = self.put(*put) if put is not None else 0.0
+        return change, (self.turns(*turns) if turns is not None else None)
+
     def put(self, i: int, values: np.ndarray, first: bool) -> float:
         """Store level ``i``'s values of the pairs whose mover is here; returns the largest
         change from the values they held when the level began (``first``: it begins now)."""
@@ -360,9 +368,10 @@ def solve_duel_on_cluster(
             last_save = time.perf_counter()
             while pass_no <= max_passes:
                 done_pairs = 0
+                pending: dict = {}  # each block's values of the last level, sent with its next call
                 for i in range(start_level, len(sums)):
                     lv = _level(model, sums[i], mover_pos)
-                    nbytes, level_change = _solve_level_on(client, actors, owner, model, lv, i, runs)
+                    nbytes, level_change, pending = _solve_level_on(client, actors, owner, model, lv, i, runs, pending)
                     moved += nbytes
                     change = max(change, level_change)
                     done_pairs += len(lv.px)
@@ -379,6 +388,8 @@ def solve_duel_on_cluster(
                             }
                         )
                     if time.perf_counter() - last_save >= checkpoint_seconds or i == len(sums) - 1:
+                        change = max(change, _flush(client, actors, pending))
+                        pending = {}
                         state = _save(client, actors, folder, rs, model, state, pass_no, i, change, history)
                         last_save = time.perf_counter()
                 start_level = 0
@@ -462,10 +473,14 @@ def _start_blocks(client, rs: Ruleset, parts: list[np.ndarray], folder: Path, st
     return actors
 
 
-def _solve_level_on(client, actors, owner: np.ndarray, model: DuelModel, lv, i: int, runs: int) -> tuple[int, float]:
+def _solve_level_on(
+    client, actors, owner: np.ndarray, model: DuelModel, lv, i: int, runs: int, pending: dict
+) -> tuple[int, float, dict]:
     """Level ``i`` solved on the blocks (:func:`thousand.solvers.duel._solve_level`, its
-    turn DPs on the blocks of the opponents, its links here); returns the bytes moved and
-    the largest change of a value."""
+    turn DPs on the blocks of the opponents, its links here), one message per block and
+    run: ``pending`` (block -> the previous level's put) goes with the first. Returns the
+    bytes moved, the largest change the puts sent reported, and this level's puts, to go
+    with the next message (:func:`_flush` sends them alone)."""
     K = len(actors)
     comp, stor = owner[lv.py], owner[lv.px]
     at_comp = [np.flatnonzero(comp == k) for k in range(K)]
@@ -474,41 +489,53 @@ def _solve_level_on(client, actors, owner: np.ndarray, model: DuelModel, lv, i: 
     for pos in at_comp:
         rank[pos] = np.arange(len(pos))
     v, d, z = np.empty(len(lv.px)), np.empty(len(lv.px)), np.empty(len(lv.px))
-    calls = [(k, a.turns(i)) for k, a in enumerate(actors) if len(at_comp[k])]
-    for (k, _f), (vk, dk, zk) in zip(calls, _results(client, actors, [f for _, f in calls])):
-        v[at_comp[k]], d[at_comp[k]], z[at_comp[k]] = vk, dk, zk
-    moved = 24 * len(lv.px)
+    todo: dict = {k: None for k in range(K) if len(at_comp[k])}  # block -> level positions to run (None: all)
+    change, moved, done = 0.0, 0, 0
     r, succ = lv.d_rows, lv.succ
-    z_used = 1.0 - z
     a = np.zeros(len(v))
-    change = 0.0
-    for run in range(max(1, runs)):
+    z_used = None
+    while True:
+        keys = sorted(set(todo) | set(pending))
+        calls = [
+            actors[k].step(pending.get(k), None if k not in todo else (i, None if todo[k] is None else rank[todo[k]]))
+            for k in keys
+        ]
+        for k, (ch, res) in zip(keys, _results(client, actors, calls)):
+            change = max(change, ch)
+            if res is not None:
+                at = at_comp[k] if todo[k] is None else todo[k]
+                v[at], d[at] = res[0], res[1]
+                if z_used is None:
+                    z[at] = res[2]
+                moved += 24 * len(at)
+        if z_used is None:
+            z_used = 1.0 - z
         if len(r):
             a[r] = d[r]
             b = v.copy()
             b[r] += d[r] * (1.0 - z_used[r])
             new = model.table.backend.solve_links(succ, a, b)
         else:
-            new = v
-        calls = [(k, actors[k].put(i, new[at_stor[k]], run == 0)) for k in range(K) if len(at_stor[k])]
-        change = max(_results(client, actors, [f for _, f in calls]), default=0.0)
+            new = v.copy()
+        done += 1
+        pending = {k: (i, new[at_stor[k]], done == 1) for k in range(K) if len(at_stor[k])}
         moved += 8 * len(lv.px)
-        if not len(r):
-            break
-        z_new = 1.0 - new[succ[r]]
-        stale = r[np.abs(z_new - z_used[r]) > RERUN]
-        if run + 1 == runs or not len(stale):
-            break
+        if not len(r) or done >= runs:
+            return moved, change, pending
+        stale = r[np.abs(1.0 - new[succ[r]] - z_used[r]) > RERUN]
+        if not len(stale):
+            return moved, change, pending
+        # re-run them at the new bust values, each on its block after that block stored them
         z_used[stale] = 1.0 - new[succ[stale]]
         owners = comp[stale]
-        calls = []
-        for k in np.unique(owners).tolist():
-            mine = stale[owners == k]
-            calls.append((mine, actors[k].turns(i, rank[mine])))
-        for (mine, _f), (vk, dk, _zk) in zip(calls, _results(client, actors, [f for _, f in calls])):
-            v[mine], d[mine] = vk, dk
-        moved += 16 * len(stale) + 8 * len(stale)
-    return moved, change
+        todo = {k: stale[owners == k] for k in np.unique(owners).tolist()}
+
+
+def _flush(client, actors, pending: dict) -> float:
+    """Send the puts still pending (:func:`_solve_level_on`); their largest change."""
+    keys = sorted(pending)
+    out = _results(client, actors, [actors[k].step(pending[k], None) for k in keys])
+    return max((ch for ch, _ in out), default=0.0)
 
 
 def _residual(client, actors, owner: np.ndarray, model: DuelModel, sums: list[int], mover_pos: np.ndarray) -> float:

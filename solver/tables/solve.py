@@ -33,7 +33,7 @@ from thousand.engine.states import decode
 from thousand.rules.ruleset import Ruleset
 from thousand.solvers.advice import nearer
 
-from .files import PLAYERS, Table, find_table, save_table, write_target
+from .files import PLAYERS, Table, find_table, folder_name, save_table, write_target
 
 # the methods of each objective, the default first (docs/solver.md)
 METHODS = {"turn": ("dp",), "race": ("policy",), "duel": ("policy", "passes", "textbook"), "rate": ("policy",)}
@@ -396,6 +396,8 @@ def solve(
     force: bool = False,
     progress: bool = False,
     encoding: str = "float64",
+    cluster: str | None = None,
+    checkpoint: str | os.PathLike | None = None,
 ) -> Solution:
     """Solve ``objective`` for a ruleset, or load its stored table.
 
@@ -418,6 +420,13 @@ def solve(
     encoding : {"float64", "fixed32"}
         How a newly solved table stores its values: float64, or (win probabilities)
         32-bit fixed point, within 1.2e-10 at half the size (the large shipped tables).
+    cluster : str, optional
+        Solve the duel on Dask workers (``pip install 'thousand[cluster]'``): ``"local:N"``
+        starts a local cluster of N worker processes, ``"tcp://HOST:PORT"`` uses a running
+        scheduler (docs/distributed.md). The passes method; the same values.
+    checkpoint : path, optional
+        With ``cluster``: the folder of its checkpoints (default: ``.partial/`` beside the
+        table), on a file system every worker can write; a new run goes on from it.
 
     Returns
     -------
@@ -433,6 +442,18 @@ def solve(
         raise StateError(
             _("the {0} objective is solved by {1}, not {2!r}").format(objective, ", ".join(METHODS[objective]), method)
         )
+    if cluster is not None:
+        if objective != "duel" or method not in ("passes", "policy") and method is not None:
+            raise StateError(
+                _("--cluster solves the duel by passes, not {0}").format(
+                    f"--objective {objective}" if objective != "duel" else f"--method {method}"
+                )
+            )
+        return solve_duel_on_cluster(
+            rs, cluster, tables, force=force, progress=progress, checkpoint=checkpoint, encoding=encoding
+        )
+    if checkpoint is not None:
+        raise StateError(_("--checkpoint goes with --cluster"))
     if objective == "rate":
         from thousand.solvers.rate import solve_rate
 
@@ -690,6 +711,102 @@ def solve_duel_to_store(
             else ""
         ),
     }
+
+
+def solve_duel_on_cluster(
+    rs: Ruleset,
+    cluster: str,
+    tables_dir: str | os.PathLike | None = None,
+    force: bool = False,
+    progress: bool = True,
+    checkpoint: str | os.PathLike | None = None,
+    encoding: str = "float64",
+    checkpoint_seconds: float | None = None,
+) -> Solution:
+    """The duel table of ``rs`` solved on a Dask cluster (:mod:`thousand.solvers.cluster`), or
+    found stored (unless ``force``). Checkpoints go to ``checkpoint`` (default
+    ``.partial/<hash>-duel`` in the folder tables are written to); a run finding one of
+    these rules goes on from it, with or without ``force`` (the values it holds lead to the
+    same fixed point; removing the folder starts again), and it is removed once the table
+    is written (atomically, as every table)."""
+    import shutil
+
+    from thousand.solvers import cluster as cl
+
+    if not force:
+        table = find_table(rs, "duel", tables_dir)
+        if table is not None:
+            return loaded(rs, "duel", table)
+    folder = Path(checkpoint) if checkpoint else write_target(tables_dir) / ".partial" / folder_name(rs, "duel")
+    if folder.exists() and not folder.is_dir():
+        raise TableError(_("--checkpoint {0} is a file, not a folder").format(folder))
+    client, local = cl.connect(cluster)
+    workers = len(client.scheduler_info()["workers"])
+    bar = Progress(f"solving {rs.name} duel on {workers} workers", progress)
+    try:
+        if progress and (folder / cl.STATE).exists():
+            sys.stderr.write(_("going on from the checkpoint in {0}").format(folder) + "\n")
+        sol = cl.solve_duel_on_cluster(
+            rs,
+            client,
+            folder,
+            progress=bar.levels,
+            checkpoint_seconds=cl.CHECKPOINT_SECONDS if checkpoint_seconds is None else checkpoint_seconds,
+        )
+    except KeyboardInterrupt:
+        if progress:
+            note = _("interrupted: the checkpoint stays in {0}; the same command goes on from it").format(folder)
+            sys.stderr.write("\n" + note + "\n")
+        raise
+    finally:
+        bar.close()
+        client.close()
+        if local is not None:
+            local.close()
+    model = sol.model
+    extra = {
+        "states": model.pairs,
+        "player_states": model.players,
+        "iterations": sol.passes,
+        "residual": sol.residual,
+        "solve_seconds": sol.seconds,
+        "kernel": kernel.IMPLEMENTATION,
+        "method": "passes",
+        "cluster": {
+            "spec": cluster,
+            "workers": sol.workers,
+            "blocks": sol.blocks,
+            "recoveries": sol.recoveries,
+            "resumed": sol.resumed_from is not None,
+            "bytes_moved": sol.bytes_moved,
+            "worker_peak_mb": [round(m["peak_mb"], 1) for m in sol.worker_memory],
+        },
+        "peak_memory_mb": peak_memory_mb(),
+        "value_meaning": "P(mover wins) for mover state (row) against opponent state (column)",
+    }
+    if model.equal_turns:
+        extra["value_meaning"] = (
+            "P(mover wins, a tie counted 1/2) for [seat of the mover (0 first, 1 second), mover state, opponent state]"
+        )
+        extra["last_turn_horizon"] = model.horizon
+    saved = save_table(
+        Path(write_target(tables_dir)),
+        rs,
+        "duel",
+        model.table_values(sol.P),
+        model.space.encode(),
+        extra,
+        encoding,
+    )
+    shutil.rmtree(folder, ignore_errors=True)
+    if not checkpoint:
+        try:
+            folder.parent.rmdir()  # .partial, when no other solve's checkpoint is in it
+        except OSError:
+            pass
+    from .files import load_table
+
+    return Solution(rs, "duel", load_table(saved, rs, "duel"), solved_now=True)
 
 
 def solve_objective(

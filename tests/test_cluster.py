@@ -1,0 +1,235 @@
+"""The duel on a Dask cluster (thousand.solvers.cluster), on a LocalCluster: the same values
+as the single-machine solver state by state, a killed worker, a killed client, refusals."""
+
+import functools
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import tiny
+from click.testing import CliRunner
+from tiny import TINY_DUELS
+
+from thousand.base.progress import Progress
+from thousand.cli import main
+from thousand.rules import from_mapping
+from thousand.rules.ruleset import load_ruleset
+from thousand.solvers.cluster import ClusterError, DuelBlock, connect, partition, solve_duel_on_cluster
+from thousand.solvers.duel import DuelModel, solve_duel
+
+# six-dice with its equal turns and bolts, scaled down: 60 player states, 7,200 pairs, ten passes
+SMALL_SIX = ("goal=100", "pits=[]", "pit_attempts=0", 'barrel={kind="none"}')
+
+
+@pytest.fixture(scope="module")
+def client():
+    c, cluster = connect("local:2")
+    yield c
+    c.close()
+    cluster.close()
+
+
+def _by_state(model: DuelModel, P: np.ndarray) -> np.ndarray:
+    return model.table_values(P)
+
+
+@functools.lru_cache(maxsize=None)
+def _one_machine(name: str, overrides: tuple | None):
+    """The single-machine passes' solution, solved once per test process."""
+    rs = from_mapping(TINY_DUELS[name]) if overrides is None else load_ruleset(name, overrides)
+    return rs, solve_duel(rs, method="passes")
+
+
+def test_blocks_cover_the_states_once_and_read_only_their_own_rows():
+    for rs in (from_mapping(TINY_DUELS["overtaking-bolts"]), from_mapping(TINY_DUELS["barrel-push-off"])):
+        model = DuelModel(rs)
+        parts = partition(model, 3)
+        every = np.concatenate(parts)
+        assert sorted(every.tolist()) == list(range(model.n))
+        owner = np.empty(model.n, dtype=int)
+        for k, s in enumerate(parts):
+            owner[s] = k
+        p = model.plans
+        # a turn against y reads the rows y, pushed(y), overtaken(y), overtaken(pushed(y))
+        for y in range(model.n):
+            for z in (p.pushed[y], p.overtaken[y], p.overtaken[p.pushed[y]]):
+                assert owner[z] == owner[y]
+    # where nothing joins states (six-dice: no overtaking, no push-off) the blocks balance
+    model = DuelModel(load_ruleset("six-dice", SMALL_SIX))
+    sizes = [len(s) for s in partition(model, 4)]
+    assert len(sizes) == 4 and max(sizes) - min(sizes) <= 1
+
+
+@pytest.mark.parametrize(
+    "name, overrides",
+    [
+        ("plain", ()),
+        ("six-dice", SMALL_SIX),
+        ("overtaking-bolts", None),
+        ("barrel-push-off", None),
+        ("dump-opening", None),
+    ],
+)
+def test_the_cluster_finds_the_single_machine_values(client, tmp_path, name, overrides):
+    rs, one = _one_machine(name, overrides)
+    many = solve_duel_on_cluster(rs, client, tmp_path / "ck", checkpoint_seconds=0.5)
+    assert many.residual <= 1e-13
+    assert many.blocks >= 1 and many.workers == 2
+    diff = np.abs(_by_state(one.model, one.P) - _by_state(many.model, many.P))
+    assert diff.max() <= 1e-12, diff.max()
+    # and the policy iteration's table (the default single-machine method), where it is another solve
+    if overrides is None:
+        _, best = tiny.solved(TINY_DUELS, name)
+        assert np.abs(_by_state(best.model, best.P) - _by_state(many.model, many.P)).max() <= 1e-12
+
+
+def test_a_killed_worker_does_not_lose_the_solve(client, tmp_path):
+    rs, one = _one_machine("overtaking-bolts", None)  # penalties: many passes, checkpoints between
+    killed = []
+
+    def kill_once(info):
+        if not killed and info["pass"] == 2 and info["level"] >= 3:
+            victim = sorted(client.scheduler_info()["workers"])[0]
+            pid = client.run(os.getpid, workers=[victim])[victim]
+            os.kill(pid, signal.SIGKILL)  # the worker process, as kill -9 would (its nanny starts a new one)
+            killed.append((info["pass"], info["level"], victim))
+
+    many = solve_duel_on_cluster(rs, client, tmp_path / "ck", checkpoint_seconds=0.2, progress=kill_once)
+    assert killed and many.recoveries >= 1
+    assert np.abs(_by_state(one.model, one.P) - _by_state(many.model, many.P)).max() <= 1e-12
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_a_checkpoint_of_other_rules_or_damaged_is_refused(client, tmp_path):
+    rs = from_mapping(TINY_DUELS["overtaking-bolts"])
+    folder = tmp_path / "ck"
+    folder.mkdir()
+    (folder / "state.json").write_text(json.dumps({"identity": {"ruleset": "plain"}, "gen": 1}))
+    with pytest.raises(ClusterError, match="other rules"):
+        solve_duel_on_cluster(rs, client, folder)
+    # a block whose values are not probabilities
+    model = DuelModel(rs)
+    block = DuelBlock(rs, np.arange(model.n))
+    gen = folder / "gen-1"
+    gen.mkdir()
+    block.save(str(gen), 0)
+    values = np.load(gen / "block-0.values.npy")
+    values[3, 4] = 7.0
+    np.save(gen / "block-0.values.npy", values)
+    (folder / "state.json").write_text(
+        json.dumps(
+            {
+                "identity": {"ruleset": rs.name, "ruleset_hash": rs.hash, "states": model.n, "objective": "duel"},
+                "gen": 1,
+                "pass": 1,
+                "level": 3,
+                "change": 0.5,
+                "history": [],
+            }
+        )
+    )
+    with pytest.raises(ClusterError, match=r"outside \[0, 1\]"):
+        solve_duel_on_cluster(rs, client, folder)
+
+
+def test_a_block_reloads_what_any_partition_saved(tmp_path):
+    rs = from_mapping(TINY_DUELS["overtaking-bolts"])
+    model = DuelModel(rs)
+    rng = np.random.default_rng(5)
+    parts = partition(model, 3)
+    blocks = [DuelBlock(rs, s) for s in parts]
+    for k, b in enumerate(blocks):
+        b.P[b.states[:, None], b._cols] = rng.random((len(b.states), b.width))
+        b.save(str(tmp_path), k)
+    whole = DuelBlock(rs, np.arange(model.n), checkpoint=str(tmp_path))
+    for b in blocks:
+        s, v = b.rows()
+        assert np.array_equal(whole.P[s[:, None], whole._cols[s]], v)
+
+
+def test_the_progress_line_counts_levels_and_pairs(capsys):
+    bar = Progress("solving x duel on 2 workers")
+    bar.t0 -= 5  # shown once a solve has run for a second
+    bar.levels({"pass": 2, "level": 10, "levels": 40, "pairs_done": 1000, "pairs": 4000, "change": 0.25})
+    err = capsys.readouterr().err
+    assert "pass 2, level 10 of 40" in err and "pairs/s" in err and "left in the pass" in err
+
+
+def test_connect_refuses_what_is_not_a_cluster():
+    with pytest.raises(ClusterError, match="local:N"):
+        connect("local:0")
+    with pytest.raises(ClusterError, match="scheduler address"):
+        connect("somewhere")
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["--objective", "race", "--cluster", "local:1"], "--cluster solves the duel"),
+        (["--players", "3", "--cluster", "local:1"], "--cluster solves the two-player duel"),
+        (["--objective", "duel", "--checkpoint", "ck"], "--checkpoint goes with --cluster"),
+        (["--objective", "duel", "--cluster", "local:x", "--force"], "local:N"),
+    ],
+)
+def test_cli_refusals_are_one_line(tmp_path, args, says):
+    r = CliRunner().invoke(main, ["solve", "plain", "--tables", str(tmp_path), *args])
+    assert r.exit_code == 2, r.output
+    assert says in r.output and len(r.output.strip().splitlines()) == 1
+
+
+def test_without_dask_the_option_says_what_to_install(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    r = CliRunner().invoke(
+        main, ["solve", "plain", "--objective", "duel", "--cluster", "local:2", "--force", "--tables", str(tmp_path)]
+    )
+    assert r.exit_code == 2
+    assert "pip install 'thousand[cluster]'" in r.output and len(r.output.strip().splitlines()) == 1
+
+
+def _table_values(folder):
+    meta = json.loads((folder / "meta.json").read_text())
+    return meta, np.load(folder / "values.npy")
+
+
+def test_a_killed_client_goes_on_from_its_checkpoint(tmp_path):
+    tables, ck = tmp_path / "tables", tmp_path / "ck"
+    cmd = [sys.executable, "-m", "thousand.cli", "solve", "six-dice", *sum((["--set", o] for o in SMALL_SIX), [])]
+    cmd += ["--objective", "duel", "--cluster", "local:2", "--tables", str(tables), "--checkpoint", str(ck), "--json"]
+    run = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.time() + 240
+        while time.time() < deadline:
+            try:
+                if json.loads((ck / "state.json").read_text())["pass"] >= 2:
+                    break
+            except (OSError, ValueError, KeyError):
+                pass
+            assert run.poll() is None, run.stderr.read().decode()
+            time.sleep(0.2)
+        else:
+            pytest.fail("no checkpoint after 240 s")
+        os.kill(run.pid, signal.SIGKILL)  # the client, as kill -9 would
+        run.wait(timeout=30)
+    finally:
+        try:
+            os.killpg(run.pid, signal.SIGKILL)  # and its local workers, which would otherwise linger
+        except ProcessLookupError:
+            pass
+    assert not tables.exists() or not any(p.name.endswith("-duel") for p in tables.iterdir())  # no table yet
+    state = json.loads((ck / "state.json").read_text())
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert "going on from the checkpoint" in again.stderr
+    out = json.loads(again.stdout)
+    assert out["solved_now"] and out["iterations"] >= state["pass"]
+    assert not ck.exists()  # removed once the table is written
+    _, one = _one_machine("six-dice", SMALL_SIX)
+    folder = next(p for p in tables.iterdir() if p.name.endswith("-duel"))
+    meta, values = _table_values(folder)
+    assert meta["cluster"]["resumed"] is True
+    assert np.abs(values - one.model.table_values(one.P)).max() <= 1e-12
