@@ -442,11 +442,7 @@ def solve(
     if players is not None and players < 2:
         raise StateError(_("--players must be at least 2, not {0}").format(players))
     if cluster is not None and (store is not None or (players or 2) != 2):
-        raise StateError(
-            _("--cluster solves the two-player duel into a table: it takes no --store or --players {0}").format(
-                players or ""
-            )
-        )
+        raise StateError(_("--cluster solves the two-player duel into a table: no --store, no --players 3+"))
     if checkpoint is not None and cluster is None:
         raise StateError(_("--checkpoint goes with --cluster"))
     if store is not None or memory_mb is not None:

@@ -20,7 +20,14 @@ SOURCE = Path(__file__).resolve().parents[1] / "solver"  # the source of the pac
 LAYERS = ("base", "rules", "kernel", "engine", "solvers", "tables", "analysis", "play", "web", "cli")
 
 # third-party packages that belong to one layer (or one module) alone
-CONFINED = {"click": ("cli",), "starlette": ("web",), "uvicorn": ("web", "cli"), "matplotlib": ("analysis.chart",)}
+CONFINED = {
+    "click": ("cli",),
+    "starlette": ("web",),
+    "uvicorn": ("web", "cli"),
+    "matplotlib": ("analysis.chart",),
+    "distributed": ("solvers.cluster",),
+    "dask": (),
+}
 
 
 def module_files(root: Path = SOURCE) -> dict[str, Path]:

@@ -60,6 +60,7 @@ from .duel import (
     _level,
     _level_sums,
     _turns,
+    level_movers,
 )
 from .store import InMemory
 
@@ -146,6 +147,15 @@ def partition(model: DuelModel, blocks: int) -> list[np.ndarray]:
     return [np.array(sorted(m), dtype=np.int64) for m in members if m]
 
 
+def _ranges(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``concatenate([arange(a[j], b[j]) for j])`` without the loop."""
+    k = b - a
+    if not len(k) or not k.sum():
+        return np.zeros(0, dtype=np.int64)
+    start = np.repeat(a - np.concatenate([[0], np.cumsum(k)[:-1]]), k)
+    return start + np.arange(int(k.sum()), dtype=np.int64)
+
+
 def _value_matrix(n: int) -> np.ndarray:
     """An (n, n) float64 matrix in anonymous memory reserved for nothing: only the pages a
     block writes become resident, so a block of k rows holds about k rows' worth."""
@@ -166,7 +176,7 @@ class DuelBlock:
         from thousand.engine.states import build_state_space
 
         self.model = DuelModel(rs, space=build_state_space(rs, opponents=True), max_pairs=None)
-        self.states = np.asarray(states, dtype=np.int64)
+        self.states = np.unique(np.asarray(states, dtype=np.int64))  # sorted: a level's pairs are found by bisection
         n = self.model.n
         self.mine = np.zeros(n, dtype=bool)
         self.mine[self.states] = True
@@ -182,7 +192,6 @@ class DuelBlock:
             self.P[self.states[:, None], self._cols] = 0.5
         self.level = None
         self.sums = _level_sums(self.model)
-        self.mover_pos = np.full(n, -1, dtype=np.int64)
 
     # -- the pairs of a level this block computes, and those whose value it stores ----------
 
@@ -191,10 +200,15 @@ class DuelBlock:
         here, as (px, py); its pairs whose mover is here, as (px, py)), both in the level's
         order (:func:`thousand.solvers.duel._level`)."""
         if self.level is None or self.level[0] != i:
-            lv = _level(self.model, self.sums[i], self.mover_pos)
-            computed = self.mine[lv.py]
-            stored = self.mine[lv.px]
-            self.level = (i, (lv.px[computed], lv.py[computed]), (lv.px[stored], lv.py[stored]), None)
+            # only this block's pairs are built (a whole level on every worker would cost each
+            # worker the coordinator's O(pairs) a pass)
+            movers, lo, hi = level_movers(self.model, self.sums[i])
+            a, b = np.searchsorted(self.states, lo), np.searchsorted(self.states, hi)
+            computed = (np.repeat(movers, b - a), self.states[_ranges(a, b)])
+            mine = self.mine[movers]
+            m, ml, mh = movers[mine], lo[mine], hi[mine]
+            stored = (np.repeat(m, mh - ml), _ranges(ml, mh))
+            self.level = (i, computed, stored, None)
         return self.level
 
     def turns(self, i: int, which: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -290,10 +304,11 @@ class DuelBlock:
 
 @dataclass
 class ClusterSolution:
-    """The result of :func:`solve_duel_on_cluster`: ``P`` (n, n) as :class:`thousand.solvers.duel.DuelSolution`'s."""
+    """The result of :func:`solve_duel_on_cluster`: ``values`` laid out as a duel table stores
+    them (:meth:`thousand.solvers.duel.DuelModel.table_values`)."""
 
     model: DuelModel
-    P: np.ndarray
+    values: np.ndarray
     passes: int
     residual: float
     seconds: float
@@ -328,6 +343,7 @@ def solve_duel_on_cluster(
     checkpoint_seconds: float = CHECKPOINT_SECONDS,
     progress: Callable[[dict], None] | None = None,
     model: DuelModel | None = None,
+    values_path: str | os.PathLike | None = None,
 ) -> ClusterSolution:
     """Solve the duel of ``rs`` on the Dask ``client``'s workers (module docstring), one block
     per worker (or ``blocks``), checkpointing into the folder ``checkpoint`` and going on
@@ -335,6 +351,8 @@ def solve_duel_on_cluster(
 
     ``progress(info)`` is called after every level with ``pass``, ``level``, ``levels``,
     ``pairs_done`` (this pass), ``pairs`` (per pass), ``seconds`` and ``change``.
+    ``values_path``: gather the values into that ``.npy`` file (memory-mapped) instead of
+    memory: the client then needs no room for the whole table.
     Raises :class:`thousand.solvers.duel.DuelDiverges` as the single-machine passes do."""
     t0 = time.perf_counter()
     if model is None:
@@ -413,15 +431,20 @@ def solve_duel_on_cluster(
             pass_no, start_level, change, history = _resume_point(state)
     if residual > 1e-10:
         raise DuelDiverges(_diverges(rs, pass_no, residual))
-    P = np.full((model.n, model.n), 0.5)
+    shape = _table_shape(model)
+    if values_path is None:
+        table = np.empty(shape)
+    else:
+        table = np.lib.format.open_memmap(values_path, mode="w+", dtype=np.float64, shape=shape)
+    rows_of = table.reshape(-1, shape[-1])  # the solver's state x is row x: P[x, lo(x):hi(x)]
     memory = []
     for a in actors:
-        states, values = a.rows().result()
-        P[states[:, None], model.opponents()[1][states][:, None] + np.arange(values.shape[1])[None, :]] = values
-        memory.append(a.memory().result())
+        states, values = _results(client, actors, [a.rows()])[0]
+        rows_of[states] = values
+        memory.append(_results(client, actors, [a.memory()])[0])
     return ClusterSolution(
         model,
-        P,
+        table,
         pass_no,
         residual,
         time.perf_counter() - t0,
@@ -432,6 +455,12 @@ def solve_duel_on_cluster(
         moved,
         memory,
     )
+
+
+def _table_shape(model: DuelModel) -> tuple[int, ...]:
+    """The shape of the duel table's values: (n, n), or with equal_turns (2, m, m)."""
+    m = model.players
+    return (2, m, m) if model.equal_turns else (model.n, model.n)
 
 
 def _results(client, actors, futures) -> list:
@@ -473,6 +502,14 @@ def _start_blocks(client, rs: Ruleset, parts: list[np.ndarray], folder: Path, st
     return actors
 
 
+def by_block(keys: np.ndarray, blocks: int) -> list[np.ndarray]:
+    """The positions of ``keys`` (block numbers) per block, each in increasing order: one
+    sort, not a scan per block (the coordinator runs this on every level)."""
+    order = np.argsort(keys, kind="stable")
+    bounds = np.searchsorted(keys[order], np.arange(blocks + 1))
+    return [order[bounds[k] : bounds[k + 1]] for k in range(blocks)]
+
+
 def _solve_level_on(
     client, actors, owner: np.ndarray, model: DuelModel, lv, i: int, runs: int, pending: dict
 ) -> tuple[int, float, dict]:
@@ -483,8 +520,7 @@ def _solve_level_on(
     with the next message (:func:`_flush` sends them alone)."""
     K = len(actors)
     comp, stor = owner[lv.py], owner[lv.px]
-    at_comp = [np.flatnonzero(comp == k) for k in range(K)]
-    at_stor = [np.flatnonzero(stor == k) for k in range(K)]
+    at_comp, at_stor = by_block(comp, K), by_block(stor, K)
     rank = np.empty(len(lv.px), dtype=np.int64)
     for pos in at_comp:
         rank[pos] = np.arange(len(pos))
@@ -544,12 +580,12 @@ def _residual(client, actors, owner: np.ndarray, model: DuelModel, sums: list[in
     worst = 0.0
     for i, L in enumerate(sums):
         lv = _level(model, L, mover_pos)
-        comp, stor = owner[lv.py], owner[lv.px]
+        at_comp, at_stor = by_block(owner[lv.py], K), by_block(owner[lv.px], K)
         v = np.empty(len(lv.px))
-        calls = [(k, actors[k].residual(i)) for k in range(K) if np.any(comp == k)]
+        calls = [(k, actors[k].residual(i)) for k in range(K) if len(at_comp[k])]
         for (k, _f), vk in zip(calls, _results(client, actors, [f for _, f in calls])):
-            v[comp == k] = vk
-        calls = [actors[k].compare(i, v[stor == k]) for k in range(K) if np.any(stor == k)]
+            v[at_comp[k]] = vk
+        calls = [actors[k].compare(i, v[at_stor[k]]) for k in range(K) if len(at_stor[k])]
         worst = max(worst, max(_results(client, actors, calls), default=0.0))
     return worst
 

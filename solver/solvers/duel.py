@@ -337,9 +337,9 @@ class _Level:
     d_rows: np.ndarray  # pairs whose bust successor is in the level
 
 
-def _level(model: DuelModel, L: int, mover_pos: np.ndarray) -> _Level:
-    """The solved pairs (:attr:`DuelModel.sides`) whose scores sum to ``L``
-    (``mover_pos``: n entries of -1, scratch, left as found)."""
+def level_movers(model: DuelModel, L: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(movers, lo, hi)``: the movers of level ``L`` in the level's order, mover ``movers[j]``
+    facing the opponents ``lo[j]:hi[j]`` (the level's pairs, mover by mover)."""
     movers, lo, hi = [], [], []
     for groups, opp in model.sides:
         for s in sorted(groups):
@@ -349,7 +349,13 @@ def _level(model: DuelModel, L: int, mover_pos: np.ndarray) -> _Level:
                 movers.extend(range(a, b))
                 lo.extend([ya] * (b - a))
                 hi.extend([yb] * (b - a))
-    movers, lo, hi = (np.array(v, dtype=np.int64) for v in (movers, lo, hi))
+    return tuple(np.array(v, dtype=np.int64) for v in (movers, lo, hi))
+
+
+def _level(model: DuelModel, L: int, mover_pos: np.ndarray) -> _Level:
+    """The solved pairs (:attr:`DuelModel.sides`) whose scores sum to ``L``
+    (``mover_pos``: n entries of -1, scratch, left as found)."""
+    movers, lo, hi = level_movers(model, L)
     K = hi - lo
     ptr = np.concatenate([[0], np.cumsum(K)])
     px = np.repeat(movers, K)

@@ -752,6 +752,7 @@ def solve_duel_on_cluster(
             folder,
             progress=bar.levels,
             checkpoint_seconds=cl.CHECKPOINT_SECONDS if checkpoint_seconds is None else checkpoint_seconds,
+            values_path=folder / "values.npy",
         )
     except KeyboardInterrupt:
         if progress:
@@ -793,7 +794,7 @@ def solve_duel_on_cluster(
         Path(write_target(tables_dir)),
         rs,
         "duel",
-        model.table_values(sol.P),
+        sol.values,
         model.space.encode(),
         extra,
         encoding,
