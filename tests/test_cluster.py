@@ -41,7 +41,7 @@ def _by_state(model: DuelModel, P: np.ndarray) -> np.ndarray:
 @functools.cache
 def _one_machine(name: str, overrides: tuple | None):
     """The single-machine passes' solution, solved once per test process."""
-    rs = from_mapping(TINY_DUELS[name]) if overrides is None else load_ruleset(name, overrides)
+    rs = from_mapping(TINY_DUELS[name]) if overrides is None else load_ruleset(name, list(overrides))
     return rs, solve_duel(rs, method="passes")
 
 
@@ -233,3 +233,31 @@ def test_a_killed_client_goes_on_from_its_checkpoint(tmp_path):
     meta, values = _table_values(folder)
     assert meta["cluster"]["resumed"] is True
     assert np.abs(values - one.model.table_values(one.P)).max() <= 1e-12
+
+
+def test_the_python_api_takes_the_same_option(tmp_path):
+    import thousand
+
+    rs = from_mapping(TINY_DUELS["dump-opening"])
+    sol = thousand.solve(rs, "duel", cluster="local:2", tables=str(tmp_path), force=True)
+    assert sol.solved_now and sol.table.meta["cluster"]["workers"] == 2
+    _, one = _one_machine("dump-opening", None)
+    assert np.abs(np.asarray(sol.table.values) - one.model.table_values(one.P)).max() <= 1e-12
+    assert not (tmp_path / ".partial").exists()
+
+
+def test_a_running_scheduler_is_used_by_its_address(client, tmp_path):
+    address = client.scheduler.address
+    assert address.startswith("tcp://")
+    r = CliRunner().invoke(
+        main,
+        ["solve", "plain", "--set", "goal=60", "--objective", "duel", "--cluster", address, "--tables", str(tmp_path)],
+    )
+    assert r.exit_code == 0, r.output
+    folder = next(p for p in tmp_path.iterdir() if p.name.endswith("-duel"))
+    meta, values = _table_values(folder)
+    assert meta["cluster"]["spec"] == address and meta["cluster"]["workers"] == 2
+    _, one = _one_machine("plain", ("goal=60",))
+    assert np.abs(values - one.model.table_values(one.P)).max() <= 1e-12
+    with pytest.raises(ClusterError, match="no Dask scheduler answers"):
+        connect("tcp://127.0.0.1:9", timeout=2)

@@ -82,7 +82,7 @@ def _distributed():
     return distributed
 
 
-def connect(spec: str):
+def connect(spec: str, timeout: float = 20.0):
     """A Dask client for ``spec``: ``local:N`` starts a :class:`distributed.LocalCluster` of N
     single-threaded worker processes on this machine (closed with the client);
     ``tcp://HOST:PORT`` (or ``tls://``) connects to a running scheduler. Returns
@@ -106,7 +106,7 @@ def connect(spec: str):
     if "://" not in spec:
         raise ClusterError(f"--cluster {spec}: give local:N or a scheduler address such as tcp://HOST:8786")
     try:
-        return dd.Client(spec, timeout=20), None
+        return dd.Client(spec, timeout=timeout), None
     except (OSError, TimeoutError) as e:
         raise ClusterError(f"--cluster {spec}: no Dask scheduler answers there ({e})") from None
 
