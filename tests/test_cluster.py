@@ -24,6 +24,9 @@ from thousand.solvers.duel import DuelModel, solve_duel
 
 # six-dice with its equal turns and bolts, scaled down: 60 player states, 7,200 pairs, ten passes
 SMALL_SIX = ("goal=100", "pits=[]", "pit_attempts=0", 'barrel={kind="none"}')
+# classic without the barrel on a board of 300 (a pit, samosval, overtaking, bolts): 180 player
+# states, 32,400 pairs, 17 passes, cheap to set up -- for the runs that are stopped and started
+SMALL_CLASSIC = ("goal=300", "pits=[{low=100,exit=150}]", "dump=[205]")
 
 
 @pytest.fixture(scope="module")
@@ -196,31 +199,46 @@ def _table_values(folder):
     return meta, np.load(folder / "values.npy")
 
 
-def test_a_killed_client_goes_on_from_its_checkpoint(tmp_path):
-    tables, ck = tmp_path / "tables", tmp_path / "ck"
-    cmd = [sys.executable, "-m", "thousand.cli", "solve", "six-dice", *sum((["--set", o] for o in SMALL_SIX), [])]
-    cmd += ["--objective", "duel", "--cluster", "local:2", "--tables", str(tables), "--checkpoint", str(ck), "--json"]
+def _stop_at_pass(cmd: list, ck, at_pass: int, sig: int) -> subprocess.CompletedProcess:
+    """Run ``cmd`` until its checkpoint names pass ``at_pass``, then send the client ``sig``;
+    its local workers are killed after it (they would otherwise linger)."""
     run = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
         deadline = time.time() + 240
         while time.time() < deadline:
             try:
-                if json.loads((ck / "state.json").read_text())["pass"] >= 2:
+                if json.loads((ck / "state.json").read_text())["pass"] >= at_pass:
                     break
             except (OSError, ValueError, KeyError):
                 pass
             assert run.poll() is None, run.stderr.read().decode()
             time.sleep(0.2)
         else:
-            pytest.fail("no checkpoint after 240 s")
-        os.kill(run.pid, signal.SIGKILL)  # the client, as kill -9 would
-        run.wait(timeout=30)
+            pytest.fail(f"no checkpoint of pass {at_pass} after 240 s")
+        os.kill(run.pid, sig)
+        out, err = run.communicate(timeout=60)
     finally:
         try:
-            os.killpg(run.pid, signal.SIGKILL)  # and its local workers, which would otherwise linger
+            os.killpg(run.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-    assert not tables.exists() or not any(p.name.endswith("-duel") for p in tables.iterdir())  # no table yet
+    return subprocess.CompletedProcess(cmd, run.returncode, out.decode(), err.decode())
+
+
+def test_an_interrupted_or_killed_client_goes_on_from_its_checkpoint(tmp_path):
+    tables, ck = tmp_path / "tables", tmp_path / "ck"
+    sets = sum((["--set", o] for o in SMALL_CLASSIC), [])
+    cmd = [sys.executable, "-m", "thousand.cli", "solve", "classic-nobarrel", *sets, "--objective", "duel"]
+    cmd += ["--cluster", "local:2", "--tables", str(tables), "--checkpoint", str(ck), "--json"]
+    no_table = lambda: not tables.exists() or not any(p.name.endswith("-duel") for p in tables.iterdir())  # noqa: E731
+    # Ctrl-C: a one-line word on where the checkpoint is, and no table
+    first = _stop_at_pass(cmd, ck, 2, signal.SIGINT)
+    assert first.returncode != 0 and "the checkpoint stays in" in first.stderr, first.stderr
+    assert no_table()
+    # kill -9 of the client, in a run that went on from that checkpoint
+    second = _stop_at_pass(cmd, ck, 4, signal.SIGKILL)
+    assert second.returncode == -signal.SIGKILL and "going on from the checkpoint" in second.stderr
+    assert no_table()
     state = json.loads((ck / "state.json").read_text())
     again = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr
@@ -228,7 +246,7 @@ def test_a_killed_client_goes_on_from_its_checkpoint(tmp_path):
     out = json.loads(again.stdout)
     assert out["solved_now"] and out["iterations"] >= state["pass"]
     assert not ck.exists()  # removed once the table is written
-    _, one = _one_machine("six-dice", SMALL_SIX)
+    _, one = _one_machine("classic-nobarrel", SMALL_CLASSIC)
     folder = next(p for p in tables.iterdir() if p.name.endswith("-duel"))
     meta, values = _table_values(folder)
     assert meta["cluster"]["resumed"] is True

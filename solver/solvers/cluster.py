@@ -52,7 +52,6 @@ from thousand.base.errors import ThousandError
 from thousand.rules.ruleset import Ruleset
 
 from .duel import (
-    RERUN,
     STALL_PASSES,
     DuelDiverges,
     DuelModel,
@@ -60,7 +59,9 @@ from .duel import (
     _level,
     _level_sums,
     _turns,
+    level_links,
     level_movers,
+    stale_busts,
 )
 from .store import InMemory
 
@@ -99,7 +100,7 @@ def connect(spec: str, timeout: float = 20.0):
             n_workers=workers,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",  # a free port: several local clusters may run at once
             silence_logs=40,
         )
         return dd.Client(cluster), cluster
@@ -546,19 +547,13 @@ def _solve_level_on(
                 moved += 24 * len(at)
         if z_used is None:
             z_used = 1.0 - z
-        if len(r):
-            a[r] = d[r]
-            b = v.copy()
-            b[r] += d[r] * (1.0 - z_used[r])
-            new = model.table.backend.solve_links(succ, a, b)
-        else:
-            new = v.copy()
+        new = level_links(model.table.backend, succ, r, v, d, z_used, a) if len(r) else v.copy()
         done += 1
         pending = {k: (i, new[at_stor[k]], done == 1) for k in range(K) if len(at_stor[k])}
         moved += 8 * len(lv.px)
         if not len(r) or done >= runs:
             return moved, change, pending
-        stale = r[np.abs(1.0 - new[succ[r]] - z_used[r]) > RERUN]
+        stale = stale_busts(new, succ, r, z_used)
         if not len(stale):
             return moved, change, pending
         # re-run them at the new bust values, each on its block after that block stored them

@@ -747,13 +747,9 @@ def _solve_level(
     a = np.zeros(len(v))
     succ = lv.succ
     for run in range(runs):
-        a[r] = d[r]
-        b = v.copy()
-        b[r] += d[r] * (1.0 - z_used[r])
-        new = table.backend.solve_links(succ, a, b)
+        new = level_links(table.backend, succ, r, v, d, z_used, a)
         vals.put(lv.py, lv.px, new)
-        z_new = 1.0 - new[succ[r]]
-        stale = r[np.abs(z_new - z_used[r]) > RERUN]
+        stale = stale_busts(new, succ, r, z_used)
         if run + 1 == runs or not len(stale):
             return new
         z_used[stale] = 1.0 - vals.get(plans.bust[lv.px[stale]], lv.py[stale])
@@ -764,6 +760,23 @@ def _solve_level(
         if held is not None:
             vals.put(lv.py[k], lv.px[k], new[k])
     return new
+
+
+def level_links(backend, succ, r, v, d, z_used, a) -> np.ndarray:
+    """A level's values from its turn DPs linearised in their bust values: the pairs ``r``
+    whose bust successor ``succ`` is in the level solve ``P_k + d_k P_succ(k) = v_k + d_k (1 -
+    Z_k)`` (``Z_k = z_used[k]`` the bust value each DP ran at), the others are ``v_k``
+    (:func:`_solve_level`; ``a``: scratch of the level's length, zero off ``r``)."""
+    a[r] = d[r]
+    b = v.copy()
+    b[r] += d[r] * (1.0 - z_used[r])
+    return backend.solve_links(succ, a, b)
+
+
+def stale_busts(new: np.ndarray, succ: np.ndarray, r: np.ndarray, z_used: np.ndarray) -> np.ndarray:
+    """The pairs of ``r`` whose bust value ``1 - new[succ]`` moved by more than :data:`RERUN`
+    from the one their turn DP ran at: their DPs run again."""
+    return r[np.abs(1.0 - new[succ[r]] - z_used[r]) > RERUN]
 
 
 FRAME_COLUMNS = 16  # pairs per frame: wider frames vectorise more and waste more rows below their movers

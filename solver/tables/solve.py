@@ -743,6 +743,8 @@ def solve_duel_on_cluster(
     client, local = cl.connect(cluster)
     workers = len(client.scheduler_info()["workers"])
     bar = Progress(f"solving {rs.name} duel on {workers} workers", progress)
+    if progress and getattr(client, "dashboard_link", None):
+        sys.stderr.write(_("Dask's dashboard: {0}").format(client.dashboard_link) + "\n")
     try:
         if progress and (folder / cl.STATE).exists():
             sys.stderr.write(_("going on from the checkpoint in {0}").format(folder) + "\n")
