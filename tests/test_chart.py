@@ -79,8 +79,8 @@ def test_chart_refusals(tmp_path, monkeypatch):
     assert r.exit_code == 2
     # one line like every other error, naming an install that works in a clone too
     assert r.output.strip() == (
-        "thousand: error: the charts (thousand chart, thousand review --chart) need matplotlib: pip install matplotlib "
-        "(in a clone of the repository: pip install '.[chart]')"
+        "thousand: error: the charts (thousand chart, thousand review --chart, thousand card --png) need "
+        "matplotlib: pip install matplotlib (in a clone of the repository: pip install '.[chart]')"
     )
 
 

@@ -35,8 +35,8 @@ from thousand.rules.ruleset import Ruleset, load_ruleset
 from thousand.solvers.advice import duel_end_values
 
 NEEDS_MPL = (
-    "the charts (thousand chart, thousand review --chart) need matplotlib: pip install matplotlib "
-    "(in a clone of the repository: pip install '.[chart]')"
+    "the charts (thousand chart, thousand review --chart, thousand card --png) need matplotlib: "
+    "pip install matplotlib (in a clone of the repository: pip install '.[chart]')"
 )
 DEFAULT_COMPARE = ("classic-nobarrel", "plain")
 
