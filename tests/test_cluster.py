@@ -161,6 +161,11 @@ def test_the_progress_line_counts_levels_and_pairs(capsys):
     bar.levels({"pass": 2, "level": 10, "levels": 40, "pairs_done": 1000, "pairs": 4000, "change": 0.25})
     err = capsys.readouterr().err
     assert "pass 2, level 10 of 40" in err and "pairs/s" in err and "left in the pass" in err
+    # a solve asked for no progress (the Python API's default) prints none, not even at a pass's end
+    quiet = Progress("solving x duel on 2 workers", enabled=False)
+    quiet.t0 -= 5
+    quiet.levels({"pass": 1, "level": 40, "levels": 40, "pairs_done": 4000, "pairs": 4000, "change": 0.25})
+    assert capsys.readouterr().err == ""
 
 
 def test_connect_refuses_what_is_not_a_cluster():

@@ -64,6 +64,8 @@ class Progress:
         """A solve by levels (the duel on a cluster): its pass, levels done of the total,
         the rate in pairs per second and roughly the time left in the pass (``info``:
         ``pass``, ``level``, ``levels``, ``pairs_done``, ``pairs``, ``change``)."""
+        if not self.enabled:
+            return
         now = time.perf_counter()
         if not hasattr(self, "_pass") or self._pass != info["pass"]:
             self._pass, self._pass_t0 = info["pass"], now
