@@ -69,6 +69,7 @@ CLUSTER_EXTRA = "the --cluster option needs Dask distributed: pip install 'thous
 MAP_NORESERVE = 0x4000  # Linux: no swap reserved for the value matrix's untouched pages
 CHECKPOINT_SECONDS = 300.0
 MAX_RECOVERIES = 5  # lost workers survived in one solve before it gives up
+RECOVERY_WAIT = 30.0  # seconds a recovery waits for the cluster to have its workers again
 
 
 class ClusterError(ThousandError):
@@ -426,9 +427,13 @@ def solve_duel_on_cluster(
                 raise ClusterError(f"lost workers {recoveries} times; the checkpoint stays in {folder}") from None
             actors = None
             state = _read_state(folder, rs, model)
-            workers = list(client.scheduler_info()["workers"])
-            if not workers:
-                client.wait_for_workers(1, timeout=120)
+            # a replaced worker (a LocalCluster's nanny starts one at once) keeps the blocks
+            # balanced; a worker that stays away leaves its blocks to the others
+            try:
+                client.wait_for_workers(len(workers), timeout=RECOVERY_WAIT)
+            except (TimeoutError, OSError):
+                if not client.scheduler_info()["workers"]:
+                    raise ClusterError(f"no workers are left; the checkpoint stays in {folder}") from None
             pass_no, start_level, change, history = _resume_point(state)
     if residual > 1e-10:
         raise DuelDiverges(_diverges(rs, pass_no, residual))
