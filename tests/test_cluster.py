@@ -13,14 +13,24 @@ import numpy as np
 import pytest
 import tiny
 from click.testing import CliRunner
-from tiny import TINY_DUELS
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tiny import TINY_DUELS, TINY_EQUAL_TURNS
 
 from thousand.base.progress import Progress
 from thousand.cli import main
 from thousand.rules import from_mapping
 from thousand.rules.ruleset import load_ruleset
-from thousand.solvers.cluster import ClusterError, DuelBlock, connect, partition, solve_duel_on_cluster
-from thousand.solvers.duel import DuelModel, solve_duel
+from thousand.solvers.cluster import (
+    ClusterError,
+    DuelBlock,
+    _ranges,
+    by_block,
+    connect,
+    partition,
+    solve_duel_on_cluster,
+)
+from thousand.solvers.duel import DuelModel, _level, _level_sums, solve_duel
 
 # six-dice with its equal turns and bolts, scaled down: 60 player states, 7,200 pairs, ten passes
 SMALL_SIX = ("goal=100", "pits=[]", "pit_attempts=0", 'barrel={kind="none"}')
@@ -284,3 +294,35 @@ def test_a_running_scheduler_is_used_by_its_address(client, tmp_path):
     assert np.abs(values - one.model.table_values(one.P)).max() <= 1e-12
     with pytest.raises(ClusterError, match="no Dask scheduler answers"):
         connect("tcp://127.0.0.1:9", timeout=2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 6)), max_size=12), st.integers(1, 5))
+def test_ranges_and_blocks_are_what_their_loops_would_give(spans, blocks):
+    a = np.array([s for s, _ in spans], dtype=np.int64)
+    b = a + np.array([k for _, k in spans], dtype=np.int64)
+    loop = [i for s, e in zip(a.tolist(), b.tolist()) for i in range(s, e)]
+    assert _ranges(a, b).tolist() == loop
+    keys = np.array(loop, dtype=np.int64) % blocks
+    parts = by_block(keys, blocks)
+    assert [p.tolist() for p in parts] == [np.flatnonzero(keys == k).tolist() for k in range(blocks)]
+
+
+def test_each_block_lists_its_pairs_of_a_level_in_the_coordinators_order():
+    # the coordinator's level (px, py) filtered by owner must be what each block computes and
+    # stores, pair for pair: the values travel as bare arrays in that order
+    for rs in (from_mapping(TINY_EQUAL_TURNS["equal-barrel"]), from_mapping(TINY_DUELS["overtaking-bolts"])):
+        model = DuelModel(rs)
+        parts = partition(model, 3)
+        owner = np.empty(model.n, dtype=np.int64)
+        for k, s in enumerate(parts):
+            owner[s] = k
+        blocks = [DuelBlock(rs, s) for s in parts]
+        mover_pos = np.full(model.n, -1, dtype=np.int64)
+        for i, L in enumerate(_level_sums(model)):
+            lv = _level(model, L, mover_pos)
+            for k, block in enumerate(blocks):
+                _, (cx, cy), (sx, sy), _ = block._pairs(i)
+                mine_c, mine_s = owner[lv.py] == k, owner[lv.px] == k
+                assert np.array_equal(cx, lv.px[mine_c]) and np.array_equal(cy, lv.py[mine_c])
+                assert np.array_equal(sx, lv.px[mine_s]) and np.array_equal(sy, lv.py[mine_s])
