@@ -273,7 +273,7 @@ def test_the_python_api_takes_the_same_option(tmp_path):
 
     rs = from_mapping(TINY_DUELS["dump-opening"])
     sol = thousand.solve(rs, "duel", cluster="local:2", tables=str(tmp_path), force=True)
-    assert sol.solved_now and sol.table.meta["cluster"]["workers"] == 2
+    assert sol.solved_now and sol.info["cluster"]["workers"] == 2 and sol.method == "passes"
     _, one = _one_machine("dump-opening", None)
     assert np.abs(np.asarray(sol.table.values) - one.model.table_values(one.P)).max() <= 1e-12
     assert not (tmp_path / ".partial").exists()

@@ -138,6 +138,7 @@ class Solution:
             "states": "states",
             "player_states": "player_states",
             "peak_memory_mb": "peak_memory_mb",
+            "cluster": "cluster",
         }
         out = {new: m[old] for old, new in names.items() if m.get(old) is not None}
         out["table"] = str(self.table.path)
