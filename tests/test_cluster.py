@@ -290,6 +290,7 @@ def test_a_running_scheduler_is_used_by_its_address(client, tmp_path):
     folder = next(p for p in tmp_path.iterdir() if p.name.endswith("-duel"))
     meta, values = _table_values(folder)
     assert meta["cluster"]["spec"] == address and meta["cluster"]["workers"] == 2
+    assert 0 < sum(meta["cluster"]["worker_busy_s"]) <= 2 * meta["solve_seconds"]
     _, one = _one_machine("plain", ("goal=60",))
     assert np.abs(values - one.model.table_values(one.P)).max() <= 1e-12
     with pytest.raises(ClusterError, match="no Dask scheduler answers"):

@@ -193,6 +193,7 @@ class DuelBlock:
         else:
             self.P[self.states[:, None], self._cols] = 0.5
         self.level = None
+        self.busy = 0.0  # seconds spent in step(): the share of the solve this worker computed
         self.sums = _level_sums(self.model)
 
     # -- the pairs of a level this block computes, and those whose value it stores ----------
@@ -230,8 +231,11 @@ class DuelBlock:
         then ``turns`` = ``(i, which)`` (:meth:`turns`). A block's own puts come before its
         turns, and that is all the order the level needs: a turn of ``x`` against ``y`` reads
         rows of ``y``'s block only. Returns (the put's change or 0, the turns or None)."""
+        t0 = time.perf_counter()
         change = self.put(*put) if put is not None else 0.0
-        return change, (self.turns(*turns) if turns is not None else None)
+        out = change, (self.turns(*turns) if turns is not None else None)
+        self.busy += time.perf_counter() - t0
+        return out
 
     def put(self, i: int, values: np.ndarray, first: bool) -> float:
         """Store level ``i``'s values of the pairs whose mover is here; returns the largest
@@ -294,13 +298,14 @@ class DuelBlock:
             raise ClusterError(f"{folder}: the checkpoint lacks {int((~found[self.states]).sum())} states' rows")
 
     def memory(self) -> dict:
-        """This worker's resident memory and the bytes of its block's rows."""
+        """This worker's peak resident memory, its block's rows and the seconds it computed."""
         import resource
 
         return {
             "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
             "rows_mb": len(self.states) * self.width * 8 / 2**20,
             "states": len(self.states),
+            "busy_s": self.busy,
         }
 
 

@@ -784,6 +784,8 @@ def solve_duel_on_cluster(
             "resumed": sol.resumed_from is not None,
             "bytes_moved": sol.bytes_moved,
             "worker_peak_mb": [round(m["peak_mb"], 1) for m in sol.worker_memory],
+            # seconds each block computed, over the solve's: how busy the workers were kept
+            "worker_busy_s": [round(m["busy_s"], 3) for m in sol.worker_memory],
         },
         "peak_memory_mb": peak_memory_mb(),
         "value_meaning": "P(mover wins) for mover state (row) against opponent state (column)",
