@@ -71,7 +71,7 @@ def measure_only(rs, sources, t0: float):
     best = None
     for what, card in cards:
         rep = duel.measure(card)
-        say(rs.name, f"{what}: loss {rep.loss:.4%} ({rep.rounds} sweeps)", t0)
+        say(rs.name, f"{what}: loss {rep.loss:.4%} ({rep.sweeps} sweeps)", t0)
         if best is None or rep.loss < best.loss:
             best = rep
     return best.with_turn()

@@ -542,7 +542,7 @@ class CardDuel:
             first=float(x[k0]),
             second=float(x[n2 + k0]),
             p_star=self.p_star,
-            rounds=sweeps,
+            sweeps=sweeps,
             residual=change,
             seconds=time.perf_counter() - t0,
         )
@@ -632,7 +632,7 @@ class CardReport:
     p_star: float
     turn_points: float | None = None  # filled by :meth:`with_turn`
     turn_optimum: float | None = None
-    rounds: int = 0  # sweeps of the level-ordered Gauss-Seidel solve
+    sweeps: int = 0  # sweeps of the level-ordered Gauss-Seidel solve
     residual: float = 0.0  # the last sweep's largest change
     seconds: float = 0.0
     steps: list = field(default_factory=list)  # the search's trail: (cells, loss) of smaller cards
@@ -680,7 +680,7 @@ class CardReport:
             d["p_star"],
             d.get("turn_points"),
             d.get("turn_optimum"),
-            d.get("rounds", 0),
+            d.get("sweeps", d.get("rounds", 0)),  # "rounds": the name before 2026-12-05
             d.get("residual", 0.0),
             d.get("seconds", 0.0),
             [(s["cells"], s["loss"]) for s in d.get("steps", [])],
@@ -696,7 +696,7 @@ class CardReport:
             "turn_points": self.turn_points,
             "turn_optimum": self.turn_optimum,
             "turn_loss": self.turn_loss,
-            "rounds": self.rounds,
+            "sweeps": self.sweeps,
             "residual": self.residual,
             "seconds": round(self.seconds, 3),
             "steps": [{"cells": c, "loss": v} for c, v in self.steps],
