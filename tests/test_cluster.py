@@ -1,5 +1,6 @@
 """The duel on a Dask cluster (thousand.solvers.cluster), on a LocalCluster: the same values
-as the single-machine solver state by state, a killed worker, a killed client, refusals."""
+as the single-machine solver state by state, a killed worker, an interrupted or killed client,
+refusals."""
 
 import functools
 import json
@@ -92,7 +93,9 @@ def test_the_cluster_finds_the_single_machine_values(client, tmp_path, name, ove
     rs, one = _one_machine(name, overrides)
     many = solve_duel_on_cluster(rs, client, tmp_path / "ck", checkpoint_seconds=0.5)
     assert many.residual <= 1e-13
-    assert many.blocks >= 1 and many.workers == 2
+    assert many.workers == 2
+    # plain and six-dice have no overtaking and no push-off: one block per worker
+    assert many.blocks == 2 if overrides is not None else 1 <= many.blocks <= 2
     diff = np.abs(_by_state(one.model, one.P) - many.values)
     assert diff.max() <= 1e-12, diff.max()
     # and the policy iteration's table (the default single-machine method), where it is another solve
