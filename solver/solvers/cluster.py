@@ -116,7 +116,7 @@ def connect(spec: str, timeout: float = 20.0):
 def partition(model: DuelModel, blocks: int) -> list[np.ndarray]:
     """The solver's states in at most ``blocks`` sorted blocks, each a union of the classes
     that ``pushed`` and ``overtaken`` join (a block's turn DPs then read only its own rows),
-    balanced by the pairs each block computes (greedy, largest class first). Six-dice's
+    balanced by their states (greedy, largest class first). Six-dice's
     states are each their own class; overtaking joins classic's 1,611 into three large
     classes, so no more than three blocks there do work."""
     p, n = model.plans, model.n
@@ -133,19 +133,17 @@ def partition(model: DuelModel, blocks: int) -> list[np.ndarray]:
             a, b = find(i), find(j)
             if a != b:
                 parent[a] = b
-    roots = np.array([find(i) for i in range(n)])
-    _, movers_lo, movers_hi = model.opponents()
-    # pairs a state's block computes as an opponent: the movers that face it (n, or m)
-    weight = np.full(n, float(np.max(movers_hi - movers_lo)))
-    classes = {}
-    for i, r in enumerate(roots.tolist()):
-        classes.setdefault(r, []).append(i)
-    load = np.zeros(min(blocks, len(classes)))
+    classes: dict[int, list[int]] = {}
+    for i in range(n):
+        classes.setdefault(find(i), []).append(i)
+    # every state faces as many movers (n, or with equal turns the other seat's m), so a
+    # block's pairs are its states times that: balancing states balances the work
+    load = np.zeros(min(blocks, len(classes)), dtype=np.int64)
     members: list[list[int]] = [[] for _ in load]
-    for cls in sorted(classes.values(), key=lambda c: (-weight[c].sum(), c[0])):
+    for cls in sorted(classes.values(), key=lambda c: (-len(c), c[0])):
         k = int(np.argmin(load))
         members[k].extend(cls)
-        load[k] += weight[cls].sum()
+        load[k] += len(cls)
     return [np.array(sorted(m), dtype=np.int64) for m in members if m]
 
 
