@@ -48,10 +48,6 @@ def client():
     cluster.close()
 
 
-def _by_state(model: DuelModel, P: np.ndarray) -> np.ndarray:
-    return model.table_values(P)
-
-
 @functools.cache
 def _one_machine(name: str, overrides: tuple | None):
     """The single-machine passes' solution, solved once per test process."""
@@ -96,12 +92,12 @@ def test_the_cluster_finds_the_single_machine_values(client, tmp_path, name, ove
     assert many.workers == 2
     # plain and six-dice have no overtaking and no push-off: one block per worker
     assert many.blocks == 2 if overrides is not None else 1 <= many.blocks <= 2
-    diff = np.abs(_by_state(one.model, one.P) - many.values)
+    diff = np.abs(one.model.table_values(one.P) - many.values)
     assert diff.max() <= 1e-12, diff.max()
     # and the policy iteration's table (the default single-machine method), where it is another solve
     if overrides is None:
         _, best = tiny.solved(TINY_DUELS, name)
-        assert np.abs(_by_state(best.model, best.P) - many.values).max() <= 1e-12
+        assert np.abs(best.model.table_values(best.P) - many.values).max() <= 1e-12
 
 
 def test_a_killed_worker_does_not_lose_the_solve(client, tmp_path):
@@ -117,7 +113,7 @@ def test_a_killed_worker_does_not_lose_the_solve(client, tmp_path):
 
     many = solve_duel_on_cluster(rs, client, tmp_path / "ck", checkpoint_seconds=0.2, progress=kill_once)
     assert killed and many.recoveries >= 1
-    assert np.abs(_by_state(one.model, one.P) - many.values).max() <= 1e-12
+    assert np.abs(one.model.table_values(one.P) - many.values).max() <= 1e-12
     client.wait_for_workers(2, timeout=60)
 
 

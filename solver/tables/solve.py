@@ -714,6 +714,22 @@ def solve_duel_to_store(
     }
 
 
+def _duel_meta(model) -> dict:
+    """What a duel table's meta says of its values, however it was solved: the pairs, the
+    player states, what a value means and, with equal_turns, the last turn's horizon."""
+    meta = {
+        "states": model.pairs,
+        "player_states": model.players,
+        "value_meaning": "P(mover wins) for mover state (row) against opponent state (column)",
+    }
+    if model.equal_turns:
+        meta["value_meaning"] = (
+            "P(mover wins, a tie counted 1/2) for [seat of the mover (0 first, 1 second), mover state, opponent state]"
+        )
+        meta["last_turn_horizon"] = model.horizon
+    return meta
+
+
 def solve_duel_on_cluster(
     rs: Ruleset,
     cluster: str,
@@ -769,8 +785,7 @@ def solve_duel_on_cluster(
             local.close()
     model = sol.model
     extra = {
-        "states": model.pairs,
-        "player_states": model.players,
+        **_duel_meta(model),
         "iterations": sol.passes,
         "residual": sol.residual,
         "solve_seconds": sol.seconds,
@@ -788,13 +803,7 @@ def solve_duel_on_cluster(
             "worker_busy_s": [round(m["busy_s"], 3) for m in sol.worker_memory],
         },
         "peak_memory_mb": peak_memory_mb(),
-        "value_meaning": "P(mover wins) for mover state (row) against opponent state (column)",
     }
-    if model.equal_turns:
-        extra["value_meaning"] = (
-            "P(mover wins, a tie counted 1/2) for [seat of the mover (0 first, 1 second), mover state, opponent state]"
-        )
-        extra["last_turn_horizon"] = model.horizon
     saved = save_table(
         Path(write_target(tables_dir)),
         rs,
@@ -882,8 +891,7 @@ def solve_objective(
         model = sol.model
         values, states = model.table_values(sol.P), model.space.encode()
         extra = {
-            "states": model.pairs,
-            "player_states": model.players,
+            **_duel_meta(model),
             "iterations": sol.passes,
             "policy_rounds": sol.rounds,
             "linear_sweeps": sol.sweeps,
@@ -894,16 +902,9 @@ def solve_objective(
             "kernel": kernel.IMPLEMENTATION,
             "method": method or "policy",
             "peak_memory_mb": peak_memory_mb(),
-            "value_meaning": "P(mover wins) for mover state (row) against opponent state (column)",
         }
         if start is not None:
             extra["started_from"] = str(seed.path)
-        if model.equal_turns:
-            extra["value_meaning"] = (
-                "P(mover wins, a tie counted 1/2) for [seat of the mover (0 first, "
-                "1 second), mover state, opponent state]"
-            )
-            extra["last_turn_horizon"] = model.horizon
     else:
         raise TableError(_("unknown objective {0!r}").format(objective))
     folder = save_table(Path(write_target(tables_dir)), rs, objective, values, states, extra, encoding)
