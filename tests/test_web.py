@@ -662,3 +662,65 @@ def test_a_killed_server_loses_no_game(tmp_path):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_log_kept_offline_is_taken_only_where_it_follows_the_servers(client, folder):
+    """``POST /api/games/{id}/sync``: the whole log a phone kept with the server away. Taken
+    when the server's game is still at the log the phone started from (its digest), refused
+    with 412 when it moved on and 409 when an entry does not apply; neither refusal changes
+    the saved game."""
+    from thousand.web.offline import log_digest
+
+    gid = new_game(client, rules="plain", players=("Ann", "Bob"))["id"]
+    entry(client, gid, "roll 1,1,1,2,3")
+    base = client.get(f"/api/games/{gid}").json()["log"]
+    phone = base + ["stop", "roll 2,3,4,6,6"]  # Ann banks, Bob busts: kept on the phone
+    before = saved(folder, gid)
+    # refused: a stale base, a log that does not replay, malformed bodies
+    assert "changed on the server" in one_line_error(
+        client.post(f"/api/games/{gid}/sync", json={"since": log_digest([]), "log": phone}), 412
+    )
+    bad = one_line_error(
+        client.post(f"/api/games/{gid}/sync", json={"since": log_digest(base), "log": base + ["roll 1,1,1,1,1"]}), 409
+    )
+    assert "entry 2" in bad
+    for body in ({"log": phone}, {"since": log_digest(base), "log": "stop"}, {"since": 1, "log": []}):
+        one_line_error(client.post(f"/api/games/{gid}/sync", json=body), 400)
+    assert saved(folder, gid) == before
+    # taken: the game is the phone's log, replayed by the server's engine
+    r = client.post(f"/api/games/{gid}/sync", json={"since": log_digest(base), "log": phone})
+    assert r.status_code == 200, r.text
+    got = r.json()
+    assert got["log"] == phone and [p["score"] for p in got["players"]] == [100, 0]
+    assert client.get(f"/api/games/{gid}").json()["log"] == phone
+    # a phone that took back entries offline sends a shorter log: that is taken too
+    r = client.post(f"/api/games/{gid}/sync", json={"since": log_digest(phone), "log": phone[:1]})
+    assert r.status_code == 200 and r.json()["log"] == phone[:1]
+
+
+def test_the_log_digest_is_fnv1a():
+    """The digest the page and the server share: 32-bit FNV-1a, checked on the published
+    test vectors (Fowler, Noll and Vo's reference list): "" and "a" and "foobar"."""
+    from thousand.web.offline import log_digest
+
+    assert log_digest([]) == "811c9dc5"
+    assert log_digest(["a"]) == "e40c292c"
+    assert log_digest(["foobar"]) == "bf9cf968"
+    assert log_digest(["foo", "bar"]) != log_digest(["foobar"]) != log_digest(["foo\nbar"][:0])
+
+
+def test_every_state_carries_the_rules_the_page_keeps_score_with(client):
+    """``engine``: the ruleset's parameters and its scoring groups, the groups the engine's
+    own scorer reads (three pairs, straights and the like expanded by the server)."""
+    from thousand.rules.scoring import scoring_groups
+
+    rs = load_ruleset("farkle-cardgames")
+    gid = new_game(client, rules="farkle-cardgames", players=("Ann", "Bob"))["id"]
+    eng = client.get(f"/api/games/{gid}").json()["engine"]
+    assert eng["hash"] == rs.hash and eng["dice"] == 6 and eng["keep"] == rs.keep
+    g = scoring_groups(rs)
+    assert sorted(map(tuple, (tuple(c) + (p,) for c, p in eng["groups"]))) == sorted(
+        tuple(int(v) for v in row) + (int(p),) for row, p in zip(g.counts, g.points)
+    )
+    # three pairs: each of the C(6, 3) = 20 choices of three different faces is a group of its own
+    assert sum(1 for c, p in eng["groups"] if sorted(c) == [0, 0, 0, 2, 2, 2] and p == 1500) == 20

@@ -347,10 +347,29 @@ def test_three_players_build_the_exact_table_on_the_page_and_play_to_the_end(tmp
     next(srv, None)
 
 
-def test_the_installed_page_opens_with_the_server_away(tmp_path, browser):
+def _get(server: str, path: str) -> dict:
+    import json
+    import urllib.request
+
+    return json.loads(urllib.request.urlopen(server + path).read())
+
+
+def _tap_roll(b, wait, faces, then: str) -> None:
+    for face in faces:
+        b.find_element(By.CSS_SELECTOR, f"#faces button[data-face='{face}']").click()
+    b.find_element(By.ID, "roll").click()
+    wait.until(EC.text_to_be_present_in_element((By.ID, "where"), then))
+
+
+def _scores(b) -> list[str]:
+    return [r.find_elements(By.TAG_NAME, "td")[2].text for r in b.find_elements(By.CSS_SELECTOR, "#sheet tbody tr")]
+
+
+def test_the_installed_page_keeps_score_with_the_server_away(tmp_path, browser):
     """The manifest and the service worker: once the page has been open, a reload with the
-    server stopped shows the game from this phone's copy, marked offline and read-only; when
-    the server is back, the page finds it by itself."""
+    server stopped shows the game from this phone's copy, marked offline; the page's own
+    scorekeeper (rules.js) goes on with it, a reload keeps what was entered, and when the
+    server is back the page finds it by itself and hands it the entries."""
     out = shots(tmp_path)
     port = _free_port()
     srv = _serve(create_app(tmp_path / "games"), port)
@@ -362,10 +381,7 @@ def test_the_installed_page_opens_with_the_server_away(tmp_path, browser):
     manifest = b.execute_script("return document.querySelector('link[rel=manifest]').href")
     assert manifest.endswith("/manifest.webmanifest")
     wait.until(lambda d: d.execute_script("return !!(navigator.serviceWorker && navigator.serviceWorker.controller)"))
-    for face in (1, 1, 1, 2, 3):
-        b.find_element(By.CSS_SELECTOR, f"#faces button[data-face='{face}']").click()
-    b.find_element(By.ID, "roll").click()
-    wait.until(EC.text_to_be_present_in_element((By.ID, "where"), "turn total 100"))
+    _tap_roll(b, wait, (1, 1, 1, 2, 3), "turn total 100")
     b.find_element(By.ID, "stop").click()
     wait.until(EC.text_to_be_present_in_element((By.ID, "where"), "Bob to play"))
     next(srv, None)  # the server stops
@@ -374,19 +390,124 @@ def test_the_installed_page_opens_with_the_server_away(tmp_path, browser):
         banner = wait.until(EC.visibility_of_element_located((By.ID, "offline")))
     except Exception:
         raise AssertionError(b.find_element(By.TAG_NAME, "body").text[:500]) from None
-    assert "server is away" in banner.text
-    rows = b.find_elements(By.CSS_SELECTOR, "#sheet tbody tr")
-    assert [r.find_elements(By.TAG_NAME, "td")[2].text for r in rows] == ["100", "0", "0"]
+    wait.until(EC.text_to_be_present_in_element((By.ID, "offline"), "this phone keeps the score (0 entries"))
+    assert _scores(b) == ["100", "0", "0"]
     assert "Bob to play" in b.find_element(By.ID, "where").text
     assert b.execute_script("return document.body.classList.contains('offline')")
+    # Bob scores with the server away: 1,5,5 of 1,5,5,2,3 make 20 (classic sets aside every
+    # scoring die); the stop is refused below the opening of 50, then hot dice, then 140,
+    # which overtakes Ann (100 - 50)
+    _tap_roll(b, wait, (1, 5, 5, 2, 3), "turn total 20")
+    assert not b.find_element(By.ID, "stop").is_enabled()
+    assert "not opened yet" in b.find_element(By.ID, "stop-why").text
+    _tap_roll(b, wait, (1, 1), "turn total 40")
+    _tap_roll(b, wait, (1, 1, 1, 4, 6), "turn total 140")
+    b.find_element(By.ID, "stop").click()
+    wait.until(EC.text_to_be_present_in_element((By.ID, "where"), "Cat to play"))
+    assert _scores(b) == ["50", "140", "0"]
+    assert "overtaken (−50) by Bob: 100 → 50" in b.find_element(By.CSS_SELECTOR, "#sheet tbody tr").text
+    assert "(kept on this phone)" in b.find_element(By.ID, "messages").text
+    assert "(4 entries wait" in banner.text
+    # a refusal comes from the page's rules, in one line, and changes nothing
+    _tap_roll(b, wait, (2, 3, 4, 6, 6), "Ann to play")  # Cat: nothing scores
+    assert b.find_element(By.CSS_SELECTOR, "#sheet tbody tr:nth-child(3)").text.count("bust") == 1
     assert b.execute_script("return document.documentElement.scrollWidth") <= WIDTH
     b.save_screenshot(str(out / "web-offline.png"))
-    # the server back (the same folder): the banner goes, entries work again
+    b.refresh()  # a reload with the server still away keeps the entries
+    wait.until(EC.text_to_be_present_in_element((By.ID, "offline"), "(5 entries wait"))
+    assert _scores(b) == ["50", "140", "0"] and "Ann to play" in b.find_element(By.ID, "where").text
+    # the server back (the same folder): the banner goes, the entries are the server's
     back = _serve(create_app(tmp_path / "games"), port)
     next(back)
     WebDriverWait(b, 20).until(EC.invisibility_of_element_located((By.ID, "offline")))
-    for face in (2, 3, 4, 6, 6):
-        b.find_element(By.CSS_SELECTOR, f"#faces button[data-face='{face}']").click()
-    b.find_element(By.ID, "roll").click()
-    wait.until(EC.text_to_be_present_in_element((By.ID, "where"), "Cat to play"))
+    wait.until(EC.text_to_be_present_in_element((By.ID, "messages"), "5 entries kept on this phone were sent"))
+    game = _get(server, f"/api/games/{gid}")
+    assert game["log"][2:] == ["roll 1,2,3,5,5", "roll 1,1", "roll 1,1,1,4,6", "stop", "roll 2,3,4,6,6"]
+    assert [p["score"] for p in game["players"]] == [50, 140, 0]
+    assert b.execute_script(f"return localStorage.getItem('thousand.offline.{gid}')") is None
+    _tap_roll(b, wait, (2, 3, 4, 6, 6), "Bob to play")  # and entries go to the server again
+    assert len(_get(server, f"/api/games/{gid}")["log"]) == 8
     next(back, None)
+
+
+def test_entries_kept_offline_are_not_merged_into_a_game_that_moved_on(tmp_path, browser):
+    """Two phones, one away from the server: when the game changed on the server meanwhile,
+    the away phone's entries are named and dropped, and the server's game stands."""
+    port = _free_port()
+    srv = _serve(create_app(tmp_path / "games"), port)
+    server = next(srv)
+    gid = _post(server, "/api/games", {"rules": "plain", "players": ["Ann", "Bob"]})["id"]
+    b = browser
+    wait = WebDriverWait(b, 30)
+    _open(b, server, gid, wait)
+    wait.until(lambda d: d.execute_script("return !!(navigator.serviceWorker && navigator.serviceWorker.controller)"))
+    b.refresh()  # the game's answer, kept by the worker now in control
+    wait.until(EC.text_to_be_present_in_element((By.ID, "where"), "Ann to play"))
+    next(srv, None)
+    _tap_roll(b, wait, (1, 1, 1, 2, 3), "turn total")  # the server is away: kept on this phone
+    wait.until(EC.text_to_be_present_in_element((By.ID, "offline"), "this phone keeps the score"))
+    # meanwhile another phone's entry reached the server's game
+    from thousand.play.game import game_entry
+    from thousand.web.store import GameStore
+
+    with GameStore(tmp_path / "games").change(gid) as g:
+        g.submit(game_entry(g, "roll", "2,3,4,6,6", "roll 2,3,4,6,6"))
+    back = _serve(create_app(tmp_path / "games"), port)
+    next(back)
+    err = wait.until(EC.visibility_of_element_located((By.ID, "error")))
+    assert "changed on the server" in err.text and "roll 1,1,1,2,3" in err.text
+    assert _get(server, f"/api/games/{gid}")["log"] == ["roll 2,3,4,6,6"]
+    wait.until(EC.text_to_be_present_in_element((By.ID, "where"), "Bob to play"))
+    next(back, None)
+
+
+def test_the_pages_rules_agree_with_the_engine_entry_by_entry(server, browser):
+    """The page's scorekeeper (static/rules.js) against the Python engine, in the browser:
+    random games of every 1000-family preset, variants that use the rules the presets leave
+    out, and the tiny rulesets whose endgames random play reaches, with refused entries
+    mixed in. After every entry both give the same players (every counter), finished
+    players, mover, round, winners and turn (total, dice, roll, set-asides, stop allowed,
+    compulsory), or both refuse it; and both digest a log alike."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from offline_games import random_game, rulesets
+
+    from thousand.web.offline import log_digest, page_rules
+
+    browser.get(server + "/")
+    WebDriverWait(browser, 20).until(lambda d: d.execute_script("return typeof ThousandRules !== 'undefined'"))
+    every = rulesets()
+    specs = {name: page_rules(rs) for name, rs in every.items()}
+
+    def check(name, players, seed, boldness):
+        log, want = random_game(every[name], players, seed, boldness, 300)
+        names = [f"p{k}" for k in range(players)]
+        got = browser.execute_script(
+            "return [ThousandRules.replaySnapshots(arguments[0], arguments[1], arguments[2]),"
+            " ThousandRules.logDigest(arguments[2])]",
+            specs[name],
+            names,
+            log,
+        )
+        for k, (w, g) in enumerate(zip(want, got[0])):
+            where = f"{name}, {players} players, seed {seed}: entry {k} {log[k]!r} after {log[max(0, k - 3) : k]}"
+            if "refused" in w:
+                assert "refused" in g, where
+            else:
+                assert g == w, where
+        assert got[1] == log_digest(log)
+
+    for k, name in enumerate(sorted(every)):  # every ruleset at least once
+        check(name, 2 + k % 3, k, 0.5)
+
+    @settings(max_examples=40, deadline=None, derandomize=bool(os.environ.get("CI")))
+    @given(
+        name=st.sampled_from(sorted(every)),
+        players=st.integers(2, 4),
+        seed=st.integers(0, 2**32 - 1),
+        boldness=st.floats(0.1, 0.9),
+    )
+    def random_games(name, players, seed, boldness):
+        check(name, players, seed, boldness)
+
+    random_games()

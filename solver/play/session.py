@@ -54,6 +54,25 @@ class LoggedGame:
         self._replay(self.log[:-1])
         return _("undone: {entry}").format(entry=last)
 
+    def adopt(self, log: list[str]) -> None:
+        """The game with ``log`` instead of its own (entries kept elsewhere, e.g. on a phone
+        that played on without the server): replayed from the start; if an entry does not
+        apply, :class:`Refused` names it and the game stays as it was."""
+        self._reset()
+        entries: list[str] = []
+        e = ""
+        try:
+            for e in log:
+                entry = self.normalise(e)
+                self._apply(entry)
+                entries.append(entry)
+        except ThousandError as exc:
+            self._replay(self.log)  # the game's own log, untouched so far
+            raise Refused(
+                _("entry {n} ({entry!r}) does not apply: {why}").format(n=len(entries) + 1, entry=e, why=exc)
+            ) from None
+        self.log, self.messages = entries, []
+
     def _replay(self, log: list[str]) -> None:
         self._reset()
         self.log = []

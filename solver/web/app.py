@@ -18,6 +18,11 @@ POST     /api/games/{id}/entry            ``{"entry": "roll 1,5,3,3,4" | "roll" 
                                           | "stop"}``; the new state (``roll`` alone: the
                                           server throws the dice)
 POST     /api/games/{id}/undo             take back the last entry; the new state
+POST     /api/games/{id}/sync             ``{"since": digest, "log": [...]}``: the whole log
+                                          as a phone kept it with the server away, taken if
+                                          the game is still at the log of ``since``
+                                          (``log_digest``; 412 if it moved on meanwhile,
+                                          409 if an entry does not apply); the new state
 GET      /api/games/{id}/advice           the advice for the player to move: 200 with every
                                           option's value and the ``builds`` its exact advice
                                           lacks (objective, seconds, the running solve's
@@ -41,7 +46,8 @@ The language of the words is ``?lang=ru|en``, else the ``Accept-Language`` heade
 English. The state of a game: ``id``, ``rules``, ``round``, ``over``, ``where`` (whose move
 and what they may do), ``players`` (name, score, status, last steps, to move, winner),
 ``turn`` (total, dice to roll, the roll waiting for a set-aside, its ``options``, whether
-stopping is allowed and why not), ``messages`` (what the last entry did) and ``log``.
+stopping is allowed and why not), ``messages`` (what the last entry did), ``log`` and
+``engine`` (the rules as the page's own scorekeeper reads them, :mod:`.offline`).
 """
 
 from __future__ import annotations
@@ -70,6 +76,7 @@ from thousand.play.game import Advisors, Game, advice_json, game_entry, keep_lab
 from thousand.rules.ruleset import Ruleset, load_ruleset, preset_names
 
 from .jobs import Solves, Solving
+from .offline import log_digest, page_rules
 from .store import GameStore, UnknownGame
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -77,6 +84,7 @@ MAX_BODY = 64 * 1024  # bytes of a request body
 MAX_PLAYERS = 6
 MAX_NAME = 40
 MAX_OVERRIDES = 40
+MAX_LOG = 4000  # entries of a log a phone sends back (a game of 1000 for six is far shorter)
 RATE, BURST = 10.0, 40  # changes a second per device, and the burst above that
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
@@ -143,6 +151,53 @@ PAGE_WORDS = {
     "status": N_("status"),
     "language": N_("Language"),
     "name_placeholder": N_("name"),
+    # the page's own scorekeeper, with the server away (static/rules.js): the same words as
+    # the server's sheet and refusals, and what happens to the entries kept on the phone
+    "offline_scoring": N_(
+        "The server is away: this phone keeps the score ({0} entries wait to be sent). Advice waits until it is back."
+    ),
+    "offline_entry": N_("{0} (kept on this phone)"),
+    "synced": N_("{0} entries kept on this phone were sent to the server"),
+    "sync_conflict": N_(
+        "The game changed on the server while this phone was away; the entries kept here were not sent: {0}"
+    ),
+    "st_unopened": N_("unopened (needs {n})"),
+    "st_pit": N_("in the pit [{low}, {exit})"),
+    "st_tries": N_(" tries {n}/{limit}"),
+    "st_barrel": N_("on the barrel"),
+    "st_bolts": N_("bolts {n}/{limit}"),
+    "st_falls": N_("falls {n}/{limit}"),
+    "st_overshoots": N_("overshoots {n}/{limit}"),
+    "st_finished": N_("finished with {total}"),
+    "keep_label": N_("keep {dice} (+{points})"),
+    "where_keep": N_("{name}: choose the dice to set aside from {roll}"),
+    "where_over": N_("the game is over"),
+    "where_roll": N_("{name} to play"),
+    "where_turn": N_("{name}: turn total {t} — roll or stop"),
+    "where_must": N_("{name}: turn total {t} — roll"),
+    "h_bust": N_("bust"),
+    "h_overshoot": N_("overshoot"),
+    "h_win": N_("+{t} → {total} WIN"),
+    "h_reached": N_("+{t} → {total} (reached {goal})"),
+    "h_instant": N_("{roll} instant win"),
+    "h_pushed": N_("pushed off the barrel"),
+    "h_overtaken": N_("overtaken (−{n})"),
+    "h_hit": N_("{what} by {name}: {a} → {b}"),
+    "h_and": N_(" and "),
+    "set_aside_first": N_("set dice aside from {roll} first"),
+    "nothing_to_bank": N_("nothing to bank yet: a turn starts with a roll"),
+    "hot_compulsory": N_("hot dice: rolling all {n} dice again is compulsory"),
+    "not_opened": N_("not opened yet: the first bank needs at least {need} in one turn (have {t})"),
+    "min_bank": N_("every bank needs at least {need} in one turn (have {t})"),
+    "in_pit": N_("in the pit [{low}, {exit}): the bank must reach {exit} ({s} + {t} = {sum})"),
+    "over_exact": N_("over {goal}: the open barrel needs exactly {goal}"),
+    "on_barrel": N_("on the barrel: only a bank that reaches {goal} is allowed ({s} + {t} = {sum})"),
+    "no_roll": N_("there is no roll to set dice aside from (roll first)"),
+    "illegal_keep": N_("cannot set aside {kept} from {roll}: legal are {legal}"),
+    "game_is_over": N_("the game is over (undo to change the last entry)"),
+    "nothing_to_undo": N_("nothing to undo"),
+    "wrong_dice": N_("roll {dice} dice, not {n}"),
+    "bad_faces": N_("not a roll of this game: {roll}"),
 }
 
 
@@ -306,6 +361,7 @@ def state_of(game_id: str, g: Game, messages: list[str] | None = None, token: st
         "turn": turn,
         "messages": list(messages or []),
         "log": list(g.log),
+        "engine": page_rules(g.rs),
         "lang": i18n.language(),
         **({"token": token} if token else {}),
     }
@@ -462,6 +518,21 @@ def create_app(
             msg = g.undo()
         return JSONResponse(state_of(game_id, g, [msg]))
 
+    def sync(request, body):
+        game_id = server.game_id(request)
+        since, log = body.get("since"), body.get("log")
+        if not isinstance(since, str) or not (
+            isinstance(log, list) and len(log) <= MAX_LOG and all(isinstance(e, str) and len(e) <= 200 for e in log)
+        ):
+            raise HTTPException(400, f'sync needs "since" (a log digest) and "log" (at most {MAX_LOG} entries)')
+        with server.store.change(game_id) as g:
+            if log_digest(g.log) != since:
+                raise HTTPException(
+                    412, "the game changed on the server while this phone was away: its offline entries were not taken"
+                )
+            g.adopt(log)
+        return JSONResponse(state_of(game_id, g))
+
     def advice(request, body):
         game_id = server.game_id(request)
         g = server.store.load(game_id)
@@ -548,6 +619,7 @@ def create_app(
         Route("/api/games/{id}", in_language(delete), methods=["DELETE"]),
         Route("/api/games/{id}/entry", in_language(entry), methods=["POST"]),
         Route("/api/games/{id}/undo", in_language(undo), methods=["POST"]),
+        Route("/api/games/{id}/sync", in_language(sync), methods=["POST"]),
         Route("/api/games/{id}/advice", in_language(advice), methods=["GET"]),
         Route("/api/games/{id}/build", in_language(build), methods=["POST"]),
         Route("/api/games/{id}/review", in_language(review), methods=["GET"]),

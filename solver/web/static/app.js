@@ -1,11 +1,15 @@
-// thousand: the page of `thousand serve`. Every rule is the server's (the same engine as
-// `thousand play`); this file only shows the state the API returns and sends entries.
+// thousand: the page of `thousand serve`. It shows the state the API returns and sends
+// entries; every rule is the server's (the same engine as `thousand play`), except with the
+// server away, when rules.js keeps the score on this phone until the server is back.
 "use strict";
 
 const $ = (sel) => document.querySelector(sel);
-const state = { lang: "en", words: {}, game: null, pending: [], presets: [], advicePoll: null, reviewPoll: null, reviewed: null, offline: false, offlinePoll: null };
+const state = { lang: "en", words: {}, game: null, pending: [], presets: [], advicePoll: null, reviewPoll: null, reviewed: null, offline: false, offlinePoll: null, lastServer: null, local: null };
 
 function t(key) { return state.words[key] || key; }
+
+// a page word with its {name} (or {0}) places filled in
+function fmt(key, params) { return t(key).replace(/\{(\w+)\}/g, (m, k) => (params && k in params ? params[k] : m)); }
 
 // the secret of each game this phone may open (from the game's link, or made here)
 function tokens() {
@@ -41,14 +45,15 @@ async function api(method, path, body) {
     opts.body = JSON.stringify(body);
   }
   let res;
+  const away = () => Object.assign(new Error(t("server_away")), { away: true });
   try {
     res = await fetch(path + sep + "lang=" + state.lang, opts);
   } catch (e) {  // the server cannot be reached (and this phone has no copy of the answer)
     setOffline(true);
-    throw new Error(t("server_away"));
+    throw away();
   }
   setOffline(res.headers.get("X-Thousand-Offline") === "1");
-  if (state.offline && method !== "GET") throw new Error(t("server_away"));
+  if (state.offline && method !== "GET") throw away();
   let data = null;
   try { data = await res.json(); } catch (e) { data = { error: res.status + " " + res.statusText }; }
   if (!res.ok) {
@@ -65,6 +70,7 @@ function setOffline(on) {
   if (on === state.offline) return;
   state.offline = on;
   document.body.classList.toggle("offline", on);
+  markReadonly();
   const banner = $("#offline");
   banner.hidden = !on;
   banner.textContent = on ? t("offline") : "";
@@ -201,10 +207,14 @@ async function resumeFile(ev) {
 async function showGame(id) {
   $("#start").hidden = true;
   $("#game").hidden = false;
-  const { data } = await api("GET", "/api/games/" + id);
+  let { data } = await api("GET", "/api/games/" + id);
   keepToken(data.id, data.token);
   state.pending = [];
+  state.local = null;
+  if (!state.offline) data = await sendKept(data);
   render(data);
+  // the server away: this phone goes on keeping the score from its last copy of the game
+  if (state.offline && goLocal()) render(localState());
   // the link (and its QR code) that opens this game on the other phones
   const link = gameLink(id);
   $("#share-link").textContent = link;
@@ -219,8 +229,17 @@ function die(face) {
   return d;
 }
 
+// the turn's buttons are off only with the server away and no rules on this phone to keep score
+function markReadonly() {
+  const g = state.lastServer;
+  document.body.classList.toggle("readonly", state.offline && !(g && g.engine && typeof ThousandRules !== "undefined"));
+}
+
 function render(g) {
   state.game = g;
+  if (!g.local) state.lastServer = g;
+  markReadonly();
+  if (state.local) $("#offline").textContent = fmt("offline_scoring", [waiting(state.local.base, g.log)]);
   $("#title").textContent = `${g.ruleset} · ${g.round}`;
   const body = $("#sheet tbody");
   body.innerHTML = "";
@@ -278,7 +297,7 @@ function render(g) {
   }
   while (msgs.children.length > 30) msgs.lastChild.remove();
   // the review shows itself when the game ends, and goes when an undo reopens it
-  if (g.over && state.reviewed !== g.log.length) guarded(review);
+  if (g.over && !g.local && state.reviewed !== g.log.length) guarded(review);
   if (!g.over && state.reviewed !== null && state.reviewed !== undefined && state.reviewed !== g.log.length) hideReview();
 }
 
@@ -314,19 +333,180 @@ function renderThrown() {
 async function send(entry) {
   await guarded(async () => {
     hideAdvice();
-    const { data } = await api("POST", `/api/games/${state.game.id}/entry`, { entry });
-    state.pending = [];
-    render(data);
+    if (state.local) { localEntry(entry); return; }
+    try {
+      const { data } = await api("POST", `/api/games/${state.game.id}/entry`, { entry });
+      state.pending = [];
+      render(data);
+    } catch (e) {
+      if (!e.away || !goLocal()) throw e;
+      localEntry(entry);  // the server went away: this phone keeps the score
+    }
   });
 }
 
 async function undo() {
   await guarded(async () => {
     hideAdvice();
-    const { data } = await api("POST", `/api/games/${state.game.id}/undo`);
-    state.pending = [];
-    render(data);
+    if (state.local) { localUndo(); return; }
+    try {
+      const { data } = await api("POST", `/api/games/${state.game.id}/undo`);
+      state.pending = [];
+      render(data);
+    } catch (e) {
+      if (!e.away || !goLocal()) throw e;
+      localUndo();
+    }
   });
+}
+
+// ------------------------------------------------------------------ with the server away
+// rules.js keeps the score from the game's last state on this phone (the service worker's
+// copy). The phone's log waits in localStorage with the server log it follows ("base"), and
+// goes to the server whole when it is back (POST .../sync), taken only if the server's game
+// is still at that base; otherwise the entries are named and dropped, never merged.
+
+function keptKey(id) { return "thousand.offline." + id; }
+
+function kept(id) {
+  try { return JSON.parse(localStorage.getItem(keptKey(id)) || "null"); } catch (e) { return null; }
+}
+
+// how far ``log`` is from ``base``: entries taken back and entries made after their common start
+function common(base, log) {
+  let k = 0;
+  while (k < base.length && k < log.length && base[k] === log[k]) k++;
+  return k;
+}
+
+function waiting(base, log) { const k = common(base, log); return base.length - k + log.length - k; }
+
+// into local scoring, from the last state the server gave (false: not possible here)
+function goLocal() {
+  const g = state.lastServer;
+  if (state.local) return true;
+  if (!g || !g.engine || typeof ThousandRules === "undefined") return false;
+  const q = kept(g.id);
+  const game = new ThousandRules.Game(g.engine, g.players.map((p) => p.name));
+  const base = q ? q.base : g.log.slice();
+  try { game.replay(q ? q.log : g.log); } catch (e) { return false; }
+  state.local = { id: g.id, server: g, game, base };
+  return true;
+}
+
+function keepLocal() {
+  const { id, game, base } = state.local;
+  if (!waiting(base, game.log)) localStorage.removeItem(keptKey(id));
+  else localStorage.setItem(keptKey(id), JSON.stringify({ base, log: game.log }));
+}
+
+function refusal(err) {
+  if (err instanceof ThousandRules.Refused) return new Error(fmt(err.key, err.params));
+  return err;
+}
+
+function localEntry(entry) {
+  const game = state.local.game;
+  if (entry === "roll" && !game.over) {  // "roll for me": this phone throws the dice
+    const faces = Array.from({ length: game.turn.dice }, () => 1 + Math.floor(Math.random() * game.spec.faces));
+    entry = "roll " + faces.join(",");
+  }
+  let done;
+  try { done = game.submit(entry); } catch (e) { throw refusal(e); }
+  keepLocal();
+  state.pending = [];
+  render(localState([fmt("offline_entry", [done])]));
+}
+
+function localUndo() {
+  const game = state.local.game;
+  if (!game.log.length) throw new Error(t("nothing_to_undo"));
+  game.replay(game.log.slice(0, -1));
+  keepLocal();
+  state.pending = [];
+  render(localState());
+}
+
+// the state of the local game, in the shape the server gives (render draws both)
+function localState(messages) {
+  const { server, game: g } = state.local;
+  const players = g.names.map((name, j) => ({
+    name,
+    score: g.score(j),
+    status: localStatus(g, j),
+    last: g.history[j].slice(-4).map((h) => historyText(g, h)),
+    to_move: j === g.current && !g.over,
+    winner: !!(g.winners && g.winners.includes(j)),
+  }));
+  let turn = null;
+  if (!g.over) {
+    const tr = g.turn;
+    const why = tr.roll === null ? g.turns.stopRefusal(tr) : null;
+    turn = {
+      player: g.names[g.current],
+      total: tr.total,
+      dice: tr.dice,
+      roll: tr.roll,
+      options: g.options().map(([points, dice]) => ({ keep: dice, points, label: fmt("keep_label", { dice: dice.join(","), points }) })),
+      can_stop: tr.roll === null && !why,
+      stop_refusal: why ? fmt(why.key, why.params) : null,
+      compulsory: tr.roll === null && g.turns.compulsory(tr),
+    };
+  }
+  return { ...server, round: g.round, over: g.over, where: localWhere(g), players, turn, messages: messages || [], log: g.log.slice(), local: true };
+}
+
+// a player's status on the sheet (Game.status)
+function localStatus(g, j) {
+  const sp = g.spec, x = g.states[j], m = g.moves, b = sp.barrel, out = [];
+  if (j in g.finished) return fmt("st_finished", { total: g.finished[j] });
+  if (!x.opened) out.push(fmt("st_unopened", { n: sp.open_min }));
+  const pit = m.pitOf(x.score);
+  if (pit) out.push(fmt("st_pit", pit) + (sp.pit_attempts ? fmt("st_tries", { n: x.pit_tries, limit: sp.pit_attempts }) : ""));
+  if (m.onBarrel(x.score)) out.push(t("st_barrel") + (b.kind === "points" && b.attempts ? fmt("st_tries", { n: x.barrel_tries, limit: b.attempts }) : ""));
+  if (sp.bolts.limit && x.bolts) out.push(fmt("st_bolts", { n: x.bolts, limit: sp.bolts.limit }));
+  if (b.max_falls && x.falls) out.push(fmt("st_falls", { n: x.falls, limit: b.max_falls }));
+  if (b.kind === "exact" && x.overshoots) out.push(fmt("st_overshoots", { n: x.overshoots, limit: b.overshoots }));
+  return out.join(", ") || "-";
+}
+
+// what a turn did, for the sheet's "last" column
+function historyText(g, h) {
+  if (h.what === "zero") return t("h_" + h.event) + (h.score !== h.before ? ` → ${h.score}` : "");
+  if (h.what === "bank") return `+${h.t} → ${h.score}`;
+  if (h.what === "win") return fmt("h_win", { t: h.t, total: h.score });
+  if (h.what === "reached") return fmt("h_reached", { t: h.t, total: h.score, goal: g.spec.goal });
+  if (h.what === "instant") return fmt("h_instant", { roll: h.roll.join(",") });
+  const what = h.hits.map((w) => (w === "pushed off" ? t("h_pushed") : fmt("h_overtaken", { n: g.spec.overtake })));
+  return fmt("h_hit", { what: what.join(t("h_and")), name: g.names[h.by], a: h.before, b: h.score });
+}
+
+function localWhere(g) {
+  if (g.over) return t("where_over");
+  const tr = g.turn, name = g.names[g.current];
+  if (tr.roll) return fmt("where_keep", { name, roll: tr.roll.join(",") });
+  if (tr.total === 0) return fmt("where_roll", { name });
+  return fmt(g.turns.canStop(tr) ? "where_turn" : "where_must", { name, t: tr.total });
+}
+
+// the server is back: the entries this phone kept go to it (the whole log, with the base it
+// follows); the server's state after them, or the server's own state and the entries named
+async function sendKept(g) {
+  const q = kept(g.id);
+  if (!q || typeof ThousandRules === "undefined") return g;
+  const n = waiting(q.base, q.log);
+  try {
+    const { data } = await api("POST", `/api/games/${g.id}/sync`, { since: ThousandRules.logDigest(q.base), log: q.log });
+    localStorage.removeItem(keptKey(g.id));
+    data.messages = [fmt("synced", [n])];
+    return data;
+  } catch (e) {
+    if (e.away) throw e;  // gone again: the entries stay kept
+    localStorage.removeItem(keptKey(g.id));
+    const lost = q.log.slice(common(q.base, q.log)).join("; ") || t("undo");
+    showError(e.status === 412 ? fmt("sync_conflict", [lost]) : `${e.message}: ${lost}`);
+    return g;
+  }
 }
 
 // ------------------------------------------------------------------ advice

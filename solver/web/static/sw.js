@@ -1,12 +1,12 @@
 // thousand: the service worker of the page. It keeps the page itself and the last answer of
-// each game on this phone, so the page opens with the server away and shows the score sheet
-// as it last was (marked offline); every rule, entry and piece of advice stays the server's.
+// each game on this phone, so the page opens with the server away: the score sheet as it
+// last was, and the page's own scorekeeper (rules.js) goes on from it; advice stays the server's.
 "use strict";
 
 const VERSION = "__VERSION__";  // the server writes its static files' hash here
 const SHELL = `thousand-shell-${VERSION}`;
 const ANSWERS = "thousand-answers";
-const PAGE = ["/", "/static/app.js", "/static/app.css", "/manifest.webmanifest", "/static/icon-192.png", "/static/icon-512.png"];
+const PAGE = ["/", "/static/app.js", "/static/rules.js", "/static/app.css", "/manifest.webmanifest", "/static/icon-192.png", "/static/icon-512.png"];
 // the answers worth keeping: what the page needs to draw a game (never advice, never a change)
 const KEPT = /^\/api\/(strings|presets|server|games|games\/[0-9a-f]{16})$/;
 
@@ -48,7 +48,7 @@ async function fromNetwork(request, store, mark) {
 
 // an entry's answer is the game's new state: kept as the game's own answer, so the copy on
 // this phone is never older than what the page last showed
-const CHANGE = /^\/api\/games\/([0-9a-f]{16})\/(entry|undo)$/;
+const CHANGE = /^\/api\/games\/([0-9a-f]{16})\/(entry|undo|sync)$/;
 
 async function keepState(request, game, lang) {
   const res = await fetch(request);
