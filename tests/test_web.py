@@ -1,5 +1,5 @@
-"""The web API (`thousand serve`) through Starlette's test client: every endpoint, the
-same game as `thousand play`, bad input answered with a 4xx and one line (never a
+"""The web API (`thousand serve`) through a test client on httpx (tests/webclient.py):
+every endpoint, the same game as `thousand play`, bad input answered with a 4xx and one line (never a
 traceback, never a change to a saved game), the language per request, saves that survive
 a restart of the server, and requests to one game serialised."""
 
@@ -11,7 +11,7 @@ import threading
 import pytest
 
 pytest.importorskip("starlette")
-from starlette.testclient import TestClient  # noqa: E402
+from webclient import AppClient  # noqa: E402
 
 from thousand.play import Game  # noqa: E402
 from thousand.rules import load_ruleset  # noqa: E402
@@ -25,7 +25,7 @@ def folder(tmp_path):
 
 @pytest.fixture
 def client(folder):
-    with TestClient(create_app(folder), raise_server_exceptions=False) as c:
+    with AppClient(create_app(folder), raise_server_exceptions=False) as c:
         yield c
 
 
@@ -202,7 +202,7 @@ def test_a_table_being_solved_shows_progress(folder, tmp_path):
     """A ruleset whose table is not stored: the first asks get 202 and progress, then the
     advice; the table is then stored, so a new server answers at once."""
     tables = tmp_path / "tables"
-    with TestClient(create_app(folder, str(tables))) as c:
+    with AppClient(create_app(folder, str(tables))) as c:
         gid = new_game(c, rules="pig", players=("A", "B"), overrides=["goal=40"])["id"]
         entry(c, gid, "roll 3")
         first = c.get(f"/api/games/{gid}/advice")
@@ -218,7 +218,7 @@ def test_a_table_being_solved_shows_progress(folder, tmp_path):
             threading.Event().wait(0.05)
         assert statuses[-1] == 200 and r.json()["advice"][0]["exact"]
     assert any(tables.glob("*-duel/meta.json"))
-    with TestClient(create_app(folder, str(tables))) as c:
+    with AppClient(create_app(folder, str(tables))) as c:
         assert c.get(f"/api/games/{gid}/advice").status_code == 200
 
 
@@ -238,7 +238,7 @@ def test_a_missing_table_is_built_when_asked_once_for_two_phones(folder, tmp_pat
 
     monkeypatch.setattr(jobs.Job, "__init__", counted)
     tables = tmp_path / "tables"
-    with TestClient(create_app(folder, str(tables)), raise_server_exceptions=False) as c:
+    with AppClient(create_app(folder, str(tables)), raise_server_exceptions=False) as c:
         gid = new_game(c, rules="plain", players=("A", "B"), overrides=["goal=2000"])["id"]
         entry(c, gid, "roll 1,5,2,3,4")
         for _k in range(600):  # the race table, solved unasked (a second)
@@ -309,11 +309,11 @@ def test_three_players_are_told_the_measured_cost_in_words(client):
 
 
 def test_a_restart_loses_no_game(folder):
-    with TestClient(create_app(folder)) as c:
+    with AppClient(create_app(folder)) as c:
         gid = new_game(c)["id"]
         entry(c, gid, "roll 1,5,2,3,3")
         log = entry(c, gid, "roll 5,5,5")["log"]
-    with TestClient(create_app(folder)) as c:
+    with AppClient(create_app(folder)) as c:
         state = c.get(f"/api/games/{gid}").json()
         assert state["log"] == log
         listed = c.get("/api/games").json()
@@ -445,7 +445,7 @@ def test_three_players_get_the_exact_equilibrium(folder, tmp_path):
     from thousand.tables.players import solve_players
 
     tables = tmp_path / "tables"
-    with TestClient(create_app(folder, str(tables))) as c:
+    with AppClient(create_app(folder, str(tables))) as c:
         gid = new_game(c, rules="pig", players=("A", "B", "C"), overrides=["goal=20"])["id"]
         entry(c, gid, "roll 4")
         part = exact_advice_of_three(c, gid, 30)
@@ -463,7 +463,7 @@ def test_three_players_with_equal_turns_by_seat_then_the_last_turns(folder, tmp_
     from thousand.tables.players import solve_players
 
     tables = tmp_path / "tables"
-    with TestClient(create_app(folder, str(tables))) as c:
+    with AppClient(create_app(folder, str(tables))) as c:
         gid = new_game(c, rules="pig", players=("A", "B", "C"), overrides=["goal=10", "equal_turns=true"])["id"]
         for e in ("roll 3", "stop", "roll 4"):
             entry(c, gid, e)
@@ -499,7 +499,7 @@ def test_three_players_of_a_small_classic_get_the_exact_equilibrium(folder, tmp_
         "bolts.limit=2",
         'bolts.exempt=["unopened"]',
     ]
-    with TestClient(create_app(folder, str(tables))) as c:
+    with AppClient(create_app(folder, str(tables))) as c:
         gid = new_game(c, rules="classic", players=("A", "B", "C"), overrides=sets)["id"]
         part = exact_advice_of_three(c, gid, 60)
     rs = load_ruleset("classic", sets)
@@ -516,7 +516,7 @@ def test_the_review_of_a_game_is_the_commands(folder, tmp_path):
     from thousand.play.review import review_game
 
     tables = tmp_path / "tables"
-    with TestClient(create_app(folder, str(tables)), raise_server_exceptions=False) as c:
+    with AppClient(create_app(folder, str(tables)), raise_server_exceptions=False) as c:
         gid = new_game(c, rules="pig", players=("A", "B"), overrides=["goal=20"])["id"]
         for e in ["roll 6", "roll 6", "stop", "roll 5", "roll 4", "stop", "roll 6", "roll 4", "roll 3"]:
             entry(c, gid, e)
@@ -545,8 +545,8 @@ def lan(folder):
     phone of the network (test clients with those addresses; no traffic leaves the process)."""
     app = create_app(folder, lan_url=LAN)
     with (
-        TestClient(app, raise_server_exceptions=False, client=("127.0.0.1", 50001)) as host,
-        TestClient(app, raise_server_exceptions=False, client=("192.0.2.20", 50002)) as phone,
+        AppClient(app, raise_server_exceptions=False, client=("127.0.0.1", 50001)) as host,
+        AppClient(app, raise_server_exceptions=False, client=("192.0.2.20", 50002)) as phone,
     ):
         yield host, phone
 
