@@ -1276,6 +1276,20 @@ def _lan_address() -> str:
     help="Share the page with the phones of the local network: listen beyond loopback, print the "
     "address and its QR code; each game opens on another phone only with its link (a secret token).",
 )
+@click.option(
+    "--https",
+    "https",
+    is_flag=True,
+    help="Serve over HTTPS with a certificate of the table's own authority (made once, kept in --certs): "
+    "the phones that install the authority can install the page and open it without the server.",
+)
+@click.option(
+    "--certs",
+    "certs_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder of the table's authority and certificate (default: ~/.local/state/thousand/tls).",
+)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port.")
 @click.option(
     "--games",
@@ -1285,7 +1299,15 @@ def _lan_address() -> str:
     help="Folder of the saved games (default: ~/.local/state/thousand/web).",
 )
 @tables_option
-def serve(host: str | None, lan: bool, port: int, games_dir: str | None, tables_dir: str | None) -> None:
+def serve(
+    host: str | None,
+    lan: bool,
+    https: bool,
+    certs_dir: str | None,
+    port: int,
+    games_dir: str | None,
+    tables_dir: str | None,
+) -> None:
     """The advisor and scorekeeper as a web page for a phone at the table (needs the web
     extra: pip install -e '.[web]')."""
     from thousand.base.errors import ThousandError as _Missing
@@ -1309,12 +1331,28 @@ def serve(host: str | None, lan: bool, port: int, games_dir: str | None, tables_
         raise _Missing(_("cannot use {0} for the saved games: {1}").format(folder, exc.strerror or exc)) from None
     host = host or ("0.0.0.0" if lan else "127.0.0.1")
     local = host in ("127.0.0.1", "localhost", "::1")
+    address = _lan_address() if host in ("0.0.0.0", "::") else host
+    scheme, certs, tls = "http", None, {}
+    if https:
+        from thousand.web.tls import table_certificates
+
+        certs = table_certificates(address, Path(certs_dir) if certs_dir else None)
+        scheme, tls = "https", {"ssl_certfile": str(certs.cert), "ssl_keyfile": str(certs.key)}
     # beyond loopback every game needs its token from another device, whatever the flag
-    lan_url = None if local else f"http://{_lan_address() if host in ('0.0.0.0', '::') else host}:{port}/"
-    app = create_app(folder, tables_dir, lan_url)
+    lan_url = None if local else f"{scheme}://{address}:{port}/"
+    app = create_app(folder, tables_dir, lan_url, authority=certs.ca if certs else None)
     click.echo(
-        _("thousand serve: http://{0}:{1}/ (games saved in {2})").format("localhost" if local else host, port, folder)
+        _("thousand serve: {0}://{1}:{2}/ (games saved in {3})").format(
+            scheme, "localhost" if local else host, port, folder
+        )
     )
+    if certs:
+        click.echo(
+            _(
+                "HTTPS with the table's own authority {0} (SHA-256 {1}): install it once on each phone, from "
+                "the page's link or {2}table-ca.crt, and the page installs there and opens without the server"
+            ).format(certs.ca, certs.fingerprint, lan_url or f"https://localhost:{port}/")
+        )
     if not local:
         click.echo(
             _(
@@ -1333,7 +1371,7 @@ def serve(host: str | None, lan: bool, port: int, games_dir: str | None, tables_
             qr = io.StringIO()
             segno.make(lan_url, error="m").terminal(out=qr, compact=True)
             click.echo(qr.getvalue(), nl=False)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.run(app, host=host, port=port, log_level="warning", **tls)
 
 
 # --------------------------------------------------------------------------- poker dice

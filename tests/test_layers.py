@@ -26,6 +26,7 @@ CONFINED = {
     "uvicorn": ("web", "cli"),
     "matplotlib": ("analysis.chart",),
     "distributed": ("solvers.cluster",),
+    "cryptography": ("web.tls",),
     "dask": (),
 }
 

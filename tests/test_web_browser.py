@@ -9,11 +9,14 @@ under CI, where a missing browser is a failure."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
+import ssl
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -69,6 +72,13 @@ def server(tmp_path):
 
 @pytest.fixture
 def browser():
+    drv = _chrome()
+    yield drv
+    drv.quit()
+
+
+def _chrome(*extra: str):
+    """Headless Chromium at a phone's size (``extra``: more command-line switches)."""
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
     for arg in (
@@ -79,6 +89,7 @@ def browser():
         f"--window-size={WIDTH},{HEIGHT}",
         "--lang=en-US",
         "--force-device-scale-factor=1",
+        *extra,
     ):
         opts.add_argument(arg)
     opts.add_experimental_option(
@@ -86,8 +97,7 @@ def browser():
     )
     drv = webdriver.Chrome(service=Service(executable_path=DRIVER), options=opts)
     drv.set_page_load_timeout(30)
-    yield drv
-    drv.quit()
+    return drv
 
 
 def shots(tmp_path) -> Path:
@@ -354,6 +364,11 @@ def _get(server: str, path: str) -> dict:
     return json.loads(urllib.request.urlopen(server + path).read())
 
 
+def _controlled(wait) -> None:
+    """Wait until the service worker controls the page (the page is installable and kept)."""
+    wait.until(lambda d: d.execute_script("return !!(navigator.serviceWorker && navigator.serviceWorker.controller)"))
+
+
 def _tap_roll(b, wait, faces, then: str) -> None:
     for face in faces:
         b.find_element(By.CSS_SELECTOR, f"#faces button[data-face='{face}']").click()
@@ -380,7 +395,7 @@ def test_the_installed_page_keeps_score_with_the_server_away(tmp_path, browser):
     _open(b, server, gid, wait)
     manifest = b.execute_script("return document.querySelector('link[rel=manifest]').href")
     assert manifest.endswith("/manifest.webmanifest")
-    wait.until(lambda d: d.execute_script("return !!(navigator.serviceWorker && navigator.serviceWorker.controller)"))
+    _controlled(wait)
     _tap_roll(b, wait, (1, 1, 1, 2, 3), "turn total 100")
     b.find_element(By.ID, "stop").click()
     wait.until(EC.text_to_be_present_in_element((By.ID, "where"), "Bob to play"))
@@ -430,6 +445,90 @@ def test_the_installed_page_keeps_score_with_the_server_away(tmp_path, browser):
     next(back, None)
 
 
+def test_a_phone_on_the_lan_installs_the_page_over_https_and_keeps_score_without_the_server(tmp_path):
+    """``--lan --https``: a phone (another device: every request needs the game's token)
+    opens the game's link at this machine's network address over HTTPS with the table's
+    certificate. The browser is told to accept that one certificate (Chromium's
+    --ignore-certificate-errors-spki-list, as a phone that installed the table's authority
+    accepts it), so the origin is secure: the service worker takes the page, and with the
+    server stopped a reload opens it and the phone keeps the score, then hands it back."""
+    import base64
+    import hashlib
+
+    import uvicorn
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+
+    from thousand.cli import _lan_address
+    from thousand.web.tls import table_certificates
+
+    address = _lan_address()  # 127.0.0.1 on a machine without a network: still HTTPS
+    certs = table_certificates(address, tmp_path / "tls")
+    leaf = x509.load_pem_x509_certificate(certs.cert.read_bytes())
+    spki = leaf.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    pin = base64.b64encode(hashlib.sha256(spki).digest()).decode()
+    port = _free_port()
+    url = f"https://{address}:{port}/"
+
+    def serve():
+        app = create_app(tmp_path / "games", lan_url=url, trusted=(), authority=certs.ca)
+        config = uvicorn.Config(
+            app, host=address, port=port, log_level="warning", ssl_certfile=str(certs.cert), ssl_keyfile=str(certs.key)
+        )
+        srv = uvicorn.Server(config)
+        th = threading.Thread(target=srv.run, daemon=True)
+        th.start()
+        for _k in range(200):
+            if srv.started:
+                break
+            time.sleep(0.05)
+        assert srv.started
+        return srv, th
+
+    srv, th = serve()
+    b = _chrome(f"--ignore-certificate-errors-spki-list={pin}")
+    try:
+        wait = WebDriverWait(b, 30)
+        b.get(url)
+        assert (
+            b.execute_script("return window.isSecureContext")
+            and b.execute_script("return location.protocol") == "https:"
+        )
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#rules option[value=plain]")))
+        b.execute_script("localStorage.setItem('thousand.lang', 'en')")
+        b.find_element(By.CSS_SELECTOR, "#rules option[value=plain]").click()
+        for field, name in zip(b.find_elements(By.CSS_SELECTOR, "#names input"), ("Ann", "Bob")):
+            field.send_keys(name)
+        b.find_elements(By.CSS_SELECTOR, "#names button")[-1].click()  # two players
+        b.find_element(By.ID, "start-game").click()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "where"), "Ann to play"))
+        assert "&t=" in b.find_element(By.ID, "share-link").get_attribute("href")
+        assert "SHA-256" in b.find_element(By.ID, "authority-link").get_attribute("textContent")
+        wait.until(
+            lambda d: d.execute_script("return !!(navigator.serviceWorker && navigator.serviceWorker.controller)")
+        )
+        _tap_roll(b, wait, (1, 1, 1, 2, 3), "turn total")
+        gid = b.current_url.split("#game=")[1].split("&")[0]
+        srv.should_exit = True  # the server goes away
+        th.join(10)
+        b.refresh()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "offline"), "this phone keeps the score"))
+        b.find_element(By.ID, "stop").click()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "where"), "Bob to play"))
+        assert _scores(b)[0] == "100"
+        srv, th = serve()  # back: the phone hands its entry over
+        wait.until(EC.text_to_be_present_in_element((By.ID, "messages"), "1 entries kept on this phone were sent"))
+        token = b.execute_script("return JSON.parse(localStorage.getItem('thousand.tokens'))")[gid]
+        ctx = ssl.create_default_context(cafile=str(certs.ca))
+        req = urllib.request.Request(f"{url}api/games/{gid}", headers={"X-Thousand-Token": token})
+        with urllib.request.urlopen(req, context=ctx) as r:
+            assert json.loads(r.read())["log"] == ["roll 1,1,1,2,3", "stop"]
+    finally:
+        b.quit()
+        srv.should_exit = True
+        th.join(10)
+
+
 def test_entries_kept_offline_are_not_merged_into_a_game_that_moved_on(tmp_path, browser):
     """Two phones, one away from the server: when the game changed on the server meanwhile,
     the away phone's entries are named and dropped, and the server's game stands."""
@@ -440,7 +539,7 @@ def test_entries_kept_offline_are_not_merged_into_a_game_that_moved_on(tmp_path,
     b = browser
     wait = WebDriverWait(b, 30)
     _open(b, server, gid, wait)
-    wait.until(lambda d: d.execute_script("return !!(navigator.serviceWorker && navigator.serviceWorker.controller)"))
+    _controlled(wait)
     b.refresh()  # the game's answer, kept by the worker now in control
     wait.until(EC.text_to_be_present_in_element((By.ID, "where"), "Ann to play"))
     next(srv, None)

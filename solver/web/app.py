@@ -33,7 +33,10 @@ POST     /api/games/{id}/build            ``{"objective": "duel" | "players3" ..
 GET      /api/games/{id}/review           every decision so far valued (``thousand review``): 200,
                                           or 202 while a table is solved
 GET      /api/games/{id}/save             the save file (the format of ``thousand play``)
-GET      /api/server                      ``{"lan_url", "trusted"}``
+GET      /api/server                      ``{"lan_url", "trusted"}``, and ``authority`` (url,
+                                          SHA-256 fingerprint) with ``--https``
+GET      /table-ca.crt                    the table's certificate authority (``--https``), for
+                                          the phones to install once
 GET      /api/qr?text=...                 the QR code of ``text`` as SVG
 DELETE   /api/games/{id}                  forget a game
 =======  ===============================  ===================================================
@@ -196,6 +199,10 @@ PAGE_WORDS = {
     "illegal_keep": N_("cannot set aside {kept} from {roll}: legal are {legal}"),
     "game_is_over": N_("the game is over (undo to change the last entry)"),
     "nothing_to_undo": N_("nothing to undo"),
+    "authority_hint": N_(
+        "Once per phone, so that the page installs and opens without the server: install the table's "
+        "certificate (SHA-256 {0})."
+    ),
     "wrong_dice": N_("roll {dice} dice, not {n}"),
     "bad_faces": N_("not a roll of this game: {roll}"),
 }
@@ -404,12 +411,20 @@ def create_app(
     tables_dir: str | None = None,
     lan_url: str | None = None,
     trusted: tuple[str, ...] = LOOPBACK,
+    authority: Path | None = None,
 ) -> Starlette:
     """The application; games are saved under ``folder`` (default :func:`store.default_folder`).
     ``lan_url`` (``thousand serve --lan``): the address other devices open; requests from them
     need each game's token, and mutating requests are rate-limited per device; ``trusted``:
-    the client addresses that see every game without one (this machine's)."""
+    the client addresses that see every game without one (this machine's); ``authority``
+    (``--https``): the table's certificate authority (:mod:`.tls`), offered to the phones at
+    ``/table-ca.crt``."""
     server = Server(folder, tables_dir, lan_url, trusted)
+    ca_der = None
+    if authority is not None:
+        from .tls import authority_der, fingerprint
+
+        ca_der, ca_fingerprint = authority_der(authority), fingerprint(authority)
 
     def in_language(fn):
         """Run ``fn(request, ...)`` in a worker thread in the request's language; the errors
@@ -455,7 +470,10 @@ def create_app(
         return JSONResponse(server.store.listing() if server.trusted(request) else [])
 
     def server_info(request, body):
-        return JSONResponse({"lan_url": server.lan_url, "trusted": server.trusted(request)})
+        info = {"lan_url": server.lan_url, "trusted": server.trusted(request)}
+        if ca_der is not None:
+            info["authority"] = {"url": "/table-ca.crt", "fingerprint": ca_fingerprint}
+        return JSONResponse(info)
 
     def qr(request, body):
         text = request.query_params.get("text", "")
@@ -592,6 +610,16 @@ def create_app(
         text = (STATIC / "sw.js").read_text(encoding="utf-8").replace("__VERSION__", shell_hash)
         return Response(text, media_type="text/javascript", headers={"Cache-Control": "no-cache"})
 
+    async def table_authority(request: Request):
+        # public by nature: what a phone installs to trust this server's certificate
+        if ca_der is None:
+            return _error(404, "this server has no certificate authority (thousand serve --https makes one)")
+        return Response(
+            ca_der,
+            media_type="application/x-x509-ca-cert",
+            headers={"Content-Disposition": 'attachment; filename="thousand-table-ca.crt"'},
+        )
+
     async def manifest(request: Request):
         return FileResponse(STATIC / "manifest.webmanifest", media_type="application/manifest+json")
 
@@ -608,6 +636,7 @@ def create_app(
         Route("/", index),
         Route("/sw.js", service_worker),
         Route("/manifest.webmanifest", manifest),
+        Route("/table-ca.crt", table_authority),
         Route("/api/presets", in_language(presets)),
         Route("/api/strings", in_language(strings)),
         Route("/api/games", in_language(games), methods=["GET"]),

@@ -220,6 +220,13 @@ async function showGame(id) {
   $("#share-link").textContent = link;
   $("#share-link").href = link;
   $("#share-qr").src = "/api/qr?text=" + encodeURIComponent(link);
+  // --https: the table's own certificate authority, which each phone installs once
+  const ca = state.server && state.server.authority;
+  $("#authority").hidden = !ca;
+  if (ca) {
+    $("#authority-link").href = ca.url;
+    $("#authority-link").textContent = fmt("authority_hint", [ca.fingerprint]);
+  }
 }
 
 function die(face) {
