@@ -522,6 +522,8 @@ def test_measured_costs_are_read_per_kind_of_turn(monkeypatch):
         }
     )
     assert best_duel_method(plain) == "product" and "classic-150" in measured_cost("product", plain)
+    # 0.2% and 0.22% both read 0.2%: one figure, not "0.2% to 0.2%"
+    assert "measured: 0.2% for one player" in measured_cost("product", plain)
     assert best_duel_method(load_ruleset("plain")) == "duel"
     assert "classic-150" not in measured_cost("race", load_ruleset("farkle"))
     monkeypatch.setattr(approx, "_measured_file", lambda: {})
@@ -588,7 +590,7 @@ def test_equal_turns_advice_chooses_by_the_seat(monkeypatch):
     assert (
         method == "race"
         and "at most about 1.0% win chance" in label
-        and "1.0% to 1.0%" in label
+        and "last seat: 1.0% for one player" in label
         and "a (3 players)" in label
     )
     method, label = equal_turns_method(rs, last_seat=False)

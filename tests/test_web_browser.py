@@ -289,6 +289,61 @@ def test_a_phone_without_the_link_is_refused_and_the_link_opens_the_game(lan_ser
     b.save_screenshot(str(out / "web-share.png"))
 
 
+def test_three_phones_play_one_game_of_1000_and_each_follows_the_others(lan_server, tmp_path):
+    """Three people, three phones (three browsers, none of them trusted: as on a Wi-Fi).
+    Ann starts a game of classic on hers; Bob and Cat open its link. Each plays their own
+    turns on their own phone, and every phone shows the others' entries within seconds.
+    Cat asks for advice on hers: the measured approximation for three players, its cost in
+    words."""
+    out = shots(tmp_path)
+    phones = [_chrome() for _k in range(3)]
+    try:
+        ann, bob, cat = phones
+        waits = [WebDriverWait(p, 30) for p in phones]
+        ann.get(lan_server + "/")
+        ann.execute_script("localStorage.setItem('thousand.lang', 'en')")
+        ann.get(lan_server + "/")
+        waits[0].until(EC.presence_of_element_located((By.CSS_SELECTOR, "#rules option[value=classic]")))
+        ann.find_element(By.CSS_SELECTOR, "#rules option[value=classic]").click()
+        for field, name in zip(ann.find_elements(By.CSS_SELECTOR, "#names input"), ("Ann", "Bob", "Cat")):
+            field.send_keys(name)
+        ann.find_element(By.ID, "start-game").click()
+        waits[0].until(EC.text_to_be_present_in_element((By.ID, "where"), "Ann to play"))
+        link = ann.find_element(By.ID, "share-link").get_attribute("href")
+        assert "&t=" in link
+        for phone, wait in zip((bob, cat), waits[1:]):
+            phone.get(lan_server + "/")
+            phone.execute_script("localStorage.setItem('thousand.lang', 'en')")
+            phone.get(link)
+            wait.until(EC.text_to_be_present_in_element((By.ID, "where"), "Ann to play"))
+
+        def everyone_sees(text):
+            for wait in waits:
+                wait.until(EC.text_to_be_present_in_element((By.ID, "where"), text))
+
+        _tap_roll(ann, waits[0], (1, 1, 1, 2, 3), "turn total 100")
+        everyone_sees("Ann: turn total 100")  # Bob's and Cat's phones follow without a tap
+        ann.find_element(By.ID, "stop").click()
+        everyone_sees("Bob to play")
+        _tap_roll(bob, waits[1], (5, 5, 5, 2, 3), "turn total 50")
+        bob.find_element(By.ID, "stop").click()
+        everyone_sees("Cat to play")
+        assert [_scores(p) for p in phones] == [["100", "50", "0"]] * 3
+        cat.find_element(By.ID, "advice-btn").click()
+        advice = waits[2].until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#advice .bar-row")))
+        text = cat.find_element(By.ID, "advice").text
+        assert advice.is_displayed() and "3 players" in text and "costs at most about" in text
+        assert cat.execute_script("return document.documentElement.scrollWidth") <= WIDTH
+        cat.save_screenshot(str(out / "web-three-phones.png"))
+        _tap_roll(cat, waits[2], (2, 3, 4, 6, 6), "Ann to play")
+        everyone_sees("Ann to play")
+        assert [_scores(p)[2] for p in phones] == ["0"] * 3
+        assert "bust" in ann.find_element(By.ID, "sheet").text
+    finally:
+        for p in phones:
+            p.quit()
+
+
 def _post(server: str, path: str, body: dict) -> dict:
     import json
     import urllib.request

@@ -554,14 +554,16 @@ def cost_words(low: float, high: float, where: str, seats: str | None = None) ->
     """A measured loss as a player reads it: the most it cost, in win chance, then how it was
     measured (one player using it among optimal players, on which games, in which seats)."""
     how = (
-        _("measured: {low} to {high} for one player using it among optimal players, on {where}")
+        _("measured: {span} for one player using it among optimal players, on {where}")
         if seats is None
-        else _("measured in {seats}: {low} to {high} for one player using it among optimal players, on {where}")
+        else _("measured in {seats}: {span} for one player using it among optimal players, on {where}")
     )
+    lo, hi = _percent(low), _percent(high)
+    span = hi if lo == hi else _("{low} to {high}").format(low=lo, high=hi)  # one figure where both round alike
     return (
-        _("this advice costs at most about {pct} win chance").format(pct=_percent(high))
+        _("this advice costs at most about {pct} win chance").format(pct=hi)
         + " ("
-        + how.format(low=_percent(low), high=_percent(high), where=where, seats=seats)
+        + how.format(span=span, where=where, seats=seats)
         + ")"
     )
 

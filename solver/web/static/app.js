@@ -4,7 +4,7 @@
 "use strict";
 
 const $ = (sel) => document.querySelector(sel);
-const state = { lang: "en", words: {}, game: null, pending: [], presets: [], advicePoll: null, reviewPoll: null, reviewed: null, offline: false, offlinePoll: null, lastServer: null, local: null };
+const state = { lang: "en", words: {}, game: null, pending: [], presets: [], advicePoll: null, reviewPoll: null, reviewed: null, offline: false, offlinePoll: null, lastServer: null, local: null, follow: null, sent: 0 };
 
 function t(key) { return state.words[key] || key; }
 
@@ -133,6 +133,7 @@ function updateNameButtons() {
 
 async function showStart() {
   stopAdvicePoll();
+  clearInterval(state.follow);
   state.game = null;
   $("#game").hidden = true;
   $("#start").hidden = false;
@@ -215,6 +216,7 @@ async function showGame(id) {
   render(data);
   // the server away: this phone goes on keeping the score from its last copy of the game
   if (state.offline && goLocal()) render(localState());
+  follow(id);
   // the link (and its QR code) that opens this game on the other phones
   const link = gameLink(id);
   $("#share-link").textContent = link;
@@ -227,6 +229,26 @@ async function showGame(id) {
     $("#authority-link").href = ca.url;
     $("#authority-link").textContent = fmt("authority_hint", [ca.fingerprint]);
   }
+}
+
+// the other phones' entries: every 2 s the page asks for the game's state and shows it when
+// its log has changed (not while faces are being tapped, nor with the server away)
+function follow(id) {
+  clearInterval(state.follow);
+  state.follow = setInterval(async () => {
+    const g = state.game;
+    if (!g || g.id !== id || g.local || state.offline || state.pending.length || document.hidden) return;
+    const sent = state.sent;
+    try {
+      const { data } = await api("GET", "/api/games/" + id);
+      const now = state.game;
+      // an entry of this phone's own went out meanwhile: its answer is newer than this one
+      if (state.sent !== sent || !now || now.id !== id || now.local) return;
+      if (data.log.join("\n") === now.log.join("\n")) return;
+      hideAdvice();
+      render(data);
+    } catch (e) { /* the offline banner says it; the next tick asks again */ }
+  }, 2000);
 }
 
 function die(face) {
@@ -341,6 +363,7 @@ async function send(entry) {
   await guarded(async () => {
     hideAdvice();
     if (state.local) { localEntry(entry); return; }
+    state.sent += 1;
     try {
       const { data } = await api("POST", `/api/games/${state.game.id}/entry`, { entry });
       state.pending = [];
@@ -356,6 +379,7 @@ async function undo() {
   await guarded(async () => {
     hideAdvice();
     if (state.local) { localUndo(); return; }
+    state.sent += 1;
     try {
       const { data } = await api("POST", `/api/games/${state.game.id}/undo`);
       state.pending = [];
