@@ -344,6 +344,55 @@ def test_three_phones_play_one_game_of_1000_and_each_follows_the_others(lan_serv
             p.quit()
 
 
+def test_three_phones_play_a_short_game_of_1000_to_its_end(lan_server, tmp_path):
+    """The same table with the goal at 200 (the plain rules of 1000, `goal=200` typed on the
+    start page): played to its end from the three phones; every phone shows the winner and
+    opens the review of the game by itself."""
+    out = shots(tmp_path)
+    phones = [_chrome() for _k in range(3)]
+    try:
+        ann, bob, cat = phones
+        waits = [WebDriverWait(p, 60) for p in phones]
+        ann.get(lan_server + "/")
+        ann.execute_script("localStorage.setItem('thousand.lang', 'en')")
+        ann.get(lan_server + "/")
+        waits[0].until(EC.presence_of_element_located((By.CSS_SELECTOR, "#rules option[value=plain]")))
+        ann.find_element(By.CSS_SELECTOR, "#rules option[value=plain]").click()
+        ann.find_element(By.ID, "overrides").send_keys("goal=200")
+        for field, name in zip(ann.find_elements(By.CSS_SELECTOR, "#names input"), ("Ann", "Bob", "Cat")):
+            field.send_keys(name)
+        ann.find_element(By.ID, "start-game").click()
+        waits[0].until(EC.text_to_be_present_in_element((By.ID, "where"), "Ann to play"))
+        link = ann.find_element(By.ID, "share-link").get_attribute("href")
+        for phone, wait in zip((bob, cat), waits[1:]):
+            phone.get(lan_server + "/")
+            phone.execute_script("localStorage.setItem('thousand.lang', 'en')")
+            phone.get(link)
+            wait.until(EC.text_to_be_present_in_element((By.ID, "where"), "Ann to play"))
+        turns = [  # whose phone, the roll, whether they bank it, whose turn it is then
+            (0, (1, 1, 1, 2, 3), True, "Bob to play"),  # Ann 100
+            (1, (5, 5, 5, 2, 3), True, "Cat to play"),  # Bob 50
+            (2, (2, 3, 4, 6, 6), False, "Ann to play"),  # Cat: nothing scores
+            (0, (1, 1, 1, 2, 3), True, "game is over"),  # Ann 100 more: 200, the goal
+        ]
+        for k, faces, bank, then in turns:
+            _tap_roll(phones[k], waits[k], faces, "turn total" if bank else then)
+            if bank:
+                phones[k].find_element(By.ID, "stop").click()
+            for wait in waits:
+                wait.until(EC.text_to_be_present_in_element((By.ID, "where"), then))
+        for phone, wait in zip(phones, waits):
+            assert "★" in phone.find_element(By.CSS_SELECTOR, "#sheet tbody tr:first-child").text
+            assert _scores(phone) == ["200", "50", "0"]
+            wait.until(EC.text_to_be_present_in_element((By.ID, "review"), "Review of the game"))
+            assert "Ann" in phone.find_element(By.ID, "review").text
+        ann.execute_script("document.querySelector('#review').scrollIntoView()")
+        ann.save_screenshot(str(out / "web-three-phones-end.png"))
+    finally:
+        for p in phones:
+            p.quit()
+
+
 def _post(server: str, path: str, body: dict) -> dict:
     import json
     import urllib.request
