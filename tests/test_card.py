@@ -22,7 +22,8 @@ from thousand.rules import from_mapping, load_ruleset
 
 def _cards(rs):
     """A one-mark card; one with two columns, three rows and (keep any) worths; one with an
-    endgame row (the opponent needs at most a third of the goal)."""
+    endgame row (the opponent needs at most a third of the goal); one whose rows go by your
+    own score (below a third of the goal, below two thirds, above), with an endgame row."""
     u = rs.unit
     groups = (1, 2) if rs.dice >= 2 else (1,)
     marks = tuple(tuple((k + j) * u for j in range(len(groups))) for k in (4, 2, 1))
@@ -31,6 +32,7 @@ def _cards(rs):
         Card(rs, (1,), (), ((3 * u,),)),
         Card(rs, groups, (-2 * u, 2 * u), marks, worth),
         Card(rs, groups, (-2 * u,), (*marks[:2], (rs.goal,) * len(groups)), worth, rs.goal // 3),
+        Card(rs, groups, (rs.goal // 3, 2 * rs.goal // 3), (*marks, marks[0]), worth, rs.goal // 4, "score"),
     ]
 
 
@@ -119,6 +121,11 @@ def test_card_markdown_lists_every_mark():
     end = Card(rs, (1,), (), ((30,), (1000,)), endgame=300)
     assert "| the opponent needs 300 or less | 1000 |" in end.markdown()
     assert end.mark(0, 3, opponent=699) == 30 and end.mark(0, 3, opponent=700) == 1000
+    own = Card(rs, (1,), (200, 880), ((30,), (300,), (120,)), by="score")
+    md = own.markdown()
+    assert "| your score below 200 | 30 |" in md and "| your score 200 to 879 | 300 |" in md
+    assert "| your score 880 or more | 120 |" in md
+    assert own.mark(-500, 2, me=199) == 30 and own.mark(500, 2, me=200) == 300 and own.mark(0, 2, me=880) == 120
 
 
 def _thousand(*args, cwd=None):
@@ -156,16 +163,22 @@ def test_card_duel_with_pits_and_samosval_equals_the_engine(tmp_path):
     )
     duel = CardDuel(rs, tables_dir=str(tmp_path))
     oracle = Oracle(rs, "duel", str(tmp_path), progress=False)
-    card = Card(rs, (1, 3), (-10,), ((30, 40), (20, 35), (60, 60)), endgame=20)
-    r = duel.measure(card)
-    e = exact_duel(TurnRules(rs), CardBot(card), None, oracle=oracle, budget=10**7)
-    assert (r.first, r.second) == pytest.approx((e.value_first, e.value_second), abs=1e-10)
+    for card in (
+        Card(rs, (1, 3), (-10,), ((30, 40), (20, 35), (60, 60)), endgame=20),
+        Card(rs, (1, 3), (30, 45), ((30, 40), (10, 20), (20, 35)), by="score"),  # below, in, above the pit
+    ):
+        r = duel.measure(card)
+        e = exact_duel(TurnRules(rs), CardBot(card), None, oracle=oracle, budget=10**7)
+        assert (r.first, r.second) == pytest.approx((e.value_first, e.value_second), abs=1e-10)
 
 
 def test_card_report_reads_back_from_its_json():
     rs = load_ruleset("farkle")
-    card = Card(rs, (1, 4), (-200,), ((300, 1000), (350, 1500), (9000, 9000)), (0, 250), endgame=500)
-    rep = CardReport(card, 0.52, 0.45, 0.537, 440.0, 446.5, 3, 1e-15, 1.0, [(6, 0.03), (12, 0.02)])
-    back = CardReport.from_json(rs, json.loads(json.dumps(rep.to_json())))
-    assert back.card == card
-    assert back.card.markdown(back) == card.markdown(rep)
+    for card in (
+        Card(rs, (1, 4), (-200,), ((300, 1000), (350, 1500), (9000, 9000)), (0, 250), endgame=500),
+        Card(rs, (1, 4), (5000,), ((300, 1000), (350, 1500)), (0, 250), by="score"),
+    ):
+        rep = CardReport(card, 0.52, 0.45, 0.537, 440.0, 446.5, 3, 1e-15, 1.0, [(6, 0.03), (12, 0.02)])
+        back = CardReport.from_json(rs, json.loads(json.dumps(rep.to_json())))
+        assert back.card == card
+        assert back.card.markdown(back) == card.markdown(rep)

@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from thousand.analysis.card import Card, CardDuel, CardReport, find_card, turn_card
+from thousand.analysis.card import Card, CardDuel, CardReport, find_card, shape, turn_card
 from thousand.analysis.chart import draw_card
 from thousand.base.errors import ThousandError
 from thousand.rules import load_ruleset
@@ -84,7 +84,10 @@ def main() -> None:
     ap.add_argument("--measure-only", action="store_true", help="measure the turn's card and --from cards only")
     ap.add_argument("--from", dest="sources", nargs="*", default=(), help="presets whose cards to carry over")
     ap.add_argument(
-        "--shapes", nargs="*", default=None, help="only these shapes, each COLUMNS,ROWS,ENDGAME (e.g. 6,1,1)"
+        "--shapes",
+        nargs="*",
+        default=None,
+        help="only these shapes, each COLUMNS,ROWS,ENDGAME[,score] (e.g. 6,1,1; 1,3,1,score: rows by your own score)",
     )
     ap.add_argument("--redraw", action="store_true", help="write the Markdown and PNG again from the JSON")
     ap.add_argument("--table", action="store_true", help="print the Markdown table of the measured cards and stop")
@@ -109,7 +112,7 @@ def main() -> None:
             if args.measure_only:
                 rep = measure_only(rs, args.sources, t0)
             else:
-                only = [tuple(map(int, x.split(","))) for x in args.shapes] if args.shapes else None
+                only = [shape(x.split(",")) for x in args.shapes] if args.shapes else None
                 rep = find_card(rs, args.cells, progress=lambda s, t0=t0: say(name, s, t0), only=only)
         except ThousandError as exc:
             (OUT / f"{name}.json").write_text(json.dumps({"measured": False, "why": str(exc)}, indent=1) + "\n")

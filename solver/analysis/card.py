@@ -1,8 +1,9 @@
 """Strategy cards: a rule a person can hold in their head, and its exact cost.
 
 A :class:`Card` is a table of *stop marks*: rows are bands of the score gap (my score
-minus the opponent's) and, optionally, an endgame row (the opponent needs at most E
-points), columns are groups of dice counts. Its rule, as printed:
+minus the opponent's) or of my own score (below a pit, in it, on the barrel: where the
+1000 family's optimum turns), and, optionally, an endgame row (the opponent needs at most E
+points); columns are groups of dice counts. Its rule, as printed:
 
 1. Bank whenever banking wins the game.
 2. After a roll, value each set-aside: where its turn total reaches the mark of your
@@ -65,12 +66,13 @@ class Card:
     """A strategy card for ruleset ``rs`` (module docstring).
 
     ``groups``: the first dice count of each column, ascending from 1 (``(1,)`` one
-    column for every count; ``(1, 3)`` columns 1-2 and 3-N dice). ``edges``: the score
-    gaps (my score minus the opponent's, points) where a new row starts, ascending
-    (``()`` one row; ``(-200,)`` "behind by more than 200" and the rest). ``marks[row][col]``:
-    bank at or above this turn total (points). ``worth[col]``: what rolling that many
-    dice on is worth when choosing a set-aside (points; empty: nothing; keep-all rules
-    have nothing to choose and print none)."""
+    column for every count; ``(1, 3)`` columns 1-2 and 3-N dice). ``edges``: where a new
+    row starts, ascending, in the score gap (my score minus the opponent's, points; ``by``
+    ``"gap"``) or in my own score (``by`` ``"score"``): ``()`` one row; ``(-200,)`` "behind
+    by more than 200" and the rest; ``(880,)`` by score: below 880, and 880 or more.
+    ``marks[row][col]``: bank at or above this turn total (points). ``worth[col]``: what
+    rolling that many dice on is worth when choosing a set-aside (points; empty: nothing;
+    keep-all rules have nothing to choose and print none)."""
 
     rs: Ruleset
     groups: tuple[int, ...]
@@ -78,9 +80,12 @@ class Card:
     marks: tuple[tuple[int, ...], ...]
     worth: tuple[int, ...] = ()
     endgame: int = 0  # > 0: the last row of marks applies when the opponent needs at most this many points
+    by: str = "gap"  # what the rows split: "gap" (my score minus the opponent's) or "score" (my own)
 
     def __post_init__(self):
         n = self.rs.dice
+        if self.by not in ("gap", "score"):
+            raise ThousandError(f"card: rows go by the score gap or by your own score, not {self.by!r}")
         if not self.groups or self.groups[0] != 1 or list(self.groups) != sorted(set(self.groups)):
             raise ThousandError(f"card: dice groups must start at 1 and ascend: {self.groups}")
         if self.groups[-1] > n:
@@ -109,20 +114,21 @@ class Card:
         """The numbers on the card: its marks, and its worths where it chooses dice."""
         return (len(self.marks) + self.chooses) * len(self.groups)
 
-    def band(self, gap: int, opponent: int | None = None) -> int:
-        """The row of a score gap (my score minus the opponent's, points) and the opponent's
-        score: the endgame row where the opponent needs at most ``endgame`` points."""
+    def band(self, gap: int, opponent: int | None = None, me: int = 0) -> int:
+        """The row of a score gap (my score minus the opponent's, points), the opponent's
+        score and my own (``me``, for rows by score): the endgame row where the opponent
+        needs at most ``endgame`` points."""
         if self.endgame and opponent is not None and self.rs.goal - opponent <= self.endgame:
             return self.rows - 1
-        return bisect.bisect_right(self.edges, gap)
+        return bisect.bisect_right(self.edges, me if self.by == "score" else gap)
 
     def column(self, dice: int) -> int:
         return bisect.bisect_right(self.groups, dice) - 1
 
-    def mark(self, gap: int, dice: int, opponent: int | None = None) -> int:
+    def mark(self, gap: int, dice: int, opponent: int | None = None, me: int = 0) -> int:
         """The stop mark (points) with ``dice`` to roll next at score gap ``gap`` (and the
-        opponent's score, for the endgame row)."""
-        return self.marks[self.band(gap, opponent)][self.column(dice)]
+        opponent's score, for the endgame row, and my own, for rows by score)."""
+        return self.marks[self.band(gap, opponent, me)][self.column(dice)]
 
     def thresholds(self) -> np.ndarray:
         """Marks per band and dice count, (bands, dice + 1) points (column 0 unused)."""
@@ -152,6 +158,12 @@ class Card:
             return _("any score")
         lo = self.edges[i - 1] if i > 0 else None
         hi = self.edges[i] if i < len(self.edges) else None
+        if self.by == "score":
+            if lo is None:
+                return _("your score below {s}").format(s=hi)
+            if hi is None:
+                return _("your score {s} or more").format(s=lo)
+            return _("your score {lo} to {hi}").format(lo=lo, hi=hi - 1)
         if lo is None:
             return _("behind by more than {g}").format(g=-hi) if hi <= 0 else _("below {g}").format(g=_signed(hi))
         if hi is None:
@@ -203,7 +215,8 @@ class Card:
     def from_json(cls, rs: Ruleset, d: dict) -> Card:
         """A card of :meth:`to_json` for ruleset ``rs`` (another ruleset's card, carried over)."""
         marks = tuple(map(tuple, d["marks"]))
-        return cls(rs, tuple(d["groups"]), tuple(d["edges"]), marks, tuple(d.get("worth", ())), d.get("endgame", 0))
+        worth = tuple(d.get("worth", ()))
+        return cls(rs, tuple(d["groups"]), tuple(d["edges"]), marks, worth, d.get("endgame", 0), d.get("by", "gap"))
 
     def to_json(self) -> dict:
         return {
@@ -213,6 +226,7 @@ class Card:
             "marks": [list(r) for r in self.marks],
             "worth": list(self.worth) if self.chooses else [],
             "endgame": self.endgame,
+            "by": self.by,
             "cells": self.cells,
             "rules": self.rules_text(),
         }
@@ -378,7 +392,7 @@ def card_turn_points(card: Card, x: PlayerState | None = None, T: int | None = N
     forced = np.array([moves.mid_turn(x, int(k) * u) is not None for k in t], np.uint8)
     ok = np.array([moves.can_bank(x, int(k) * u) for k in t], np.uint8) & (1 - forced)
     wins = np.array([bool(ok[k]) and moves.wins(x, int(k) * u) for k in t], np.uint8)
-    args = _columns(card, [(ok, forced, wins, card.band(0))])
+    args = _columns(card, [(ok, forced, wins, card.band(0, me=x.score))])
     stop_p, _f, _b, win_p = card_turn_ends(kernel.roll_table(rs), *args, u)
     return float(stop_p[:, 0] @ (t * float(u)) + win_p[0] * max(rs.goal - x.score, 0))
 
@@ -464,7 +478,8 @@ class CardDuel:
     def card_rows(self, card: Card) -> tuple[_LevelRows, np.ndarray]:
         """The card's turns as rows in the level order, ``C_Q = w + M @ O_Q``: (the rows, w)."""
         n, plans, u = self.n, self.plans, self.rs.unit
-        bands = np.searchsorted(np.asarray(card.edges), self.gap, side="right")  # (n, n)
+        key = self.gap if card.by == "gap" else np.broadcast_to(self.model.score[:, None], self.gap.shape)
+        bands = np.searchsorted(np.asarray(card.edges), key, side="right")  # (n, n): the card's row per pair
         if card.endgame:  # the endgame row, by the opponent's score (column)
             bands[:, self.rs.goal - self.model.score <= card.endgame] = card.rows - 1
         # one column of card_turn_ends per (mover, band it meets)
@@ -714,14 +729,24 @@ CARD_MAX_PAIRS = 3_000_000
 SEARCH_TOL = 1e-10
 
 
-# card shapes: (dice groups, score-gap bands, an endgame row or not)
-def shapes(rs: Ruleset) -> list[tuple[int, int, int]]:
+# card shapes: (dice groups, rows, an endgame row or not, what the rows split: "gap" or "score")
+Shape = tuple[int, int, int, str]
+
+
+def shapes(rs: Ruleset) -> list[Shape]:
     """The card shapes offered, smallest first: one column; columns for 2, 3 groups of dice
-    counts and for every count; each with one, two and three score-gap rows, and with an
-    endgame row or without."""
+    counts and for every count; each with one, two and three rows by the score gap, two
+    and three by your own score, and with an endgame row or without."""
     n = rs.dice
-    out = {(min(g, n), b, e) for g in (1, 2, 3, n) for b in (1, 2, 3) for e in (0, 1)}
-    return sorted(out, key=lambda s: (_size(rs, *s), s[1], s[2]))
+    out = {(min(g, n), b, e, "gap") for g in (1, 2, 3, n) for b in (1, 2, 3) for e in (0, 1)}
+    out |= {(min(g, n), b, e, "score") for g in (1, 2, 3, n) for b in (2, 3) for e in (0, 1)}
+    return sorted(out, key=lambda s: (_size(rs, *s[:3]), s[1], s[2], s[3]))
+
+
+def shape(spec: tuple) -> Shape:
+    """A shape from ``(columns, rows, endgame)`` (rows by the gap) or with its fourth part."""
+    g, b, e, *by = spec
+    return (int(g), int(b), int(e), by[0] if by else "gap")
 
 
 def _size(rs: Ruleset, groups: int, bands: int, endgame: int = 0) -> int:
@@ -738,28 +763,30 @@ def find_card(
     duel: CardDuel | None = None,
     progress: Callable[[str], None] | None = None,
     tables_dir: str | None = None,
-    only: list[tuple[int, int, int]] | None = None,
+    only: list[tuple] | None = None,
 ) -> CardReport:
     """The card with at most ``cells`` numbers and the least exact loss found.
 
-    ``only``: search these shapes (columns, score-gap rows, endgame row 0/1) alone, in
-    order of size, instead of every shape of :func:`shapes`.
+    ``only``: search these shapes (columns, rows, endgame row 0/1, and ``"score"`` for rows
+    by your own score) alone, in order of size, instead of every shape of :func:`shapes`.
 
-    Each shape of :func:`shapes` that fits, smallest first (score-gap and endgame rows only
+    Each shape of :func:`shapes` that fits, smallest first (rows and endgame rows only
     on the best column layout of their column count), starts from the better of the
     best card so far and the turn's optimum (:func:`turn_card`) laid onto its columns and
-    rows (for one column, also a scan of its mark), and is improved by pattern search:
-    every mark, worth, score-gap edge and the endgame distance moved by 8, 4, 2, 1 steps of the ruleset's unit
-    while that lowers the exact loss (:meth:`CardDuel.measure`). Every start reproduces a
-    smaller card's play where it can, so the loss does not rise with the size. ``steps``
-    of the result lists the best loss per size."""
+    rows (for one column, also a scan of its mark; rows by your own score start at every
+    choice of edges among the scores where the rules change, :func:`_score_edges`), and is
+    improved by pattern search: every mark, worth, row edge and the endgame distance moved
+    by 8, 4, 2, 1 steps of the ruleset's unit while that lowers the exact loss
+    (:meth:`CardDuel.measure`). Every start reproduces a smaller card's play where it can,
+    so the loss does not rise with the size. ``steps`` of the result lists the best loss
+    per size."""
     duel = duel or CardDuel(rs, tables_dir=tables_dir)
     say = progress or (lambda s: None)
     u = rs.unit
     cache: dict = {}
 
     def loss(card: Card) -> float:
-        key = (card.groups, card.edges, card.marks, card.worth, card.endgame)
+        key = (card.groups, card.edges, card.marks, card.worth, card.endgame, card.by)
         r = cache.get(key)
         if r is None:
             r = cache[key] = duel.measure(card, tol=SEARCH_TOL)
@@ -769,29 +796,20 @@ def find_card(
     best: Card | None = None
     best_of: dict[int, Card] = {}  # the best card of each column count
     trail: list[tuple[int, float]] = []
-    fits = [s for s in (sorted(only, key=lambda s: _size(rs, *s)) if only else shapes(rs)) if _size(rs, *s) <= cells]
+    offered = [shape(s) for s in only] if only else shapes(rs)
+    fits = [s for s in sorted(offered, key=lambda s: _size(rs, *s[:3])) if _size(rs, *s[:3]) <= cells]
     if not fits:
         raise ThousandError(f"{rs.name}: the smallest card has {_size(rs, 1, 1)} numbers, more than {cells}")
-    for g, b, e in fits:
+    for g, b, e, by in fits:
         size = _size(rs, g, b, e)
-        edges = _edges(rs, b)
         # rows are tried on the best column layout of each column count (more rows on worse
         # columns only cost evaluations); with no card of that count yet (``only``), on every layout
         splits = [best_of[g].groups] if (b > 1 or e) and g in best_of else _group_splits(rs.dice, g)
         cands = []
-        for groups in splits:
-            for src in (best, seed) if best is not None else (seed,):
-                marks = tuple(tuple(src.mark(_gap_of(edges, i), d) for d in groups) for i in range(b))
-                worth = tuple(int(src.worths()[d]) for d in groups) if rs.keep == "any" else ()
-                if not e:
-                    cands.append(Card(rs, groups, edges, marks, worth))
-                    continue
-                # the endgame row: as the level row on the last unit (nearly the card without it), or
-                # "roll until you win" when the opponent needs a tenth of the goal
-                level = marks[_band_of(edges, 0)]
-                cands.append(Card(rs, groups, edges, (*marks, level), worth, u))
-                far = max(u, rs.goal // 10 // u * u)
-                cands.append(Card(rs, groups, edges, (*marks, (rs.goal,) * len(groups)), worth, far))
+        for edges in [_edges(rs, b)] if by == "gap" else _score_edges(rs, b):
+            for groups in splits:
+                for src in (best, seed) if best is not None else (seed,):
+                    cands += _laid(src, groups, edges, b, e, by)
         if g == 1 and b == 1 and not e:  # one mark: a scan in coarse steps too
             top = max(rs.goal // 2, 20 * u)
             step = max(u, (top // 16) // u * u)
@@ -802,7 +820,8 @@ def find_card(
         if best is None or loss(card) < loss(best) - 1e-9:
             best = card
         trail = [t for t in trail if t[0] != size] + [(size, loss(best))]
-        say(f"{size} numbers ({g} column(s), {b} row(s){', an endgame row' if e else ''}): loss {loss(card):.4%}")
+        rows = f"{b} row(s){' by your score' if by == 'score' else ''}{', an endgame row' if e else ''}"
+        say(f"{size} numbers ({g} column(s), {rows}): loss {loss(card):.4%}")
     return replace(duel.measure(best), steps=trail).with_turn()
 
 
@@ -847,9 +866,46 @@ def _round(v: float, step: int) -> int:
     return int(round(v / step)) * step
 
 
+def _laid(src: Card, groups: tuple[int, ...], edges: tuple[int, ...], b: int, e: int, by: str) -> list[Card]:
+    """Cards of ``b`` rows split at ``edges`` (by ``by``) on the columns ``groups`` that play
+    as ``src`` does at a point of each row (at a level score gap, or from a score of 0,
+    where ``src`` splits the other way), with an endgame row (``e``) in two ways: as the
+    level row on the last unit (nearly the card without it), and "roll until you win" when
+    the opponent needs a tenth of the goal."""
+    rs, u = src.rs, src.rs.unit
+
+    def mark(i: int, d: int) -> int:
+        v = _gap_of(edges, i)
+        return src.mark(v, d, me=0) if by == "gap" else src.mark(0, d, me=v)
+
+    marks = tuple(tuple(mark(i, d) for d in groups) for i in range(b))
+    worth = tuple(int(src.worths()[d]) for d in groups) if rs.keep == "any" else ()
+    if not e:
+        return [Card(rs, groups, edges, marks, worth, by=by)]
+    level = marks[_band_of(edges, 0)]
+    far = max(u, rs.goal // 10 // u * u)
+    return [
+        Card(rs, groups, edges, (*marks, level), worth, u, by),
+        Card(rs, groups, edges, (*marks, (rs.goal,) * len(groups)), worth, far, by),
+    ]
+
+
 def _edges(rs: Ruleset, bands: int) -> tuple[int, ...]:
     g = max(rs.unit, (rs.goal // 10) // rs.unit * rs.unit)
     return () if bands == 1 else ((-g,) if bands == 2 else (-g, g))
+
+
+def _score_edges(rs: Ruleset, bands: int) -> list[tuple[int, ...]]:
+    """Where rows by your own score may start: every choice of ``bands - 1`` of the scores
+    where the rules change (a pit's floor and exit, the barrel, a samosval score, the
+    opening; the goal's quarters where the rules have none of those)."""
+    points = {p.low for p in rs.pits} | {p.exit for p in rs.pits} | set(rs.dump)
+    if rs.barrel.kind != "none":
+        points.add(rs.barrel.threshold)
+    if rs.open_min:
+        points.add(rs.open_min)
+    points = {v for v in points if 0 < v < rs.goal} or {rs.goal * k // 4 // rs.unit * rs.unit for k in (1, 2, 3)}
+    return [c for c in combinations(sorted(points), bands - 1)]
 
 
 def _band_of(edges: tuple[int, ...], gap: int) -> int:
@@ -948,7 +1004,7 @@ class CardBot(Bot):
             if eng.can_stop(nxt):
                 if eng.moves.wins(x, t) or t > sat:
                     return _WIN * _TIER + key(t, t, m), False
-                if t >= card.mark(gap, m, top):
+                if t >= card.mark(gap, m, top, me=x.score):
                     return _PLAY * _TIER + key(t, t, m), False
             return _PLAY * _TIER + key(t + worth[m], t, m), True
 
