@@ -1137,8 +1137,8 @@ def review(game: str, objective: str, advice: str, chart_out: str | None, as_jso
     type=click.IntRange(1, 60),
     default=12,
     show_default=True,
-    help="The most numbers the card may have: its marks (by dice to roll, score gap, endgame), and a worth per "
-    "column where you choose which dice to set aside.",
+    help="The most numbers the card may have: its marks (by dice to roll, score gap or your own score, endgame), "
+    "and a worth per column where you choose which dice to set aside.",
 )
 @click.option("--out", "md_out", type=click.Path(dir_okay=False), default=None, help="Write the card as Markdown.")
 @click.option("--png", "png_out", type=click.Path(dir_okay=False), default=None, help="The card as a one-page PNG.")
