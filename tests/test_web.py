@@ -724,3 +724,20 @@ def test_every_state_carries_the_rules_the_page_keeps_score_with(client):
     )
     # three pairs: each of the C(6, 3) = 20 choices of three different faces is a group of its own
     assert sum(1 for c, p in eng["groups"] if sorted(c) == [0, 0, 0, 2, 2, 2] and p == 1500) == 20
+
+
+def test_every_word_the_page_asks_for_is_served():
+    """The page's scripts name their words by key (``t("...")``, ``fmt("...")``, the keys of
+    rules.js's refusals, ``data-w`` in the page, the sheet's ``h_`` + event): each has an
+    entry in the words the server sends, so no key ever shows as text on a phone."""
+    import re
+    from pathlib import Path
+
+    from thousand.web.app import PAGE_WORDS
+
+    static = Path(create_app.__code__.co_filename).parent / "static"
+    app, rules = (static / "app.js").read_text(), (static / "rules.js").read_text()
+    keys = set(re.findall(r"\b(?:t|fmt)\(\"(\w+)\"[,)]", app)) | set(re.findall(r"new Refused\(\"(\w+)\"", rules))
+    keys |= set(re.findall(r'data-w="(\w+)"', (static / "index.html").read_text()))
+    keys |= {"h_" + e for e in re.findall(r'event: end\.event \|\| "(\w+)"', rules) + ["overshoot"]}
+    assert len(keys) > 60 and keys <= set(PAGE_WORDS), sorted(keys - set(PAGE_WORDS))

@@ -205,6 +205,7 @@ PAGE_WORDS = {
     ),
     "wrong_dice": N_("roll {dice} dice, not {n}"),
     "bad_faces": N_("not a roll of this game: {roll}"),
+    "bad_entry": N_("not an entry of the game: {entry}"),
 }
 
 
