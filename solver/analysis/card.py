@@ -11,7 +11,8 @@ points); columns are groups of dice counts. Its rule, as printed:
    bank); elsewhere its total plus the *worth* of the dice you would roll (one number per
    column: what rolling them on adds, roughly). Take the highest (on a tie the more
    points; a set-aside that ends the turn at once, a samosval dump or an overshoot,
-   only when nothing else is legal), then bank or roll on as its mark says.
+   only when nothing else is legal), then bank or roll on as its mark says. Where a bank
+   onto a samosval score sends the score to 0, never bank onto it: roll on.
 
 Stopping is of course only where the rules allow it (opening, pits, barrel): the
 card's marks say *when you want to*. Beyond a state's saturation total every bank
@@ -186,8 +187,14 @@ class Card:
                     "on with its turn total plus the worth of the dice you would roll; take the most."
                 )
             )
-        if self.rs.dump or self.rs.barrel.kind == "exact":
+        if (self.rs.dump and self.rs.dump_mid_turn) or self.rs.barrel.kind == "exact":
             lines.append(_("Never take a set-aside that ends your turn (a dump, an overshoot) if another is legal."))
+        if self.rs.dump and not self.rs.dump_mid_turn:
+            lines.append(
+                _("Never bank onto {scores}: a samosval takes your score to 0; roll on instead.").format(
+                    scores=", ".join(map(str, self.rs.dump))
+                )
+            )
         return lines
 
     def markdown(self, report: CardReport | None = None) -> str:
@@ -248,10 +255,13 @@ def card_turn_ends(
     marks: np.ndarray,
     worth: np.ndarray,
     unit: int,
+    avoid: np.ndarray | None = None,
 ):
     """How turns end under card decisions, one column per turn: ``(stop_p, forced_p,
     bust_p, win_p)`` as :func:`thousand.kernel.end_distribution` gives them for the
     optimum (each column's totals above its last total counted at it; they sum to 1).
+    ``avoid`` (T+1, K): totals the card never banks by choice (onto a samosval score; a
+    bank the rules force, as a confirming roll's, still happens).
 
     ``stop_ok``, ``forced_ok``, ``wins`` (a bank at t wins): (T+1, K) per total in
     units, each column's values beyond its own last total ``last[k]`` repeating the
@@ -271,8 +281,10 @@ def card_turn_ends(
     t_units = np.arange(L, dtype=np.float64)
     beyond = t_units[:, None] > np.asarray(last)[None, :]
     win = (np.vstack([wins, wins[-1:]]).astype(bool) | beyond) & s_ok
+    shun = np.zeros_like(s_ok) if avoid is None else np.vstack([avoid, avoid[-1:]]).astype(bool) & ~beyond
     # the card banks at a decision (t, m) where allowed and the total reaches the mark (or wins)
-    bank = s_ok[:, None, :] & ((t_units[:, None, None] * unit >= marks.T[None, :, :]) | win[:, None, :])
+    reach = (t_units[:, None, None] * unit >= marks.T[None, :, :]) & ~shun[:, None, :]
+    bank = s_ok[:, None, :] & (reach | win[:, None, :])
     bank[:, 0, :] = bank[:, N, :] if hot == FREE else False  # hot dice: a decision at N dice only when free
     # the rank of arriving at (t, m) after a set-aside (rule 2 of the card): a win first, a
     # forced end last, else the total where the card banks, the total plus the dice's worth
@@ -361,20 +373,31 @@ def card_turn_ends(
     return out[0], out[1], bust_p, win_p
 
 
-def _columns(card: Card, rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]):
+def _columns(card: Card, rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, int, np.ndarray]]):
     """The arguments of :func:`card_turn_ends` for turns given as ``(stop_ok, forced_ok,
-    wins, band)`` over their own totals 0..T_k: padded to the longest, repeating each
+    wins, band, avoid)`` over their own totals 0..T_k: padded to the longest, repeating each
     column's last value."""
     T = max(len(r[0]) for r in rows) - 1
     K = len(rows)
-    ok, forced, wins = (np.empty((T + 1, K), dtype=np.uint8) for _k in range(3))
+    ok, forced, wins, avoid = (np.empty((T + 1, K), dtype=np.uint8) for _k in range(4))
     last = np.array([len(r[0]) - 1 for r in rows])
-    for k, (s_ok, f_ok, w, _band) in enumerate(rows):
-        for out, a in ((ok, s_ok), (forced, f_ok), (wins, w)):
+    for k, (s_ok, f_ok, w, _band, av) in enumerate(rows):
+        for out, a in ((ok, s_ok), (forced, f_ok), (wins, w), (avoid, av)):
             out[: len(a), k] = a
             out[len(a) :, k] = a[-1]
     th = card.thresholds()[[r[3] for r in rows]].astype(np.float64)
-    return ok, forced, wins, last, th, np.broadcast_to(card.worths(), (K, card.rs.dice + 1))
+    worth = np.broadcast_to(card.worths(), (K, card.rs.dice + 1))
+    return ok, forced, wins, last, th, worth, card.rs.unit, avoid
+
+
+def samosval_banks(rs: Ruleset, score: int, totals: int) -> np.ndarray:
+    """Per turn total 0..totals-1 (units), whether banking it from ``score`` lands on a
+    samosval score and sends the score to 0: what the card never does by choice (where
+    the samosval strikes mid-turn instead, the turn ends by itself and there is nothing to
+    choose)."""
+    if not rs.dump or rs.dump_mid_turn:
+        return np.zeros(totals, dtype=bool)
+    return np.isin(score + np.arange(totals) * rs.unit, rs.dump)
 
 
 def card_turn_points(card: Card, x: PlayerState | None = None, T: int | None = None) -> float:
@@ -392,8 +415,8 @@ def card_turn_points(card: Card, x: PlayerState | None = None, T: int | None = N
     forced = np.array([moves.mid_turn(x, int(k) * u) is not None for k in t], np.uint8)
     ok = np.array([moves.can_bank(x, int(k) * u) for k in t], np.uint8) & (1 - forced)
     wins = np.array([bool(ok[k]) and moves.wins(x, int(k) * u) for k in t], np.uint8)
-    args = _columns(card, [(ok, forced, wins, card.band(0, me=x.score))])
-    stop_p, _f, _b, win_p = card_turn_ends(kernel.roll_table(rs), *args, u)
+    args = _columns(card, [(ok, forced, wins, card.band(0, me=x.score), samosval_banks(rs, x.score, T + 1))])
+    stop_p, _f, _b, win_p = card_turn_ends(kernel.roll_table(rs), *args)
     return float(stop_p[:, 0] @ (t * float(u)) + win_p[0] * max(rs.goal - x.score, 0))
 
 
@@ -477,7 +500,7 @@ class CardDuel:
 
     def card_rows(self, card: Card) -> tuple[_LevelRows, np.ndarray]:
         """The card's turns as rows in the level order, ``C_Q = w + M @ O_Q``: (the rows, w)."""
-        n, plans, u = self.n, self.plans, self.rs.unit
+        n, plans = self.n, self.plans
         key = self.gap if card.by == "gap" else np.broadcast_to(self.model.score[:, None], self.gap.shape)
         bands = np.searchsorted(np.asarray(card.edges), key, side="right")  # (n, n): the card's row per pair
         if card.endgame:  # the endgame row, by the opponent's score (column)
@@ -489,8 +512,9 @@ class CardDuel:
             s_ok, f_ok, nxt = plans.stop_ok[a:b], plans.forced_ok[a:b], plans.next[a:b]
             used = np.unique(bands[i])
             cols_of.append((len(turns), used))
-            turns += [(s_ok, f_ok, (nxt == -1).astype(np.uint8), int(k)) for k in used]
-        sp, fp, bp, wp = card_turn_ends(self.table, *_columns(card, turns), u)
+            shun = samosval_banks(self.rs, int(self.model.score[i]), b - a)
+            turns += [(s_ok, f_ok, (nxt == -1).astype(np.uint8), int(k), shun) for k in used]
+        sp, fp, bp, wp = card_turn_ends(self.table, *_columns(card, turns))
         ends = sp + fp
         n2 = n * n
         Y = np.arange(n)
@@ -1004,7 +1028,8 @@ class CardBot(Bot):
             if eng.can_stop(nxt):
                 if eng.moves.wins(x, t) or t > sat:
                     return _WIN * _TIER + key(t, t, m), False
-                if t >= card.mark(gap, m, top, me=x.score):
+                samosval = not rs.dump_mid_turn and x.score + t in rs.dump  # a bank that sends the score to 0
+                if t >= card.mark(gap, m, top, me=x.score) and not samosval:
                     return _PLAY * _TIER + key(t, t, m), False
             return _PLAY * _TIER + key(t + worth[m], t, m), True
 
