@@ -289,6 +289,32 @@ def test_a_phone_without_the_link_is_refused_and_the_link_opens_the_game(lan_ser
     b.save_screenshot(str(out / "web-share.png"))
 
 
+def _table_of_three(server: str, phones: list, rules: str, overrides: str = "") -> list:
+    """Ann starts a game of ``rules`` for Ann, Bob and Cat on her phone (the first browser),
+    the others open its link (with its token) on theirs; the phones' waits."""
+    waits = [WebDriverWait(p, 60) for p in phones]
+    ann = phones[0]
+    ann.get(server + "/")
+    ann.execute_script("localStorage.setItem('thousand.lang', 'en')")
+    ann.get(server + "/")
+    waits[0].until(EC.presence_of_element_located((By.CSS_SELECTOR, f"#rules option[value={rules}]")))
+    ann.find_element(By.CSS_SELECTOR, f"#rules option[value={rules}]").click()
+    if overrides:
+        ann.find_element(By.ID, "overrides").send_keys(overrides)
+    for field, name in zip(ann.find_elements(By.CSS_SELECTOR, "#names input"), ("Ann", "Bob", "Cat")):
+        field.send_keys(name)
+    ann.find_element(By.ID, "start-game").click()
+    waits[0].until(EC.text_to_be_present_in_element((By.ID, "where"), "Ann to play"))
+    link = ann.find_element(By.ID, "share-link").get_attribute("href")
+    assert "&t=" in link
+    for phone, wait in zip(phones[1:], waits[1:]):
+        phone.get(server + "/")
+        phone.execute_script("localStorage.setItem('thousand.lang', 'en')")
+        phone.get(link)
+        wait.until(EC.text_to_be_present_in_element((By.ID, "where"), "Ann to play"))
+    return waits
+
+
 def test_three_phones_play_one_game_of_1000_and_each_follows_the_others(lan_server, tmp_path):
     """Three people, three phones (three browsers, none of them trusted: as on a Wi-Fi).
     Ann starts a game of classic on hers; Bob and Cat open its link. Each plays their own
@@ -299,23 +325,7 @@ def test_three_phones_play_one_game_of_1000_and_each_follows_the_others(lan_serv
     phones = [_chrome() for _k in range(3)]
     try:
         ann, bob, cat = phones
-        waits = [WebDriverWait(p, 30) for p in phones]
-        ann.get(lan_server + "/")
-        ann.execute_script("localStorage.setItem('thousand.lang', 'en')")
-        ann.get(lan_server + "/")
-        waits[0].until(EC.presence_of_element_located((By.CSS_SELECTOR, "#rules option[value=classic]")))
-        ann.find_element(By.CSS_SELECTOR, "#rules option[value=classic]").click()
-        for field, name in zip(ann.find_elements(By.CSS_SELECTOR, "#names input"), ("Ann", "Bob", "Cat")):
-            field.send_keys(name)
-        ann.find_element(By.ID, "start-game").click()
-        waits[0].until(EC.text_to_be_present_in_element((By.ID, "where"), "Ann to play"))
-        link = ann.find_element(By.ID, "share-link").get_attribute("href")
-        assert "&t=" in link
-        for phone, wait in zip((bob, cat), waits[1:]):
-            phone.get(lan_server + "/")
-            phone.execute_script("localStorage.setItem('thousand.lang', 'en')")
-            phone.get(link)
-            wait.until(EC.text_to_be_present_in_element((By.ID, "where"), "Ann to play"))
+        waits = _table_of_three(lan_server, phones, "classic")
 
         def everyone_sees(text):
             for wait in waits:
@@ -351,24 +361,8 @@ def test_three_phones_play_a_short_game_of_1000_to_its_end(lan_server, tmp_path)
     out = shots(tmp_path)
     phones = [_chrome() for _k in range(3)]
     try:
-        ann, bob, cat = phones
-        waits = [WebDriverWait(p, 60) for p in phones]
-        ann.get(lan_server + "/")
-        ann.execute_script("localStorage.setItem('thousand.lang', 'en')")
-        ann.get(lan_server + "/")
-        waits[0].until(EC.presence_of_element_located((By.CSS_SELECTOR, "#rules option[value=plain]")))
-        ann.find_element(By.CSS_SELECTOR, "#rules option[value=plain]").click()
-        ann.find_element(By.ID, "overrides").send_keys("goal=200")
-        for field, name in zip(ann.find_elements(By.CSS_SELECTOR, "#names input"), ("Ann", "Bob", "Cat")):
-            field.send_keys(name)
-        ann.find_element(By.ID, "start-game").click()
-        waits[0].until(EC.text_to_be_present_in_element((By.ID, "where"), "Ann to play"))
-        link = ann.find_element(By.ID, "share-link").get_attribute("href")
-        for phone, wait in zip((bob, cat), waits[1:]):
-            phone.get(lan_server + "/")
-            phone.execute_script("localStorage.setItem('thousand.lang', 'en')")
-            phone.get(link)
-            wait.until(EC.text_to_be_present_in_element((By.ID, "where"), "Ann to play"))
+        ann = phones[0]
+        waits = _table_of_three(lan_server, phones, "plain", "goal=200")
         turns = [  # whose phone, the roll, whether they bank it, whose turn it is then
             (0, (1, 1, 1, 2, 3), True, "Bob to play"),  # Ann 100
             (1, (5, 5, 5, 2, 3), True, "Cat to play"),  # Bob 50
