@@ -50,9 +50,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _serve(app, port):
-    """uvicorn serving ``app`` on loopback in a thread; yields its address, then stops it."""
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+def _serve(app, port, host: str = "127.0.0.1", scheme: str = "http", **tls):
+    """uvicorn serving ``app`` (on loopback unless ``host``; ``tls``: its certificate and key
+    files) in a thread; yields its address, then stops it."""
+    srv = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", **tls))
     th = threading.Thread(target=srv.run, daemon=True)
     th.start()
     for _k in range(200):
@@ -60,7 +61,7 @@ def _serve(app, port):
             break
         time.sleep(0.05)
     assert srv.started, "the server did not start"
-    yield f"http://127.0.0.1:{port}"
+    yield f"{scheme}://{host}:{port}"
     srv.should_exit = True
     th.join(10)
 
@@ -553,7 +554,6 @@ def test_a_phone_on_the_lan_installs_the_page_over_https_and_keeps_score_without
     import base64
     import hashlib
 
-    import uvicorn
     from cryptography import x509
     from cryptography.hazmat.primitives import serialization
 
@@ -570,20 +570,11 @@ def test_a_phone_on_the_lan_installs_the_page_over_https_and_keeps_score_without
 
     def serve():
         app = create_app(tmp_path / "games", lan_url=url, trusted=(), authority=certs.ca)
-        config = uvicorn.Config(
-            app, host=address, port=port, log_level="warning", ssl_certfile=str(certs.cert), ssl_keyfile=str(certs.key)
-        )
-        srv = uvicorn.Server(config)
-        th = threading.Thread(target=srv.run, daemon=True)
-        th.start()
-        for _k in range(200):
-            if srv.started:
-                break
-            time.sleep(0.05)
-        assert srv.started
-        return srv, th
+        srv = _serve(app, port, address, "https", ssl_certfile=str(certs.cert), ssl_keyfile=str(certs.key))
+        next(srv)
+        return srv
 
-    srv, th = serve()
+    srv = serve()
     b = _chrome(f"--ignore-certificate-errors-spki-list={pin}")
     try:
         wait = WebDriverWait(b, 30)
@@ -607,14 +598,13 @@ def test_a_phone_on_the_lan_installs_the_page_over_https_and_keeps_score_without
         )
         _tap_roll(b, wait, (1, 1, 1, 2, 3), "turn total")
         gid = b.current_url.split("#game=")[1].split("&")[0]
-        srv.should_exit = True  # the server goes away
-        th.join(10)
+        next(srv, None)  # the server goes away
         b.refresh()
         wait.until(EC.text_to_be_present_in_element((By.ID, "offline"), "this phone keeps the score"))
         b.find_element(By.ID, "stop").click()
         wait.until(EC.text_to_be_present_in_element((By.ID, "where"), "Bob to play"))
         assert _scores(b)[0] == "100"
-        srv, th = serve()  # back: the phone hands its entry over
+        srv = serve()  # back: the phone hands its entry over
         wait.until(EC.text_to_be_present_in_element((By.ID, "messages"), "1 entries kept on this phone were sent"))
         token = b.execute_script("return JSON.parse(localStorage.getItem('thousand.tokens'))")[gid]
         ctx = ssl.create_default_context(cafile=str(certs.ca))
@@ -623,8 +613,7 @@ def test_a_phone_on_the_lan_installs_the_page_over_https_and_keeps_score_without
             assert json.loads(r.read())["log"] == ["roll 1,1,1,2,3", "stop"]
     finally:
         b.quit()
-        srv.should_exit = True
-        th.join(10)
+        next(srv, None)
 
 
 def test_entries_kept_offline_are_not_merged_into_a_game_that_moved_on(tmp_path, browser):
