@@ -87,6 +87,7 @@ MAX_BODY = 64 * 1024  # bytes of a request body
 MAX_PLAYERS = 6
 MAX_NAME = 40
 MAX_OVERRIDES = 40
+MAX_ENTRY = 200  # characters of one entry
 MAX_LOG = 4000  # entries of a log a phone sends back (a game of 1000 for six is far shorter)
 RATE, BURST = 10.0, 40  # changes a second per device, and the burst above that
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
@@ -524,7 +525,7 @@ def create_app(
     def entry(request, body):
         game_id = server.game_id(request)
         text = body.get("entry")
-        if not isinstance(text, str) or not text.strip() or len(text) > 200:
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_ENTRY:
             raise HTTPException(400, 'entry must be a line such as "roll 1,5,3,3,4", "keep 1,5" or "stop"')
         verb, _sep, arg = " ".join(text.split()).partition(" ")
         with server.store.change(game_id) as g:
@@ -540,9 +541,9 @@ def create_app(
     def sync(request, body):
         game_id = server.game_id(request)
         since, log = body.get("since"), body.get("log")
-        if not isinstance(since, str) or not (
-            isinstance(log, list) and len(log) <= MAX_LOG and all(isinstance(e, str) and len(e) <= 200 for e in log)
-        ):
+        entries_ok = isinstance(log, list) and len(log) <= MAX_LOG
+        entries_ok = entries_ok and all(isinstance(e, str) and len(e) <= MAX_ENTRY for e in log)
+        if not (isinstance(since, str) and entries_ok):
             raise HTTPException(400, f'sync needs "since" (a log digest) and "log" (at most {MAX_LOG} entries)')
         with server.store.change(game_id) as g:
             if log_digest(g.log) != since:
