@@ -314,6 +314,7 @@ def solve_nplayer(
     done, passes, change, expect = 0, 0, np.inf, 1
     accel = _Anderson(depth=6)
     history: list[float] = []
+    values = StateValues(V, game, up)
     while change > tol:
         if passes >= max_passes or (len(history) > STALL and min(history[-STALL:]) > 0.1 * min(history[:-STALL])):
             # no tenfold gain in STALL sweeps: the values are not settling (docs/solver.md: a war of
@@ -323,7 +324,7 @@ def solve_nplayer(
         before = V.copy() if game.lowers else None
         mixed: dict = {}
         for lvl_states in levels:
-            r = _solve_level(lvl_states, V, game, mixed, up)
+            r = _solve_level(lvl_states, values, mixed)
             rounds_all = max(rounds_all, r)
             done += len(lvl_states)
             if progress:
@@ -359,6 +360,36 @@ def _levels(game, seats: int | None = None) -> list[np.ndarray]:
         np.concatenate([c * game.total + np.sort(lvl) for c in range(seats)])
         for lvl in np.split(order, np.flatnonzero(np.diff(level[order])) + 1)
     ]
+
+
+class StateValues:
+    """What the level solver (:func:`_solve_level`) asks of the values: the movers' best
+    turns against given bust values, which read the values of the states a turn ends in,
+    the first guess of a bust value, and the values of states themselves, read and written.
+    Here all of ``V`` is in this process; the cluster's coordinator
+    (:mod:`thousand.solvers.cluster_nplayer`) answers the same from the blocks that hold it."""
+
+    def __init__(self, V: np.ndarray, game: NPlayerGame, up: np.ndarray | None = None):
+        self.V, self.game = V, game
+        self.up = _one_step_up(game.space) if up is None else up
+
+    def turns(self, states: np.ndarray, z: np.ndarray, grad: bool = False):
+        """:func:`_turns`: (own value, A, b, d) of the mover's best turn in each state."""
+        return _turns(states, z, self.V, self.game, grad)
+
+    def own_values(self, states: np.ndarray, z: np.ndarray):
+        """:func:`_own_values`: the mover's best value and its derivative in ``z``."""
+        return _own_values(states, z, self.V, self.game)
+
+    def first_guess(self, states: np.ndarray) -> np.ndarray:
+        """:func:`_first_guess`: the bust values a level's cycles start from."""
+        return _first_guess(states, self.V, self.game, self.up)
+
+    def read(self, states: np.ndarray) -> np.ndarray:
+        return self.V[states]
+
+    def write(self, states: np.ndarray, values: np.ndarray) -> None:
+        self.V[states] = values
 
 
 def _rotate(s: np.ndarray, m: int, M1: int, last: np.ndarray) -> np.ndarray:
@@ -615,24 +646,25 @@ def _cycle_steps(succ: np.ndarray, N: int) -> int:
     return M
 
 
-def _solve_level(states, V, game, mixed, up) -> int:
+def _solve_level(states, values, mixed) -> int:
     """One level. A zero turn leads each state to one successor (the mover's zero turn,
     then the rotation), in this level or below it (a penalty). In the level these links
     form trees that end in cycles or leave the level. The cycles are small games of their
     own: :func:`_solve_cycles`. The trees are then solved from their ends outwards, one
     turn DP per state: its successor is known, so its best response is exact.
-    Returns the rounds the cycles took."""
+    ``values``: :class:`StateValues` (or the cluster's). Returns the rounds the cycles took."""
+    game = values.game
     N = game.N
     n = len(states)
     nxt = game.bust_next(states)
     pos = np.minimum(np.searchsorted(states, nxt), n - 1)
     succ = np.where(states[pos] == nxt, pos, -1)
     fronts, cyc = _links(succ)
-    rounds = _solve_cycles(states[cyc], np.searchsorted(cyc, succ[cyc]), V, game, mixed, up) if len(cyc) else 0
+    rounds = _solve_cycles(states[cyc], np.searchsorted(cyc, succ[cyc]), values, mixed) if len(cyc) else 0
     for front in reversed(fronts):
-        after = nxt[front]
-        _own, A, b, _d = _turns(states[front], V[after, N - 1], V, game)
-        V[states[front]] = A + b[:, None] * np.roll(V[after], 1, axis=1)
+        after = values.read(nxt[front])
+        _own, A, b, _d = values.turns(states[front], after[:, N - 1])
+        values.write(states[front], A + b[:, None] * np.roll(after, 1, axis=1))
     return rounds
 
 
@@ -655,12 +687,12 @@ def _links(succ: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
     return fronts, np.flatnonzero(alive)
 
 
-def _solve_cycles(states, succ, V, game, mixed, up) -> int:
+def _solve_cycles(states, succ, values, mixed) -> int:
     """The states of a level on cycles of zero turns (``succ``: the row each one's zero
     turn leads to): best-response rounds on the cycles not yet settled (a cycle settles
     when its decisions repeat and its bust values stop moving), then :func:`_mix_orbit`
-    for the cycles still cycling after :data:`MAX_ROUNDS` rounds. ``up``:
-    :func:`_one_step_up`. Returns the rounds taken."""
+    for the cycles still cycling after :data:`MAX_ROUNDS` rounds. Returns the rounds taken."""
+    game = values.game
     N = game.N
     n = len(states)
     M = _cycle_steps(succ, N)
@@ -668,7 +700,7 @@ def _solve_cycles(states, succ, V, game, mixed, up) -> int:
     orb, cur = np.arange(n), succ.copy()
     for _k in range(M - 1):
         orb, cur = np.minimum(orb, cur), succ[cur]
-    z = _first_guess(states, V, game, up)
+    z = values.first_guess(states)
     A, b = np.zeros((n, N)), np.zeros(n)
     last_b = np.full(n, np.nan)
     last_d = np.full(n, np.nan)
@@ -683,25 +715,25 @@ def _solve_cycles(states, succ, V, game, mixed, up) -> int:
         # best response, and the certificate checks every state at the end)
         if rounds == 1:
             # every end distribution is new: one pass gives them and the DP's derivative
-            _own, A[idx], b[idx], last_d[idx] = _turns(states[idx], z[idx], V, game, grad=True)
+            _own, A[idx], b[idx], last_d[idx] = values.turns(states[idx], z[idx], grad=True)
         else:
-            _own, d = _own_values(states[idx], z[idx], V, game)
+            _own, d = values.own_values(states[idx], z[idx])
             redo = idx[d != last_d[idx]]
             last_d[idx] = d
             if len(redo):
-                _own, A[redo], b[redo], _d = _turns(states[redo], z[redo], V, game)
+                _own, A[redo], b[redo], _d = values.turns(states[redo], z[redo])
         vals = _orbit_values(A, b, succ, N, M)
         z_new = vals[succ, N - 1]
         still = (b != last_b) | (np.abs(z_new - z) > 1e-15)
         moving = np.zeros(n, bool)
         np.logical_or.at(moving, orb, still & active)
         settled = active & ~moving[orb]
-        V[states[settled]] = vals[settled]
+        values.write(states[settled], vals[settled])
         last_b, z = b.copy(), z_new
         active &= ~settled
     if active.any():
-        V[states[active]] = vals[active]
-        _mix_cycling(states, succ, z, V, game, mixed, np.flatnonzero(active))
+        values.write(states[active], vals[active])
+        _mix_cycling(states, succ, values, mixed, np.flatnonzero(active))
     return rounds
 
 
@@ -739,13 +771,14 @@ def _one_step_up(space) -> np.ndarray:
     return np.array([space.index.get(x._replace(score=x.score + u), -1) for x in space.states], dtype=np.int64)
 
 
-def _mix_cycling(states, succ, z, V, game, mixed, candidates) -> None:
+def _mix_cycling(states, succ, values, mixed, candidates) -> None:
     """Every orbit among ``candidates`` (rows of the level) whose best responses do not
     settle: :func:`_mix_orbit`."""
+    game = values.game
     N = game.N
-    vals = V[states]
+    vals = values.read(states)
     z_now = vals[succ, N - 1]
-    own, _d = _own_values(states[candidates], z_now[candidates], V, game)
+    own, _d = values.own_values(states[candidates], z_now[candidates])
     bad = candidates[np.abs(own - vals[candidates, 0]) > CERTIFICATE]
     done = set()
     for k in bad:
@@ -755,7 +788,7 @@ def _mix_cycling(states, succ, z, V, game, mixed, candidates) -> None:
         while int(succ[orbit[-1]]) != orbit[0]:
             orbit.append(int(succ[orbit[-1]]))
         done.update(orbit)
-        if not _mix_orbit(np.array(orbit), states, z_now, V, game, mixed, np.inf if game.lowers else CERTIFICATE):
+        if not _mix_orbit(np.array(orbit), states, z_now, values, mixed, np.inf if game.lowers else CERTIFICATE):
             raise NPlayerError(
                 _(
                     "{0} players: no equilibrium found for the orbit of state {1} (best responses "
@@ -765,7 +798,7 @@ def _mix_cycling(states, succ, z, V, game, mixed, candidates) -> None:
             )
 
 
-def _policies(sub, r, V, game, lo: float = 0.0, hi: float = 1.0):
+def _policies(sub, r, values, lo: float = 0.0, hi: float = 1.0):
     """Every decision rule mover ``r`` of an orbit best-responds with, as its bust value
     runs over [lo, hi]: (breakpoints, [(A, b) per policy]) with policy k optimal between
     breakpoints k-1 and k (found on a grid, then each change bisected to the last bit; every
@@ -774,7 +807,7 @@ def _policies(sub, r, V, game, lo: float = 0.0, hi: float = 1.0):
 
     def at(zs):
         zs = np.asarray(zs, dtype=float)
-        _own, A, b, _d = _turns(np.full(len(zs), sub[r]), zs, V, game)
+        _own, A, b, _d = values.turns(np.full(len(zs), sub[r]), zs)
         return [(A[k], float(b[k])) for k in range(len(zs))]
 
     def same(p, q):
@@ -816,7 +849,7 @@ def _policies(sub, r, V, game, lo: float = 0.0, hi: float = 1.0):
     return np.array(cuts), pols
 
 
-def _mix_orbit(orbit, states, z, V, game, mixed, settle: float = CERTIFICATE) -> bool:
+def _mix_orbit(orbit, states, z, values, mixed, settle: float = CERTIFICATE) -> bool:
     """An equilibrium of one orbit whose best responses cycle (:func:`_mix_orbit_in`),
     its movers' staircases listed first over a window of bust values around the current
     ones, widened when no certified equilibrium lies in it (:data:`ORBIT_WINDOWS`; only the
@@ -827,12 +860,12 @@ def _mix_orbit(orbit, states, z, V, game, mixed, settle: float = CERTIFICATE) ->
     z0 = z[orbit]
     for half in ORBIT_WINDOWS:
         window = [(0.0, 1.0) if half is None else (max(0.0, zr - half), min(1.0, zr + half)) for zr in z0]
-        if _mix_orbit_in(orbit, states, z, V, game, mixed, settle if half is None else CERTIFICATE, window):
+        if _mix_orbit_in(orbit, states, z, values, mixed, settle if half is None else CERTIFICATE, window):
             return True
     return False
 
 
-def _mix_orbit_in(orbit, states, z, V, game, mixed, settle: float, window) -> bool:
+def _mix_orbit_in(orbit, states, z, values, mixed, settle: float, window) -> bool:
     """An equilibrium of one orbit whose best responses cycle (module docstring), the
     staircases of mover r listed over the bust values ``window[r]``.
 
@@ -848,11 +881,11 @@ def _mix_orbit_in(orbit, states, z, V, game, mixed, settle: float, window) -> bo
     yet keeps it whatever its gain: the certificate judges the end)."""
     from scipy import optimize
 
-    L, N = len(orbit), game.N
+    L, N = len(orbit), values.game.N
     M = L * N // gcd(L, N)  # steps round the orbit until it is back, the players in place
     sub = states[orbit]
     succ = np.roll(np.arange(L), -1)
-    lists = [_policies(sub, r, V, game, *window[r]) for r in range(L)]
+    lists = [_policies(sub, r, values, *window[r]) for r in range(L)]
     K = [len(p) - 1 for _c, p in lists]
 
     # the policies as plain floats: the iterations below evaluate the orbit tens of
@@ -902,7 +935,7 @@ def _mix_orbit_in(orbit, states, z, V, game, mixed, settle: float, window) -> bo
     theta = np.array([float(np.searchsorted(lists[r][0], z0[r])) for r in range(L)])
     pure = _pure_equilibria(lists, succ, N, M, theta)
     if pure is not None:
-        return _accept(pure.astype(float), [], zs, sub, V, game, mixed)
+        return _accept(pure.astype(float), [], zs, sub, values, mixed)
     # no pure equilibrium: follow the smoothed staircases (a damped fixed-point iteration,
     # the ramps narrowing), then solve exactly for the movers left between two policies
     # (the last width at which the iteration settled is kept: narrower ones get stiff)
@@ -945,7 +978,7 @@ def _mix_orbit_in(orbit, states, z, V, game, mixed, settle: float, window) -> bo
 
     def consider(th, frac):
         nonlocal best
-        g = _gain(th, zs, sub, V, game)
+        g = _gain(th, zs, sub, values)
         if g < best[0]:
             best = (g, th, frac)
         return g <= 1e-12
@@ -986,28 +1019,28 @@ def _mix_orbit_in(orbit, states, z, V, game, mixed, settle: float, window) -> bo
                     a = cuts[k - 1] if k > 0 else -np.inf
                     c = cuts[k] if k < len(cuts) else np.inf
                     inside &= bool(a - 1e-13 <= zz[r] <= c + 1e-13)
-            if strict and inside and _accept(th, frac, zs, sub, V, game, mixed):
+            if strict and inside and _accept(th, frac, zs, sub, values, mixed):
                 return True
             if not strict and consider(th, frac):
                 break
-    if best[1] is not None and _accept(best[1], best[2], zs, sub, V, game, mixed, bound=settle):
+    if best[1] is not None and _accept(best[1], best[2], zs, sub, values, mixed, bound=settle):
         return True
     return False
 
 
-def _gain(th, zs, sub, V, game) -> float:
+def _gain(th, zs, sub, values) -> float:
     """The most any mover of the orbit gains by its best response to strategies ``th``."""
     vals, zz = zs(th, full=True)
-    own, _d = _own_values(sub, zz, V, game)
+    own, _d = values.own_values(sub, zz)
     return float(np.max(own - vals[:, 0]))
 
 
-def _accept(th, frac, zs, sub, V, game, mixed, bound: float = CERTIFICATE) -> bool:
+def _accept(th, frac, zs, sub, values, mixed, bound: float = CERTIFICATE) -> bool:
     """Store the orbit's values for strategies ``th`` if every mover's best value against
     its bust value (the turn DP) is its value in the orbit, to ``bound``."""
-    if _gain(th, zs, sub, V, game) > bound:
+    if _gain(th, zs, sub, values) > bound:
         return False
-    V[sub] = zs(th, full=True)[0]
+    values.write(sub, zs(th, full=True)[0])
     for r in frac:
         mixed[int(sub[r])] = float(th[r] - np.floor(th[r]))
     return True
