@@ -347,19 +347,57 @@ def solve_nplayer(
 
 
 def _levels(game, seats: int | None = None) -> list[np.ndarray]:
-    """The states of the N-player game by level (the sum of the units of every score), the
-    highest first, each level sorted (every seat's copy of a state in it): a bank raises
-    the level unless it changes another player, a zero turn keeps it unless it costs a
-    penalty. ``seats``: the seats' copies (default ``game.seats``; 1: the states alone)."""
-    space, m, N = game.space, game.m, game.N
+    """The states of the N-player game by level, the highest first (:func:`level_states`
+    of every :func:`level_sums`)."""
+    return [level_states(game, L, seats) for L in level_sums(game)]
+
+
+def _score_units(game) -> np.ndarray:
+    space = game.space
+    return np.array([x.score // space.rs.unit for x in space.states], dtype=np.int64)
+
+
+def level_sums(game) -> list[int]:
+    """The levels of the N-player game, the highest first: the sums of the units of every
+    player's score that its states take (a bank raises the level unless it changes
+    another player, a zero turn keeps it unless it costs a penalty)."""
+    sums = np.zeros(1, dtype=np.int64)
+    one = np.unique(_score_units(game))
+    for _k in range(game.N):
+        sums = np.unique(sums[:, None] + one[None, :])
+    return [int(L) for L in sums[::-1]]
+
+
+def level_states(game, level: int, seats: int | None = None) -> np.ndarray:
+    """The states of one level, sorted (every seat's copy of a state in it), built from the
+    player states' units alone: a cluster's coordinator holds one level at a time, never
+    the whole game. ``seats``: the seats' copies (default ``game.seats``; 1: the states
+    alone)."""
+    m, N = game.m, game.N
     seats = game.seats if seats is None else seats
-    score_units = np.array([x.score // space.rs.unit for x in space.states], dtype=np.int64)
-    level = score_units[np.indices((m,) * N).reshape(N, -1)].sum(axis=0)  # digits[k][s] = x_k
-    order = np.argsort(-level, kind="stable")
-    return [
-        np.concatenate([c * game.total + np.sort(lvl) for c in range(seats)])
-        for lvl in np.split(order, np.flatnonzero(np.diff(level[order])) + 1)
-    ]
+    units = _score_units(game)
+    # the flat tuples (x_k, ..., x_{N-1}) with their units' sums, from the last player back
+    # (at most m**(N-1) of them), keeping only the sums that players 0..k-1 can complete
+    sums, flat = units, np.arange(m, dtype=np.int64)
+    for k in range(N - 1, 0, -1):
+        left = level - sums
+        keep = (left >= k * units.min()) & (left <= k * units.max())
+        sums, flat = sums[keep], flat[keep]
+        if k > 1:
+            width = m ** (N - k)
+            sums = (units[:, None] + sums[None, :]).ravel()
+            flat = (np.arange(m, dtype=np.int64)[:, None] * width + flat[None, :]).ravel()
+    # the mover last, by its units: the level's states alone are built, never m**N of them
+    order = np.argsort(sums, kind="stable")
+    sums, flat = sums[order], flat[order]
+    parts = []
+    for u in np.unique(units):
+        lo, hi = np.searchsorted(sums, level - u, "left"), np.searchsorted(sums, level - u, "right")
+        if hi > lo:
+            movers = np.flatnonzero(units == u).astype(np.int64)
+            parts.append((movers[:, None] * game.M1 + flat[None, lo:hi]).ravel())
+    lvl = np.sort(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+    return np.concatenate([c * game.total + lvl for c in range(seats)])
 
 
 class StateValues:
@@ -385,11 +423,24 @@ class StateValues:
         """:func:`_first_guess`: the bust values a level's cycles start from."""
         return _first_guess(states, self.V, self.game, self.up)
 
+    def tree_step(self, states: np.ndarray, after: np.ndarray) -> np.ndarray:
+        """:func:`_tree_values`: states whose zero turn leads to ``after``, solved already."""
+        return _tree_values(states, after, self.V, self.game)
+
     def read(self, states: np.ndarray) -> np.ndarray:
         return self.V[states]
 
     def write(self, states: np.ndarray, values: np.ndarray) -> None:
         self.V[states] = values
+
+
+def _tree_values(states: np.ndarray, after: np.ndarray, V, game) -> np.ndarray:
+    """The values of ``states`` whose zero turn leads to the states ``after``, whose values
+    are known: the best response to that bust value is exact, one turn DP,
+    ``V[s] = A(s) + b(s) S V[after]`` (``S``: the rotation that puts the mover last)."""
+    known = V[after]
+    _own, A, b, _d = _turns(states, known[:, game.N - 1], V, game)
+    return A + b[:, None] * np.roll(known, 1, axis=1)
 
 
 def _rotate(s: np.ndarray, m: int, M1: int, last: np.ndarray) -> np.ndarray:
@@ -654,7 +705,6 @@ def _solve_level(states, values, mixed) -> int:
     turn DP per state: its successor is known, so its best response is exact.
     ``values``: :class:`StateValues` (or the cluster's). Returns the rounds the cycles took."""
     game = values.game
-    N = game.N
     n = len(states)
     nxt = game.bust_next(states)
     pos = np.minimum(np.searchsorted(states, nxt), n - 1)
@@ -662,9 +712,7 @@ def _solve_level(states, values, mixed) -> int:
     fronts, cyc = _links(succ)
     rounds = _solve_cycles(states[cyc], np.searchsorted(cyc, succ[cyc]), values, mixed) if len(cyc) else 0
     for front in reversed(fronts):
-        after = values.read(nxt[front])
-        _own, A, b, _d = values.turns(states[front], after[:, N - 1])
-        values.write(states[front], A + b[:, None] * np.roll(after, 1, axis=1))
+        values.write(states[front], values.tree_step(states[front], nxt[front]))
     return rounds
 
 
