@@ -61,9 +61,9 @@ class Progress:
         self._show(f"{self.label}: {done:,} of {total:,} states [{_bar(frac)}] {el:.0f} s{left}")
 
     def levels(self, info: dict) -> None:
-        """A solve by levels (the duel on a cluster): its pass, levels done of the total,
-        the rate in pairs per second and roughly the time left in the pass (``info``:
-        ``pass``, ``level``, ``levels``, ``pairs_done``, ``pairs``, ``change``)."""
+        """A solve by levels (on a cluster): its pass, levels done of the total,
+        the rate in pairs (or ``info["unit"]``) per second and roughly the time left in the
+        pass (``info``: ``pass``, ``level``, ``levels``, ``pairs_done``, ``pairs``, ``change``)."""
         if not self.enabled:
             return
         now = time.perf_counter()
@@ -77,7 +77,8 @@ class Progress:
         frac = info["level"] / max(info["levels"], 1)
         self._show(
             f"{self.label}: pass {info['pass']}, level {info['level']:,} of {info['levels']:,} [{_bar(frac)}] "
-            f"{rate:,.0f} pairs/s, roughly {duration_text(left)} left in the pass, largest change {info['change']:.3e}"
+            f"{rate:,.0f} {info.get('unit', 'pairs')}/s, roughly {duration_text(left)} left in the pass, "
+            f"largest change {info['change']:.3e}"
         )
 
     def close(self) -> None:

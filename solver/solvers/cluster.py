@@ -262,36 +262,15 @@ class DuelBlock:
 
     def save(self, folder: str, k: int) -> str:
         """Write this block's rows to ``folder`` (block ``k``), each file atomically."""
-        states, values = self.rows()
-        base = Path(folder) / f"block-{k}"
-        for suffix, arr in ((".states.npy", states), (".values.npy", values)):
-            tmp = base.with_name(base.name + suffix + ".tmp")
-            with open(tmp, "wb") as f:
-                np.save(f, arr)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, base.with_name(base.name + suffix))
+        save_block(folder, k, *self.rows())
         return self.model.rs.hash
 
     def load(self, folder: str) -> None:
         """This block's rows from a checkpoint generation (written by any partition)."""
         found = np.zeros(self.model.n, dtype=bool)
-        for f in sorted(Path(folder).glob("block-*.states.npy")):
-            try:
-                states = np.load(f)
-                values = np.load(f.with_name(f.name.replace(".states.", ".values.")), mmap_mode="r")
-            except (OSError, ValueError) as e:
-                raise ClusterError(f"{f}: not a readable checkpoint block ({e})") from None
-            if values.shape != (len(states), self.width) or not np.all((states >= 0) & (states < self.model.n)):
-                raise ClusterError(f"{f}: a checkpoint block of other rules (shape {values.shape})")
-            take = np.flatnonzero(self.mine[states])
-            if len(take):
-                block = np.asarray(values[take])
-                if not np.all((block >= 0.0) & (block <= 1.0)):
-                    raise ClusterError(f"{f}: values outside [0, 1]; not a duel's values (damaged?)")
-                s = states[take]
-                self.P[s[:, None], self.lo[s][:, None] + np.arange(self.width)[None, :]] = block
-                found[s] = True
+        for states, block in checkpoint_rows(folder, self.mine, (self.width,)):
+            self.P[states[:, None], self.lo[states][:, None] + np.arange(self.width)[None, :]] = block
+            found[states] = True
         if not found[self.states].all():
             raise ClusterError(f"{folder}: the checkpoint lacks {int((~found[self.states]).sum())} states' rows")
 
@@ -305,6 +284,40 @@ class DuelBlock:
             "states": len(self.states),
             "busy_s": self.busy,
         }
+
+
+def save_block(folder: str, k: int, rows: np.ndarray, values: np.ndarray) -> None:
+    """Block ``k``'s rows (their numbers, and their values, one row each) into a checkpoint
+    generation ``folder``, each file written atomically (tmp, fsync, rename)."""
+    base = Path(folder) / f"block-{k}"
+    for suffix, arr in ((".states.npy", rows), (".values.npy", values)):
+        tmp = base.with_name(base.name + suffix + ".tmp")
+        with open(tmp, "wb") as f:
+            np.save(f, arr)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, base.with_name(base.name + suffix))
+
+
+def checkpoint_rows(folder: str, mine: np.ndarray, shape: tuple):
+    """The rows of a checkpoint generation that a block holds (``mine``: a mask over the
+    row numbers), from every block file whatever split wrote them: (row numbers, values),
+    a row's values of ``shape``. Files of other rules, unreadable ones and values outside
+    [0, 1] (every value here is a chance) are refused in one line."""
+    for f in sorted(Path(folder).glob("block-*.states.npy")):
+        try:
+            rows = np.load(f)
+            values = np.load(f.with_name(f.name.replace(".states.", ".values.")), mmap_mode="r")
+        except (OSError, ValueError) as e:
+            raise ClusterError(f"{f}: not a readable checkpoint block ({e})") from None
+        if values.shape != (len(rows), *shape) or not np.all((rows >= 0) & (rows < len(mine))):
+            raise ClusterError(f"{f}: a checkpoint block of other rules (shape {values.shape})")
+        take = np.flatnonzero(mine[rows])
+        if len(take):
+            block = np.asarray(values[take])
+            if not np.all((block >= 0.0) & (block <= 1.0)):
+                raise ClusterError(f"{f}: values outside [0, 1]; not a solve's chances (damaged?)")
+            yield rows[take], block
 
 
 @dataclass
@@ -365,13 +378,11 @@ def solve_duel_on_cluster(
 
         model = DuelModel(rs, space=build_state_space(rs, opponents=True), max_pairs=None)
     folder = Path(checkpoint)
-    folder.mkdir(parents=True, exist_ok=True)
-    state = _read_state(folder, rs, model)
-    resumed_from = dict(state) if state else None
-    workers = list(client.scheduler_info()["workers"])
+    ident = identity(rs, "duel", model.n)
+    workers = len(client.scheduler_info()["workers"])
     if not workers:
         raise ClusterError("the cluster has no workers")
-    parts = partition(model, blocks or len(workers))
+    parts = partition(model, blocks or workers)
     sums = _level_sums(model)
     mover_pos = np.full(model.n, -1, dtype=np.int64)
     owner = np.empty(model.n, dtype=np.int64)
@@ -380,64 +391,51 @@ def solve_duel_on_cluster(
     repeat = model.lowers_levels()
     runs = 1 if repeat else 100
     per_pass = model.pairs
-    recoveries = 0
     moved = 0
-    actors = None
-    pass_no, start_level, change, history = _resume_point(state)
-    while True:
-        try:
-            if actors is None:
-                actors = _start_blocks(client, rs, parts, folder, state)
-            last_save = time.perf_counter()
-            while pass_no <= max_passes:
-                done_pairs = 0
-                pending: dict = {}  # each block's values of the last level, sent with its next call
-                for i in range(start_level, len(sums)):
-                    lv = _level(model, sums[i], mover_pos)
-                    nbytes, level_change, pending = _solve_level_on(client, actors, owner, model, lv, i, runs, pending)
-                    moved += nbytes
-                    change = max(change, level_change)
-                    done_pairs += len(lv.px)
-                    if progress:
-                        progress(
-                            {
-                                "pass": pass_no,
-                                "level": i + 1,
-                                "levels": len(sums),
-                                "pairs_done": done_pairs,
-                                "pairs": per_pass,
-                                "seconds": time.perf_counter() - t0,
-                                "change": change,
-                            }
-                        )
-                    if time.perf_counter() - last_save >= checkpoint_seconds or i == len(sums) - 1:
-                        change = max(change, _flush(client, actors, pending))
-                        pending = {}
-                        state = _save(client, actors, folder, rs, model, state, pass_no, i, change, history)
-                        last_save = time.perf_counter()
-                start_level = 0
-                if change <= tol or not repeat:
-                    break
-                history.append(change)
-                if len(history) > STALL_PASSES and min(history[-STALL_PASSES:]) > 0.1 * min(history[:-STALL_PASSES]):
-                    raise DuelDiverges(_diverges(rs, pass_no, change))
-                pass_no, change = pass_no + 1, 0.0
-            residual = _residual(client, actors, owner, model, sums, mover_pos)
-            break
-        except _WorkerLost:
-            recoveries += 1
-            if recoveries > MAX_RECOVERIES:
-                raise ClusterError(f"lost workers {recoveries} times; the checkpoint stays in {folder}") from None
-            actors = None
-            state = _read_state(folder, rs, model)
-            # a replaced worker (a LocalCluster's nanny starts one at once) keeps the blocks
-            # balanced; a worker that stays away leaves its blocks to the others
-            try:
-                client.wait_for_workers(len(workers), timeout=RECOVERY_WAIT)
-            except (TimeoutError, OSError):
-                if not client.scheduler_info()["workers"]:
-                    raise ClusterError(f"no workers are left; the checkpoint stays in {folder}") from None
-            pass_no, start_level, change, history = _resume_point(state)
+
+    def run(actors, state):
+        nonlocal moved
+        pass_no, start_level, change, history = _resume_point(state)
+        last_save = time.perf_counter()
+        while pass_no <= max_passes:
+            done_pairs = 0
+            pending: dict = {}  # each block's values of the last level, sent with its next call
+            for i in range(start_level, len(sums)):
+                lv = _level(model, sums[i], mover_pos)
+                nbytes, level_change, pending = _solve_level_on(client, actors, owner, model, lv, i, runs, pending)
+                moved += nbytes
+                change = max(change, level_change)
+                done_pairs += len(lv.px)
+                if progress:
+                    progress(
+                        {
+                            "pass": pass_no,
+                            "level": i + 1,
+                            "levels": len(sums),
+                            "pairs_done": done_pairs,
+                            "pairs": per_pass,
+                            "seconds": time.perf_counter() - t0,
+                            "change": change,
+                        }
+                    )
+                if time.perf_counter() - last_save >= checkpoint_seconds or i == len(sums) - 1:
+                    change = max(change, _flush(client, actors, pending))
+                    pending = {}
+                    state = _save(client, actors, folder, ident, state, pass_no, i, change, history)
+                    last_save = time.perf_counter()
+            start_level = 0
+            if change <= tol or not repeat:
+                break
+            history.append(change)
+            if len(history) > STALL_PASSES and min(history[-STALL_PASSES:]) > 0.1 * min(history[:-STALL_PASSES]):
+                raise DuelDiverges(_diverges(rs, pass_no, change))
+            pass_no, change = pass_no + 1, 0.0
+        return pass_no, _residual(client, actors, owner, model, sums, mover_pos)
+
+    def start(state):
+        return _start_blocks(client, (DuelBlock, rs), parts, folder, state)
+
+    (pass_no, residual), actors, recoveries, resumed_from = recovering(client, folder, ident, start, run)
     if residual > 1e-10:
         raise DuelDiverges(_diverges(rs, pass_no, residual))
     shape = _table_shape(model)
@@ -445,12 +443,7 @@ def solve_duel_on_cluster(
         table = np.empty(shape)
     else:
         table = np.lib.format.open_memmap(values_path, mode="w+", dtype=np.float64, shape=shape)
-    rows_of = table.reshape(-1, shape[-1])  # the solver's state x is row x: P[x, lo(x):hi(x)]
-    memory = []
-    for a in actors:
-        states, values = _results(client, actors, [a.rows()])[0]
-        rows_of[states] = values
-        memory.append(_results(client, actors, [a.memory()])[0])
+    memory = gather_rows(client, actors, table.reshape(-1, shape[-1]))  # the solver's state x is row x
     return ClusterSolution(
         model,
         table,
@@ -458,12 +451,53 @@ def solve_duel_on_cluster(
         residual,
         time.perf_counter() - t0,
         len(parts),
-        len(workers),
+        workers,
         recoveries,
         resumed_from,
         moved,
         memory,
     )
+
+
+def recovering(client, folder: Path, ident: dict, start, run):
+    """``run(actors, state)`` on the blocks ``start(state)`` started from the checkpoint in
+    ``folder`` (``state``: its ``state.json``, None for none): when a worker is lost, every
+    block is started again from the last generation and ``run`` goes on from there.
+    Returns (what ``run`` returned, the actors, the recoveries, the checkpoint the solve
+    began from or None)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    workers = len(client.scheduler_info()["workers"])
+    state = _read_state(folder, ident)
+    resumed_from = dict(state) if state else None
+    recoveries = 0
+    while True:
+        try:
+            actors = start(state)
+            return run(actors, state), actors, recoveries, resumed_from
+        except _WorkerLost:
+            recoveries += 1
+            if recoveries > MAX_RECOVERIES:
+                raise ClusterError(f"lost workers {recoveries} times; the checkpoint stays in {folder}") from None
+            # a replaced worker (a LocalCluster's nanny starts one at once) keeps the blocks
+            # balanced; a worker that stays away leaves its blocks to the others
+            try:
+                client.wait_for_workers(workers, timeout=RECOVERY_WAIT)
+            except (TimeoutError, OSError):
+                if not client.scheduler_info()["workers"]:
+                    raise ClusterError(f"no workers are left; the checkpoint stays in {folder}") from None
+            state = _read_state(folder, ident)
+
+
+def gather_rows(client, actors, rows_of: np.ndarray) -> list[dict]:
+    """Every block's rows (``rows()``: row numbers and their values) written into
+    ``rows_of``, one block at a time (the client holds one block's rows beside the table);
+    returns each worker's :meth:`memory`."""
+    memory = []
+    for a in actors:
+        rows, values = _results(client, actors, [a.rows()])[0]
+        rows_of[rows] = values
+        memory.append(_results(client, actors, [a.memory()])[0])
+    return memory
 
 
 def _table_shape(model: DuelModel) -> tuple[int, ...]:
@@ -487,9 +521,10 @@ def _results(client, actors, futures) -> list:
         raise
 
 
-def _start_blocks(client, rs: Ruleset, parts: list[np.ndarray], folder: Path, state: dict | None) -> list:
-    """One :class:`DuelBlock` actor per part, spread over the workers (their threads each),
-    loaded from the checkpoint generation ``state`` names, or at 1/2."""
+def _start_blocks(client, block: tuple, parts: list[np.ndarray], folder: Path, state: dict | None) -> list:
+    """One actor per part, ``block[0](*block[1:], part, threads, generation)`` (a
+    :class:`DuelBlock` or an N-player block), spread over the workers (their threads
+    each), loaded from the checkpoint generation ``state`` names (None: a first guess)."""
     info = client.scheduler_info()["workers"]
     workers = sorted(info)
     source = str(folder / f"gen-{state['gen']}") if state else None
@@ -498,7 +533,7 @@ def _start_blocks(client, rs: Ruleset, parts: list[np.ndarray], folder: Path, st
         w = workers[k % len(workers)]
         threads = max(1, int(info[w].get("nthreads", 1)) // max(1, -(-len(parts) // len(workers))))
         futures.append(
-            client.submit(DuelBlock, rs, states, threads, source, actor=True, workers=[w], allow_other_workers=False)
+            client.submit(*block, states, threads, source, actor=True, workers=[w], allow_other_workers=False)
         )
     try:
         actors = [f.result() for f in futures]
@@ -603,11 +638,12 @@ def _resume_point(state: dict | None) -> tuple[int, int, float, list[float]]:
     return state["pass"], state["level"] + 1, state["change"], list(state["history"])
 
 
-def _identity(rs: Ruleset, model: DuelModel) -> dict:
-    return {"ruleset": rs.name, "ruleset_hash": rs.hash, "states": model.n, "objective": "duel"}
+def identity(rs: Ruleset, objective: str, states: int) -> dict:
+    """What a checkpoint must be of: the rules, the objective and the number of states."""
+    return {"ruleset": rs.name, "ruleset_hash": rs.hash, "states": states, "objective": objective}
 
 
-def _read_state(folder: Path, rs: Ruleset, model: DuelModel) -> dict | None:
+def _read_state(folder: Path, ident: dict) -> dict | None:
     """The checkpoint in ``folder`` (None if it has none); refused when it is of other rules."""
     path = folder / STATE
     if not path.exists():
@@ -616,7 +652,7 @@ def _read_state(folder: Path, rs: Ruleset, model: DuelModel) -> dict | None:
         state = json.loads(path.read_text())
     except (OSError, ValueError) as e:
         raise ClusterError(f"{path}: not a readable checkpoint ({e}); --force starts again") from None
-    if not isinstance(state, dict) or state.get("identity") != _identity(rs, model):
+    if not isinstance(state, dict) or state.get("identity") != ident:
         raise ClusterError(f"{folder}: a checkpoint of other rules; --force starts again over it")
     if not (folder / f"gen-{state.get('gen')}").is_dir():
         raise ClusterError(f"{folder}: the checkpoint's generation {state.get('gen')} is missing; --force starts again")
@@ -624,16 +660,17 @@ def _read_state(folder: Path, rs: Ruleset, model: DuelModel) -> dict | None:
 
 
 def _save(
-    client, actors, folder: Path, rs: Ruleset, model: DuelModel, state, pass_no: int, level: int, change, history
+    client, actors, folder: Path, ident: dict, state, pass_no: int, level: int, change, history, extra=None
 ) -> dict:
-    """A new checkpoint generation: every block's rows, then ``state.json`` naming it."""
+    """A new checkpoint generation: every block's rows, then ``state.json`` naming it
+    (``extra``: more of the solve's own state to keep in it)."""
     gen = (state["gen"] + 1) if state else 1
     target = folder / f"gen-{gen}"
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir()
     _results(client, actors, [a.save(str(target), k) for k, a in enumerate(actors)])
     new = {
-        "identity": _identity(rs, model),
+        "identity": ident,
         "gen": gen,
         "pass": pass_no,
         "level": level,
@@ -641,6 +678,7 @@ def _save(
         "history": list(history),
         "blocks": len(actors),
         "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **(extra or {}),
     }
     tmp = folder / (STATE + ".tmp")
     tmp.write_text(json.dumps(new))

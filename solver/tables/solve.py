@@ -33,7 +33,7 @@ from thousand.engine.states import decode
 from thousand.rules.ruleset import Ruleset
 from thousand.solvers.advice import nearer
 
-from .files import PLAYERS, Table, find_table, folder_name, save_table, write_target
+from .files import PLAYERS, Table, find_table, save_table, write_target
 
 # the methods of each objective, the default first (docs/solver.md)
 METHODS = {"turn": ("dp",), "race": ("policy",), "duel": ("policy", "passes", "textbook"), "rate": ("policy",)}
@@ -741,87 +741,43 @@ def solve_duel_on_cluster(
     checkpoint_seconds: float | None = None,
 ) -> Solution:
     """The duel table of ``rs`` solved on a Dask cluster (:mod:`thousand.solvers.cluster`), or
-    found stored (unless ``force``). Checkpoints go to ``checkpoint`` (default
-    ``.partial/<hash>-duel`` in the folder tables are written to); a run finding one of
-    these rules goes on from it, with or without ``force`` (the values it holds lead to the
-    same fixed point; removing the folder starts again), and it is removed once the table
-    is written (atomically, as every table)."""
-    import shutil
-
+    found stored (unless ``force``), by :func:`on_cluster`."""
     from thousand.solvers import cluster as cl
+
+    from .cluster import cluster_meta, on_cluster
 
     if not force:
         table = find_table(rs, "duel", tables_dir)
         if table is not None:
             return loaded(rs, "duel", table)
-    folder = Path(checkpoint) if checkpoint else write_target(tables_dir) / ".partial" / folder_name(rs, "duel")
-    if folder.exists() and not folder.is_dir():
-        raise TableError(_("--checkpoint {0} is a file, not a folder").format(folder))
-    client, local = cl.connect(cluster)
-    workers = len(client.scheduler_info()["workers"])
-    bar = Progress(f"solving {rs.name} duel on {workers} workers", progress)
-    if progress and getattr(client, "dashboard_link", None):
-        sys.stderr.write(_("Dask's dashboard: {0}").format(client.dashboard_link) + "\n")
-    try:
-        if progress and (folder / cl.STATE).exists():
-            sys.stderr.write(_("going on from the checkpoint in {0}").format(folder) + "\n")
-        sol = cl.solve_duel_on_cluster(
-            rs,
-            client,
-            folder,
-            progress=bar.levels,
-            checkpoint_seconds=cl.CHECKPOINT_SECONDS if checkpoint_seconds is None else checkpoint_seconds,
-            values_path=folder / "values.npy",
-        )
-    except KeyboardInterrupt:
-        if progress:
-            note = _("interrupted: the checkpoint stays in {0}; the same command goes on from it").format(folder)
-            sys.stderr.write("\n" + note + "\n")
-        raise
-    finally:
-        bar.close()
-        client.close()
-        if local is not None:
-            local.close()
-    model = sol.model
-    extra = {
-        **_duel_meta(model),
-        "iterations": sol.passes,
-        "residual": sol.residual,
-        "solve_seconds": sol.seconds,
-        "kernel": kernel.IMPLEMENTATION,
-        "method": "passes",
-        "cluster": {
-            "spec": cluster,
-            "workers": sol.workers,
-            "blocks": sol.blocks,
-            "recoveries": sol.recoveries,
-            "resumed": sol.resumed_from is not None,
-            "bytes_moved": sol.bytes_moved,
-            "worker_peak_mb": [round(m["peak_mb"], 1) for m in sol.worker_memory],
-            # seconds each block computed, over the solve's: how busy the workers were kept
-            "worker_busy_s": [round(m["busy_s"], 3) for m in sol.worker_memory],
-        },
-        "peak_memory_mb": peak_memory_mb(),
-    }
-    saved = save_table(
-        Path(write_target(tables_dir)),
-        rs,
-        "duel",
-        sol.values,
-        model.space.encode(),
-        extra,
-        encoding,
-    )
-    shutil.rmtree(folder, ignore_errors=True)
-    if not checkpoint:
-        try:
-            folder.parent.rmdir()  # .partial, when no other solve's checkpoint is in it
-        except OSError:
-            pass
-    from .files import load_table
 
-    return Solution(rs, "duel", load_table(saved, rs, "duel"), solved_now=True)
+    def solve(client, folder, bar, every):
+        return cl.solve_duel_on_cluster(
+            rs, client, folder, progress=bar.levels, checkpoint_seconds=every, values_path=folder / "values.npy"
+        )
+
+    def store(sol):
+        model = sol.model
+        extra = {
+            **_duel_meta(model),
+            "iterations": sol.passes,
+            "residual": sol.residual,
+            "solve_seconds": sol.seconds,
+            "kernel": kernel.IMPLEMENTATION,
+            "method": "passes",
+            "cluster": cluster_meta(cluster, sol),
+            "peak_memory_mb": peak_memory_mb(),
+        }
+        saved = save_table(
+            Path(write_target(tables_dir)), rs, "duel", sol.values, model.space.encode(), extra, encoding
+        )
+        from .files import load_table
+
+        return Solution(rs, "duel", load_table(saved, rs, "duel"), solved_now=True)
+
+    return on_cluster(
+        rs, "duel", f"{rs.name} duel", cluster, tables_dir, checkpoint, progress, solve, store, checkpoint_seconds
+    )
 
 
 def solve_objective(
