@@ -404,9 +404,10 @@ def tables_clean(tables_dir: str | None, everything: bool, as_json: bool) -> Non
     "cluster",
     default=None,
     metavar="local:N|tcp://HOST:PORT",
-    help="Solve the duel on Dask workers (pip install 'thousand[cluster]'): local:N starts N worker "
-    "processes here, tcp://HOST:PORT uses a running scheduler; each worker holds its block of the "
-    "values, checkpoints let a lost worker or an interrupted run go on (docs/distributed.md).",
+    help="Solve the duel, or with --players N the equilibrium, on Dask workers (pip install "
+    "'thousand[cluster]'): local:N starts N worker processes here, tcp://HOST:PORT uses a running "
+    "scheduler; each worker holds its block of the values, checkpoints let a lost worker or an "
+    "interrupted run go on (docs/distributed.md).",
 )
 @click.option(
     "--checkpoint",
@@ -441,8 +442,8 @@ def solve(
     t0 = time.perf_counter()
     if players is not None and players < 2:
         raise StateError(_("--players must be at least 2, not {0}").format(players))
-    if cluster is not None and (store is not None or (players or 2) != 2):
-        raise StateError(_("--cluster solves the two-player duel into a table: no --store, no --players 3+"))
+    if cluster is not None and store is not None:
+        raise StateError(_("--cluster solves into a table: no --store"))
     if checkpoint is not None and cluster is None:
         raise StateError(_("--checkpoint goes with --cluster"))
     if store is not None or memory_mb is not None:
@@ -499,7 +500,7 @@ def solve(
             )
         from thousand.tables.players import solve_players
 
-        res = solve_players(rs, players, tables_dir, force=force, progress=True)
+        res = solve_players(rs, players, tables_dir, force=force, progress=True, cluster=cluster, checkpoint=checkpoint)
         data = {
             "ruleset": rs.name,
             "ruleset_hash": rs.hash,

@@ -188,7 +188,7 @@ def test_connect_refuses_what_is_not_a_cluster():
     "args, says",
     [
         (["--objective", "race", "--cluster", "local:1"], "--cluster solves the duel"),
-        (["--players", "3", "--cluster", "local:1"], "--cluster solves the two-player duel"),
+        (["--objective", "duel", "--cluster", "local:1", "--store", "x.npy", "--memory-mb", "5"], "no --store"),
         (["--objective", "duel", "--checkpoint", "ck"], "--checkpoint goes with --cluster"),
         (["--objective", "duel", "--cluster", "local:x", "--force"], "local:N"),
     ],

@@ -268,11 +268,16 @@ def solve_players(
     *,
     force: bool = False,
     progress: bool = False,
+    cluster: str | None = None,
+    checkpoint: str | os.PathLike | None = None,
 ) -> PlayersSolution:
     """The equilibrium table of ``players`` seats: found on the search path, or solved now
-    (refused in one line before any work when the solver cannot) and written atomically."""
+    (refused in one line before any work when the solver cannot) and written atomically.
+    ``cluster``: solve it on Dask workers (``"local:N"`` or ``"tcp://HOST:PORT"``,
+    :mod:`thousand.solvers.cluster_nplayer`), checkpointing into ``checkpoint`` (default
+    ``.partial/`` beside the table), as the duel's ``--cluster`` does."""
     from thousand.base.progress import Progress, duration_text, peak_memory_mb
-    from thousand.solvers.nplayer import CERTIFICATE, NPlayerError, solve_nplayer
+    from thousand.solvers.nplayer import solve_nplayer
 
     if players < 3:
         raise StateError(_("--players {0}: two players are the duel (--objective duel)").format(players))
@@ -281,6 +286,10 @@ def solve_players(
         table = find_table(rs, obj, tables_dir)
         if table is not None:
             return PlayersSolution(rs, players, table, solved_now=False)
+    if cluster is not None:
+        return _solve_players_on_cluster(rs, players, tables_dir, cluster, checkpoint, progress)
+    if checkpoint is not None:
+        raise StateError(_("--checkpoint goes with --cluster"))
     est = estimate(rs, players)
     low, high = est["seconds"]
     if progress and high > 30:
@@ -294,6 +303,54 @@ def solve_players(
         sol = solve_nplayer(rs, players, progress=lambda done, total: bar.fraction(done, total))
     finally:
         bar.close()
+    extra = {"method": "equilibrium", "peak_memory_mb": peak_memory_mb()}
+    return _store_players(rs, players, tables_dir, sol, extra)
+
+
+def _solve_players_on_cluster(rs, players, tables_dir, cluster, checkpoint, progress) -> PlayersSolution:
+    """:func:`solve_players` on a Dask cluster: the duel's ``--cluster`` run
+    (:func:`thousand.tables.solve.on_cluster`) around the N-player equilibrium of
+    :func:`thousand.solvers.cluster_nplayer.solve_nplayer_on_cluster`."""
+    from thousand.solvers.cluster_nplayer import solve_nplayer_on_cluster
+    from thousand.solvers.nplayer import check_supported
+
+    from .cluster import on_cluster
+
+    check_supported(rs, players)
+
+    def solve(client, folder, bar, checkpoint_seconds):
+        return solve_nplayer_on_cluster(
+            rs,
+            players,
+            client,
+            folder,
+            progress=bar.levels,
+            checkpoint_seconds=checkpoint_seconds,
+            values_path=folder / "values.npy",
+        )
+
+    label = _("{0}, {1} players").format(rs.name, players)
+    return on_cluster(
+        rs,
+        objective(players),
+        label,
+        cluster,
+        tables_dir,
+        checkpoint,
+        progress,
+        solve,
+        lambda done: _store_players(rs, players, tables_dir, done[0], {"method": "equilibrium"}, done[1], cluster),
+    )
+
+
+def _store_players(rs, players, tables_dir, sol, extra: dict, run=None, spec: str | None = None) -> PlayersSolution:
+    """Write the equilibrium ``sol`` as the table of ``players`` seats, after refusing in one
+    line one whose certificate or sums fail; ``run``: how a cluster solve ran (its
+    :class:`thousand.solvers.cluster_nplayer.NPlayerClusterRun`, on the cluster ``spec``)."""
+    from thousand.base.progress import peak_memory_mb
+    from thousand.solvers.nplayer import CERTIFICATE, NPlayerError
+
+    obj = objective(players)
     if not sol.certificate <= CERTIFICATE:
         raise NPlayerError(
             _(
@@ -326,12 +383,16 @@ def solve_players(
         "residual": sol.certificate,
         "solve_seconds": sol.seconds,
         "kernel": kernel.IMPLEMENTATION,
-        "method": "equilibrium",
-        "peak_memory_mb": peak_memory_mb(),
+        **extra,
         "value_meaning": "P(win) of the player in each place (mover first, then the order of play) for "
         "the state with row c m**N + sum_k x_k m**(N-1-k), c the mover's seat under "
         "equal_turns (else 0)",
     }
+    if run is not None:
+        from .cluster import cluster_meta
+
+        extra["cluster"] = cluster_meta(spec, run)
+        extra["peak_memory_mb"] = peak_memory_mb()
     folder = save_table(Path(write_target(tables_dir)), rs, obj, sol.V, sol.space.encode(), extra)
     from .files import load_table
 
