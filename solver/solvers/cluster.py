@@ -120,22 +120,10 @@ def partition(model: DuelModel, blocks: int) -> list[np.ndarray]:
     states are each their own class; overtaking joins classic's 1,611 into three large
     classes, so no more than three blocks there do work."""
     p, n = model.plans, model.n
-    parent = np.arange(n)
-
-    def find(a: int) -> int:
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    for arr in (p.overtaken, p.pushed):
-        for i, j in enumerate(arr.tolist()):
-            a, b = find(i), find(j)
-            if a != b:
-                parent[a] = b
+    label = joined(n, (pair for arr in (p.overtaken, p.pushed) for pair in enumerate(arr.tolist())))
     classes: dict[int, list[int]] = {}
-    for i in range(n):
-        classes.setdefault(find(i), []).append(i)
+    for i, c in enumerate(label.tolist()):
+        classes.setdefault(c, []).append(i)
     # every state faces as many movers (n, or with equal turns the other seat's m), so a
     # block's pairs are its states times that: balancing states balances the work
     load = np.zeros(min(blocks, len(classes)), dtype=np.int64)
@@ -145,6 +133,24 @@ def partition(model: DuelModel, blocks: int) -> list[np.ndarray]:
         members[k].extend(cls)
         load[k] += len(cls)
     return [np.array(sorted(m), dtype=np.int64) for m in members if m]
+
+
+def joined(n: int, pairs) -> np.ndarray:
+    """The class (0, 1, ...) of each of ``n`` items once every pair ``(a, b)`` is joined:
+    the classes of states that a move's changes to the others connect (union-find)."""
+    parent = np.arange(n)
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for x, y in pairs:
+        a, c = find(x), find(y)
+        if a != c:
+            parent[a] = c
+    return np.unique([find(x) for x in range(n)], return_inverse=True)[1].reshape(n)
 
 
 def _ranges(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -57,6 +57,7 @@ from .cluster import (
     checkpoint_rows,
     gather_rows,
     identity,
+    joined,
     recovering,
     save_block,
 )
@@ -87,27 +88,13 @@ def key_owner(game: NPlayerGame, blocks: int) -> np.ndarray:
     onto the lightest block where the class tuples are few; where they are many (every
     player state its own class), by the tuple's number, which spreads every level alike."""
     m, N = game.m, game.N
-    parent = np.arange(m)
-
-    def find(a: int) -> int:
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
     pairs = set()
     for rows in {id(game.ends): game.ends, id(game.early_ends): game.early_ends}.values():
         for e in rows:
             if e.opp is not None:
-                moved = e.opp != np.arange(m)[None, :]
-                b, x = np.nonzero(moved)
+                b, x = np.nonzero(e.opp != np.arange(m)[None, :])
                 pairs.update(zip(x.tolist(), e.opp[b, x].tolist()))
-    for x, y in pairs:
-        a, c = find(x), find(y)
-        if a != c:
-            parent[a] = c
-    roots = np.array([find(x) for x in range(m)])
-    _u, cls = np.unique(roots, return_inverse=True)
+    cls = joined(m, pairs)
     C = int(cls.max()) + 1
     keys = np.arange(m ** (N - 1), dtype=np.int64)
     tup = np.zeros(len(keys), dtype=np.int64)
