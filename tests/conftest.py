@@ -41,3 +41,14 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A LocalCluster of two worker processes and its client, one per test module that asks."""
+    from thousand.solvers.cluster import connect
+
+    c, cluster = connect("local:2")
+    yield c
+    c.close()
+    cluster.close()

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import tiny
 from click.testing import CliRunner
+from clusterkit import killer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tiny import TINY_DUELS, TINY_EQUAL_TURNS
@@ -38,14 +39,6 @@ SMALL_SIX = ("goal=100", "pits=[]", "pit_attempts=0", 'barrel={kind="none"}')
 # classic without the barrel on a board of 300 (a pit, samosval, overtaking, bolts): 180 player
 # states, 32,400 pairs, 17 passes, cheap to set up -- for the runs that are stopped and started
 SMALL_CLASSIC = ("goal=300", "pits=[{low=100,exit=150}]", "dump=[205]")
-
-
-@pytest.fixture(scope="module")
-def client():
-    c, cluster = connect("local:2")
-    yield c
-    c.close()
-    cluster.close()
 
 
 @functools.cache
@@ -102,17 +95,9 @@ def test_the_cluster_finds_the_single_machine_values(client, tmp_path, name, ove
 
 def test_a_killed_worker_does_not_lose_the_solve(client, tmp_path):
     rs, one = _one_machine("overtaking-bolts", None)  # penalties: many passes, checkpoints between
-    killed = []
-
-    def kill_once(info):
-        if not killed and info["pass"] == 2 and info["level"] >= 3:
-            victim = sorted(client.scheduler_info()["workers"])[0]
-            pid = client.run(os.getpid, workers=[victim])[victim]
-            os.kill(pid, signal.SIGKILL)  # the worker process, as kill -9 would (its nanny starts a new one)
-            killed.append((info["pass"], info["level"], victim))
-
-    many = solve_duel_on_cluster(rs, client, tmp_path / "ck", checkpoint_seconds=0.2, progress=kill_once)
-    assert killed and many.recoveries >= 1
+    kill = killer(client, 2, 3)
+    many = solve_duel_on_cluster(rs, client, tmp_path / "ck", checkpoint_seconds=0.2, progress=kill)
+    assert kill.killed and many.recoveries >= 1
     assert np.abs(one.model.table_values(one.P) - many.values).max() <= 1e-12
     client.wait_for_workers(2, timeout=60)
 

@@ -4,30 +4,21 @@ and started again, the command line and the Python API, and the split of the val
 
 import functools
 import json
-import os
-import signal
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from clusterkit import killer
 from tiny import TINY_DUELS, TINY_EQUAL_TURNS
 
 from thousand.cli import main
 from thousand.rules import from_mapping
 from thousand.rules.ruleset import load_ruleset
-from thousand.solvers.cluster import ClusterError, connect
+from thousand.solvers.cluster import ClusterError
 from thousand.solvers.cluster_nplayer import NPlayerBlock, key_owner, solve_nplayer_on_cluster
 from thousand.solvers.nplayer import NPlayerGame, _levels, _moved, solve_nplayer
 
 TINY = {**TINY_DUELS, **TINY_EQUAL_TURNS}
-
-
-@pytest.fixture(scope="module")
-def client():
-    c, cluster = connect("local:2")
-    yield c
-    c.close()
-    cluster.close()
 
 
 def _rules(name: str, overrides: tuple | None):
@@ -67,17 +58,9 @@ def test_the_cluster_finds_the_single_machine_equilibrium(client, tmp_path, name
 
 def test_a_killed_worker_does_not_lose_the_equilibrium(client, tmp_path):
     rs, one = _one_machine("dump-opening")
-    killed = []
-
-    def kill_once(info):
-        if not killed and info["pass"] == 3 and info["level"] >= 3:
-            victim = sorted(client.scheduler_info()["workers"])[0]
-            pid = client.run(os.getpid, workers=[victim])[victim]
-            os.kill(pid, signal.SIGKILL)  # the worker process, as kill -9 would (its nanny starts a new one)
-            killed.append(victim)
-
-    many, run = solve_nplayer_on_cluster(rs, 3, client, tmp_path / "ck", checkpoint_seconds=0.2, progress=kill_once)
-    assert killed and run.recoveries >= 1
+    kill = killer(client, 3, 3)
+    many, run = solve_nplayer_on_cluster(rs, 3, client, tmp_path / "ck", checkpoint_seconds=0.2, progress=kill)
+    assert kill.killed and run.recoveries >= 1
     assert np.abs(one.V - many.V).max() <= 1e-12
     client.wait_for_workers(2, timeout=60)
 
@@ -171,19 +154,24 @@ def test_a_block_holds_its_rows_and_refuses_others(tmp_path):
     owner = key_owner(game, 2)
     mine, other = np.flatnonzero(owner == 0), np.flatnonzero(owner == 1)
     block = NPlayerBlock(rs, 3, mine)
+
+    def read(b, states):
+        return b.step(None, ("read", (states,), {}))[1]
+
     states = mine[:5] * game.m + 1  # rows (x_0, x_1) of the block, x_2 the second player state
-    assert np.allclose(block.read(states), 1 / 3)
-    rng = np.random.default_rng(2)
-    new = rng.random((5, 3))
-    assert np.allclose(block.put(states, new), 1 / 3)
-    assert np.array_equal(block.read(states), new)
+    assert np.allclose(read(block, states), 1 / 3)
+    new = np.random.default_rng(2).random((5, 3))
+    old, _ = block.step((states, new), None)
+    assert np.allclose(old, 1 / 3) and np.array_equal(read(block, states), new)
     with pytest.raises(ClusterError, match="does not hold"):
-        block.read(other[:1] * game.m)
+        read(block, other[:1] * game.m)
+    with pytest.raises(ClusterError, match="no call"):
+        block.step(None, ("save", ("/tmp", 0), {}))
     # its rows come back from a checkpoint, read by a block of another split
     block.save(str(tmp_path), 0)
     NPlayerBlock(rs, 3, other).save(str(tmp_path), 1)
     whole = NPlayerBlock(rs, 3, np.arange(game.M1), checkpoint=str(tmp_path))
-    assert np.array_equal(whole.read(states), new)
+    assert np.array_equal(read(whole, states), new)
 
 
 @pytest.mark.parametrize(

@@ -282,14 +282,20 @@ class DuelBlock:
 
     def memory(self) -> dict:
         """This worker's peak resident memory, its block's rows and the seconds it computed."""
-        import resource
+        return block_memory(len(self.states) * self.width * 8, len(self.states), self.busy)
 
-        return {
-            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
-            "rows_mb": len(self.states) * self.width * 8 / 2**20,
-            "states": len(self.states),
-            "busy_s": self.busy,
-        }
+
+def block_memory(nbytes: int, states: int, busy: float) -> dict:
+    """A block's report: its worker's peak resident memory, the MB of its values, its
+    states and the seconds it computed."""
+    import resource
+
+    return {
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+        "rows_mb": nbytes / 2**20,
+        "states": states,
+        "busy_s": busy,
+    }
 
 
 def save_block(folder: str, k: int, rows: np.ndarray, values: np.ndarray) -> None:

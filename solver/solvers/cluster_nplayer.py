@@ -53,6 +53,7 @@ from .cluster import (
     _resume_point,
     _save,
     _start_blocks,
+    block_memory,
     by_block,
     checkpoint_rows,
     gather_rows,
@@ -65,13 +66,9 @@ from .nplayer import (
     STALL,
     NPlayerGame,
     NPlayerSolution,
-    _first_guess,
+    StateValues,
     _not_settling,
-    _one_step_up,
-    _own_values,
     _solve_level,
-    _tree_values,
-    _turns,
     check_supported,
     level_states,
     level_sums,
@@ -157,13 +154,16 @@ class NPlayerBlock:
         self.V = _Rows(game, self.keys, np.full((len(self.keys), *self.shape), 1.0 / players))
         if checkpoint:
             self.load(checkpoint)
-        self.up = _one_step_up(game.space)
-        self.busy = 0.0  # seconds spent in call(): the share of the solve this worker computed
+        # the turns, first guesses, trees, reads and certificate terms of the single machine,
+        # on this block's rows: the states asked for have their rests (and rows) here
+        self.values = StateValues(self.V, game)
+        self.busy = 0.0  # seconds spent in step(): the share of the solve this worker computed
 
     def step(self, put: tuple | None, call: tuple | None):
         """One message of the coordinator: first ``put`` = (states, values) (:meth:`put`), then
-        ``call`` = (method, arguments, keywords), one of the turns' or reads' methods below;
-        timed into :attr:`busy`. The put comes first, and that is all the order a level needs:
+        ``call`` = (method, arguments, keywords), a method of
+        :class:`thousand.solvers.nplayer.StateValues` on this block's rows; timed into
+        :attr:`busy`. The put comes first, and that is all the order a level needs:
         the calls read only this block's own rows. Returns (the put's replaced values or
         None, the call's result or None)."""
         t0 = time.perf_counter()
@@ -173,38 +173,9 @@ class NPlayerBlock:
             name, args, kwargs = call
             if name not in ("turns", "own_values", "first_guess", "tree_step", "best", "read"):
                 raise ClusterError(f"a block has no call {name!r}")
-            out = getattr(self, name)(*args, **kwargs)
+            out = getattr(self.values, name)(*args, **kwargs)
         self.busy += time.perf_counter() - t0
         return old, out
-
-    def turns(self, states: np.ndarray, z: np.ndarray, grad: bool = False):
-        """(own value, A, b, d) of the best turns in ``states`` (their rests here) against the
-        bust values ``z`` (:func:`thousand.solvers.nplayer._turns`)."""
-        return _turns(states, z, self.V, self.game, grad)
-
-    def own_values(self, states: np.ndarray, z: np.ndarray):
-        """The best turns' own values and their derivatives in ``z``."""
-        return _own_values(states, z, self.V, self.game)
-
-    def first_guess(self, states: np.ndarray) -> np.ndarray:
-        """The first guesses of the bust values of ``states`` (their rests here)."""
-        return _first_guess(states, self.V, self.game, self.up)
-
-    def tree_step(self, states: np.ndarray, after: np.ndarray) -> np.ndarray:
-        """The values of ``states`` (their rests here) whose zero turn leads to ``after``
-        (rows here too: ``after`` is the rest and the mover's zero-turn state), solved
-        already (:func:`thousand.solvers.nplayer._tree_values`)."""
-        return _tree_values(states, after, self.V, self.game)
-
-    def best(self, states: np.ndarray) -> np.ndarray:
-        """The mover's best value in each of ``states`` (their rests here) against its
-        bust value as it stands (:func:`thousand.solvers.nplayer.certificate`'s term)."""
-        z = self.V[self.game.bust_next(states), self.game.N - 1]
-        return _own_values(states, z, self.V, self.game)[0]
-
-    def read(self, states: np.ndarray) -> np.ndarray:
-        """The values of ``states`` (their rows here)."""
-        return self.V[states]
 
     def put(self, states: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Store the values of ``states`` (their rows here); returns the values they replace."""
@@ -232,14 +203,7 @@ class NPlayerBlock:
 
     def memory(self) -> dict:
         """This worker's peak resident memory, its block's values and the seconds it computed."""
-        import resource
-
-        return {
-            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
-            "rows_mb": self.V.data.nbytes / 2**20,
-            "states": int(np.prod(self.V.data.shape[:-1])),
-            "busy_s": self.busy,
-        }
+        return block_memory(self.V.data.nbytes, int(np.prod(self.V.data.shape[:-1])), self.busy)
 
 
 class BlockValues:
