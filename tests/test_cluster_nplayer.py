@@ -35,8 +35,7 @@ def _one_machine(name: str, overrides: tuple | None = None):
 @pytest.mark.parametrize(
     "name, overrides",
     [
-        ("plain", ("goal=150",)),  # one sweep; two movers mix on their orbits
-        ("dump-opening", None),  # mid-turn dumps that lower the level: 25 sweeps
+        ("plain", ("goal=100",)),  # one sweep; two movers mix on their orbits
         ("equal-pig-like", None),  # equal turns: the mover's seat in the state
     ],
 )
@@ -53,6 +52,7 @@ def test_the_cluster_finds_the_single_machine_equilibrium(client, tmp_path, name
     assert all(abs(many.mixed[k] - w) <= 1e-9 for k, w in one.mixed.items())
     if name == "plain":
         assert len(one.mixed) == 2 and many.passes == 1
+    # (dump-opening, whose dumps lower the level, is compared in the next two tests)
     assert all(m["busy_s"] > 0 for m in run.worker_memory) and run.bytes_moved > 0  # each worker computed
 
 
@@ -61,7 +61,8 @@ def test_a_killed_worker_does_not_lose_the_equilibrium(client, tmp_path):
     kill = killer(client, 3, 3)
     many, run = solve_nplayer_on_cluster(rs, 3, client, tmp_path / "ck", checkpoint_seconds=0.2, progress=kill)
     assert kill.killed and run.recoveries >= 1
-    assert np.abs(one.V - many.V).max() <= 1e-12
+    assert np.abs(one.V - many.V).max() <= 1e-12 and many.certificate <= 1e-12
+    assert run.workers == 2 and run.blocks == 2 and many.passes > 1 and not one.mixed and not many.mixed
     client.wait_for_workers(2, timeout=60)
 
 
@@ -91,14 +92,14 @@ def test_the_command_line_and_the_python_api(client, tmp_path):
     address = client.scheduler.address
     r = CliRunner().invoke(
         main,
-        ["solve", "plain", "--set", "goal=100", "--players", "3", "--cluster", address, "--tables", str(tmp_path)],
+        ["solve", "pig", "--set", "goal=40", "--players", "3", "--cluster", address, "--tables", str(tmp_path)],
     )
     assert r.exit_code == 0, r.output
     folder = next(p for p in tmp_path.iterdir() if p.name.endswith("-players3"))
     meta = json.loads((folder / "meta.json").read_text())
     assert meta["cluster"]["spec"] == address and meta["cluster"]["workers"] == 2
     assert meta["certificate"] <= 1e-12 and meta["method"] == "equilibrium"
-    _rs, one = _one_machine("plain", ("goal=100",))
+    _rs, one = _one_machine("pig", ("goal=40",))
     assert np.abs(np.load(folder / "values.npy") - one.V).max() <= 1e-12
     assert not (tmp_path / ".partial").exists()  # the checkpoints go once the table is written
 
