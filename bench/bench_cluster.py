@@ -29,8 +29,7 @@ Usage: ``python bench/bench_cluster.py [--price USD_PER_VCPU_HOUR] [--bandwidth 
    is the model's peak plus its rows (``pairs * 8 / W`` bytes). CPU-hours bill every
    worker (one vCPU each) for the whole wall time.
 
-Classic with three players to 1000 (4.2e9 states) is not projected: the N-player solver is
-not distributed yet (docs/distributed.md says what it would need).
+Classic with three players to 1000 (4.2e9 states) is projected by bench/bench_cluster_nplayer.py.
 """
 
 from __future__ import annotations

@@ -20,14 +20,17 @@ Usage: ``python bench/bench_cluster_nplayer.py [--price USD_PER_VCPU_HOUR] [--ba
 4. The projection for 16, 64 and 256 workers: wall time, memory per worker, CPU-hours and
    their price, for the sweeps the derived game took on the cluster and three times as many:
 
-       wall = build + sweeps * (states * t_state * overhead / W
+       wall = build + sweeps * (states * t_state * compute / W
                                 + states * (c_coord + bytes / bandwidth)
                                 + levels * trips * latency)
 
    ``t_state`` the derived single process's seconds per state-sweep times the turn ratio of 3,
-   ``overhead`` the 2-worker ratio of 1, ``c_coord``, ``bytes`` and ``trips`` (rounds of
-   messages per level) from the 2-worker run, ``latency`` from 2 (or ``--latency-ms``: a real
-   cluster's network). The coordinator's share does not shrink with W.
+   ``compute`` the 2-worker run's computing seconds (the blocks' own, summed) over the single
+   process's, ``c_coord`` the coordinator's own seconds per state on levels of the full game
+   (solved by the level solver against blocks that answer at once: on the derived game's
+   levels of a few hundred states its time is mostly the fixed cost of messages), ``bytes``
+   and ``trips`` (rounds of messages per level) from the 2-worker run, ``latency`` from 2 (or
+   ``--latency-ms``: a real cluster's network). The coordinator's share does not shrink with W.
 """
 
 from __future__ import annotations
@@ -98,13 +101,16 @@ def derived_runs() -> dict:
             "bytes_ps": run.bytes_moved / ss,
             "trips": run.round_trips / (levels * sol.passes),
             "peak_mb": max(m["peak_mb"] for m in run.worker_memory),
+            # the workers' computing seconds over the single process's for as many sweeps
+            "compute": sum(m["busy_s"] for m in run.worker_memory) / (out["single_ps"] * ss),
             "diff": float(np.max(np.abs(one.V - sol.V))),
         }
         out[W] = r
         print(
             f"  local:{W}: {wall:8.1f} s, {sol.passes} sweeps, {r['ps'] * 1e6:7.2f} us per state-sweep, overhead "
             f"ratio {r['overhead']:.2f}, coordinator {r['coord_ps'] * 1e6:.2f} us CPU and {r['bytes_ps']:.0f} bytes "
-            f"per state-sweep, {r['trips']:.1f} rounds of messages per level, worker peak {r['peak_mb']:.0f} MB, "
+            f"per state-sweep, {r['trips']:.1f} rounds of messages per level, the workers computed "
+            f"{r['compute']:.2f} times the single process's seconds, worker peak {r['peak_mb']:.0f} MB, "
             f"largest difference {r['diff']:.1e}"
         )
     print(f"  speed-up of 2 workers over 1: {out[1]['wall'] / out[2]['wall']:.2f}")
@@ -166,6 +172,65 @@ def turn_seconds(game, levels: int = 6, sample: int = 2000, seed: int = 1) -> fl
     return total / n
 
 
+class _Answered:
+    """An actor call's answer, already there."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def result(self):
+        return self.value
+
+
+class _InstantBlock:
+    """A block that answers every call at once with fixed values (every chance 1/N, a bust
+    half the time): the coordinator's own work on a level, without the turns or the network."""
+
+    def __init__(self, N: int):
+        self.N = N
+
+    def step(self, put, call):
+        old = None if put is None else np.full_like(put[1], 1.0 / self.N)
+        if call is None:
+            return _Answered((old, None))
+        name, (states, *rest), kwargs = call
+        n, N = len(states), self.N
+        half, even = np.full(n, 0.5), np.full((n, N), 1.0 / N)
+        out = {
+            "turns": lambda: (half, even, half, half if kwargs.get("grad") else None),
+            "own_values": lambda: (half, half),
+            "first_guess": lambda: half,
+            "tree_step": lambda: even,
+            "read": lambda: even,
+            "best": lambda: half,
+        }[name]()
+        return _Answered((old, out))
+
+
+def coordinator_seconds(game, blocks: int = 64, levels: int = 4) -> float:
+    """The coordinator's seconds per state of a sweep on the full game: each of ``levels``
+    levels (spread over the game, the largest left out) built and solved by the level solver
+    through :class:`thousand.solvers.cluster_nplayer.BlockValues` over ``blocks`` blocks that
+    answer at once (:class:`_InstantBlock`): the grouping by block, the links, the orbits'
+    closed forms and the bookkeeping, without the turns and the network."""
+    from thousand.solvers.cluster_nplayer import BlockValues, key_owner
+    from thousand.solvers.nplayer import _solve_level, level_states, level_sums
+
+    sums = level_sums(game)
+    values = BlockValues(None, [_InstantBlock(game.N) for _ in range(blocks)], game, key_owner(game, blocks))
+    total, n = 0.0, 0
+    for f in np.linspace(0.1, 0.9, levels):
+        t = time.perf_counter()
+        lvl = level_states(game, sums[int(f * (len(sums) - 1))])
+        values.begin(lvl)
+        _solve_level(lvl, values, {})
+        values.end()
+        s = time.perf_counter() - t
+        total, n = total + s, n + len(lvl)
+        print(f"  the coordinator on a level of {len(lvl):,} states: {s:.1f} s, {s / len(lvl) * 1e6:.2f} us per state")
+    return total / n
+
+
 def full_sample() -> dict:
     from thousand.rules.ruleset import load_ruleset
     from thousand.solvers.nplayer import NPlayerGame, _score_units, level_sums
@@ -193,6 +258,8 @@ def full_sample() -> dict:
         f"  a round's best turns per state, six levels sampled, one thread: {t_full * 1e6:.1f} us "
         f"(the derived game's {t_derived * 1e6:.1f} us: {t_full / t_derived:.2f} times)"
     )
+    c_coord = coordinator_seconds(game)
+    print(f"  the coordinator per state on these levels: {c_coord * 1e6:.2f} us")
     return {
         "states": states,
         "levels": levels,
@@ -200,6 +267,7 @@ def full_sample() -> dict:
         "build": build,
         "model_mb": model_mb,
         "ratio": t_full / t_derived,
+        "c_coord": c_coord,
     }
 
 
@@ -215,8 +283,8 @@ def project(derived: dict, full: dict, price: float, bandwidth: float, latency: 
     print("  sweeps  workers      wall   memory/worker   CPU-hours      USD")
     for sweeps in (two["sweeps"], 3 * two["sweeps"]):
         for W in WORKERS:
-            compute = states * t_state * two["overhead"] / W
-            coord = states * (two["coord_ps"] + two["bytes_ps"] / (bandwidth * 1e9))
+            compute = states * t_state * two["compute"] / W
+            coord = states * (full["c_coord"] + two["bytes_ps"] / (bandwidth * 1e9))
             waits = full["levels"] * two["trips"] * latency
             wall = full["build"] + sweeps * (compute + coord + waits)
             mem = full["model_mb"] + states * PLAYERS * 8 / W / 2**20

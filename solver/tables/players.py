@@ -309,7 +309,7 @@ def solve_players(
 
 def _solve_players_on_cluster(rs, players, tables_dir, cluster, checkpoint, progress) -> PlayersSolution:
     """:func:`solve_players` on a Dask cluster: the duel's ``--cluster`` run
-    (:func:`thousand.tables.solve.on_cluster`) around the N-player equilibrium of
+    (:func:`thousand.tables.cluster.on_cluster`) around the N-player equilibrium of
     :func:`thousand.solvers.cluster_nplayer.solve_nplayer_on_cluster`."""
     from thousand.solvers.cluster_nplayer import solve_nplayer_on_cluster
     from thousand.solvers.nplayer import check_supported
