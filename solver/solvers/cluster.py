@@ -33,6 +33,10 @@ run of the same command (after Ctrl-C or a killed client) does the same. A gener
 is complete only once ``state.json`` names it: a run killed while writing one goes on
 from the one before. Values reloaded are those of a Gauss-Seidel pass stopped at a level
 boundary, so the passes, and the final residual that certifies them, are unchanged.
+
+The connection, the checkpoints (:func:`save_block`, :func:`checkpoint_rows`, ``state.json``),
+the recovery loop (:func:`recovering`) and the gathering of the rows (:func:`gather_rows`) are
+shared with the N-player equilibrium on a cluster (:mod:`thousand.solvers.cluster_nplayer`).
 """
 
 from __future__ import annotations
