@@ -63,7 +63,6 @@ from .cluster import (
     save_block,
 )
 from .nplayer import (
-    STALL,
     NPlayerGame,
     NPlayerSolution,
     StateValues,
@@ -72,6 +71,7 @@ from .nplayer import (
     check_supported,
     level_states,
     level_sums,
+    stalled,
 )
 
 GREEDY_CLASSES = 100_000  # up to this many class tuples are balanced one by one, largest first
@@ -148,8 +148,6 @@ class NPlayerBlock:
     def __init__(self, rs: Ruleset, players: int, keys: np.ndarray, threads: int = 1, checkpoint: str | None = None):
         self.game = game = NPlayerGame(rs, players, threads=threads)
         self.keys = np.unique(np.asarray(keys, dtype=np.int64))
-        self.mine = np.zeros(game.M1, dtype=bool)
-        self.mine[self.keys] = True
         self.shape = (game.seats, game.m, game.N)
         self.V = _Rows(game, self.keys, np.full((len(self.keys), *self.shape), 1.0 / players))
         if checkpoint:
@@ -195,7 +193,7 @@ class NPlayerBlock:
     def load(self, folder: str) -> None:
         """This block's rows from a checkpoint generation (written by any split)."""
         found = np.zeros(self.game.M1, dtype=bool)
-        for keys, block in checkpoint_rows(folder, self.mine, self.shape):
+        for keys, block in checkpoint_rows(folder, self.V.slot >= 0, self.shape):
             self.V.data[self.V.slot[keys]] = block
             found[keys] = True
         if not found[self.keys].all():
@@ -269,7 +267,7 @@ class BlockValues:
                 futures.append(self.actors[k].step(sent, call))
                 self.moved += sum(x.nbytes for x in sent or ()) + sum(a[c].nbytes for a in arrays)
         out = _results(self.client, self.actors, futures)
-        self.round_trips += 1
+        self.round_trips += bool(futures)
         got = []
         for (p, c), (old, res) in zip(calls, out):
             if old is not None:
@@ -397,9 +395,7 @@ def solve_nplayer_on_cluster(
         last_save = time.perf_counter()
         try:
             while True:
-                if pass_no > max_passes or (
-                    len(history) > STALL and min(history[-STALL:]) > 0.1 * min(history[:-STALL])
-                ):
+                if pass_no > max_passes or stalled(history):
                     raise _not_settling(rs.name, N, pass_no - 1, history[-1])
                 done = 0
                 for i in range(start_level, len(sums)):

@@ -146,6 +146,12 @@ class NPlayerSolution:
         return self.V[self.index([x0] * self.players)]
 
 
+def stalled(history: list[float]) -> bool:
+    """Whether the sweeps' largest changes ``history`` went :data:`STALL` sweeps without a
+    tenfold gain on the best before them: the values are not settling."""
+    return len(history) > STALL and min(history[-STALL:]) > 0.1 * min(history[:-STALL])
+
+
 def seat_count(rs: Ruleset, players: int) -> int:
     """The seats a state tells apart: every seat under ``equal_turns`` (the mover's seat
     decides who still plays in the round), else one."""
@@ -316,7 +322,7 @@ def solve_nplayer(
     history: list[float] = []
     values = StateValues(V, game, up)
     while change > tol:
-        if passes >= max_passes or (len(history) > STALL and min(history[-STALL:]) > 0.1 * min(history[:-STALL])):
+        if passes >= max_passes or stalled(history):
             # no tenfold gain in STALL sweeps: the values are not settling (docs/solver.md: a war of
             # attrition, where waiting costs nothing, makes a game that need not end)
             raise _not_settling(rs.name, N, passes, change)
@@ -409,7 +415,13 @@ class StateValues:
 
     def __init__(self, V: np.ndarray, game: NPlayerGame, up: np.ndarray | None = None):
         self.V, self.game = V, game
-        self.up = _one_step_up(game.space) if up is None else up
+        if up is not None:
+            self.__dict__["up"] = up
+
+    @cached_property
+    def up(self) -> np.ndarray:
+        """:func:`_one_step_up`, made when a first guess first needs it."""
+        return _one_step_up(self.game.space)
 
     def turns(self, states: np.ndarray, z: np.ndarray, grad: bool = False):
         """:func:`_turns`: (own value, A, b, d) of the mover's best turn in each state."""
@@ -1138,7 +1150,7 @@ def certificate(V: np.ndarray, game) -> float:
     """The largest gain of a deviation: max over states of (the mover's best value by the
     turn DP against the equilibrium's bust value) - (its equilibrium value)."""
     states = np.arange(game.seats * game.total)
-    values = StateValues(V, game, up=np.zeros(0, dtype=np.int64))  # no first guesses asked
+    values = StateValues(V, game)
     worst = 0.0
     for chunk in np.array_split(states, max(1, len(states) // 200_000)):
         worst = max(worst, float(np.max(values.best(chunk) - V[chunk, 0])))
