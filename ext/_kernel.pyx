@@ -2858,6 +2858,234 @@ cdef class LevelSweep:
         return change
 
 
+cdef struct _Patterns:
+    Py_ssize_t n, ns                # states; stores
+    const int64_t* first            # ns + 1: store s holds patterns first[s]..first[s+1]-1
+    const int64_t* base             # per store: where its rows read x
+    const int64_t** ptr
+    const int32_t** ends
+    const double** prob
+    const double** bust_p
+    const double** cst
+    const int32_t** mover
+    const int64_t* nxt              # the plans (see Plans)
+    const int64_t* after
+    const uint8_t* climbed
+    const int64_t* bust
+    const int64_t* score
+    const int64_t* overtaken
+    const int64_t* pushed
+    const uint8_t* on_barrel
+
+
+cdef inline double _pattern_row(const _Patterns* tb, int64_t p, int64_t j, bint linked, const double* x,
+                                double* a) noexcept nogil:
+    """Row (pattern p, opponent j) of :class:`PatternSweep` at x, its link's bust left out
+    where ``linked``: the right-hand side, and ``a`` the link's coefficient (-bust_p, or 0).
+    What depends on the opponent alone is read once per row: an end's opponent is j or,
+    where the end climbed the barrel j is on, j pushed off; either overtaken when the
+    mover's score passes it."""
+    cdef Py_ssize_t s = 0, e
+    cdef int64_t q, g, y, base, n = tb.n, own
+    cdef int64_t sj, sp, pj, oj, op
+    cdef const int32_t* ends
+    cdef const double* prob
+    cdef bint on
+    cdef double acc, bp
+    while p >= tb.first[s + 1]:
+        s += 1
+    q = p - tb.first[s]
+    own = tb.score[tb.mover[s][q]]
+    base = tb.base[s]
+    on = tb.on_barrel[j]
+    pj = tb.pushed[j]
+    sj, sp = tb.score[j], tb.score[pj]
+    oj, op = tb.overtaken[j], tb.overtaken[pj]
+    ends, prob = tb.ends[s], tb.prob[s]
+    acc = tb.cst[s][q]
+    for e in range(tb.ptr[s][q], tb.ptr[s][q + 1]):
+        g = ends[e]
+        if on and tb.climbed[g]:
+            y = op if own < sp and sp < tb.after[g] else pj
+        else:
+            y = oj if own < sj and sj < tb.after[g] else j
+        acc = acc + prob[e] * x[base + tb.nxt[g] * n + y]
+    bp = tb.bust_p[s][q]
+    if linked:
+        a[0] = -bp
+    else:
+        a[0] = 0.0
+        acc = acc + bp * x[base + tb.bust[tb.mover[s][q]] * n + j]
+    return acc
+
+
+cdef class PatternSweep:
+    """Gauss-Seidel sweeps over levels of turns drawn from shared patterns (the reference
+    is :class:`thousand._pure.PatternSweep`; :meth:`thousand.kernel.Backend.pattern_sweep`
+    checks every array once, so the sweep follows the indices without checks). Holds the
+    plans, the stores and the levels; a sweep runs without the GIL and allocates nothing."""
+    cdef object keep                # the arrays the pointers below point into
+    cdef _Patterns tb
+    cdef Py_ssize_t nlev, size
+    cdef Py_ssize_t* m
+    cdef const int64_t** rows
+    cdef const int32_t** pat
+    cdef const int32_t** opp
+    cdef const int64_t** succ
+    cdef double* rhs                # scratch of the largest level
+    cdef double* a
+    cdef double* out
+    cdef uint8_t* st
+    cdef int64_t* path
+
+    def __cinit__(self, Plans plans, stores, levels, Py_ssize_t size):
+        stores, levels = list(stores), list(levels)
+        cdef Py_ssize_t ns = len(stores), n = len(levels), s, L, mm, mmax = 1
+        self.size, self.nlev = size, n
+        self.tb.n, self.tb.ns = plans.n, ns
+        self.tb.first = <const int64_t*>malloc((ns + 1) * sizeof(int64_t))
+        self.tb.base = <const int64_t*>malloc((ns + 1) * sizeof(int64_t))
+        self.tb.ptr = <const int64_t**>malloc((ns + 1) * sizeof(void*))
+        self.tb.ends = <const int32_t**>malloc((ns + 1) * sizeof(void*))
+        self.tb.prob = <const double**>malloc((ns + 1) * sizeof(void*))
+        self.tb.bust_p = <const double**>malloc((ns + 1) * sizeof(void*))
+        self.tb.cst = <const double**>malloc((ns + 1) * sizeof(void*))
+        self.tb.mover = <const int32_t**>malloc((ns + 1) * sizeof(void*))
+        self.m = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
+        self.rows = <const int64_t**>malloc((n + 1) * sizeof(void*))
+        self.pat = <const int32_t**>malloc((n + 1) * sizeof(void*))
+        self.opp = <const int32_t**>malloc((n + 1) * sizeof(void*))
+        self.succ = <const int64_t**>malloc((n + 1) * sizeof(void*))
+        if (self.tb.first == NULL or self.tb.base == NULL or self.tb.ptr == NULL or self.tb.ends == NULL
+                or self.tb.prob == NULL or self.tb.bust_p == NULL or self.tb.cst == NULL or self.tb.mover == NULL
+                or self.m == NULL or self.rows == NULL or self.pat == NULL or self.opp == NULL or self.succ == NULL):
+            raise MemoryError()
+        keep = [plans]
+        cdef const int64_t[::1] i64a
+        cdef const int32_t[::1] i32a
+        cdef const double[::1] f64a
+        cdef const uint8_t[::1] u8a
+        cdef int64_t* first = <int64_t*>self.tb.first
+        cdef int64_t* base = <int64_t*>self.tb.base
+        first[0] = 0
+        for s, store in enumerate(stores):
+            ptr, ends, prob, bust_p, cst, mover, b = store
+            keep.append(store)
+            first[s + 1] = first[s] + bust_p.shape[0]
+            base[s] = b
+            i64a = ptr
+            self.tb.ptr[s] = &i64a[0]
+            i32a = ends
+            self.tb.ends[s] = &i32a[0] if ends.shape[0] else NULL
+            f64a = prob
+            self.tb.prob[s] = &f64a[0] if prob.shape[0] else NULL
+            f64a = bust_p
+            self.tb.bust_p[s] = &f64a[0] if bust_p.shape[0] else NULL
+            f64a = cst
+            self.tb.cst[s] = &f64a[0] if cst.shape[0] else NULL
+            i32a = mover
+            self.tb.mover[s] = &i32a[0] if mover.shape[0] else NULL
+        i64a = plans.next
+        self.tb.nxt = &i64a[0]
+        i64a = plans.after
+        self.tb.after = &i64a[0]
+        u8a = plans.climbed
+        self.tb.climbed = &u8a[0]
+        i64a = plans.bust
+        self.tb.bust = &i64a[0] if plans.n else NULL
+        i64a = plans.score
+        self.tb.score = &i64a[0] if plans.n else NULL
+        i64a = plans.overtaken
+        self.tb.overtaken = &i64a[0] if plans.n else NULL
+        i64a = plans.pushed
+        self.tb.pushed = &i64a[0] if plans.n else NULL
+        u8a = plans.on_barrel
+        self.tb.on_barrel = &u8a[0] if plans.n else NULL
+        for L, level in enumerate(levels):
+            rows, pat, opp, succ = level
+            keep.append(level)
+            mm = rows.shape[0]
+            self.m[L] = mm
+            mmax = max(mmax, mm)
+            self.rows[L] = self.pat[L] = self.opp[L] = self.succ[L] = NULL
+            if mm:
+                i64a = rows
+                self.rows[L] = &i64a[0]
+                i32a = pat
+                self.pat[L] = &i32a[0]
+                i32a = opp
+                self.opp[L] = &i32a[0]
+                i64a = succ
+                self.succ[L] = &i64a[0]
+        self.keep = keep
+        self.rhs = <double*>malloc(mmax * sizeof(double))
+        self.a = <double*>malloc(mmax * sizeof(double))
+        self.out = <double*>malloc(mmax * sizeof(double))
+        self.st = <uint8_t*>malloc(mmax)
+        self.path = <int64_t*>malloc(mmax * sizeof(int64_t))
+        if self.rhs == NULL or self.a == NULL or self.out == NULL or self.st == NULL or self.path == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(<void*>self.tb.first)
+        free(<void*>self.tb.base)
+        free(self.tb.ptr)
+        free(self.tb.ends)
+        free(self.tb.prob)
+        free(self.tb.bust_p)
+        free(self.tb.cst)
+        free(self.tb.mover)
+        free(self.m)
+        free(self.rows)
+        free(self.pat)
+        free(self.opp)
+        free(self.succ)
+        free(self.rhs)
+        free(self.a)
+        free(self.out)
+        free(self.st)
+        free(self.path)
+
+    def sweep(self, double[::1] x, int threads=0):
+        """One sweep, in place on ``x`` (float64, the size given); returns the largest
+        change of an entry. A level's rows are spread over ``threads`` OpenMP threads
+        (0: all; one for levels under 2,000 rows)."""
+        if x.shape[0] != self.size:
+            raise ValueError("x must have the size the sweep was built for")
+        cdef Py_ssize_t L, m, k
+        cdef double change = 0.0, d
+        cdef int singular = 0, nt = threads if threads > 0 else thk_max_threads(), t
+        cdef double* xp = &x[0] if self.size else NULL
+        cdef const _Patterns* tb = &self.tb
+        cdef const int64_t* rw
+        cdef const int32_t* pt
+        cdef const int32_t* op
+        cdef const int64_t* sc
+        cdef double* rhs = self.rhs
+        cdef double* av = self.a
+        with nogil:
+            for L in range(self.nlev):
+                m = self.m[L]
+                if m == 0:
+                    continue
+                rw, pt, op, sc = self.rows[L], self.pat[L], self.opp[L], self.succ[L]
+                t = nt if m >= 2000 else 1
+                for k in prange(m, num_threads=t, schedule="static"):
+                    rhs[k] = _pattern_row(tb, pt[k], op[k], sc[k] >= 0, xp, &av[k])
+                memset(self.st, 0, m)
+                if _links_solve(sc, av, rhs, self.out, self.st, self.path, m):
+                    singular = 1
+                    break
+                for k in range(m):
+                    d = fabs(self.out[k] - xp[rw[k]])
+                    if d > change:
+                        change = d
+                    xp[rw[k]] = self.out[k]
+        if singular:
+            raise ZeroDivisionError("a level's links are singular (the product of a cycle's -a is 1)")
+        return change
+
+
 cdef inline Py_ssize_t _one_link(const int64_t* cp, const int64_t* cn, const int64_t* cl, const double* vl,
                                  const int64_t* loc, Py_ssize_t nloc, Py_ssize_t p, double drop) noexcept nogil:
     """The entry of row p that rows_split(links=True) keeps inside: the largest kept

@@ -431,6 +431,7 @@ def test_turn_ends_over_several_blocks(preset):
 
 # --------------------------------------------------------------------------- duel level
 
+from thousand.kernel import end_opponents  # noqa: E402
 from thousand.solvers.duel import DuelModel  # noqa: E402
 
 _PAIR = {"singles": {"1": 10, "5": 5}, "kinds": {"2": {"1": 25, "5": 15}}}
@@ -916,6 +917,111 @@ def test_level_sweep_refuses_bad_input():
             backend.level_sweep([(*ok[:3], np.array([5], np.int32), *ok[4:])], 3).sweep(np.zeros(3))
         with pytest.raises(ZeroDivisionError):
             backend.level_sweep([(*ok[:5], np.array([1, 0]), np.ones(2))], 3).sweep(np.zeros(3))
+
+
+def _random_patterns(rng, p, n: int, size: int):
+    """Two random stores of patterns over the plans ``p`` (ends that go on, of the
+    pattern's own mover; their chances and the bust's below 1/2 in all) reading the two
+    halves of x, and random levels of pattern rows (links: the bust, to a row of the level)."""
+    go_on = [np.flatnonzero(p.next[p.ptr[i] : p.ptr[i + 1]] >= 0) + p.ptr[i] for i in range(n)]
+    stores = []
+    for base in (n * n, 0):
+        P = int(rng.integers(1, 12))
+        mover = rng.integers(0, n, size=P)
+        ends = [rng.choice(go_on[i], size=int(rng.integers(0, len(go_on[i]) + 1)), replace=False) for i in mover]
+        ptr = np.concatenate([[0], np.cumsum([len(e) for e in ends])])
+        prob = rng.random(int(ptr[-1])) * 0.5 / max(1, max(len(e) for e in ends))
+        stores.append((ptr, np.concatenate(ends), prob, rng.random(P) * 0.4, rng.random(P), mover, base))
+    total = sum(len(s[3]) for s in stores)
+    levels = []
+    perm = rng.permutation(size)
+    cuts = np.sort(rng.integers(0, size + 1, size=int(rng.integers(0, 4))))
+    for rows in np.split(perm, cuts):
+        m = len(rows)
+        succ = rng.integers(-1, max(m, 1), size=m) if m else np.zeros(0, np.int64)
+        levels.append((rows, rng.integers(0, total, size=m), rng.integers(0, n, size=m), succ))
+    return stores, levels
+
+
+@_fast(30)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(["overtaking-bolts", "barrel-push-off", "free-any"]),
+    st.sampled_from([0, 1, 2]),
+)
+def test_pattern_sweep_agrees(seed, name, threads):
+    """Random patterns over a duel's plans with overtaking and push-off, swept twice from
+    random x: both kernels, and the sweep done by hand -- each row's entries spelled out
+    (the opponent after each end by end_opponents), each level solved densely with its
+    links."""
+    model, _ = _model(name)
+    p, n = model.plans, model.n
+    size = 2 * n * n
+    rng = np.random.default_rng(seed)
+    stores, levels = _random_patterns(rng, p, n, size)
+    first = np.cumsum([0] + [len(s[3]) for s in stores])
+    x0 = rng.random(size)
+    want = x0.copy()
+    for _ in range(2):
+        for rows, pat, opp, succ in levels:
+            m = len(rows)
+            A, rhs = np.eye(m), np.zeros(m)
+            for k in range(m):
+                s = int(np.searchsorted(first, pat[k], side="right")) - 1
+                ptr, ends, prob, bust_p, cst, mover, base = stores[s]
+                q, j = pat[k] - first[s], opp[k]
+                i = mover[q]
+                g = ends[ptr[q] : ptr[q + 1]]
+                y = end_opponents(p, i, g, np.array([j]))[:, 0] if len(g) else np.zeros(0, np.int64)
+                rhs[k] = cst[q] + prob[ptr[q] : ptr[q + 1]] @ want[base + p.next[g] * n + y]
+                if succ[k] >= 0:
+                    A[k, succ[k]] -= bust_p[q]
+                else:
+                    rhs[k] += bust_p[q] * want[base + p.bust[i] * n + j]
+            want[rows] = np.linalg.solve(A, rhs) if m else want[rows]
+    got = []
+    for backend in (PURE, COMPILED):
+        sweep, x = backend.pattern_sweep(p, stores, levels, size), x0.copy()
+        before = x.copy()
+        change = sweep.sweep(x, threads)
+        assert change == pytest.approx(float(np.max(np.abs(x - before), initial=0.0)), abs=1e-15)
+        sweep.sweep(x, threads)
+        got.append(x)
+    np.testing.assert_allclose(got[0], want, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(got[1], got[0], rtol=0, atol=TOL)
+
+
+def test_pattern_sweep_refuses_bad_input():
+    """An end of another mover or one that wins, a pattern, opponent, row or link outside
+    its range, a block of pairs outside x, an x of the wrong size, a singular link cycle:
+    a clear error from both kernels."""
+    model, _ = _model("overtaking-bolts")
+    p, n = model.plans, model.n
+    size = 2 * n * n
+    i = int(np.flatnonzero(np.diff(p.ptr) > 2)[0])
+    rows_i = np.arange(p.ptr[i], p.ptr[i + 1])
+    go, win = rows_i[p.next[rows_i] >= 0][:1], rows_i[p.next[rows_i] < 0][:1]
+    other = np.array([p.ptr[i + 1]]) if i + 1 < n else np.array([p.ptr[i - 1]])
+
+    def store(ends=go, base=0, bust=0.25):
+        return (np.array([0, len(ends)]), ends, np.full(len(ends), 0.25), np.array([bust]), np.zeros(1), [i], base)
+
+    level = (np.array([0, 1]), np.array([0, 0]), np.array([0, 1]), np.array([-1, -1]))
+    for backend in (PURE, COMPILED):
+        assert backend.pattern_sweep(p, [store()], [level], size).sweep(np.zeros(size)) == 0.0
+        for bad_store in (store(other), store(win), store(base=n * n + 1)):
+            with pytest.raises(ValueError):
+                backend.pattern_sweep(p, [bad_store], [level], size)
+        for k, bad in ((0, np.array([0, size])), (1, np.array([0, 1])), (2, np.array([0, n])), (3, np.array([2, -1]))):
+            lv = list(level)
+            lv[k] = bad
+            with pytest.raises(ValueError):
+                backend.pattern_sweep(p, [store()], [tuple(lv)], size)
+        with pytest.raises(ValueError):
+            backend.pattern_sweep(p, [store()], [level], size).sweep(np.zeros(size + 1))
+        loop = (np.array([0, 1]), np.array([0, 0]), np.array([0, 0]), np.array([1, 0]))
+        with pytest.raises(ZeroDivisionError):
+            backend.pattern_sweep(p, [store(bust=1.0)], [loop], size).sweep(np.zeros(size))
 
 
 def test_solve_links_refuses_bad_input():

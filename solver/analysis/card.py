@@ -22,7 +22,7 @@ does for any bot.
 Exact cost. With the card's turn-end distribution ``p_a^card(e)`` (a forward pass
 of probability mass through the turn under the card's decisions, :func:`card_turn_ends`)
 and the optimal player's ``p_b^opt(e)`` (the greedy turn of the duel table,
-:func:`thousand.kernel.duel_policy`), the card's chance against the optimum solves
+:func:`thousand.kernel.turn_ends` on the duel table), the card's chance against the optimum solves
 the absorbing chain
 
     C(a, b) = P_a^card(win) + sum_e p_a^card(e) O(b_e, a_e)    (the card moves)
@@ -425,18 +425,26 @@ def card_turn_points(card: Card, x: PlayerState | None = None, T: int | None = N
 
 class CardDuel:
     """The duel of a card against the optimal player (module docstring), built once per
-    ruleset: the optimal player's turns as sparse rows, and what each card turn's ends
-    lead to. :meth:`measure` values a card exactly.
+    ruleset: the optimal player's turns as patterns, and the levels they are swept in.
+    :meth:`measure` values a card exactly.
 
     The unknowns are ``x = [C_Q, O_Q]`` (2 n^2): ``C_Q[b * n + a] = C(a moves, b)`` and
-    ``O_Q[a * n + b] = O(b moves, a)``, the layout of the duel solver's ``Q``, so the
-    optimum's rows (:func:`thousand.kernel.duel_policy`) read ``C_Q`` as they are. A pair's
-    level is the sum of both scores: a bank raises it, a bust keeps it, only penalties and
-    overtaking lower it. :meth:`measure` sweeps the levels top down with the kernel's
-    :func:`~thousand.kernel.Backend.level_sweep`, each level's bust links (the card's bust
-    to the optimum's turn at the same pair and back) solved exactly, every other entry at
-    the values of the sweep so far (Gauss-Seidel), until a sweep changes no value by more
-    than ``tol``: without penalties one sweep is the solution."""
+    ``O_Q[a * n + b] = O(b moves, a)``, the layout of the duel solver's ``Q``; in both
+    halves pair ``k = opponent * n + mover``. A turn's ends depend on the pair only
+    through its mover and its decisions: the card's through the card's row for the pair
+    (a handful per mover), the optimum's through its greedy policy against that opponent
+    (classic-open: 622 distinct policies per mover on average among its 3,600
+    opponents). So each half's rows are *patterns* -- a mover's turn-end distribution,
+    kept once -- and a pair's row is a pattern and its opponent
+    (:meth:`thousand.kernel.Backend.pattern_sweep`), where a sparse row per pair would
+    take 16.9 GB for classic and about 78 GiB for classic-open.
+
+    A pair's level is the sum of both scores: a bank raises it, a bust keeps it, only
+    penalties and overtaking lower it. :meth:`measure` sweeps the levels top down, each
+    level's bust links (the card's bust to the optimum's turn at the same pair and back)
+    solved exactly, every other entry at the values of the sweep so far (Gauss-Seidel),
+    until a sweep changes no value by more than ``tol``: without penalties one sweep is
+    the solution."""
 
     def __init__(self, rs: Ruleset, solution=None, tables_dir: str | None = None, progress: bool = False):
         from thousand.solvers.duel import DuelModel
@@ -453,9 +461,8 @@ class CardDuel:
         n = self.n = model.n
         if n * n > CARD_MAX_PAIRS:
             raise ThousandError(
-                f"{rs.name}: {n * n:,} pairs; measuring a card holds both players' turns for every pair, about "
-                f"{n * n * 6.5e3 / 2**30:.0f} GiB here (classic's 2.6 million pairs took 16.9 GB), more than the "
-                f"{CARD_MAX_PAIRS:,} pairs it allows"
+                f"{rs.name}: {n * n:,} pairs; measuring a card holds its levels and the optimum's turns, about "
+                f"{n * n * CARD_PAIR_BYTES / 2**30:.0f} GiB here, more than the {CARD_MAX_PAIRS:,} pairs it allows"
             )
         sol = solution or solve_objective(rs, "duel", tables_dir, progress=progress)
         st = model.space.states
@@ -467,106 +474,91 @@ class CardDuel:
         self.x0 = model.index(model.moves.initial())
         self.p_star = float(P[self.x0, self.x0])
         Q = np.ascontiguousarray(P.T)
-        table, plans = self.table, self.plans = model.table, model.plans
+        del P
+        self.table, self.plans = model.table, model.plans
         self.moves = model.moves
-        self.gap = model.score[:, None] - model.score[None, :]  # gap[a, b]: card's score minus the opponent's
-        # the level order: pairs by descending score sum, each level's C rows then its O rows
         score = model.score
-        lev = (score[:, None] + score[None, :]).ravel()  # the level of pair index z * n + w, either half
+        self.gap = score[:, None] - score[None, :]  # gap[a, b]: card's score minus the opponent's
+        self.opt_patterns, opt_pat = _optimum_patterns(self.table, self.plans, Q)
+        del Q
+        # the levels, top down: each level's pairs ascending, their C rows then their O rows
+        pairs = np.arange(n * n, dtype=np.int64)
+        mover, opp = pairs % n, pairs // n
+        lev = score[mover] + score[opp]
         order = np.argsort(-lev, kind="stable")
-        self.lev = lev
-        bounds = np.flatnonzero(np.diff(lev[order])) + 1
-        self.level_ptr = np.concatenate([[0], bounds, [n * n]]).astype(np.int64)  # level L: order[ptr[L]:ptr[L+1]]
-        self.order = order
-        self.rank = np.empty(n * n, dtype=np.int64)  # a pair's place in the order
-        self.rank[order] = np.arange(n * n)
-        # per state: whether a zero turn keeps its score (then a bust stays in the pair's level)
-        self.moves_keep_level = score[plans.bust] == score
-        # the optimum's rows, in the level order (by blocks of movers to bound the kernel's scratch)
-        rows, cols, vals = [], [], []
-        self.opt_h = np.zeros(n * n)
-        step = max(1, 2_000_000 // max(n * int(np.max(np.diff(plans.ptr))), 1))
-        for lo in range(0, n, step):
-            movers = np.arange(lo, min(n, lo + step), dtype=np.int64)
-            r = kernel.duel_policy(table, plans, Q, movers, np.zeros(len(movers), np.int64), np.full(len(movers), n))
-            k = np.repeat(movers, n) + np.tile(np.arange(n), len(movers)) * n  # pair (b, a) -> O_Q[a * n + b]
-            rows.append(np.repeat(self.rank[k], np.diff(r.indptr)))
-            cols.append(np.asarray(r.cols, dtype=np.int64))
-            vals.append(np.asarray(r.vals, dtype=np.float64))
-            self.opt_h[k] = 1.0 - r.c
-        self.opt_rows = _LevelRows.of(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals), self)
+        bounds = np.concatenate([[0], np.flatnonzero(np.diff(lev[order])) + 1, [n * n]])
+        keeps = score[self.plans.bust] == score  # a zero turn keeps the mover's score: the level's link
+        self.levels = []
+        for L in range(len(bounds) - 1):
+            k = order[bounds[L] : bounds[L + 1]]
+            i, j = k % n, k // n
+            m = len(k)
+            # a bust at pair k leads to pair bust[i] * n + j of the other half, in the level when it keeps i's score
+            link = np.where(keeps[i], np.searchsorted(k, self.plans.bust[i] * n + j), -1)
+            succ = np.concatenate([np.where(link >= 0, m + link, -1), link])
+            self.levels.append(
+                (
+                    np.concatenate([k, n * n + k]),
+                    np.concatenate([j, j]).astype(np.int32),
+                    succ,
+                    opt_pat[k],
+                    i.astype(np.int32),
+                )
+            )
         self.setup_seconds = time.perf_counter() - t0
         self._start: np.ndarray | None = None
 
-    def card_rows(self, card: Card) -> tuple[_LevelRows, np.ndarray]:
-        """The card's turns as rows in the level order, ``C_Q = w + M @ O_Q``: (the rows, w)."""
+    def card_patterns(self, card: Card) -> tuple[tuple, np.ndarray]:
+        """The card's turns as patterns (a store of :meth:`~thousand.kernel.Backend.pattern_sweep`,
+        numbered after the optimum's), one per mover and card row it meets, and each pair's
+        pattern (``pat[k]``, pair k = opponent * n + mover)."""
         n, plans = self.n, self.plans
         key = self.gap if card.by == "gap" else np.broadcast_to(self.model.score[:, None], self.gap.shape)
         bands = np.searchsorted(np.asarray(card.edges), key, side="right")  # (n, n): the card's row per pair
         if card.endgame:  # the endgame row, by the opponent's score (column)
             bands[:, self.rs.goal - self.model.score <= card.endgame] = card.rows - 1
-        # one column of card_turn_ends per (mover, band it meets)
-        cols_of, turns = [], []
+        first, turns, movers = [], [], []
         for i in range(n):
             a, b = plans.ptr[i], plans.ptr[i + 1]
             s_ok, f_ok, nxt = plans.stop_ok[a:b], plans.forced_ok[a:b], plans.next[a:b]
             used = np.unique(bands[i])
-            cols_of.append((len(turns), used))
+            first.append((len(turns), used))
             shun = samosval_banks(self.rs, int(self.model.score[i]), b - a)
             turns += [(s_ok, f_ok, (nxt == -1).astype(np.uint8), int(k), shun) for k in used]
+            movers += [i] * len(used)
         sp, fp, bp, wp = card_turn_ends(self.table, *_columns(card, turns))
         ends = sp + fp
-        n2 = n * n
-        Y = np.arange(n)
-        w = np.zeros(n2)
-        # first pass: each mover's totals that hand the game over, hence its rows' lengths (a
-        # row per opponent, all of one mover's alike, zeros kept) and where they go in the order
-        spans, count = [], np.zeros(n2, dtype=np.int64)
-        for i in range(n):
+        base = len(self.opt_patterns[3])
+        pat = np.empty(n * n, dtype=np.int32)
+        ptr, rows, prob, cst = [0], [], [], np.array(wp, dtype=np.float64)
+        for c, i in enumerate(movers):
             a, b = plans.ptr[i], plans.ptr[i + 1]
-            nxt = plans.next[a:b]
-            first, used = cols_of[i]
-            col = first + np.searchsorted(used, bands[i])
-            mass = ends[: b - a, col]  # (T+1, n): the turn ends at t against each opponent
-            k = Y * n + i  # C_Q[b * n + a]
-            w[k] = wp[col] + mass[nxt == -1].sum(axis=0)
-            ts = np.flatnonzero((nxt >= 0) & (mass.max(axis=1) > 0))
-            linked = self.moves_keep_level[i]  # the bust keeps the scores: the level's link
-            count[self.rank[k]] = len(ts) + (not linked)
-            spans.append((a, col, mass, ts, linked))
-        indptr = np.zeros(n2 + 1, dtype=np.int64)
-        np.cumsum(count, out=indptr[1:])
-        cols = np.empty(indptr[-1], dtype=np.int32)
-        vals = np.empty(indptr[-1])
-        link = np.full(n2, -1, dtype=np.int64)
-        link_val = np.zeros(n2)
-        for i, (a, col, mass, ts, linked) in enumerate(spans):
-            r = self.rank[Y * n + i]
-            base = indptr[r]
-            if len(ts):
-                opp = end_opponents(plans, i, a + ts, Y)  # (len(ts), n)
-                at = base[None, :] + np.arange(len(ts))[:, None]
-                cols[at] = n2 + plans.next[a + ts][:, None] * n + opp
-                vals[at] = -mass[ts]
-            bust = n2 + plans.bust[i] * n + Y
-            if linked:
-                link[r], link_val[r] = bust, bp[col]
-            else:
-                cols[base + len(ts)] = bust
-                vals[base + len(ts)] = -bp[col]
-        return _LevelRows(indptr, cols, vals, link, link_val, self.level_ptr), w
+            nxt, mass = plans.next[a:b], ends[: b - a, c]
+            cst[c] += mass[nxt == -1].sum()
+            ts = np.flatnonzero((nxt >= 0) & (mass > 0))
+            rows.append(a + ts)
+            prob.append(mass[ts])
+            ptr.append(ptr[-1] + len(ts))
+        for i, (c0, used) in enumerate(first):
+            pat[i::n] = base + c0 + np.searchsorted(used, bands[i])
+        store = (
+            np.asarray(ptr, dtype=np.int64),
+            np.concatenate(rows).astype(np.int32),
+            np.concatenate(prob),
+            np.asarray(bp, dtype=np.float64),
+            cst,
+            np.asarray(movers, dtype=np.int32),
+            n * n,  # the card's rows read the optimum's half
+        )
+        return store, pat
 
     def measure(self, card: Card, tol: float = 1e-14, max_sweeps: int = 100_000) -> CardReport:
         """The card's exact cost against the optimum (:class:`CardReport`)."""
         t0 = time.perf_counter()
-        card_rows, w = self.card_rows(card)
+        store, pat = self.card_patterns(card)
         n2 = self.n * self.n
-        rho = np.concatenate([w, self.opt_h])
-        levels = []
-        for L in range(len(self.level_ptr) - 1):
-            k = self.order[self.level_ptr[L] : self.level_ptr[L + 1]]
-            levels.append(_level(k, rho, card_rows.level(L), self.opt_rows.level(L)))
-        sweeper = self.table.backend.level_sweep(levels, 2 * n2)
+        levels = [(rows, np.concatenate([pat[rows[: len(o)]], o]), opp, succ) for rows, opp, succ, o, _ in self.levels]
+        sweeper = self.table.backend.pattern_sweep(self.plans, [self.opt_patterns, store], levels, 2 * n2)
         x = self._start.copy() if self._start is not None else np.full(2 * n2, 0.5)
         change, sweeps = np.inf, 0
         while change > tol and sweeps < max_sweeps:
@@ -587,76 +579,46 @@ class CardDuel:
         )
 
 
-@dataclass
-class _LevelRows:
-    """Rows of one half of the card's duel (C: its turns, O: the optimum's), in the level
-    order, as what :class:`thousand.kernel.Backend.level_sweep` takes: per row its bust
-    link (the largest entry into the same level, in the other half; -1 none) and the CSR
-    of its other entries, values negated (the sweep solves ``x = rho - O x``)."""
-
-    indptr: np.ndarray  # over the half's rows in the level order
-    cols: np.ndarray  # int32 into x = [C_Q, O_Q]
-    vals: np.ndarray
-    link: np.ndarray  # index into x of each row's link, or -1
-    link_val: np.ndarray
-    level_ptr: np.ndarray
-
-    @classmethod
-    def of(cls, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, duel: CardDuel) -> _LevelRows:
-        """The optimum's rows from entries: row = the rank of the row's pair in the level
-        order, col = the C_Q pair it reads (x's first half). (The card's rows are laid out
-        in this form directly, :meth:`CardDuel.card_rows`.)"""
-        n2 = duel.n * duel.n
-        keep = vals > 0
-        rows, cols, vals = rows[keep], cols[keep], vals[keep]
-        same = duel.lev[cols] == duel.lev[duel.order[rows]]
-        # the link of a row: its largest entry into the same level (a bust: the roles swap at the same scores)
-        link = np.full(n2, -1, dtype=np.int64)
-        link_val = np.zeros(n2)
-        cand = np.flatnonzero(same)
-        if len(cand):
-            o = cand[np.lexsort((-vals[cand], rows[cand]))]
-            first = np.ones(len(o), dtype=bool)
-            first[1:] = rows[o][1:] != rows[o][:-1]
-            chosen = o[first]
-            link[rows[chosen]] = cols[chosen]
-            link_val[rows[chosen]] = vals[chosen]
-            rest = np.ones(len(rows), dtype=bool)
-            rest[chosen] = False
-            rows, cols, vals = rows[rest], cols[rest], vals[rest]
-        srt = np.argsort(rows, kind="stable")
-        indptr = np.zeros(n2 + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows, minlength=n2), out=indptr[1:])
-        return cls(indptr, cols[srt].astype(np.int32), -vals[srt], link, link_val, duel.level_ptr)
-
-    def level(self, L: int):
-        """Level L's rows: (indptr from 0, cols, vals, link, link_val)."""
-        a, b = self.level_ptr[L], self.level_ptr[L + 1]
-        p0, p1 = self.indptr[a], self.indptr[b]
-        return self.indptr[a : b + 1] - p0, self.cols[p0:p1], self.vals[p0:p1], self.link[a:b], self.link_val[a:b]
-
-
-def _level(k: np.ndarray, rho: np.ndarray, c_rows, o_rows) -> tuple:
-    """One level of the sweep: its C rows (pairs ``k``) then its O rows, their right-hand
-    sides, their CSR and their links as positions among the level's rows."""
-    n2 = len(rho) // 2
-    m = len(k)
-    ip_c, cols_c, vals_c, link_c, a_c = c_rows
-    ip_o, cols_o, vals_o, link_o, a_o = o_rows
-    rows = np.concatenate([k, k + n2])
-    # a link names an unknown of x in this level: C_Q pair j is the level's row of j, O_Q pair j m rows later
-    at = np.argsort(k)
-    ks = k[at]
-
-    def where(t):
-        j = np.where(t >= n2, t - n2, t)
-        p = at[np.searchsorted(ks, j)]
-        return np.where(t < 0, -1, np.where(t >= n2, m + p, p))
-
-    succ = np.concatenate([where(link_c), where(link_o)])
-    a = -np.concatenate([a_c, a_o])
-    indptr = np.concatenate([ip_c, ip_o[1:] + ip_c[-1]])
-    return rows, rho[rows], indptr, np.concatenate([cols_c, cols_o]), np.concatenate([vals_c, vals_o]), succ, a
+def _optimum_patterns(table: kernel.RollTable, plans: kernel.DuelPlans, Q: np.ndarray) -> tuple[tuple, np.ndarray]:
+    """The optimal player's turns as patterns: per mover, its greedy turn against every
+    opponent (``Q[y, x] = P[x, y]``, the duel solver's turn DP, :func:`thousand.kernel.turn_ends`)
+    and how it ends; equal distributions kept once. Returns the store (read by the card's
+    half, from x's start) and each pair's pattern (pair k = opponent * n + mover)."""
+    n = Q.shape[0]
+    Y = np.arange(n)
+    pat = np.empty(n * n, dtype=np.int32)
+    ptr, rows, prob, bust, movers = [np.zeros(1, np.int64)], [], [], [], []
+    at = 0  # patterns so far
+    for i in range(n):
+        a, b = plans.ptr[i], plans.ptr[i + 1]
+        nxt = plans.next[a:b]
+        ok = (plans.stop_ok[a:b] | plans.forced_ok[a:b]) != 0
+        opp = end_opponents(plans, i, np.arange(a, b), Y)
+        ends = np.where(ok[:, None], 1.0 - Q[np.maximum(nxt, 0)[:, None], opp], 0.0)
+        ends[(nxt == -1) & ok] = 1.0
+        _, mass, bust_p, _ = kernel.turn_ends(
+            table, plans.stop_ok[a:b], ends, plans.forced_ok[a:b], ends, 1.0 - Q[plans.bust[i]], 1.0
+        )
+        mass[nxt < 0] = 0.0  # a win of the optimum: the card's chance is 0 there
+        uniq, inv = np.unique(np.vstack([mass, bust_p]), axis=1, return_inverse=True)
+        pat[Y * n + i] = at + inv.ravel()
+        at += uniq.shape[1]
+        t, u = np.nonzero(uniq[:-1].T)  # per pattern, its ends in order of total
+        rows.append((a + u).astype(np.int32))
+        prob.append(uniq[:-1].T[t, u])
+        ptr.append(ptr[-1][-1] + np.cumsum(np.bincount(t, minlength=uniq.shape[1])))
+        bust.append(uniq[-1])
+        movers.append(np.full(uniq.shape[1], i, dtype=np.int32))
+    store = (
+        np.concatenate(ptr),
+        np.concatenate(rows),
+        np.concatenate(prob),
+        np.concatenate(bust),
+        np.zeros(at),  # the optimum's turn itself never wins the game for the card
+        np.concatenate(movers),
+        0,
+    )
+    return store, pat
 
 
 @dataclass
@@ -745,8 +707,10 @@ class CardReport:
 # --------------------------------------------------------------------------- the search
 
 
-# the most pairs whose card duel is held in memory (classic's 2,595,321 pairs took 16.9 GB)
-CARD_MAX_PAIRS = 3_000_000
+# the most pairs whose card duel is held in memory, and the bytes a pair takes (classic's
+# 2,595,321 pairs: 1,217 MB at the peak, the duel table and the optimum's patterns included)
+CARD_MAX_PAIRS = 30_000_000
+CARD_PAIR_BYTES = 490
 
 # the search compares cards at this precision (their losses differ by far more); the card
 # it returns is measured again to the default 1e-14

@@ -167,6 +167,70 @@ class Backend:
         in place and returns the largest change. The compiled sweep allocates nothing."""
         return self.impl.LevelSweep(levels, int(size))
 
+    def pattern_sweep(self, plans: DuelPlans, stores, levels, size: int):
+        """Gauss-Seidel sweeps over levels of turns drawn from shared patterns
+        (``impl.PatternSweep``): :meth:`level_sweep` for a duel whose rows repeat, held as
+        patterns instead of one sparse row per pair.
+
+        ``stores``: per store ``(ptr, ends, prob, bust_p, cst, mover, base)``: pattern q's
+        ends are the plan rows ``ends[ptr[q]:ptr[q+1]]`` of its mover ``mover[q]`` (ends
+        that go on: ``plans.next >= 0``) with probabilities ``prob``, then its bust
+        probability and constant; its rows read the block of x from ``base`` (n^2 pairs).
+        Patterns are numbered through the stores, one after another. ``levels``: per level,
+        top down, ``(rows, pat, opp, succ)``. A sweep sets level by level, for row k
+        (pattern p, opponent j, mover i = mover[p]),
+
+            x[rows[k]] = cst[p] + sum_e prob[e] x[base + next[g_e] n + opp(g_e, j)]
+                         + bust_p[p] x[base + bust[i] n + j]
+
+        with ``opp`` the opponent after the end (pushed off the barrel, overtaken:
+        :func:`end_opponents`), every value at the sweep so far, except that where
+        ``succ[k] >= 0`` the bust is a link to the level's row ``succ[k]``, solved exactly
+        with the level's other links (:meth:`solve_links`). Returns the largest change.
+        Everything is checked here, once; the compiled sweep allocates nothing."""
+        n = len(plans.score)
+        checked, total = [], 0
+        for ptr, ends, prob, bust_p, cst, mover, base in stores:
+            ptr = np.ascontiguousarray(ptr, dtype=np.int64)
+            ends = np.ascontiguousarray(ends, dtype=np.int32)
+            prob, bust_p, cst = (np.ascontiguousarray(a, dtype=np.float64) for a in (prob, bust_p, cst))
+            mover = np.ascontiguousarray(mover, dtype=np.int32)
+            q = len(bust_p)
+            if len(ptr) != q + 1 or len(cst) != q or len(mover) != q or len(prob) != len(ends):
+                raise ValueError("a store needs ptr per pattern plus one, cst and mover per pattern, prob per end")
+            if ptr[0] != 0 or np.any(np.diff(ptr) < 0) or ptr[-1] != len(ends):
+                raise ValueError("a store's ptr must run from 0 to its ends, not decreasing")
+            if q and (mover.min() < 0 or mover.max() >= n):
+                raise ValueError("a pattern's mover must be a state index")
+            own = np.repeat(mover, np.diff(ptr))
+            if len(ends) and (
+                np.any(ends < plans.ptr[own]) or np.any(ends >= plans.ptr[own + 1]) or np.any(plans.next[ends] < 0)
+            ):
+                raise ValueError("a pattern's ends must be plan rows of its mover that go on (next >= 0)")
+            if base < 0 or base + n * n > size:
+                raise ValueError("a store's block of pairs must lie inside x")
+            checked.append((ptr, ends, prob, bust_p, cst, mover, int(base)))
+            total += q
+        held = []
+        for rows, pat, opp, succ in levels:
+            rows, succ = (np.ascontiguousarray(a, dtype=np.int64) for a in (rows, succ))
+            pat, opp = (np.ascontiguousarray(a, dtype=np.int32) for a in (pat, opp))
+            m = len(rows)
+            if len(pat) != m or len(opp) != m or len(succ) != m:
+                raise ValueError("a level needs pat, opp and succ per row")
+            if m and (
+                rows.min() < 0
+                or rows.max() >= size
+                or pat.min() < 0
+                or pat.max() >= total
+                or opp.min() < 0
+                or opp.max() >= n
+                or succ.max() >= m
+            ):
+                raise ValueError("rows must index x, pat the patterns, opp the states, succ the level's rows")
+            held.append((rows, pat, opp, succ))
+        return self.impl.PatternSweep(plans.native(self), checked, held, int(size))
+
     def solve_links(self, succ: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """``x`` with ``x[k] + a[k] x[succ[k]] = b[k]`` for every k (``x[k] = b[k]``
         where ``succ[k] < 0``): the linear system of a duel level's bust links, a

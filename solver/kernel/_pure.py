@@ -686,6 +686,78 @@ class LevelSweep:
         return change
 
 
+class PatternSweep:
+    """Gauss-Seidel sweeps over levels whose rows are turns drawn from shared patterns
+    (see :meth:`thousand.kernel.Backend.pattern_sweep`, which checks the input once).
+    Row k of a level, pattern p of store s and opponent j, reads
+
+        x[rows[k]] = cst[p] + sum_e prob[e] * x[base_s + next[g_e] * n + opp(g_e, j)]
+                     + bust_p[p] * x[base_s + bust[mover[p]] * n + j]
+
+    with ``opp`` the opponent after the end at plan row ``g_e`` (:func:`end_opponents`);
+    where ``succ[k] >= 0`` the bust is the level's link to row ``succ[k]``, solved
+    exactly with the level's other links (:func:`solve_links`)."""
+
+    def __init__(self, plans, stores, levels, size):
+        self.size, self.n = int(size), len(plans.score)
+        self.plans = plans
+        self.first = np.concatenate([[0], np.cumsum([len(s[3]) for s in stores])]).astype(np.int64)
+        cat = [np.concatenate([np.asarray(s[f]) for s in stores]) if stores else np.zeros(0) for f in range(1, 6)]
+        ends, prob, self.bust_p, self.cst, self.mover = cat
+        self.mover = self.mover.astype(np.int64)
+        ptrs, at = [], 0  # the stores' entries, one after another
+        for s in stores:
+            ptrs.append(np.asarray(s[0][:-1], dtype=np.int64) + at)
+            at += len(s[1])
+        self.ptr = np.concatenate([*ptrs, [at]]).astype(np.int64)
+        self.ends, self.prob = ends.astype(np.int64), prob.astype(np.float64)
+        self.base = np.repeat([int(s[6]) for s in stores], [len(s[3]) for s in stores]).astype(np.int64)
+        self.levels = [tuple(np.asarray(a, dtype=np.int64) for a in lv) for lv in levels]
+
+    def rows(self, L):
+        """Level L's rows spelled out: ``(indptr, cols, vals, a)``, the CSR of every entry
+        (the bust too, where it is no link) and each row's link coefficient (-bust_p, or 0);
+        the right-hand side is ``cst[pat] + CSR @ x``."""
+        p, n = self.plans, self.n
+        _, pat, opp, succ = self.levels[L]
+        m = len(pat)
+        free = succ < 0
+        cnt = self.ptr[pat + 1] - self.ptr[pat] + free
+        row = np.repeat(np.arange(m), cnt)
+        at = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)  # place in the row
+        own = at < np.repeat(cnt - free, cnt)  # the pattern's ends; then the bust
+        e = self.ptr[pat][row] + at
+        e[~own] = 0
+        g, j, i = self.ends[e], opp[row], self.mover[pat][row]
+        y = np.where(p.climbed[g].astype(bool) & p.on_barrel[j].astype(bool), p.pushed[j], j)
+        s = p.score[y]
+        y = np.where((p.score[i] < s) & (s < p.after[g]), p.overtaken[y], y)
+        cols = self.base[pat][row] + np.where(own, p.next[g] * n + y, p.bust[i] * n + j)
+        vals = np.where(own, self.prob[e], self.bust_p[pat][row])
+        indptr = np.concatenate([[0], np.cumsum(cnt)]).astype(np.int64)
+        return indptr, cols, vals, np.where(free, 0.0, -self.bust_p[pat])
+
+    def sweep(self, x, threads=0):
+        """One sweep, in place on ``x``; returns the largest change of an entry."""
+        if len(x) != self.size:
+            raise ValueError("x must have the size the sweep was built for")
+        change = 0.0
+        for L, (rows, pat, _, succ) in enumerate(self.levels):
+            m = len(rows)
+            if not m:
+                continue
+            indptr, cols, vals, a = self.rows(L)
+            rhs = self.cst[pat] + np.bincount(np.repeat(np.arange(m), np.diff(indptr)), vals * x[cols], minlength=m)
+            out = np.empty(m)
+            try:
+                solve_links(succ, a, rhs, out)
+            except ZeroDivisionError:
+                raise ZeroDivisionError("a level's links are singular (the product of a cycle's -a is 1)") from None
+            change = max(change, float(np.max(np.abs(out - x[rows]))))
+            x[rows] = out
+        return change
+
+
 def rows_split(cap_ptr, cnt, cols, vals, local, drop=0.0, links=False, threads=0):
     """Compact rows written into capacity slots and split off the entries whose column
     has ``local[col] >= 0`` (see :func:`thousand.kernel.rows_split`); ``drop > 0``
