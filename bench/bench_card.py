@@ -79,7 +79,7 @@ def main() -> None:
         n2 = duel.n**2
         store, pat = duel.card_patterns(card)
         stores = [duel.opt_patterns, store]
-        levels = [(r, np.concatenate([pat[r[: len(o)]], o]), opp, s) for r, opp, s, o, _ in duel.levels]
+        levels = [(r, np.concatenate([pat[r[: len(o)]], o]), opp, s) for r, opp, s, o in duel.levels]
         per_row = [a for lv in levels for a in lv]
         held = mb(*[a for s in stores for a in s[:-1]], *per_row)
         rep = duel.measure(card, tol=args.tol)

@@ -483,8 +483,7 @@ class CardDuel:
         del Q
         # the levels, top down: each level's pairs ascending, their C rows then their O rows
         pairs = np.arange(n * n, dtype=np.int64)
-        mover, opp = pairs % n, pairs // n
-        lev = score[mover] + score[opp]
+        lev = score[pairs % n] + score[pairs // n]
         order = np.argsort(-lev, kind="stable")
         bounds = np.concatenate([[0], np.flatnonzero(np.diff(lev[order])) + 1, [n * n]])
         keeps = score[self.plans.bust] == score  # a zero turn keeps the mover's score: the level's link
@@ -493,18 +492,12 @@ class CardDuel:
             k = order[bounds[L] : bounds[L + 1]]
             i, j = k % n, k // n
             m = len(k)
-            # a bust at pair k leads to pair bust[i] * n + j of the other half, in the level when it keeps i's score
+            # a bust hands the turn over: to the pair (j moves, bust[i]) of the other half, in the
+            # level when it keeps i's score
             link = np.where(keeps[i], np.searchsorted(k, self.plans.bust[i] * n + j), -1)
             succ = np.concatenate([np.where(link >= 0, m + link, -1), link])
-            self.levels.append(
-                (
-                    np.concatenate([k, n * n + k]),
-                    np.concatenate([j, j]).astype(np.int32),
-                    succ,
-                    opt_pat[k],
-                    i.astype(np.int32),
-                )
-            )
+            opp = np.concatenate([j, j]).astype(np.int32)
+            self.levels.append((np.concatenate([k, n * n + k]), opp, succ, opt_pat[k]))
         self.setup_seconds = time.perf_counter() - t0
         self._start: np.ndarray | None = None
 
@@ -557,7 +550,7 @@ class CardDuel:
         t0 = time.perf_counter()
         store, pat = self.card_patterns(card)
         n2 = self.n * self.n
-        levels = [(rows, np.concatenate([pat[rows[: len(o)]], o]), opp, succ) for rows, opp, succ, o, _ in self.levels]
+        levels = [(rows, np.concatenate([pat[rows[: len(o)]], o]), opp, succ) for rows, opp, succ, o in self.levels]
         sweeper = self.table.backend.pattern_sweep(self.plans, [self.opt_patterns, store], levels, 2 * n2)
         x = self._start.copy() if self._start is not None else np.full(2 * n2, 0.5)
         change, sweeps = np.inf, 0
