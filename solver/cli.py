@@ -1156,8 +1156,9 @@ def card(
 ):
     """A strategy card a person can remember: stop marks by dice left and score gap, found
     by searching the cards of each size for the least win probability given up against an
-    optimal opponent, measured exactly (docs/card.md)."""
-    from thousand.analysis.card import CardDuel, find_card
+    optimal opponent, measured exactly (docs/card.md). Where that duel is out of reach
+    (six-dice), the turn's optimum as a card, measured by one turn's points alone."""
+    from thousand.analysis.card import CardDuel, DuelOutOfReach, find_card, turn_only
 
     rs = _ruleset(rules, overrides)
     if png_out:
@@ -1165,8 +1166,12 @@ def card(
 
         check_card_png(png_out)
     # a ruleset of one's own has its duel solved first, with its estimate and progress bar
-    duel = CardDuel(rs, tables_dir=tables_dir, progress=not as_json)
-    rep = find_card(rs, cells, duel=duel, progress=None if as_json else lambda s: click.echo(s, err=True))
+    try:
+        duel = CardDuel(rs, tables_dir=tables_dir, progress=not as_json)
+    except DuelOutOfReach as exc:  # no duel to search by: the turn's card, measured by its points
+        rep = turn_only(rs, str(exc), cells)
+    else:
+        rep = find_card(rs, cells, duel=duel, progress=None if as_json else lambda s: click.echo(s, err=True))
     text = rep.card.markdown(rep)
     if md_out:
         try:

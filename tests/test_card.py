@@ -12,7 +12,7 @@ from functools import cache
 import pytest
 from tiny import TINY_DUELS
 
-from thousand.analysis.card import Card, CardBot, CardDuel, CardReport, card_turn_points, find_card
+from thousand.analysis.card import Card, CardBot, CardDuel, CardReport, card_turn_points, find_card, turn_card
 from thousand.analysis.exact import exact_duel
 from thousand.analysis.oracle import Oracle
 from thousand.base.errors import ThousandError
@@ -145,10 +145,24 @@ def test_card_command(tmp_path):
     assert "Strategy card: pig" in out.read_text()
 
 
+def test_card_command_without_a_duel_gives_the_turn_card(tmp_path):
+    """Six-dice has no duel here (equal turns): the card is the turn's optimum, its win
+    chance said to be unmeasured, its turn points at most the optimum's; a card smaller
+    than it is refused in one line."""
+    out = tmp_path / "six.md"
+    r = _thousand("card", "six-dice", "--json", "--out", str(out), "--tables", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["loss"] is None and d["win_first"] is None and "equal turns" in d["unmeasured"]
+    assert d["card"] == turn_card(load_ruleset("six-dice")).to_json()
+    assert 0 < d["turn_points"] <= d["turn_optimum"] + 1e-9
+    assert "not measured" in out.read_text()
+    assert CardReport.from_json(load_ruleset("six-dice"), d).to_json() == d
+    r = _thousand("card", "six-dice", "--cells", "4", "--tables", str(tmp_path))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+
+
 def test_card_command_refuses_what_it_cannot_measure(tmp_path):
-    r = _thousand("card", "six-dice", "--tables", str(tmp_path))
-    assert r.returncode == 2
-    assert len(r.stderr.strip().splitlines()) == 1
     r = _thousand(
         "card", "pig", "--set", "goal=20", "--cells", "1", "--png", str(tmp_path / "x.txt"), "--tables", str(tmp_path)
     )

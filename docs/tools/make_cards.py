@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from thousand.analysis.card import Card, CardDuel, CardReport, find_card, shape, turn_card
+from thousand.analysis.card import Card, CardDuel, CardReport, DuelOutOfReach, find_card, shape, turn_card, turn_only
 from thousand.analysis.chart import draw_card
 from thousand.base.errors import ThousandError
 from thousand.rules import load_ruleset
@@ -47,6 +47,13 @@ def table(presets) -> str:
             out.append(f"| {name} | | not measured: {d['why']} | | | | |")
             continue
         how = "search" if d.get("searched", True) else "measured only"
+        if d.get("loss") is None:  # no duel here: one turn's points alone
+            out.append(
+                f"| [{name}](cards/{name}.md) | {d['card']['cells']} | not measured: {d['unmeasured']} | | "
+                f"{d['turn_points']:.2f} ({d['turn_optimum']:.2f}) | the turn's optimum | "
+                f"{d['search_seconds']:.0f} s, {d['peak_mb']:,} MB |"
+            )
+            continue
         out.append(
             f"| [{name}](cards/{name}.md) | {d['card']['cells']} | {100 * d['loss']:.4f}% | "
             f"{100 * d['win_first']:.2f}% / {100 * d['win_second']:.2f}% ({100 * d['p_star']:.2f}% / "
@@ -63,7 +70,7 @@ def say(name: str, what: str, t0: float) -> None:
 def measure_only(rs, sources, t0: float):
     """The best of the turn's card and the ``sources``' cards, each measured exactly."""
     duel = CardDuel(rs)
-    say(rs.name, f"duel set up in {duel.setup_seconds:.0f} s", t0)
+    say(rs.name, f"duel set up in {duel.setup_seconds:.0f} s, {len(duel.opt_patterns[3]):,} optimum patterns", t0)
     cards = [("the turn's optimum", turn_card(rs))]
     for src in sources:
         d = json.loads((OUT / f"{src}.json").read_text())
@@ -114,6 +121,9 @@ def main() -> None:
             else:
                 only = [shape(x.split(",")) for x in args.shapes] if args.shapes else None
                 rep = find_card(rs, args.cells, progress=lambda s, t0=t0: say(name, s, t0), only=only)
+        except DuelOutOfReach as exc:  # the turn's card, measured by one turn's points alone
+            rep = turn_only(rs, str(exc))
+            say(name, f"no duel here ({exc}): the turn's card", t0)
         except ThousandError as exc:
             (OUT / f"{name}.json").write_text(json.dumps({"measured": False, "why": str(exc)}, indent=1) + "\n")
             print(f"{name}: {exc}", flush=True)
@@ -123,14 +133,15 @@ def main() -> None:
         d = rep.to_json()
         d.update(
             measured=True,
-            searched=not args.measure_only,
+            searched=not args.measure_only and rep.loss is not None,
             shapes=args.shapes or "all",
             search_seconds=round(time.perf_counter() - t0, 1),
             peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
             cells_limit=args.cells,
         )
         (OUT / f"{name}.json").write_text(json.dumps(d, indent=1) + "\n")
-        print(f"{name}: loss {rep.loss:.4%}, turn {rep.turn_points:.2f} of {rep.turn_optimum:.2f}", flush=True)
+        loss = "not measured" if rep.loss is None else f"{rep.loss:.4%}"
+        print(f"{name}: loss {loss}, turn {rep.turn_points:.2f} of {rep.turn_optimum:.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -423,6 +423,11 @@ def card_turn_points(card: Card, x: PlayerState | None = None, T: int | None = N
 # --------------------------------------------------------------------------- the duel
 
 
+class DuelOutOfReach(ThousandError):
+    """The card's duel cannot be built here (equal turns; more pairs than memory allows).
+    A card can still be given, measured by one turn's points alone (:func:`turn_only`)."""
+
+
 class CardDuel:
     """The duel of a card against the optimal player (module docstring), built once per
     ruleset: the optimal player's turns as patterns, and the levels they are swept in.
@@ -451,16 +456,16 @@ class CardDuel:
         from thousand.tables.solve import solve_objective
 
         if rs.equal_turns:
-            raise ThousandError(
-                f"{rs.name}: equal turns put the seat into the duel's state, which the card's duel does not model "
-                "yet; six-dice's full duel does not fit one machine in any case (docs/card.md)"
+            raise DuelOutOfReach(
+                f"{rs.name}: no duel to measure against here: equal turns put the seat into the duel's state, which "
+                "the card's duel does not model, and six-dice's full duel does not fit one machine"
             )
         t0 = time.perf_counter()
         self.rs = rs
         model = self.model = DuelModel(rs)
         n = self.n = model.n
         if n * n > CARD_MAX_PAIRS:
-            raise ThousandError(
+            raise DuelOutOfReach(
                 f"{rs.name}: {n * n:,} pairs; measuring a card holds its levels and the optimum's turns, about "
                 f"{n * n * CARD_PAIR_BYTES / 2**30:.0f} GiB here, more than the {CARD_MAX_PAIRS:,} pairs it allows"
             )
@@ -631,20 +636,21 @@ class CardReport:
     expected points from the start, card and optimum."""
 
     card: Card
-    first: float
-    second: float
-    p_star: float
+    first: float | None  # None: no duel to measure against (``unmeasured`` says why)
+    second: float | None
+    p_star: float | None
     turn_points: float | None = None  # filled by :meth:`with_turn`
     turn_optimum: float | None = None
     sweeps: int = 0  # sweeps of the level-ordered Gauss-Seidel solve
     residual: float = 0.0  # the last sweep's largest change
     seconds: float = 0.0
     steps: list = field(default_factory=list)  # the search's trail: (cells, loss) of smaller cards
+    unmeasured: str | None = None  # why the win chance is not measured (no duel here)
 
     @property
-    def loss(self) -> float:
+    def loss(self) -> float | None:
         """Win probability given up against an optimal opponent, both seats averaged."""
-        return 0.5 - 0.5 * (self.first + self.second)
+        return None if self.first is None else 0.5 - 0.5 * (self.first + self.second)
 
     def with_turn(self) -> CardReport:
         """This report with one turn's expected points, card and optimum."""
@@ -658,12 +664,15 @@ class CardReport:
         return None if self.turn_points is None else self.turn_optimum - self.turn_points
 
     def lines(self) -> list[str]:
-        out = [
-            _(
-                "Measured exactly against an optimal opponent: wins {w:.4%} of games (first {f:.4%}, second {s:.4%}), "
-                "{loss:.4%} less than the optimum's 50%."
-            ).format(w=0.5 * (self.first + self.second), f=self.first, s=self.second, loss=self.loss)
-        ]
+        if self.first is None:
+            out = [_("Win chance against an optimal opponent: not measured ({why}).").format(why=self.unmeasured)]
+        else:
+            out = [
+                _(
+                    "Measured exactly against an optimal opponent: wins {w:.4%} of games (first {f:.4%}, "
+                    "second {s:.4%}), {loss:.4%} less than the optimum's 50%."
+                ).format(w=0.5 * (self.first + self.second), f=self.first, s=self.second, loss=self.loss)
+            ]
         if self.turn_points is not None:
             out.append(
                 _("One turn from the start: {c:.2f} points on average, the optimum {o:.2f} ({d:.2f} less).").format(
@@ -688,6 +697,7 @@ class CardReport:
             d.get("residual", 0.0),
             d.get("seconds", 0.0),
             [(s["cells"], s["loss"]) for s in d.get("steps", [])],
+            d.get("unmeasured"),
         )
 
     def to_json(self) -> dict:
@@ -704,7 +714,21 @@ class CardReport:
             "residual": self.residual,
             "seconds": round(self.seconds, 3),
             "steps": [{"cells": c, "loss": v} for c, v in self.steps],
+            "unmeasured": self.unmeasured,
         }
+
+
+def turn_only(rs: Ruleset, why: str, cells: int | None = None) -> CardReport:
+    """The turn's optimum as a card (:func:`turn_card`), measured by one turn's points
+    alone: the card where the duel it would be measured against is out of reach (``why``,
+    :class:`DuelOutOfReach`). Without the duel there is nothing to search by, so this is
+    the only card; ``cells``: refused if it has more numbers."""
+    card = turn_card(rs)
+    if cells is not None and card.cells > cells:
+        raise ThousandError(
+            f"{rs.name}: without the duel the only card is the turn's, of {card.cells} numbers, more than {cells}"
+        )
+    return CardReport(card, None, None, None, unmeasured=why).with_turn()
 
 
 # --------------------------------------------------------------------------- the search
