@@ -177,8 +177,8 @@ class Backend:
         that go on: ``plans.next >= 0``) with probabilities ``prob``, then its bust
         probability and constant; its rows read the block of x from ``base`` (n^2 pairs).
         Patterns are numbered through the stores, one after another. ``levels``: per level,
-        top down, ``(rows, pat, opp, succ)``. A sweep sets level by level, for row k
-        (pattern p, opponent j, mover i = mover[p]),
+        top down, ``(rows, pat, opp, succ)``. ``.sweep(x, threads)`` sets, in place, level
+        by level, for row k (pattern p, opponent j, mover i = mover[p]),
 
             x[rows[k]] = cst[p] + sum_e prob[e] x[base + next[g_e] n + opp(g_e, j)]
                          + bust_p[p] x[base + bust[i] n + j]
@@ -186,7 +186,7 @@ class Backend:
         with ``opp`` the opponent after the end (pushed off the barrel, overtaken:
         :func:`end_opponents`), every value at the sweep so far, except that where
         ``succ[k] >= 0`` the bust is a link to the level's row ``succ[k]``, solved exactly
-        with the level's other links (:meth:`solve_links`). Returns the largest change.
+        with the level's other links (:meth:`solve_links`), and returns the largest change.
         Everything is checked here, once; the compiled sweep allocates nothing."""
         n = len(plans.score)
         checked, total = [], 0

@@ -701,7 +701,6 @@ class PatternSweep:
     def __init__(self, plans, stores, levels, size):
         self.size, self.n = int(size), len(plans.score)
         self.plans = plans
-        self.first = np.concatenate([[0], np.cumsum([len(s[3]) for s in stores])]).astype(np.int64)
         cat = [np.concatenate([np.asarray(s[f]) for s in stores]) if stores else np.zeros(0) for f in range(1, 6)]
         ends, prob, self.bust_p, self.cst, self.mover = cat
         self.mover = self.mover.astype(np.int64)
@@ -729,9 +728,7 @@ class PatternSweep:
         e = self.ptr[pat][row] + at
         e[~own] = 0
         g, j, i = self.ends[e], opp[row], self.mover[pat][row]
-        y = np.where(p.climbed[g].astype(bool) & p.on_barrel[j].astype(bool), p.pushed[j], j)
-        s = p.score[y]
-        y = np.where((p.score[i] < s) & (s < p.after[g]), p.overtaken[y], y)
+        y = end_opponent(p, i, g, j)
         cols = self.base[pat][row] + np.where(own, p.next[g] * n + y, p.bust[i] * n + j)
         vals = np.where(own, self.prob[e], self.bust_p[pat][row])
         indptr = np.concatenate([[0], np.cumsum(cnt)]).astype(np.int64)
@@ -809,11 +806,15 @@ def end_opponents(plans, i, rows, Y):
     after``) is overtaken. The compiled kernel's rule, written once for numpy: the pure
     twin's turn ends and the duel solver's interface (:meth:`thousand.solvers.duel.DuelModel.interface`)
     take it from here. ``plans``: anything with the arrays of :class:`Plans`."""
-    climbed = np.asarray(plans.climbed[rows]).astype(bool)
-    on = np.asarray(plans.on_barrel[Y]).astype(bool)
-    y1 = np.where(climbed[:, None] & on[None, :], plans.pushed[Y][None, :], Y[None, :])
+    return end_opponent(plans, i, np.asarray(rows)[:, None], np.asarray(Y)[None, :])
+
+
+def end_opponent(plans, i, g, y):
+    """:func:`end_opponents` element by element (broadcasting ``i``, ``g``, ``y``): the
+    opponent ``y`` after mover ``i``'s end at plan row ``g``."""
+    y1 = np.where(plans.climbed[g].astype(bool) & plans.on_barrel[y].astype(bool), plans.pushed[y], y)
     s = plans.score[y1]
-    return np.where((plans.score[i] < s) & (s < plans.after[rows][:, None]), plans.overtaken[y1], y1)
+    return np.where((plans.score[i] < s) & (s < plans.after[g]), plans.overtaken[y1], y1)
 
 
 def _mover_ends(plans, Q, i, lo, hi):
