@@ -162,7 +162,7 @@ def test_card_command_without_a_duel_gives_the_turn_card(tmp_path):
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
 
 
-def test_card_command_refuses_what_it_cannot_measure(tmp_path):
+def test_card_command_refuses_a_png_it_cannot_write(tmp_path):
     r = _thousand(
         "card", "pig", "--set", "goal=20", "--cells", "1", "--png", str(tmp_path / "x.txt"), "--tables", str(tmp_path)
     )
