@@ -734,10 +734,11 @@ def turn_only(rs: Ruleset, why: str, cells: int | None = None) -> CardReport:
 # --------------------------------------------------------------------------- the search
 
 
-# the most pairs whose card duel is held in memory, and the bytes a pair takes (classic's
-# 2,595,321 pairs: 1,217 MB at the peak, the duel table and the optimum's patterns included)
-CARD_MAX_PAIRS = 30_000_000
-CARD_PAIR_BYTES = 490
+# the most pairs whose card duel is held in memory, and the bytes a pair takes at the peak
+# (the duel table, the patterns, the levels, the Anderson history: classic-open's 12,960,000
+# pairs took 11.4 GB, classic's 2,595,321 1.9 GB)
+CARD_MAX_PAIRS = 20_000_000
+CARD_PAIR_BYTES = 880
 
 # the sweeps' Anderson depth: 2 x depth copies of the values held besides them
 CARD_ANDERSON = 10
