@@ -438,7 +438,7 @@ class CardDuel:
     halves pair ``k = opponent * n + mover``. A turn's ends depend on the pair only
     through its mover and its decisions: the card's through the card's row for the pair
     (a handful per mover), the optimum's through its greedy policy against that opponent
-    (classic-open: 622 distinct policies per mover on average among its 3,600
+    (classic-open: 492 distinct policies per mover on average among its 3,600
     opponents). So each half's rows are *patterns* -- a mover's turn-end distribution,
     kept once -- and a pair's row is a pattern and its opponent
     (:meth:`thousand.kernel.Backend.pattern_sweep`), where a sparse row per pair would
