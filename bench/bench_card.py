@@ -77,7 +77,7 @@ def main() -> None:
     args = ap.parse_args()
     print(f"kernel: {kernel.IMPLEMENTATION}")
     print("| " + " | ".join((*COLUMNS, "seconds", "loss")) + " |")
-    print("|---|---:|---|" + "---:|" * 6 + "---:|---|")
+    print("|---|---:|---|" + "---:|" * 6 + "---|")
     for name in args.presets:
         rs = load_ruleset(name)
         card = Card.from_json(rs, json.loads((CARDS / f"{name}.json").read_text())["card"])
