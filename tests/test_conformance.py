@@ -21,7 +21,7 @@ from thousand.engine.ends import TurnEnds
 from thousand.engine.player import WIN
 from thousand.engine.states import seeds
 from thousand.kernel._sim_pure import Rng
-from thousand.rules import load_ruleset, preset_names
+from thousand.rules import from_mapping, load_ruleset, preset_names
 from thousand.solvers.advice import SolvedTurn
 
 # the kernel in use against the engine, exact fractions and published values: run on the
@@ -303,6 +303,25 @@ def test_optimal_turn_ends_as_the_kernel_says(name):
 @given(game_rulesets(), st.integers(0, 2**16))
 def test_optimal_turn_ends_as_the_kernel_says_random_rules(rs, seed):
     _check_end_distribution(rs, seed)
+
+
+def test_optimal_turn_ends_past_a_mid_turn_samosval_at_the_barrel():
+    """A mid-turn samosval at the points barrel's threshold (160, from 155): a total past it
+    (165) is no samosval, so the turn's horizon must reach past it, not stop at the
+    barrel's threshold (the random rules above found this)."""
+    rs = from_mapping(
+        {
+            "dice": 2,
+            "goal": 185,
+            "scoring": {"singles": {"1": 5}},
+            "dump": [160],
+            "dump_mid_turn": True,
+            "barrel": {"kind": "points", "threshold": 160, "attempts": 0, "fall_penalty": 5, "push_off": "fall"},
+        }
+    )
+    moves = TurnRules(rs).moves
+    assert TurnEnds.of(moves, moves.initial()._replace(score=155)).T >= 2
+    _check_end_distribution(rs, 0)
 
 
 # --------------------------------------------------------------------------- the simulator's games

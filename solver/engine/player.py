@@ -236,6 +236,8 @@ class Moves:
             top = rs.barrel.threshold
         if rs.barrel.kind == "exact":
             top = rs.goal + rs.unit
+        if rs.dump_mid_turn:  # a mid-turn samosval strikes at its own total only: the totals past it differ
+            top = max([top, *(d + rs.unit for d in rs.dump if d > x.score)])
         # below min_bank a total cannot be banked at all, so saturation is never below it
         return max(top - x.score, rs.unit, rs.min_bank)
 
