@@ -882,12 +882,17 @@ def test_level_sweep_agrees(seed, size, nlev, threads, single):
             r = np.flatnonzero(succ >= 0)
             np.add.at(D, (r, succ[r]), a[r])
             want[rows] = np.linalg.solve(D, rho - off @ want) if m else want[rows]
+    _twice_agree([b.level_sweep(levels, size) for b in (PURE, COMPILED)], x0, threads, want)
+
+
+def _twice_agree(sweeps, x0, threads, want):
+    """Two sweeps from x0 by each kernel's sweeper (pure first): the first's change is the
+    largest move, the pure result equals ``want``, the compiled one the pure one."""
     got = []
-    for backend in (PURE, COMPILED):
-        sweep, x = backend.level_sweep(levels, size), x0.copy()
-        before = x.copy()
+    for sweep in sweeps:
+        x = x0.copy()
         change = sweep.sweep(x, threads)
-        assert change == pytest.approx(float(np.max(np.abs(x - before), initial=0.0)), abs=1e-15)
+        assert change == pytest.approx(float(np.max(np.abs(x - x0), initial=0.0)), abs=1e-15)
         sweep.sweep(x, threads)
         got.append(x)
     np.testing.assert_allclose(got[0], want, rtol=0, atol=1e-10)
@@ -979,16 +984,7 @@ def test_pattern_sweep_agrees(seed, name, threads):
                 else:
                     rhs[k] += bust_p[q] * want[base + p.bust[i] * n + j]
             want[rows] = np.linalg.solve(A, rhs) if m else want[rows]
-    got = []
-    for backend in (PURE, COMPILED):
-        sweep, x = backend.pattern_sweep(p, stores, levels, size), x0.copy()
-        before = x.copy()
-        change = sweep.sweep(x, threads)
-        assert change == pytest.approx(float(np.max(np.abs(x - before), initial=0.0)), abs=1e-15)
-        sweep.sweep(x, threads)
-        got.append(x)
-    np.testing.assert_allclose(got[0], want, rtol=0, atol=1e-10)
-    np.testing.assert_allclose(got[1], got[0], rtol=0, atol=TOL)
+    _twice_agree([b.pattern_sweep(p, stores, levels, size) for b in (PURE, COMPILED)], x0, threads, want)
 
 
 def test_pattern_sweep_refuses_bad_input():

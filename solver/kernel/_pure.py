@@ -675,15 +675,23 @@ class LevelSweep:
                 continue
             if indptr[-1] and (cols[: indptr[-1]].min() < 0 or cols[: indptr[-1]].max() >= self.size):
                 raise ValueError("cols must index x")
-            rhs, out = np.empty(m), np.empty(m)
+            rhs = np.empty(m)
             rows_minus(indptr, cols, vals, x, rho, rhs, threads)
-            try:
-                solve_links(succ, a, rhs, out)
-            except ZeroDivisionError:
-                raise ZeroDivisionError("a level's links are singular (the product of a cycle's -a is 1)") from None
-            change = max(change, float(np.max(np.abs(out - x[rows]))))
-            x[rows] = out
+            change = max(change, _settle(x, rows, succ, a, rhs))
         return change
+
+
+def _settle(x, rows, succ, a, rhs) -> float:
+    """A level's end of a sweep: its links solved (:func:`solve_links`) on the right-hand
+    side ``rhs``, the values written to ``x[rows]``; returns the largest change."""
+    out = np.empty(len(rows))
+    try:
+        solve_links(succ, a, rhs, out)
+    except ZeroDivisionError:
+        raise ZeroDivisionError("a level's links are singular (the product of a cycle's -a is 1)") from None
+    change = float(np.max(np.abs(out - x[rows])))
+    x[rows] = out
+    return change
 
 
 class PatternSweep:
@@ -745,13 +753,7 @@ class PatternSweep:
                 continue
             indptr, cols, vals, a = self.rows(L)
             rhs = self.cst[pat] + np.bincount(np.repeat(np.arange(m), np.diff(indptr)), vals * x[cols], minlength=m)
-            out = np.empty(m)
-            try:
-                solve_links(succ, a, rhs, out)
-            except ZeroDivisionError:
-                raise ZeroDivisionError("a level's links are singular (the product of a cycle's -a is 1)") from None
-            change = max(change, float(np.max(np.abs(out - x[rows]))))
-            x[rows] = out
+            change = max(change, _settle(x, rows, succ, a, rhs))
         return change
 
 
