@@ -447,9 +447,9 @@ class CardDuel:
     A pair's level is the sum of both scores: a bank raises it, a bust keeps it, only
     penalties and overtaking lower it. :meth:`measure` sweeps the levels top down, each
     level's bust links (the card's bust to the optimum's turn at the same pair and back)
-    solved exactly, every other entry at the values of the sweep so far (Gauss-Seidel),
-    until a sweep changes no value by more than ``tol``: without penalties one sweep is
-    the solution."""
+    solved exactly, every other entry at the values of the sweep so far (Gauss-Seidel; the
+    sweeps Anderson-mixed), until a sweep changes no value by more than ``tol``: without
+    penalties one sweep is the solution."""
 
     def __init__(self, rs: Ruleset, solution=None, tables_dir: str | None = None, progress: bool = False):
         from thousand.solvers.duel import DuelModel
