@@ -2868,6 +2868,9 @@ cdef struct _Patterns:
     const double** bust_p
     const double** cst
     const int32_t** mover
+    const double** won              # per store: (n, nw) worth of a first-seat win per opponent, or NULL
+    Py_ssize_t nw                   # win_L's columns (0 without equal turns)
+    const int64_t* win_col          # the plans' win_col, or NULL
     const int64_t* nxt              # the plans (see Plans)
     const int64_t* after
     const uint8_t* climbed
@@ -2884,9 +2887,10 @@ cdef inline double _pattern_row(const _Patterns* tb, int64_t p, int64_t j, bint 
     where ``linked``: the right-hand side, and ``a`` the link's coefficient (-bust_p, or 0).
     What depends on the opponent alone is read once per row: an end's opponent is j or,
     where the end climbed the barrel j is on, j pushed off; either overtaken when the
-    mover's score passes it."""
+    mover's score passes it. A first-seat win (next -1) is worth won[j, win_col]."""
     cdef Py_ssize_t s = 0, e
-    cdef int64_t q, g, y, base, n = tb.n, own
+    cdef int64_t q, g, y, base, n = tb.n, own, nx
+    cdef const double* won
     cdef int64_t sj, sp, pj, oj, op
     cdef const int32_t* ends
     cdef const double* prob
@@ -2901,15 +2905,19 @@ cdef inline double _pattern_row(const _Patterns* tb, int64_t p, int64_t j, bint 
     pj = tb.pushed[j]
     sj, sp = tb.score[j], tb.score[pj]
     oj, op = tb.overtaken[j], tb.overtaken[pj]
-    ends, prob = tb.ends[s], tb.prob[s]
+    ends, prob, won = tb.ends[s], tb.prob[s], tb.won[s]
     acc = tb.cst[s][q]
     for e in range(tb.ptr[s][q], tb.ptr[s][q + 1]):
         g = ends[e]
+        nx = tb.nxt[g]
+        if nx < 0:  # checked: only with won, at a win_col >= 0
+            acc = acc + prob[e] * won[j * tb.nw + tb.win_col[g]]
+            continue
         if on and tb.climbed[g]:
             y = op if own < sp and sp < tb.after[g] else pj
         else:
             y = oj if own < sj and sj < tb.after[g] else j
-        acc = acc + prob[e] * x[base + tb.nxt[g] * n + y]
+        acc = acc + prob[e] * x[base + nx * n + y]
     bp = tb.bust_p[s][q]
     if linked:
         a[0] = -bp
@@ -2951,6 +2959,7 @@ cdef class PatternSweep:
         self.tb.bust_p = <const double**>malloc((ns + 1) * sizeof(void*))
         self.tb.cst = <const double**>malloc((ns + 1) * sizeof(void*))
         self.tb.mover = <const int32_t**>malloc((ns + 1) * sizeof(void*))
+        self.tb.won = <const double**>malloc((ns + 1) * sizeof(void*))
         self.m = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
         self.rows = <const int64_t**>malloc((n + 1) * sizeof(void*))
         self.pat = <const int32_t**>malloc((n + 1) * sizeof(void*))
@@ -2958,7 +2967,7 @@ cdef class PatternSweep:
         self.succ = <const int64_t**>malloc((n + 1) * sizeof(void*))
         if (self.tb.first == NULL or self.tb.base == NULL or self.tb.ptr == NULL or self.tb.ends == NULL
                 or self.tb.prob == NULL or self.tb.bust_p == NULL or self.tb.cst == NULL or self.tb.mover == NULL
-                or self.m == NULL or self.rows == NULL or self.pat == NULL or self.opp == NULL or self.succ == NULL):
+                or self.tb.won == NULL or self.m == NULL or self.rows == NULL or self.pat == NULL or self.opp == NULL or self.succ == NULL):
             raise MemoryError()
         keep = [plans]
         cdef const int64_t[::1] i64a
@@ -2968,8 +2977,9 @@ cdef class PatternSweep:
         cdef int64_t* first = <int64_t*>self.tb.first
         cdef int64_t* base = <int64_t*>self.tb.base
         first[0] = 0
+        cdef const double[:, ::1] f64b
         for s, store in enumerate(stores):
-            ptr, ends, prob, bust_p, cst, mover, b = store
+            ptr, ends, prob, bust_p, cst, mover, b, won = store
             keep.append(store)
             first[s + 1] = first[s] + bust_p.shape[0]
             base[s] = b
@@ -2985,6 +2995,15 @@ cdef class PatternSweep:
             self.tb.cst[s] = &f64a[0] if cst.shape[0] else NULL
             i32a = mover
             self.tb.mover[s] = &i32a[0] if mover.shape[0] else NULL
+            self.tb.won[s] = NULL
+            if won is not None and won.size:
+                f64b = won
+                self.tb.won[s] = &f64b[0, 0]
+        self.tb.nw = 0 if plans.win_L is None else plans.win_L.shape[1]
+        self.tb.win_col = NULL
+        if plans.win_col is not None and plans.win_col.shape[0]:
+            i64a = plans.win_col
+            self.tb.win_col = &i64a[0]
         i64a = plans.next
         self.tb.nxt = &i64a[0]
         i64a = plans.after
@@ -3035,6 +3054,7 @@ cdef class PatternSweep:
         free(self.tb.bust_p)
         free(self.tb.cst)
         free(self.tb.mover)
+        free(self.tb.won)
         free(self.m)
         free(self.rows)
         free(self.pat)

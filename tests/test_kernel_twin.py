@@ -927,8 +927,12 @@ def test_level_sweep_refuses_bad_input():
 def _random_patterns(rng, p, n: int, size: int):
     """Two random stores of patterns over the plans ``p`` (ends that go on, of the
     pattern's own mover; their chances and the bust's below 1/2 in all) reading the two
-    halves of x, and random levels of pattern rows (links: the bust, to a row of the level)."""
-    go_on = [np.flatnonzero(p.next[p.ptr[i] : p.ptr[i + 1]] >= 0) + p.ptr[i] for i in range(n)]
+    halves of x, and random levels of pattern rows (links: the bust, to a row of the level).
+    With equal turns (``p.win_col``) the ends include first-seat wins, worth a random
+    ``won`` per store."""
+    seated = p.win_col is not None
+    rows = [np.arange(p.ptr[i], p.ptr[i + 1]) for i in range(n)]
+    go_on = [r[(p.next[r] >= 0) | (seated and (p.next[r] == -1) & (p.win_col[r] >= 0))] for r in rows]
     stores = []
     for base in (n * n, 0):
         P = int(rng.integers(1, 12))
@@ -936,7 +940,8 @@ def _random_patterns(rng, p, n: int, size: int):
         ends = [rng.choice(go_on[i], size=int(rng.integers(0, len(go_on[i]) + 1)), replace=False) for i in mover]
         ptr = np.concatenate([[0], np.cumsum([len(e) for e in ends])])
         prob = rng.random(int(ptr[-1])) * 0.5 / max(1, max(len(e) for e in ends))
-        stores.append((ptr, np.concatenate(ends), prob, rng.random(P) * 0.4, rng.random(P), mover, base))
+        store = (ptr, np.concatenate(ends), prob, rng.random(P) * 0.4, rng.random(P), mover, base)
+        stores.append(store + ((rng.random(p.win_L.shape),) if seated else ()))
     total = sum(len(s[3]) for s in stores)
     levels = []
     perm = rng.permutation(size)
@@ -951,14 +956,14 @@ def _random_patterns(rng, p, n: int, size: int):
 @_fast(30)
 @given(
     st.integers(0, 2**32 - 1),
-    st.sampled_from(["overtaking-bolts", "barrel-push-off", "free-any"]),
+    st.sampled_from(["overtaking-bolts", "barrel-push-off", "free-any", "equal-turns"]),
     st.sampled_from([0, 1, 2]),
 )
 def test_pattern_sweep_agrees(seed, name, threads):
-    """Random patterns over a duel's plans with overtaking and push-off, swept twice from
-    random x: both kernels, and the sweep done by hand -- each row's entries spelled out
-    (the opponent after each end by end_opponents), each level solved densely with its
-    links."""
+    """Random patterns over a duel's plans with overtaking and push-off (and first-seat
+    wins worth ``won``), swept twice from random x: both kernels, and the sweep done by
+    hand -- each row's entries spelled out (the opponent after each end by
+    end_opponents), each level solved densely with its links."""
     model, _ = _model(name)
     p, n = model.plans, model.n
     size = 2 * n * n
@@ -973,12 +978,15 @@ def test_pattern_sweep_agrees(seed, name, threads):
             A, rhs = np.eye(m), np.zeros(m)
             for k in range(m):
                 s = int(np.searchsorted(first, pat[k], side="right")) - 1
-                ptr, ends, prob, bust_p, cst, mover, base = stores[s]
+                ptr, ends, prob, bust_p, cst, mover, base, *won = stores[s]
                 q, j = pat[k] - first[s], opp[k]
                 i = mover[q]
                 g = ends[ptr[q] : ptr[q + 1]]
                 y = end_opponents(p, i, g, np.array([j]))[:, 0] if len(g) else np.zeros(0, np.int64)
-                rhs[k] = cst[q] + prob[ptr[q] : ptr[q + 1]] @ want[base + p.next[g] * n + y]
+                worth = want[base + p.next[g] * n + y]
+                if won:  # a first-seat win reads no x: the last turn's worth against j
+                    worth = np.where(p.next[g] == -1, won[0][j, p.win_col[g]], worth)
+                rhs[k] = cst[q] + prob[ptr[q] : ptr[q + 1]] @ worth
                 if succ[k] >= 0:
                     A[k, succ[k]] -= bust_p[q]
                 else:
@@ -1018,6 +1026,33 @@ def test_pattern_sweep_refuses_bad_input():
         loop = (np.array([0, 1]), np.array([0, 0]), np.array([0, 0]), np.array([1, 0]))
         with pytest.raises(ZeroDivisionError):
             backend.pattern_sweep(p, [store(bust=1.0)], [loop], size).sweep(np.zeros(size))
+
+
+def test_pattern_sweep_refuses_bad_wins():
+    """Equal turns: a first-seat win is read from ``won`` (and counted once, without x),
+    a final win (a second seat's), a win without ``won`` and a ``won`` of the wrong
+    shape are refused by both kernels."""
+    model, _ = _model("equal-turns")
+    p, n = model.plans, model.n
+    size = 2 * n * n
+    r = np.arange(len(p.next))
+    first = r[(p.next == -1) & (p.win_col >= 0)][:1]
+    final = r[(p.next == -1) & (p.win_col < 0)][:1]
+    i, f = (int(np.searchsorted(p.ptr, g[0], side="right")) - 1 for g in (first, final))
+    won = np.linspace(0.0, 1.0, p.win_L.size).reshape(p.win_L.shape)
+
+    def store(ends, mover, w=won):
+        return (np.array([0, 1]), ends, np.full(1, 0.5), np.zeros(1), np.zeros(1), [mover], 0, w)
+
+    j = 3
+    level = (np.array([j * n + i]), np.array([0]), np.array([j]), np.array([-1]))
+    for backend in (PURE, COMPILED):
+        x = np.zeros(size)
+        backend.pattern_sweep(p, [store(first, i)], [level], size).sweep(x)
+        assert x[j * n + i] == 0.5 * won[j, p.win_col[first[0]]]
+        for bad in (store(final, f), store(first, i, None)[:7], store(first, i, won[:, :-1])):
+            with pytest.raises(ValueError):
+                backend.pattern_sweep(p, [bad], [level], size)
 
 
 def test_solve_links_refuses_bad_input():

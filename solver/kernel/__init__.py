@@ -172,25 +172,36 @@ class Backend:
         (``impl.PatternSweep``): :meth:`level_sweep` for a duel whose rows repeat, held as
         patterns instead of one sparse row per pair.
 
-        ``stores``: per store ``(ptr, ends, prob, bust_p, cst, mover, base)``: pattern q's
-        ends are the plan rows ``ends[ptr[q]:ptr[q+1]]`` of its mover ``mover[q]`` (ends
-        that go on: ``plans.next >= 0``) with probabilities ``prob``, then its bust
-        probability and constant; its rows read the block of x from ``base`` (n^2 pairs).
-        Patterns are numbered through the stores, one after another. ``levels``: per level,
-        top down, ``(rows, pat, opp, succ)``. ``.sweep(x, threads)`` sets, in place, level
-        by level, for row k (pattern p, opponent j, mover i = mover[p]),
+        ``stores``: per store ``(ptr, ends, prob, bust_p, cst, mover, base[, won])``:
+        pattern q's ends are the plan rows ``ends[ptr[q]:ptr[q+1]]`` of its mover
+        ``mover[q]`` (ends that go on: ``plans.next >= 0``) with probabilities ``prob``,
+        then its bust probability and constant; its rows read the block of x from ``base``
+        (n^2 pairs). With ``won`` (equal_turns: ``plans.win_col``/``win_L`` given), an
+        (n, win_L's columns) array, a pattern may also end at a first-seat win (``next ==
+        -1``, ``win_col >= 0``), worth ``won[j, win_col[g]]`` against opponent j: what the
+        last turn that follows leaves the rows' player. Patterns are numbered through the
+        stores, one after another. ``levels``: per level, top down, ``(rows, pat, opp,
+        succ)``. ``.sweep(x, threads)`` sets, in place, level by level, for row k
+        (pattern p, opponent j, mover i = mover[p]),
 
             x[rows[k]] = cst[p] + sum_e prob[e] x[base + next[g_e] n + opp(g_e, j)]
                          + bust_p[p] x[base + bust[i] n + j]
 
-        with ``opp`` the opponent after the end (pushed off the barrel, overtaken:
-        :func:`end_opponents`), every value at the sweep so far, except that where
+        (a win end's term ``prob[e] won[j, win_col[g_e]]``) with ``opp`` the opponent
+        after the end (pushed off the barrel, overtaken: :func:`end_opponents`), every
+        value at the sweep so far, except that where
         ``succ[k] >= 0`` the bust is a link to the level's row ``succ[k]``, solved exactly
         with the level's other links (:meth:`solve_links`), and returns the largest change.
         Everything is checked here, once; the compiled sweep allocates nothing."""
         n = len(plans.score)
         checked, total = [], 0
-        for ptr, ends, prob, bust_p, cst, mover, base in stores:
+        cols = 0 if plans.win_L is None else np.asarray(plans.win_L).shape[1]
+        for ptr, ends, prob, bust_p, cst, mover, base, *won in stores:
+            won = won[0] if won else None
+            if won is not None:
+                won = np.ascontiguousarray(won, dtype=np.float64)
+                if plans.win_col is None or won.shape != (n, cols):
+                    raise ValueError("won needs the plans' win_col and one row per state, one column per win_L's")
             ptr = np.ascontiguousarray(ptr, dtype=np.int64)
             ends = np.ascontiguousarray(ends, dtype=np.int32)
             prob, bust_p, cst = (np.ascontiguousarray(a, dtype=np.float64) for a in (prob, bust_p, cst))
@@ -203,13 +214,20 @@ class Backend:
             if q and (mover.min() < 0 or mover.max() >= n):
                 raise ValueError("a pattern's mover must be a state index")
             own = np.repeat(mover, np.diff(ptr))
-            if len(ends) and (
-                np.any(ends < plans.ptr[own]) or np.any(ends >= plans.ptr[own + 1]) or np.any(plans.next[ends] < 0)
-            ):
-                raise ValueError("a pattern's ends must be plan rows of its mover that go on (next >= 0)")
+            if len(ends) and (np.any(ends < plans.ptr[own]) or np.any(ends >= plans.ptr[own + 1])):
+                raise ValueError("a pattern's ends must be plan rows of its mover")
+            nxt = plans.next[ends]
+            worth = nxt >= 0
+            if won is not None:
+                worth |= (nxt == -1) & (plans.win_col[ends] >= 0)
+            if not worth.all():
+                raise ValueError(
+                    "a pattern's ends must go on (next >= 0)"
+                    + ("" if won is None else " or be first-seat wins (win_col >= 0)")
+                )
             if base < 0 or base + n * n > size:
                 raise ValueError("a store's block of pairs must lie inside x")
-            checked.append((ptr, ends, prob, bust_p, cst, mover, int(base)))
+            checked.append((ptr, ends, prob, bust_p, cst, mover, int(base), won))
             total += q
         held = []
         for rows, pat, opp, succ in levels:

@@ -702,13 +702,15 @@ class PatternSweep:
         x[rows[k]] = cst[p] + sum_e prob[e] * x[base_s + next[g_e] * n + opp(g_e, j)]
                      + bust_p[p] * x[base_s + bust[mover[p]] * n + j]
 
-    with ``opp`` the opponent after the end at plan row ``g_e`` (:func:`end_opponents`);
-    where ``succ[k] >= 0`` the bust is the level's link to row ``succ[k]``, solved
-    exactly with the level's other links (:func:`solve_links`)."""
+    with ``opp`` the opponent after the end at plan row ``g_e`` (:func:`end_opponents`)
+    and a first-seat win's term ``prob[e] * won_s[j, win_col[g_e]]``; where ``succ[k] >=
+    0`` the bust is the level's link to row ``succ[k]``, solved exactly with the level's
+    other links (:func:`solve_links`)."""
 
     def __init__(self, plans, stores, levels, size):
         self.size, self.n = int(size), len(plans.score)
         self.plans = plans
+        self.won = [s[7] if len(s) > 7 else None for s in stores]
         cat = [np.concatenate([np.asarray(s[f]) for s in stores]) if stores else np.zeros(0) for f in range(1, 6)]
         ends, prob, self.bust_p, self.cst, self.mover = cat
         self.mover = self.mover.astype(np.int64)
@@ -717,14 +719,17 @@ class PatternSweep:
             ptrs.append(np.asarray(s[0][:-1], dtype=np.int64) + at)
             at += len(s[1])
         self.ptr = np.concatenate([*ptrs, [at]]).astype(np.int64)
-        self.ends, self.prob = ends.astype(np.int64), prob.astype(np.float64)
+        # one entry past the last (plan row 0, chance 0), which a bust's place in rows() reads
+        self.ends, self.prob = np.append(ends, 0).astype(np.int64), np.append(prob, 0.0)
         self.base = np.repeat([int(s[6]) for s in stores], [len(s[3]) for s in stores]).astype(np.int64)
+        self.store = np.repeat(np.arange(len(stores)), [len(s[3]) for s in stores]).astype(np.int64)
         self.levels = [tuple(np.asarray(a, dtype=np.int64) for a in lv) for lv in levels]
 
     def rows(self, L):
-        """Level L's rows spelled out: ``(indptr, cols, vals, a)``, the CSR of every entry
-        (the bust too, where it is no link) and each row's link coefficient (-bust_p, or 0);
-        the right-hand side is ``cst[pat] + CSR @ x``."""
+        """Level L's rows spelled out: ``(indptr, cols, vals, a, c)``, the CSR of every
+        entry that reads x (the bust too, where it is no link), each row's link coefficient
+        (-bust_p, or 0) and its constant (cst and its win ends' worth); the right-hand side
+        is ``c + CSR @ x``."""
         p, n = self.plans, self.n
         _, pat, opp, succ = self.levels[L]
         m = len(pat)
@@ -736,11 +741,17 @@ class PatternSweep:
         e = self.ptr[pat][row] + at
         e[~own] = 0
         g, j, i = self.ends[e], opp[row], self.mover[pat][row]
+        won = own & (p.next[g] == -1)  # a first-seat win: worth won[j, win_col], read from no x
+        c = self.cst[pat].copy()
+        for s in np.unique(self.store[pat][row[won]]):
+            w = won & (self.store[pat][row] == s)
+            np.add.at(c, row[w], self.prob[e[w]] * self.won[s][j[w], p.win_col[g[w]]])
+        reads = ~won
         y = end_opponent(p, i, g, j)
         cols = self.base[pat][row] + np.where(own, p.next[g] * n + y, p.bust[i] * n + j)
         vals = np.where(own, self.prob[e], self.bust_p[pat][row])
-        indptr = np.concatenate([[0], np.cumsum(cnt)]).astype(np.int64)
-        return indptr, cols, vals, np.where(free, 0.0, -self.bust_p[pat])
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(row[reads], minlength=m))]).astype(np.int64)
+        return indptr, cols[reads], vals[reads], np.where(free, 0.0, -self.bust_p[pat]), c
 
     def sweep(self, x, threads=0):
         """One sweep, in place on ``x``; returns the largest change of an entry."""
@@ -751,8 +762,8 @@ class PatternSweep:
             m = len(rows)
             if not m:
                 continue
-            indptr, cols, vals, a = self.rows(L)
-            rhs = self.cst[pat] + np.bincount(np.repeat(np.arange(m), np.diff(indptr)), vals * x[cols], minlength=m)
+            indptr, cols, vals, a, c = self.rows(L)
+            rhs = c + np.bincount(np.repeat(np.arange(m), np.diff(indptr)), vals * x[cols], minlength=m)
             change = max(change, _settle(x, rows, succ, a, rhs))
         return change
 
