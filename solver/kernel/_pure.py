@@ -758,7 +758,7 @@ class PatternSweep:
         if len(x) != self.size:
             raise ValueError("x must have the size the sweep was built for")
         change = 0.0
-        for L, (rows, pat, _, succ) in enumerate(self.levels):
+        for L, (rows, _pat, _, succ) in enumerate(self.levels):
             m = len(rows)
             if not m:
                 continue
