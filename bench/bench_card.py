@@ -43,13 +43,25 @@ def spelled_out(duel: CardDuel, stores, levels):
     cols, vals, succ, a)`` (values negated: it solves ``x = rho - O x``)."""
     p = duel.plans
     native = _pure.Plans(
-        p.ptr, p.stop_ok, p.forced_ok, p.next, p.after, p.climbed, p.bust, p.score, p.overtaken, p.pushed, p.on_barrel
+        p.ptr,
+        p.stop_ok,
+        p.forced_ok,
+        p.next,
+        p.after,
+        p.climbed,
+        p.bust,
+        p.score,
+        p.overtaken,
+        p.pushed,
+        p.on_barrel,
+        p.win_col,
+        p.win_L,
     )
     twin = _pure.PatternSweep(native, stores, levels, 2 * duel.n**2)
     out = []
-    for L, (rows, pat, _, succ) in enumerate(levels):
-        indptr, cols, vals, a = twin.rows(L)
-        out.append((rows, twin.cst[pat], indptr, cols.astype(np.int32), -vals, succ, a))
+    for L, (rows, _pat, _, succ) in enumerate(levels):
+        indptr, cols, vals, a, c = twin.rows(L)
+        out.append((rows, c, indptr, cols.astype(np.int32), -vals, succ, a))
     return out
 
 

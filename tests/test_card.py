@@ -10,7 +10,7 @@ from fractions import Fraction
 from functools import cache
 
 import pytest
-from tiny import TINY_DUELS
+from tiny import TINY_DUELS, TINY_EQUAL_TURNS
 
 from thousand.analysis.card import Card, CardBot, CardDuel, CardReport, card_turn_points, find_card, turn_card
 from thousand.analysis.exact import exact_duel
@@ -49,6 +49,26 @@ def test_card_duel_equals_the_card_played_through_the_engine(name, tmp_path):
         e = exact_duel(TurnRules(rs), CardBot(card), None, oracle=oracle)
         assert r.first == pytest.approx(e.value_first, abs=1e-10)
         assert r.second == pytest.approx(e.value_second, abs=1e-10)
+        assert r.residual < 1e-12
+
+
+@pytest.mark.twin
+@pytest.mark.parametrize("name", sorted(TINY_EQUAL_TURNS))
+def test_card_duel_with_equal_turns_equals_the_engine(name, tmp_path):
+    """Equal turns: the seat in the state, a first-seat bank at the goal worth what the other
+    player's last turn leaves (the optimum's against the card's final total, the card's
+    rolling on to beat the optimum's, a tie on an exact barrel), ties worth 1/2; held to
+    the card played through the engine's rounds, and never better than the optimum."""
+    rs = from_mapping(TINY_EQUAL_TURNS[name])
+    duel = CardDuel(rs, tables_dir=str(tmp_path))
+    oracle = Oracle(rs, "duel", str(tmp_path), progress=False)
+    # the engine's enumeration of this one takes seconds a card: its largest card only
+    cards = _cards(rs)[-1:] if name == "equal-overtaking-bolts" else _cards(rs)
+    for card in cards:
+        r = duel.measure(card)
+        e = exact_duel(TurnRules(rs), CardBot(card), None, oracle=oracle)
+        assert (r.first, r.second) == pytest.approx((e.value_first, e.value_second), abs=1e-10)
+        assert r.first <= r.p_star + 1e-12 and r.second <= 1 - r.p_star + 1e-12
         assert r.residual < 1e-12
 
 

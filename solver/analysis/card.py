@@ -13,6 +13,11 @@ points); columns are groups of dice counts. Its rule, as printed:
    points; a set-aside that ends the turn at once, a samosval dump or an overshoot,
    only when nothing else is legal), then bank or roll on as its mark says. Where a bank
    onto a samosval score sends the score to 0, never bank onto it: roll on.
+3. With equal turns (the round is completed, docs/rules.md section 7) rule 1 banks as
+   soon as a bank reaches the goal, and in the last turn, against the other player's
+   finished total, the card rolls on until a bank beats it (on an exact barrel, where
+   every finished total is the goal, until it can bank the tie), choosing set-asides by
+   the worths of rule 2.
 
 Stopping is of course only where the rules allow it (opening, pits, barrel): the
 card's marks say *when you want to*. Beyond a state's saturation total every bank
@@ -28,7 +33,9 @@ the absorbing chain
     C(a, b) = P_a^card(win) + sum_e p_a^card(e) O(b_e, a_e)    (the card moves)
     O(b, a) = sum_e p_b^opt(e) C(a_e, b_e)                     (the optimum moves)
 
-with ``C``/``O`` the card's win probability, solved by levels (:class:`CardDuel`). The
+with ``C``/``O`` the card's win probability, solved by levels (:class:`CardDuel`; with
+equal turns the seat is in the state and a first-seat win is worth what the other's last
+turn leaves). The
 card's *loss* is the win probability it gives up against an optimal opponent, averaged
 over the two seats:
 ``1/2 [(P* - C(x0, x0)) + ((1 - P*) - O(x0, x0))] = 1/2 - (C + O) / 2``, where P* is the
@@ -49,10 +56,10 @@ import numpy as np
 from thousand import kernel
 from thousand.base.errors import ThousandError
 from thousand.base.i18n import _
-from thousand.engine.player import Moves, PlayerState
+from thousand.engine.player import WIN, Moves, PlayerState
 from thousand.engine.turn import TurnEnd, TurnRules, TurnState
-from thousand.kernel import CONFIRM, FREE, MUST_ROLL, end_opponents
-from thousand.kernel._pure import _options_by_dice, _segment_argmax
+from thousand.kernel import CONFIRM, FREE, MUST_ROLL
+from thousand.kernel._pure import _mover_ends, _options_by_dice, _segment_argmax
 from thousand.rules.ruleset import Ruleset
 
 from .bots import Bot, BotState
@@ -173,8 +180,13 @@ class Card:
 
     def rules_text(self) -> list[str]:
         """The card's rule in words (the table of marks goes beside it)."""
+        if self.rs.equal_turns:
+            # the round is completed (docs/rules.md section 7): reaching the goal first is not the win yet
+            first = _("Bank whenever banking reaches the goal (the other player then has one last turn).")
+        else:
+            first = _("Bank whenever banking wins the game.")
         lines = [
-            _("Bank whenever banking wins the game."),
+            first,
             _(
                 "Bank when your turn total reaches the mark for your score and the dice you would roll next"
                 "{hot}; otherwise roll on."
@@ -186,6 +198,12 @@ class Card:
                     "Choosing what to set aside: one you would bank with counts its turn total, one you would roll "
                     "on with its turn total plus the worth of the dice you would roll; take the most."
                 )
+            )
+        if self.rs.equal_turns:
+            lines.append(
+                _("Your last turn, the other player having reached the goal: roll on until a bank beats their total.")
+                if self.rs.barrel.kind != "exact"
+                else _("Your last turn, the other player having reached the goal: roll on until you can bank it too.")
             )
         if (self.rs.dump and self.rs.dump_mid_turn) or self.rs.barrel.kind == "exact":
             lines.append(_("Never take a set-aside that ends your turn (a dump, an overshoot) if another is legal."))
@@ -373,21 +391,87 @@ def card_turn_ends(
     return out[0], out[1], bust_p, win_p
 
 
+def _padded(turns: list[tuple[np.ndarray, ...]]):
+    """Turns given as per-total arrays over their own totals 0..T_k, one array per field, as
+    (T+1, K) columns padded to the longest by each column's last value; and each column's
+    last total ``T_k``."""
+    T = max(len(r[0]) for r in turns) - 1
+    K = len(turns)
+    fields = [np.empty((T + 1, K), dtype=np.uint8) for _f in turns[0]]
+    for k, turn in enumerate(turns):
+        for out, a in zip(fields, turn):
+            out[: len(a), k] = a
+            out[len(a) :, k] = a[-1]
+    return fields, np.array([len(r[0]) - 1 for r in turns])
+
+
 def _columns(card: Card, rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, int, np.ndarray]]):
     """The arguments of :func:`card_turn_ends` for turns given as ``(stop_ok, forced_ok,
     wins, band, avoid)`` over their own totals 0..T_k: padded to the longest, repeating each
     column's last value."""
-    T = max(len(r[0]) for r in rows) - 1
-    K = len(rows)
-    ok, forced, wins, avoid = (np.empty((T + 1, K), dtype=np.uint8) for _k in range(4))
-    last = np.array([len(r[0]) - 1 for r in rows])
-    for k, (s_ok, f_ok, w, _band, av) in enumerate(rows):
-        for out, a in ((ok, s_ok), (forced, f_ok), (wins, w), (avoid, av)):
-            out[: len(a), k] = a
-            out[len(a) :, k] = a[-1]
+    (ok, forced, wins, avoid), last = _padded([(r[0], r[1], r[2], r[4]) for r in rows])
     th = card.thresholds()[[r[3] for r in rows]].astype(np.float64)
-    worth = np.broadcast_to(card.worths(), (K, card.rs.dice + 1))
+    worth = np.broadcast_to(card.worths(), (len(rows), card.rs.dice + 1))
     return ok, forced, wins, last, th, worth, card.rs.unit, avoid
+
+
+def last_turn_takes(rs: Ruleset, final: np.ndarray, to_beat: int) -> np.ndarray:
+    """Where the card banks in a last turn against the finished total ``to_beat``: a final
+    total above it; equal to it only on an exact barrel, where no total can be above
+    (rule 3 of the card). ``final``: the totals the banks would finish with."""
+    final = np.asarray(final)
+    return (final > to_beat) | ((final == to_beat) & (rs.barrel.kind == "exact"))
+
+
+def card_last_turns(card: Card, moves: Moves, states: list[PlayerState], targets: np.ndarray) -> np.ndarray:
+    """``L_card(y, F)`` (len(states), len(targets)): the chance that the card, in the last
+    turn of an equal_turns round from ``y`` against the finished total ``F``, wins (a tie
+    counted 1/2), as :func:`thousand.solvers.lastturn.last_turn_values` gives the
+    optimum's. The card rolls until a bank meets the win condition above ``F``
+    (:func:`last_turn_takes`), choosing what to set aside by its worths; every turn runs
+    to ``max(saturation, F - s + unit)`` and banks as soon as it may beyond. States whose
+    last turns are alike share one column per ``F``."""
+    from thousand.solvers.lastturn import last_turn_ends
+
+    rs, u = card.rs, card.rs.unit
+    table = kernel.roll_table(rs)
+    top = int(np.max(targets))
+    out = np.zeros((len(states), len(targets)))
+    turns, values, where, seen = [], [], [], {}
+    for i, y in enumerate(states):
+        e = last_turn_ends(moves, y, top)
+        wins = np.array([z == WIN for z in e.stop_next]) & (e.stop_ok != 0)
+        key = (y.score, e.stop_ok.tobytes(), e.forced_ok.tobytes(), wins.tobytes())
+        if key in seen:
+            where.append((i, seen[key]))
+            continue
+        seen[key] = len(turns)
+        where.append((i, len(turns)))
+        final = y.score + np.arange(e.T + 1) * u
+        sat = moves.saturation(y) // u
+        for F in targets:
+            T = min(e.T, max(sat, (int(F) - y.score) // u + 1))
+            takes = wins[: T + 1] & last_turn_takes(rs, final[: T + 1], int(F))
+            worth = np.where(wins[: T + 1], 0.5 * (np.sign(final[: T + 1] - int(F)) + 1.0), 0.0)
+            turns.append((e.stop_ok[: T + 1], e.forced_ok[: T + 1], takes))
+            values.append(worth)
+    won = np.zeros(len(turns))
+    # columns a few thousand at a time: card_turn_ends holds (totals, dice, columns) of mass
+    step = max(1, 4_000_000 // ((max(len(t[0]) for t in turns) + 1) * (rs.dice + 1)))
+    for a in range(0, len(turns), step):
+        chunk = turns[a : a + step]
+        (ok, forced, takes), last = _padded(chunk)
+        K = len(chunk)
+        never = np.full((K, rs.dice + 1), np.inf)  # no mark: the card banks only where it takes the win
+        worth = np.broadcast_to(card.worths(), (K, rs.dice + 1))
+        stop_p, _f, _b, win_p = card_turn_ends(table, ok, forced, takes, last, never, worth, u)
+        for k in range(K):
+            v = values[a + k]
+            won[a + k] = win_p[k] + stop_p[: len(v), k] @ v
+    C = len(targets)
+    for i, t in where:  # t: the first of its C columns
+        out[i] = won[t : t + C]
+    return out
 
 
 def samosval_banks(rs: Ruleset, score: int, totals: int) -> np.ndarray:
@@ -444,6 +528,14 @@ class CardDuel:
     (:meth:`thousand.kernel.Backend.pattern_sweep`), where a sparse row per pair would
     take 16.9 GB for classic and about 78 GiB for classic-open.
 
+    With ``equal_turns`` the states are the duel solver's, seat and player state
+    (:class:`thousand.solvers.duel.DuelModel`), and only the pairs of a first-seat mover
+    against a second-seat opponent and back are swept. A first-seat bank that reaches
+    the goal at final total ``F`` hands the other player its last turn: the card's is
+    worth ``1 - L(y, F)`` to it (the optimum's last turn, the duel solver's ``win_L``),
+    the optimum's ``L_card(a, F)`` (the card's last turn, :func:`card_last_turns`), read
+    per opponent by the sweep (the stores' ``won``). A second seat's bank that wins is final.
+
     A pair's level is the sum of both scores: a bank raises it, a bust keeps it, only
     penalties and overtaking lower it. :meth:`measure` sweeps the levels top down, each
     level's bust links (the card's bust to the optimum's turn at the same pair and back)
@@ -452,57 +544,67 @@ class CardDuel:
     penalties one sweep is the solution."""
 
     def __init__(self, rs: Ruleset, solution=None, tables_dir: str | None = None, progress: bool = False):
+        from thousand.engine.states import build_state_space
         from thousand.solvers.duel import DuelModel
-        from thousand.tables.solve import solve_objective
+        from thousand.tables.solve import estimate, solve_objective
 
-        if rs.equal_turns:
-            raise DuelOutOfReach(
-                f"{rs.name}: no duel to measure against here: equal turns put the seat into the duel's state, which "
-                "the card's duel does not model, and six-dice's full duel does not fit one machine"
-            )
         t0 = time.perf_counter()
         self.rs = rs
-        model = self.model = DuelModel(rs)
-        n = self.n = model.n
-        if n * n > CARD_MAX_PAIRS:
+        est = estimate(rs, "duel")
+        if est["exceeded"] or est["pairs"] > CARD_MAX_PAIRS:
+            seats = " (equal turns: each seat against the other)" if rs.equal_turns else ""
             raise DuelOutOfReach(
-                f"{rs.name}: {n * n:,} pairs; measuring a card holds its levels and the optimum's turns, about "
-                f"{n * n * CARD_PAIR_BYTES / 2**30:.0f} GiB here, more than the {CARD_MAX_PAIRS:,} pairs it allows"
+                f"{rs.name}: {'at least ' if est['exceeded'] else ''}{est['pairs']:,} pairs{seats}; measuring a card "
+                f"holds its levels and the optimum's turns, about {est['pairs'] * CARD_PAIR_BYTES / 2**30:,.0f} GiB "
+                f"here, more than the {CARD_MAX_PAIRS:,} pairs it allows"
             )
+        model = self.model = DuelModel(rs, space=build_state_space(rs, opponents=True, ends=est["ends"]))
+        n = self.n = model.n
+        m = model.players
         sol = solution or solve_objective(rs, "duel", tables_dir, progress=progress)
         st = model.space.states
         if hasattr(sol, "P"):  # a DuelSolution of the same model: its order already
             P = np.asarray(sol.P, dtype=np.float64)
         else:
             perm = np.array([sol.index[x] for x in st])
-            P = np.asarray(sol.values, dtype=np.float64)[np.ix_(perm, perm)]
-        self.x0 = model.index(model.moves.initial())
-        self.p_star = float(P[self.x0, self.x0])
+            v = np.asarray(sol.values, dtype=np.float64)
+            P = model.from_table_values(v[:, perm][:, :, perm] if v.ndim == 3 else v[np.ix_(perm, perm)])
+        x0 = model.moves.initial()
+        self.x0, y0 = model.index(x0), model.index(x0, 1 if model.equal_turns else 0)
+        self.k0 = y0 * n + self.x0  # the start: the first seat moves
+        self.p_star = float(P[self.x0, y0])
         Q = np.ascontiguousarray(P.T)
         del P
         self.table, self.plans = model.table, model.plans
         self.moves = model.moves
         score = model.score
         self.gap = score[:, None] - score[None, :]  # gap[a, b]: card's score minus the opponent's
-        self.opt_patterns, opt_pat = _optimum_patterns(self.table, self.plans, Q)
+        # each mover's opponents: the other seat's states with equal turns, every state without
+        _, self.lo, self.hi = model.opponents()
+        self.opt_patterns, opt_pat = _optimum_patterns(self.table, self.plans, Q, self.lo, self.hi)
         del Q
         # the levels, top down: each level's pairs ascending, their C rows then their O rows
         pairs = np.arange(n * n, dtype=np.int64)
+        if model.equal_turns:  # a seat against the other only
+            pairs = pairs[(pairs % n < m) != (pairs // n < m)]
         lev = score[pairs % n] + score[pairs // n]
         order = np.argsort(-lev, kind="stable")
-        bounds = np.concatenate([[0], np.flatnonzero(np.diff(lev[order])) + 1, [n * n]])
+        bounds = np.concatenate([[0], np.flatnonzero(np.diff(lev[order])) + 1, [len(pairs)]])
         keeps = score[self.plans.bust] == score  # a zero turn keeps the mover's score: the level's link
         self.levels = []
         for L in range(len(bounds) - 1):
-            k = order[bounds[L] : bounds[L + 1]]
+            k = pairs[order[bounds[L] : bounds[L + 1]]]
             i, j = k % n, k // n
-            m = len(k)
+            size = len(k)
             # a bust hands the turn over: to the pair (j moves, bust[i]) of the other half, in the
             # level when it keeps i's score
             link = np.where(keeps[i], np.searchsorted(k, self.plans.bust[i] * n + j), -1)
-            succ = np.concatenate([np.where(link >= 0, m + link, -1), link])
+            succ = np.concatenate([np.where(link >= 0, size + link, -1), link])
             opp = np.concatenate([j, j]).astype(np.int32)
             self.levels.append((np.concatenate([k, n * n + k]), opp, succ, opt_pat[k]))
+        # equal turns: a card's first-seat win is worth 1 - L(opponent, F) to it
+        self.won_card = None if self.plans.win_L is None else 1.0 - self.plans.win_L
+        self._last_turns: dict = {}  # L_card per the card's worths (its marks play no part in a last turn)
         self.setup_seconds = time.perf_counter() - t0
         self._start: np.ndarray | None = None
 
@@ -519,7 +621,7 @@ class CardDuel:
         for i in range(n):
             a, b = plans.ptr[i], plans.ptr[i + 1]
             s_ok, f_ok, nxt = plans.stop_ok[a:b], plans.forced_ok[a:b], plans.next[a:b]
-            used = np.unique(bands[i])
+            used = np.unique(bands[i, self.lo[i] : self.hi[i]])
             first.append((len(turns), used))
             shun = samosval_banks(self.rs, int(self.model.score[i]), b - a)
             turns += [(s_ok, f_ok, (nxt == -1).astype(np.uint8), int(k), shun) for k in used]
@@ -527,18 +629,20 @@ class CardDuel:
         sp, fp, bp, wp = card_turn_ends(self.table, *_columns(card, turns))
         ends = sp + fp
         base = len(self.opt_patterns[3])
-        pat = np.empty(n * n, dtype=np.int32)
+        pat = np.zeros(n * n, dtype=np.int32)
         ptr, rows, prob, cst = [0], [], [], np.array(wp, dtype=np.float64)
         for c, i in enumerate(movers):
             a, b = plans.ptr[i], plans.ptr[i + 1]
             nxt, mass = plans.next[a:b], ends[: b - a, c]
-            cst[c] += mass[nxt == -1].sum()
-            ts = np.flatnonzero((nxt >= 0) & (mass > 0))
+            last = _first_seat_wins(plans, a, b)  # read per opponent (won); other wins are final
+            cst[c] += mass[(nxt == -1) & ~last].sum()
+            ts = np.flatnonzero(((nxt >= 0) | last) & (mass > 0))
             rows.append(a + ts)
             prob.append(mass[ts])
             ptr.append(ptr[-1] + len(ts))
         for i, (c0, used) in enumerate(first):
-            pat[i::n] = base + c0 + np.searchsorted(used, bands[i])
+            lo, hi = self.lo[i], self.hi[i]
+            pat[lo * n + i : hi * n + i : n] = base + c0 + np.searchsorted(used, bands[i, lo:hi])
         store = (
             np.asarray(ptr, dtype=np.int64),
             np.concatenate(rows).astype(np.int32),
@@ -547,8 +651,23 @@ class CardDuel:
             cst,
             np.asarray(movers, dtype=np.int32),
             n * n,  # the card's rows read the optimum's half
+            self.won_card,
         )
         return store, pat
+
+    def last_turns(self, card: Card) -> np.ndarray | None:
+        """Equal turns: what the optimum's first-seat win at each final total leaves the card,
+        ``(n, targets)``: ``L_card`` (:func:`card_last_turns`) on the second seat's rows (the
+        card's), 0 on the first seat's (never read). None without equal turns."""
+        if not self.model.equal_turns:
+            return None
+        key = tuple(card.worths())
+        if key not in self._last_turns:
+            m = self.model.players
+            out = np.zeros((self.n, len(self.model.targets)))
+            out[m:] = card_last_turns(card, self.moves, self.model.space.states, self.model.targets)
+            self._last_turns = {key: out}  # one kept: a search changes the worths seldom
+        return self._last_turns[key]
 
     def measure(self, card: Card, tol: float = 1e-14, max_sweeps: int = 100_000) -> CardReport:
         """The card's exact cost against the optimum (:class:`CardReport`)."""
@@ -558,7 +677,8 @@ class CardDuel:
         store, pat = self.card_patterns(card)
         n2 = self.n * self.n
         levels = [(rows, np.concatenate([pat[rows[: len(o)]], o]), opp, succ) for rows, opp, succ, o in self.levels]
-        sweeper = self.table.backend.pattern_sweep(self.plans, [self.opt_patterns, store], levels, 2 * n2)
+        optimum = (*self.opt_patterns, self.last_turns(card))
+        sweeper = self.table.backend.pattern_sweep(self.plans, [optimum, store], levels, 2 * n2)
         x = self._start.copy() if self._start is not None else np.full(2 * n2, 0.5)
         before = np.empty_like(x)
         accel = _Anderson(depth=CARD_ANDERSON, bounded=False)
@@ -575,11 +695,10 @@ class CardDuel:
         if change > tol:
             raise ThousandError(f"{self.rs.name}: the card's duel did not settle ({change:.1e} after {sweeps} sweeps)")
         self._start = x  # the next card's values start here (a search moves one mark at a time)
-        k0 = self.x0 * self.n + self.x0
         return CardReport(
             card,
-            first=float(x[k0]),
-            second=float(x[n2 + k0]),
+            first=float(x[self.k0]),
+            second=float(x[n2 + self.k0]),
             p_star=self.p_star,
             sweeps=sweeps,
             residual=change,
@@ -587,29 +706,35 @@ class CardDuel:
         )
 
 
-def _optimum_patterns(table: kernel.RollTable, plans: kernel.DuelPlans, Q: np.ndarray) -> tuple[tuple, np.ndarray]:
-    """The optimal player's turns as patterns: per mover, its greedy turn against every
-    opponent (``Q[y, x] = P[x, y]``, the duel solver's turn DP, :func:`thousand.kernel.turn_ends`)
+def _first_seat_wins(plans: kernel.DuelPlans, a: int, b: int) -> np.ndarray:
+    """Of plan rows a..b-1, the wins that leave the other player a last turn (equal turns,
+    ``win_col >= 0``): their worth depends on the opponent."""
+    if plans.win_col is None:
+        return np.zeros(b - a, dtype=bool)
+    return (plans.next[a:b] == -1) & (plans.win_col[a:b] >= 0)
+
+
+def _optimum_patterns(
+    table: kernel.RollTable, plans: kernel.DuelPlans, Q: np.ndarray, lo: np.ndarray, hi: np.ndarray
+) -> tuple[tuple, np.ndarray]:
+    """The optimal player's turns as patterns: per mover i, its greedy turn against every
+    opponent ``lo[i]..hi[i]-1`` (``Q[y, x] = P[x, y]``, the duel solver's turn DP, its ends
+    as :func:`thousand.kernel.duel_level` values them, :func:`thousand.kernel.turn_ends`)
     and how it ends; equal distributions kept once. Returns the store (read by the card's
-    half, from x's start) and each pair's pattern (pair k = opponent * n + mover)."""
+    half, from x's start; without its ``won``, which is the card's) and each pair's pattern
+    (pair k = opponent * n + mover)."""
     n = Q.shape[0]
-    Y = np.arange(n)
-    pat = np.empty(n * n, dtype=np.int32)
+    pat = np.zeros(n * n, dtype=np.int32)
     ptr, rows, prob, bust, movers = [np.zeros(1, np.int64)], [], [], [], []
     at = 0  # patterns so far
     for i in range(n):
         a, b = plans.ptr[i], plans.ptr[i + 1]
-        nxt = plans.next[a:b]
-        ok = (plans.stop_ok[a:b] | plans.forced_ok[a:b]) != 0
-        opp = end_opponents(plans, i, np.arange(a, b), Y)
-        ends = np.where(ok[:, None], 1.0 - Q[np.maximum(nxt, 0)[:, None], opp], 0.0)
-        ends[(nxt == -1) & ok] = 1.0
-        _, mass, bust_p, _ = kernel.turn_ends(
-            table, plans.stop_ok[a:b], ends, plans.forced_ok[a:b], ends, 1.0 - Q[plans.bust[i]], 1.0
-        )
-        mass[nxt < 0] = 0.0  # a win of the optimum: the card's chance is 0 there
+        stop_ok, forced_ok, nxt, _opp, ends, bust_v = _mover_ends(plans, Q, i, lo[i], hi[i])
+        _, mass, bust_p, _ = kernel.turn_ends(table, stop_ok, ends, forced_ok, ends, bust_v, 1.0)
+        # a final win of the optimum: the card's chance is 0 there; a first-seat one leaves it a last turn
+        mass[(nxt < 0) & ~_first_seat_wins(plans, a, b)] = 0.0
         uniq, inv = np.unique(np.vstack([mass, bust_p]), axis=1, return_inverse=True)
-        pat[Y * n + i] = at + inv.ravel()
+        pat[np.arange(lo[i], hi[i]) * n + i] = at + inv.ravel()
         at += uniq.shape[1]
         t, u = np.nonzero(uniq[:-1].T)  # per pattern, its ends in order of total
         rows.append((a + u).astype(np.int32))
@@ -1006,6 +1131,7 @@ class CardBot(Bot):
         s = TurnState(x, state.turn_total, len(state.roll), state.roll)
         sat = eng.moves.saturation(x)
         worth = card.worths()
+        last_turn = state.to_beat is not None
 
         def key(v, t, m):
             return ((v / u) * 4096.0 + t / u) * 8.0 + m
@@ -1016,11 +1142,17 @@ class CardBot(Bot):
                 if nxt.kind != "stop":
                     return _FORCED * _TIER + nxt.total / u, False
                 won = eng.moves.wins(x, nxt.total) or nxt.total > sat
+                if last_turn:
+                    won = eng.moves.wins(x, nxt.total) and last_turn_takes(rs, x.score + nxt.total, state.to_beat)
                 return (_WIN if won else _PLAY) * _TIER + key(nxt.total, nxt.total, rs.dice), False
             t, m = nxt.total, nxt.dice
             if eng.compulsory(nxt):
                 return _PLAY * _TIER + key(t + worth[m], t, m), True
             if eng.can_stop(nxt):
+                if last_turn:  # rule 3: only a bank that takes the win against the finished total
+                    if eng.moves.wins(x, t) and last_turn_takes(rs, x.score + t, state.to_beat):
+                        return _WIN * _TIER + key(t, t, m), False
+                    return _PLAY * _TIER + key(t + worth[m], t, m), True
                 if eng.moves.wins(x, t) or t > sat:
                     return _WIN * _TIER + key(t, t, m), False
                 samosval = not rs.dump_mid_turn and x.score + t in rs.dump  # a bank that sends the score to 0
