@@ -163,11 +163,20 @@ def test_card_command(tmp_path):
     data = json.loads(r.stdout)
     assert data["card"]["cells"] <= 2 and 0 <= data["loss"] < 0.5
     assert "Strategy card: pig" in out.read_text()
+    # equal turns: measured and searched all the same, the last turn's rule printed
+    r = _thousand(
+        "card", "pig", "--set", "goal=30", "--set", "equal_turns=true", "--cells", "2", "--out", str(out),
+        "--json", "--tables", str(tmp_path),
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    equal = json.loads(r.stdout)
+    assert 0 <= equal["loss"] < 0.5 and equal["p_star"] != data["p_star"]  # another game: the round is completed
+    assert "roll on until a bank beats their total" in out.read_text()
 
 
 def test_card_command_without_a_duel_gives_the_turn_card(tmp_path):
-    """Six-dice has no duel here (equal turns): the card is the turn's optimum, its win
-    chance said to be unmeasured, its turn points at most the optimum's; a card smaller
+    """Six-dice's duel does not fit here (1.8e9 pairs): the card is the turn's optimum, its
+    win chance said to be unmeasured, its turn points at most the optimum's; a card smaller
     than it is refused in one line."""
     out = tmp_path / "six.md"
     r = _thousand("card", "six-dice", "--json", "--out", str(out), "--tables", str(tmp_path))

@@ -553,10 +553,11 @@ class CardDuel:
         est = estimate(rs, "duel")
         if est["exceeded"] or est["pairs"] > CARD_MAX_PAIRS:
             seats = " (equal turns: each seat against the other)" if rs.equal_turns else ""
+            least = "at least " if est["exceeded"] else ""  # the listing of states stopped at the solver's limit
             raise DuelOutOfReach(
-                f"{rs.name}: {'at least ' if est['exceeded'] else ''}{est['pairs']:,} pairs{seats}; measuring a card "
-                f"holds its levels and the optimum's turns, about {est['pairs'] * CARD_PAIR_BYTES / 2**30:,.0f} GiB "
-                f"here, more than the {CARD_MAX_PAIRS:,} pairs it allows"
+                f"{rs.name}: {least}{est['pairs']:,} pairs{seats}; measuring a card holds its levels and the "
+                f"optimum's turns, {least}{est['pairs'] * CARD_PAIR_BYTES / 2**30:,.0f} GiB here, more than the "
+                f"{CARD_MAX_PAIRS:,} pairs it allows"
             )
         model = self.model = DuelModel(rs, space=build_state_space(rs, opponents=True, ends=est["ends"]))
         n = self.n = model.n
