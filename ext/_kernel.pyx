@@ -26,7 +26,7 @@ import threading
 
 import numpy as np
 
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
 from libc.math cimport fabs
 from libc.stdint cimport int32_t, int64_t, uint8_t
@@ -2868,9 +2868,6 @@ cdef struct _Patterns:
     const double** bust_p
     const double** cst
     const int32_t** mover
-    const double** won              # per store: (n, nw) worth of a first-seat win per opponent, or NULL
-    Py_ssize_t nw                   # win_L's columns (0 without equal turns)
-    const int64_t* win_col          # the plans' win_col, or NULL
     const int64_t* nxt              # the plans (see Plans)
     const int64_t* after
     const uint8_t* climbed
@@ -2887,10 +2884,9 @@ cdef inline double _pattern_row(const _Patterns* tb, int64_t p, int64_t j, bint 
     where ``linked``: the right-hand side, and ``a`` the link's coefficient (-bust_p, or 0).
     What depends on the opponent alone is read once per row: an end's opponent is j or,
     where the end climbed the barrel j is on, j pushed off; either overtaken when the
-    mover's score passes it. A first-seat win (next -1) is worth won[j, win_col]."""
+    mover's score passes it."""
     cdef Py_ssize_t s = 0, e
-    cdef int64_t q, g, y, base, n = tb.n, own, nx
-    cdef const double* won
+    cdef int64_t q, g, y, base, n = tb.n, own
     cdef int64_t sj, sp, pj, oj, op
     cdef const int32_t* ends
     cdef const double* prob
@@ -2905,19 +2901,15 @@ cdef inline double _pattern_row(const _Patterns* tb, int64_t p, int64_t j, bint 
     pj = tb.pushed[j]
     sj, sp = tb.score[j], tb.score[pj]
     oj, op = tb.overtaken[j], tb.overtaken[pj]
-    ends, prob, won = tb.ends[s], tb.prob[s], tb.won[s]
+    ends, prob = tb.ends[s], tb.prob[s]
     acc = tb.cst[s][q]
     for e in range(tb.ptr[s][q], tb.ptr[s][q + 1]):
         g = ends[e]
-        nx = tb.nxt[g]
-        if nx < 0:  # checked: only with won, at a win_col >= 0
-            acc = acc + prob[e] * won[j * tb.nw + tb.win_col[g]]
-            continue
         if on and tb.climbed[g]:
             y = op if own < sp and sp < tb.after[g] else pj
         else:
             y = oj if own < sj and sj < tb.after[g] else j
-        acc = acc + prob[e] * x[base + nx * n + y]
+        acc = acc + prob[e] * x[base + tb.nxt[g] * n + y]
     bp = tb.bust_p[s][q]
     if linked:
         a[0] = -bp
@@ -2925,6 +2917,40 @@ cdef inline double _pattern_row(const _Patterns* tb, int64_t p, int64_t j, bint 
         a[0] = 0.0
         acc = acc + bp * x[base + tb.bust[tb.mover[s][q]] * n + j]
     return acc
+
+
+cdef double* _level_wins(list stores, const int32_t[::1] pat, const int32_t[::1] opp) except? NULL:
+    """A level's first-seat wins per row, ``sum_e wprob[e] won[j, wcol[e]]`` over its
+    pattern's win ends (the stores' fields 7-10 as Backend.pattern_sweep splits them),
+    malloc'ed; NULL where no store has wins. Summed once: they read no x."""
+    cdef Py_ssize_t ns = len(stores), s, k, m = pat.shape[0], e, nw
+    cdef int64_t first = 0, q
+    cdef double acc
+    cdef double* out = NULL
+    cdef const int64_t[::1] wptr
+    cdef const int32_t[::1] wcol
+    cdef const double[::1] wprob
+    cdef const double[:, ::1] won
+    for s in range(ns):
+        w = stores[s]
+        if w[7] is not None and w[9].shape[0]:
+            if out == NULL:
+                out = <double*>calloc(m, sizeof(double))
+                if out == NULL:
+                    raise MemoryError()
+            wptr, wcol, wprob, won = w[8], w[9], w[10], w[7]
+            nw = won.shape[1]
+            with nogil:
+                for k in prange(m, schedule="static"):
+                    q = pat[k] - first
+                    if q < 0 or q >= wptr.shape[0] - 1:
+                        continue
+                    acc = 0.0
+                    for e in range(wptr[q], wptr[q + 1]):
+                        acc = acc + wprob[e] * won[opp[k], wcol[e]]
+                    out[k] += acc
+        first += stores[s][3].shape[0]
+    return out
 
 
 cdef class PatternSweep:
@@ -2940,6 +2966,7 @@ cdef class PatternSweep:
     cdef const int32_t** pat
     cdef const int32_t** opp
     cdef const int64_t** succ
+    cdef double** won               # per level and row: its first-seat wins, summed once (NULL: none)
     cdef double* rhs                # scratch of the largest level
     cdef double* a
     cdef double* out
@@ -2959,15 +2986,15 @@ cdef class PatternSweep:
         self.tb.bust_p = <const double**>malloc((ns + 1) * sizeof(void*))
         self.tb.cst = <const double**>malloc((ns + 1) * sizeof(void*))
         self.tb.mover = <const int32_t**>malloc((ns + 1) * sizeof(void*))
-        self.tb.won = <const double**>malloc((ns + 1) * sizeof(void*))
         self.m = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
+        self.won = <double**>calloc(n + 1, sizeof(void*))
         self.rows = <const int64_t**>malloc((n + 1) * sizeof(void*))
         self.pat = <const int32_t**>malloc((n + 1) * sizeof(void*))
         self.opp = <const int32_t**>malloc((n + 1) * sizeof(void*))
         self.succ = <const int64_t**>malloc((n + 1) * sizeof(void*))
         if (self.tb.first == NULL or self.tb.base == NULL or self.tb.ptr == NULL or self.tb.ends == NULL
                 or self.tb.prob == NULL or self.tb.bust_p == NULL or self.tb.cst == NULL or self.tb.mover == NULL
-                or self.tb.won == NULL or self.m == NULL or self.rows == NULL or self.pat == NULL or self.opp == NULL or self.succ == NULL):
+                or self.won == NULL or self.m == NULL or self.rows == NULL or self.pat == NULL or self.opp == NULL or self.succ == NULL):
             raise MemoryError()
         keep = [plans]
         cdef const int64_t[::1] i64a
@@ -2977,9 +3004,8 @@ cdef class PatternSweep:
         cdef int64_t* first = <int64_t*>self.tb.first
         cdef int64_t* base = <int64_t*>self.tb.base
         first[0] = 0
-        cdef const double[:, ::1] f64b
         for s, store in enumerate(stores):
-            ptr, ends, prob, bust_p, cst, mover, b, won = store
+            ptr, ends, prob, bust_p, cst, mover, b = store[:7]
             keep.append(store)
             first[s + 1] = first[s] + bust_p.shape[0]
             base[s] = b
@@ -2995,15 +3021,6 @@ cdef class PatternSweep:
             self.tb.cst[s] = &f64a[0] if cst.shape[0] else NULL
             i32a = mover
             self.tb.mover[s] = &i32a[0] if mover.shape[0] else NULL
-            self.tb.won[s] = NULL
-            if won is not None and won.size:
-                f64b = won
-                self.tb.won[s] = &f64b[0, 0]
-        self.tb.nw = 0 if plans.win_L is None else plans.win_L.shape[1]
-        self.tb.win_col = NULL
-        if plans.win_col is not None and plans.win_col.shape[0]:
-            i64a = plans.win_col
-            self.tb.win_col = &i64a[0]
         i64a = plans.next
         self.tb.nxt = &i64a[0]
         i64a = plans.after
@@ -3036,6 +3053,7 @@ cdef class PatternSweep:
                 self.opp[L] = &i32a[0]
                 i64a = succ
                 self.succ[L] = &i64a[0]
+                self.won[L] = _level_wins(stores, pat, opp)
         self.keep = keep
         self.rhs = <double*>malloc(mmax * sizeof(double))
         self.a = <double*>malloc(mmax * sizeof(double))
@@ -3054,7 +3072,11 @@ cdef class PatternSweep:
         free(self.tb.bust_p)
         free(self.tb.cst)
         free(self.tb.mover)
-        free(self.tb.won)
+        cdef Py_ssize_t L
+        if self.won != NULL:
+            for L in range(self.nlev):
+                free(self.won[L])
+        free(self.won)
         free(self.m)
         free(self.rows)
         free(self.pat)
@@ -3083,15 +3105,18 @@ cdef class PatternSweep:
         cdef const int64_t* sc
         cdef double* rhs = self.rhs
         cdef double* av = self.a
+        cdef const double* wn
         with nogil:
             for L in range(self.nlev):
                 m = self.m[L]
                 if m == 0:
                     continue
-                rw, pt, op, sc = self.rows[L], self.pat[L], self.opp[L], self.succ[L]
+                rw, pt, op, sc, wn = self.rows[L], self.pat[L], self.opp[L], self.succ[L], self.won[L]
                 t = nt if m >= 2000 else 1
                 for k in prange(m, num_threads=t, schedule="static"):
                     rhs[k] = _pattern_row(tb, pt[k], op[k], sc[k] >= 0, xp, &av[k])
+                    if wn != NULL:
+                        rhs[k] = rhs[k] + wn[k]
                 memset(self.st, 0, m)
                 if _links_solve(sc, av, rhs, self.out, self.st, self.path, m):
                     singular = 1

@@ -187,7 +187,8 @@ class Backend:
             x[rows[k]] = cst[p] + sum_e prob[e] x[base + next[g_e] n + opp(g_e, j)]
                          + bust_p[p] x[base + bust[i] n + j]
 
-        (a win end's term ``prob[e] won[j, win_col[g_e]]``) with ``opp`` the opponent
+        (a win end's term ``prob[e] won[j, win_col[g_e]]``, summed once per row when the
+        sweeper is built) with ``opp`` the opponent
         after the end (pushed off the barrel, overtaken: :func:`end_opponents`), every
         value at the sweep so far, except that where
         ``succ[k] >= 0`` the bust is a link to the level's row ``succ[k]``, solved exactly
@@ -216,18 +217,27 @@ class Backend:
             own = np.repeat(mover, np.diff(ptr))
             if len(ends) and (np.any(ends < plans.ptr[own]) or np.any(ends >= plans.ptr[own + 1])):
                 raise ValueError("a pattern's ends must be plan rows of its mover")
-            nxt = plans.next[ends]
-            worth = nxt >= 0
+            goes = plans.next[ends] >= 0
+            wins = np.zeros_like(goes)
             if won is not None:
-                worth |= (nxt == -1) & (plans.win_col[ends] >= 0)
-            if not worth.all():
+                wins = (plans.next[ends] == -1) & (plans.win_col[ends] >= 0)
+            if not (goes | wins).all():
                 raise ValueError(
                     "a pattern's ends must go on (next >= 0)"
                     + ("" if won is None else " or be first-seat wins (win_col >= 0)")
                 )
             if base < 0 or base + n * n > size:
                 raise ValueError("a store's block of pairs must lie inside x")
-            checked.append((ptr, ends, prob, bust_p, cst, mover, int(base), won))
+            # the wins read no x: apart, so that the sweeper sums them once per row, not per sweep
+            of = np.repeat(np.arange(q), np.diff(ptr))
+            split = []
+            for keep in (goes, wins):
+                at = np.zeros(q + 1, dtype=np.int64)
+                np.cumsum(np.bincount(of[keep], minlength=q), out=at[1:])
+                split.append((at, np.ascontiguousarray(ends[keep]), np.ascontiguousarray(prob[keep])))
+            (ptr, ends, prob), (wptr, wends, wprob) = split
+            wcol = np.ascontiguousarray(plans.win_col[wends] if len(wends) else np.zeros(0), dtype=np.int32)
+            checked.append((ptr, ends, prob, bust_p, cst, mover, int(base), won, wptr, wcol, wprob))
             total += q
         held = []
         for rows, pat, opp, succ in levels:

@@ -708,9 +708,13 @@ class PatternSweep:
     other links (:func:`solve_links`)."""
 
     def __init__(self, plans, stores, levels, size):
+        """``stores`` as :meth:`thousand.kernel.Backend.pattern_sweep` passes them on: ``(ptr,
+        ends, prob, bust_p, cst, mover, base, won, wptr, wcol, wprob)``, the ends that go on
+        apart from the first-seat wins (``wptr``, their columns of ``won`` and chances)."""
         self.size, self.n = int(size), len(plans.score)
         self.plans = plans
-        self.won = [s[7] if len(s) > 7 else None for s in stores]
+        self.won = [s[7] for s in stores]
+        self.wins = [(np.asarray(s[8]), np.asarray(s[9], dtype=np.int64), np.asarray(s[10])) for s in stores]
         cat = [np.concatenate([np.asarray(s[f]) for s in stores]) if stores else np.zeros(0) for f in range(1, 6)]
         ends, prob, self.bust_p, self.cst, self.mover = cat
         self.mover = self.mover.astype(np.int64)
@@ -722,7 +726,6 @@ class PatternSweep:
         # one entry past the last (plan row 0, chance 0), which a bust's place in rows() reads
         self.ends, self.prob = np.append(ends, 0).astype(np.int64), np.append(prob, 0.0)
         self.base = np.repeat([int(s[6]) for s in stores], [len(s[3]) for s in stores]).astype(np.int64)
-        self.store = np.repeat(np.arange(len(stores)), [len(s[3]) for s in stores]).astype(np.int64)
         self.levels = [tuple(np.asarray(a, dtype=np.int64) for a in lv) for lv in levels]
 
     def rows(self, L):
@@ -741,17 +744,26 @@ class PatternSweep:
         e = self.ptr[pat][row] + at
         e[~own] = 0
         g, j, i = self.ends[e], opp[row], self.mover[pat][row]
-        won = own & (p.next[g] == -1)  # a first-seat win: worth won[j, win_col], read from no x
-        c = self.cst[pat].copy()
-        for s in np.unique(self.store[pat][row[won]]):
-            w = won & (self.store[pat][row] == s)
-            np.add.at(c, row[w], self.prob[e[w]] * self.won[s][j[w], p.win_col[g[w]]])
-        reads = ~won
         y = end_opponent(p, i, g, j)
         cols = self.base[pat][row] + np.where(own, p.next[g] * n + y, p.bust[i] * n + j)
         vals = np.where(own, self.prob[e], self.bust_p[pat][row])
-        indptr = np.concatenate([[0], np.cumsum(np.bincount(row[reads], minlength=m))]).astype(np.int64)
-        return indptr, cols[reads], vals[reads], np.where(free, 0.0, -self.bust_p[pat]), c
+        indptr = np.concatenate([[0], np.cumsum(cnt)]).astype(np.int64)
+        return indptr, cols, vals, np.where(free, 0.0, -self.bust_p[pat]), self.cst[pat] + self._won(pat, opp)
+
+    def _won(self, pat, opp):
+        """Each row's first-seat wins, worth ``won[j, col]`` against its opponent j."""
+        out = np.zeros(len(pat))
+        first = np.concatenate([[0], np.cumsum([len(w[0]) - 1 for w in self.wins])])
+        for s, (wptr, wcol, wprob) in enumerate(self.wins):
+            k = np.flatnonzero((pat >= first[s]) & (pat < first[s + 1]))
+            q = pat[k] - first[s]
+            cnt = wptr[q + 1] - wptr[q]
+            if not cnt.sum():
+                continue
+            row = np.repeat(k, cnt)
+            e = np.repeat(wptr[q], cnt) + np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+            np.add.at(out, row, wprob[e] * self.won[s][opp[row], wcol[e]])
+        return out
 
     def sweep(self, x, threads=0):
         """One sweep, in place on ``x``; returns the largest change of an entry."""
