@@ -418,7 +418,7 @@ def _columns(card: Card, rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, in
 def last_turn_takes(rs: Ruleset, final: np.ndarray, to_beat: int) -> np.ndarray:
     """Where the card banks in a last turn against the finished total ``to_beat``: a final
     total above it; equal to it only on an exact barrel, where no total can be above
-    (rule 3 of the card). ``final``: the totals the banks would finish with."""
+    (rule 3 of the module docstring). ``final``: the totals the banks would finish with."""
     final = np.asarray(final)
     return (final > to_beat) | ((final == to_beat) & (rs.barrel.kind == "exact"))
 
@@ -452,9 +452,10 @@ def card_last_turns(card: Card, moves: Moves, states: list[PlayerState], targets
         for F in targets:
             T = min(e.T, max(sat, (int(F) - y.score) // u + 1))
             takes = wins[: T + 1] & last_turn_takes(rs, final[: T + 1], int(F))
-            worth = np.where(wins[: T + 1], 0.5 * (np.sign(final[: T + 1] - int(F)) + 1.0), 0.0)
+            # a bank's value: 1, 1/2, 0 as it finishes above, at, below F (a confirming roll's bank too)
+            value = np.where(wins[: T + 1], 0.5 * (np.sign(final[: T + 1] - int(F)) + 1.0), 0.0)
             turns.append((e.stop_ok[: T + 1], e.forced_ok[: T + 1], takes))
-            values.append(worth)
+            values.append(value)
     won = np.zeros(len(turns))
     # columns a few thousand at a time: card_turn_ends holds (totals, dice, columns) of mass
     step = max(1, 4_000_000 // ((max(len(t[0]) for t in turns) + 1) * (rs.dice + 1)))
