@@ -9,15 +9,29 @@ import sys
 from fractions import Fraction
 from functools import cache
 
+import numpy as np
 import pytest
 from tiny import TINY_DUELS, TINY_EQUAL_TURNS
 
-from thousand.analysis.card import Card, CardBot, CardDuel, CardReport, card_turn_points, find_card, turn_card
+from thousand import kernel
+from thousand.analysis.card import (
+    Card,
+    CardBot,
+    CardDuel,
+    CardReport,
+    card_last_turns,
+    card_turn_points,
+    find_card,
+    turn_card,
+)
 from thousand.analysis.exact import exact_duel
 from thousand.analysis.oracle import Oracle
 from thousand.base.errors import ThousandError
+from thousand.engine.player import Moves
+from thousand.engine.states import build_state_space
 from thousand.engine.turn import TurnRules
 from thousand.rules import from_mapping, load_ruleset
+from thousand.solvers.lastturn import last_turn_horizon, last_turn_table
 
 
 def _cards(rs):
@@ -70,6 +84,22 @@ def test_card_duel_with_equal_turns_equals_the_engine(name, tmp_path):
         assert (r.first, r.second) == pytest.approx((e.value_first, e.value_second), abs=1e-10)
         assert r.first <= r.p_star + 1e-12 and r.second <= 1 - r.p_star + 1e-12
         assert r.residual < 1e-12
+
+
+@pytest.mark.parametrize("name", sorted(TINY_EQUAL_TURNS))
+def test_the_cards_last_turn_never_beats_the_optimums(name):
+    """The card's last turn against every final total, from every state, is at most the
+    optimal last turn's chance (lastturn's turn DP, which maximises it)."""
+    rs = from_mapping(TINY_EQUAL_TURNS[name])
+    moves = Moves(rs)
+    states = build_state_space(rs, opponents=True).states
+    table = kernel.roll_table(rs)
+    targets = np.arange(rs.goal, last_turn_horizon(rs, table, states) + 1, rs.unit)
+    best = last_turn_table(rs, table, states, targets)
+    for card in _cards(rs):
+        got = card_last_turns(card, moves, states, targets)
+        assert got.shape == best.shape and (got >= 0).all()
+        assert (got <= best + 1e-12).all()
 
 
 @pytest.mark.twin
