@@ -2994,7 +2994,8 @@ cdef class PatternSweep:
         self.succ = <const int64_t**>malloc((n + 1) * sizeof(void*))
         if (self.tb.first == NULL or self.tb.base == NULL or self.tb.ptr == NULL or self.tb.ends == NULL
                 or self.tb.prob == NULL or self.tb.bust_p == NULL or self.tb.cst == NULL or self.tb.mover == NULL
-                or self.won == NULL or self.m == NULL or self.rows == NULL or self.pat == NULL or self.opp == NULL or self.succ == NULL):
+                or self.won == NULL or self.m == NULL or self.rows == NULL or self.pat == NULL or self.opp == NULL
+                or self.succ == NULL):
             raise MemoryError()
         keep = [plans]
         cdef const int64_t[::1] i64a

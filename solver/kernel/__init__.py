@@ -188,11 +188,11 @@ class Backend:
                          + bust_p[p] x[base + bust[i] n + j]
 
         (a win end's term ``prob[e] won[j, win_col[g_e]]``, summed once per row when the
-        sweeper is built) with ``opp`` the opponent
-        after the end (pushed off the barrel, overtaken: :func:`end_opponents`), every
-        value at the sweep so far, except that where
-        ``succ[k] >= 0`` the bust is a link to the level's row ``succ[k]``, solved exactly
-        with the level's other links (:meth:`solve_links`), and returns the largest change.
+        sweeper is built) with ``opp`` the opponent after the end (pushed off the barrel,
+        overtaken: :func:`end_opponents`), every value at the sweep so far, except that
+        where ``succ[k] >= 0`` the bust is a link to the level's row ``succ[k]``, solved
+        exactly with the level's other links (:meth:`solve_links`), and returns the largest
+        change.
         Everything is checked here, once; the compiled sweep allocates nothing."""
         n = len(plans.score)
         checked, total = [], 0

@@ -694,6 +694,12 @@ def _settle(x, rows, succ, a, rhs) -> float:
     return change
 
 
+def _places(cnt):
+    """Runs of ``cnt[k]`` entries laid end to end: each entry's place in its run (0, 1, ...)."""
+    cnt = np.asarray(cnt, dtype=np.int64)
+    return np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+
+
 class PatternSweep:
     """Gauss-Seidel sweeps over levels whose rows are turns drawn from shared patterns
     (see :meth:`thousand.kernel.Backend.pattern_sweep`, which checks the input once).
@@ -739,7 +745,7 @@ class PatternSweep:
         free = succ < 0
         cnt = self.ptr[pat + 1] - self.ptr[pat] + free
         row = np.repeat(np.arange(m), cnt)
-        at = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)  # place in the row
+        at = _places(cnt)  # place in the row
         own = at < np.repeat(cnt - free, cnt)  # the pattern's ends; then the bust
         e = self.ptr[pat][row] + at
         e[~own] = 0
@@ -761,7 +767,7 @@ class PatternSweep:
             if not cnt.sum():
                 continue
             row = np.repeat(k, cnt)
-            e = np.repeat(wptr[q], cnt) + np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+            e = np.repeat(wptr[q], cnt) + _places(cnt)
             np.add.at(out, row, wprob[e] * self.won[s][opp[row], wcol[e]])
         return out
 
@@ -787,9 +793,7 @@ def rows_split(cap_ptr, cnt, cols, vals, local, drop=0.0, links=False, threads=0
     each row's largest such entry (the first of equals) is split off. ``threads``: one."""
     m = len(cnt)
     cnt = np.asarray(cnt, dtype=np.int64)
-    sel = np.repeat(np.asarray(cap_ptr[:m], dtype=np.int64), cnt) + (
-        np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-    )
+    sel = np.repeat(np.asarray(cap_ptr[:m], dtype=np.int64), cnt) + _places(cnt)
     c, v = np.asarray(cols)[sel], np.asarray(vals)[sel]
     if len(c) and (c.min() < 0 or c.max() > 2**31 - 1 or (local is not None and c.max() >= len(local))):
         raise ValueError("columns must be pair indices below 2**31 (and inside local)")
