@@ -343,7 +343,11 @@ def card_turn_ends(
             tt = np.minimum(t + pts, L - 1)
             arg = _segment_argmax(ranks[tt, left], seg, len(seg))  # (classes, K): the option taken
             where = (tt[arg] * (N + 1) + left[arg]) * K + cols
-            target += np.bincount(where.ravel(), (probs[:, None] * mass[None, :]).ravel(), minlength=size)
+            # a roll reaches a few rows past t only: add into that span, not into all of target
+            lo, hi = int(where.min()), int(where.max()) + 1
+            target[lo:hi] += np.bincount(
+                (where - lo).ravel(), (probs[:, None] * mass[None, :]).ravel(), minlength=hi - lo
+            )
 
     def route(t):
         """Send the arrivals at row t on: banks and forced ends recorded, rolls thrown."""
