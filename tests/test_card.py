@@ -193,15 +193,24 @@ def test_card_command(tmp_path):
     data = json.loads(r.stdout)
     assert data["card"]["cells"] <= 2 and 0 <= data["loss"] < 0.5
     assert "Strategy card: pig" in out.read_text()
-    # equal turns: measured and searched all the same, the last turn's rule printed
-    r = _thousand(
-        "card", "pig", "--set", "goal=30", "--set", "equal_turns=true", "--cells", "2", "--out", str(out),
-        "--json", "--tables", str(tmp_path),
-    )  # fmt: skip
-    assert r.returncode == 0, r.stderr
-    equal = json.loads(r.stdout)
-    assert 0 <= equal["loss"] < 0.5 and equal["p_star"] != data["p_star"]  # another game: the round is completed
-    assert "roll on until a bank beats their total" in out.read_text()
+    # equal turns (a one-die game whose 1-3 bust, from a TOML file): measured and searched all
+    # the same, the last turn's rule printed; without equal turns it is another game
+    toml = tmp_path / "equal.toml"
+    toml.write_text(
+        'name = "equal"\ndice = 1\nhot_dice = "free"\ngoal = 20\nequal_turns = true\n'
+        '[scoring]\nsingles = { 4 = 5, 5 = 5, 6 = 10 }\n'
+    )
+    values = []
+    for equal in ("true", "false"):
+        r = _thousand(
+            "card", str(toml), "--set", f"equal_turns={equal}", "--cells", "2", "--out", str(out), "--json",
+            "--tables", str(tmp_path),
+        )  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        values.append(json.loads(r.stdout))
+        assert 0 <= values[-1]["loss"] < 0.5
+        assert ("roll on until a bank beats their total" in out.read_text()) == (equal == "true")
+    assert values[0]["p_star"] != values[1]["p_star"]
 
 
 def test_card_command_without_a_duel_gives_the_turn_card(tmp_path):
