@@ -198,7 +198,7 @@ def test_card_command(tmp_path):
     toml = tmp_path / "equal.toml"
     toml.write_text(
         'name = "equal"\ndice = 1\nhot_dice = "free"\ngoal = 20\nequal_turns = true\n'
-        '[scoring]\nsingles = { 4 = 5, 5 = 5, 6 = 10 }\n'
+        "[scoring]\nsingles = { 4 = 5, 5 = 5, 6 = 10 }\n"
     )
     values = []
     for equal in ("true", "false"):
