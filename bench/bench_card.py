@@ -28,7 +28,6 @@ import numpy as np
 
 from thousand import kernel
 from thousand.analysis.card import Card, CardDuel
-from thousand.kernel import _pure
 from thousand.rules import load_ruleset
 
 CARDS = Path(__file__).resolve().parents[1] / "docs" / "cards"
@@ -41,23 +40,7 @@ def mb(*arrays) -> float:
 def spelled_out(duel: CardDuel, stores, levels):
     """The baseline: each level's rows as ``level_sweep`` takes them, ``(rows, rho, indptr,
     cols, vals, succ, a)`` (values negated: it solves ``x = rho - O x``)."""
-    p = duel.plans
-    native = _pure.Plans(
-        p.ptr,
-        p.stop_ok,
-        p.forced_ok,
-        p.next,
-        p.after,
-        p.climbed,
-        p.bust,
-        p.score,
-        p.overtaken,
-        p.pushed,
-        p.on_barrel,
-        p.win_col,
-        p.win_L,
-    )
-    twin = _pure.PatternSweep(native, stores, levels, 2 * duel.n**2)
+    twin = kernel.backend("pure").pattern_sweep(duel.plans, stores, levels, 2 * duel.n**2)
     out = []
     for L, (rows, _pat, _, succ) in enumerate(levels):
         indptr, cols, vals, a, c = twin.rows(L)
@@ -99,7 +82,7 @@ def main() -> None:
         stores = [duel.opt_patterns, store]
         levels = [(r, np.concatenate([pat[r[: len(o)]], o]), opp, s) for r, opp, s, o in duel.levels]
         per_row = [a for lv in levels for a in lv]
-        held = mb(*[a for s in stores for a in s[:-1]], *per_row)
+        held = mb(*[a for s in stores for a in s if isinstance(a, np.ndarray)], *per_row)
         rep = duel.measure(card, tol=args.tol)
         per = rep.seconds / rep.sweeps
         entries = sum(len(s[1]) for s in stores)
