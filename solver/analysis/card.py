@@ -538,8 +538,9 @@ class CardDuel:
     against a second-seat opponent and back are swept. A first-seat bank that reaches
     the goal at final total ``F`` hands the other player its last turn: the card's is
     worth ``1 - L(y, F)`` to it (the optimum's last turn, the duel solver's ``win_L``),
-    the optimum's ``L_card(a, F)`` (the card's last turn, :func:`card_last_turns`), read
-    per opponent by the sweep (the stores' ``won``). A second seat's bank that wins is final.
+    the optimum's ``L_card(a, F)`` (the card's last turn, :func:`card_last_turns`): per
+    opponent (the stores' ``won``), summed once per pair when the sweeper is built. A
+    second seat's bank that wins is final.
 
     A pair's level is the sum of both scores: a bank raises it, a bust keeps it, only
     penalties and overtaking lower it. :meth:`measure` sweeps the levels top down, each
@@ -672,7 +673,7 @@ class CardDuel:
             m = self.model.players
             out = np.zeros((self.n, len(self.model.targets)))
             out[m:] = card_last_turns(card, self.moves, self.model.space.states, self.model.targets)
-            self._last_turns = {key: out}  # one kept: a search changes the worths seldom
+            self._last_turns = {key: out}  # one kept (n x final totals); a worth's change asks again
         return self._last_turns[key]
 
     def measure(self, card: Card, tol: float = 1e-14, max_sweeps: int = 100_000) -> CardReport:
