@@ -94,8 +94,7 @@ def main() -> None:
         sweeper = duel.table.backend.level_sweep(base, 2 * n2)
         x = np.full(2 * n2, 0.5)
         sweeps, secs = sweep_to(sweeper, x, args.tol)
-        k0 = duel.x0 * duel.n + duel.x0
-        loss = 0.5 - (x[k0] + x[n2 + k0]) / 2
+        loss = 0.5 - (x[duel.k0] + x[n2 + duel.k0]) / 2
         row(name, n2, "a row per pair", duel.n, entries, held, secs / sweeps, sweeps, loss)
         del base, sweeper
     print(f"peak resident memory of this run: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB")

@@ -577,9 +577,9 @@ class CardDuel:
             v = np.asarray(sol.values, dtype=np.float64)
             P = model.from_table_values(v[:, perm][:, :, perm] if v.ndim == 3 else v[np.ix_(perm, perm)])
         x0 = model.moves.initial()
-        self.x0, y0 = model.index(x0), model.index(x0, 1 if model.equal_turns else 0)
-        self.k0 = y0 * n + self.x0  # the start: the first seat moves
-        self.p_star = float(P[self.x0, y0])
+        first, second = model.index(x0), model.index(x0, 1 if model.equal_turns else 0)
+        self.k0 = second * n + first  # the start: the first seat moves
+        self.p_star = float(P[first, second])
         Q = np.ascontiguousarray(P.T)
         del P
         self.table, self.plans = model.table, model.plans

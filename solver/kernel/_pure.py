@@ -733,6 +733,8 @@ class PatternSweep:
         self.ends, self.prob = np.append(ends, 0).astype(np.int64), np.append(prob, 0.0)
         self.base = np.repeat([int(s[6]) for s in stores], [len(s[3]) for s in stores]).astype(np.int64)
         self.levels = [tuple(np.asarray(a, dtype=np.int64) for a in lv) for lv in levels]
+        # each row's constant: cst and its first-seat wins, which read no x (summed once, as compiled)
+        self.consts = [self.cst[lv[1]] + self._won(lv[1], lv[2]) for lv in self.levels]
 
     def rows(self, L):
         """Level L's rows spelled out: ``(indptr, cols, vals, a, c)``, the CSR of every
@@ -754,7 +756,7 @@ class PatternSweep:
         cols = self.base[pat][row] + np.where(own, p.next[g] * n + y, p.bust[i] * n + j)
         vals = np.where(own, self.prob[e], self.bust_p[pat][row])
         indptr = np.concatenate([[0], np.cumsum(cnt)]).astype(np.int64)
-        return indptr, cols, vals, np.where(free, 0.0, -self.bust_p[pat]), self.cst[pat] + self._won(pat, opp)
+        return indptr, cols, vals, np.where(free, 0.0, -self.bust_p[pat]), self.consts[L]
 
     def _won(self, pat, opp):
         """Each row's first-seat wins, worth ``won[j, col]`` against its opponent j."""
