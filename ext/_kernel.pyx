@@ -1826,52 +1826,26 @@ cdef void _ed_throw(const _Tab* tb, const Py_ssize_t* left, Py_ssize_t t, Py_ssi
         target[best_at] += tb.cprob[j] * mass
 
 
-cdef void _ed_column(const _Tab* tb, const Py_ssize_t* left, Py_ssize_t c, Py_ssize_t K,
-                     Py_ssize_t T, const uint8_t* s_ok, const double* S, const uint8_t* f_ok,
-                     const double* Fv, const double* V, const double* R, const double* RC,
-                     double* w, double* stop_p, double* forced_p, double* bust_p,
-                     double* win_p) noexcept nogil:
-    """The end distribution of column c (as the pure twin, one column at a time);
-    ``w`` holds 4 L (N + 1) + 2 L + 2 (N + 1) doubles."""
-    cdef Py_ssize_t N = tb.N, N1 = tb.N + 1, L = T + 2, t, m, tr, n, it, src
+cdef void _ed_forward(const _Tab* tb, const Py_ssize_t* left, Py_ssize_t L, const uint8_t* s_ok,
+                      const uint8_t* f_ok, const uint8_t* bank, const double* A, const double* AC,
+                      double* w, double* sp, double* fp, double* bw) noexcept nogil:
+    """One column's forward pass of probability mass (the twin's ``_forward``) under given
+    decisions: ``s_ok``, ``f_ok`` (L) and ``bank``, ``A``, ``AC`` (L x (N + 1)) of the
+    column, row L - 1 standing for every total above L - 2. Adds the banks and mid-turn
+    ends per row into ``sp``, ``fp`` (L) and the busts and instant wins into ``bw[0]``,
+    ``bw[1]``; ``w`` holds 2 L (N + 1) + 2 (N + 1) doubles of work."""
+    cdef Py_ssize_t N = tb.N, N1 = tb.N + 1, t, m, n, it, src
     cdef int hot = tb.hot
-    cdef double* A = w
-    cdef double* AC = w + L * N1
-    cdef double* arr = w + 2 * L * N1
-    cdef double* arrc = w + 3 * L * N1
-    cdef double* sp = w + 4 * L * N1
-    cdef double* fp = sp + L
-    cdef double* dec = fp + L
+    cdef double* arr = w
+    cdef double* arrc = w + L * N1
+    cdef double* dec = w + 2 * L * N1
     cdef double* rol = dec + N1
     cdef double* a
-    cdef double bw[2]
-    cdef double hv, con, sv, mass, tot
-    # A and AC as in turn_dp, rebuilt from the solved tables
-    for t in range(L):
-        tr = t if t <= T else T
-        if f_ok[tr]:
-            for m in range(N1):
-                A[t * N1 + m] = Fv[tr * K + c]
-                AC[t * N1 + m] = Fv[tr * K + c]
-            continue
-        for m in range(1, N1):
-            A[t * N1 + m] = V[(t * N1 + m) * K + c]
-        if hot == HOT_FREE:
-            hv = V[(t * N1 + N) * K + c]
-        elif hot == HOT_MUST_ROLL:
-            hv = R[(t * N1 + N) * K + c]
-        else:
-            hv = RC[t * K + c]
-        A[t * N1] = hv
-        for m in range(N1):
-            AC[t * N1 + m] = S[tr * K + c] if s_ok[tr] else A[t * N1 + m]
-    memset(arr, 0, (2 * L * N1 + 2 * L) * sizeof(double))
-    bw[0] = 0.0
-    bw[1] = 0.0
+    cdef double con, mass, tot
+    memset(arr, 0, 2 * L * N1 * sizeof(double))
     it = 0
     t = 0
     while True:
-        tr = t if t <= T else T
         # ---- route the arrivals at t (none at t = 0: every option adds a unit)
         for m in range(N1):
             dec[m] = 0.0
@@ -1882,12 +1856,12 @@ cdef void _ed_column(const _Tab* tb, const Py_ssize_t* left, Py_ssize_t c, Py_ss
         else:
             for src in range(2):
                 a = (arrc if src else arr) + t * N1
-                if f_ok[tr] or (src and s_ok[tr]):
+                if f_ok[t] or (src and s_ok[t]):
                     tot = 0.0
                     for m in range(N1):
                         tot += a[m]
                         a[m] = 0.0
-                    if f_ok[tr]:
+                    if f_ok[t]:
                         fp[t] += tot
                     else:
                         sp[t] += tot
@@ -1902,16 +1876,11 @@ cdef void _ed_column(const _Tab* tb, const Py_ssize_t* left, Py_ssize_t c, Py_ss
                     con += a[0]
                 for m in range(N1):
                     a[m] = 0.0
-        # ---- decide (banking wins ties) and roll
-        if s_ok[tr]:
-            sv = S[tr * K + c]
-            for n in range(1, N1):
-                if sv >= R[(t * N1 + n) * K + c]:
-                    sp[t] += dec[n]
-                else:
-                    rol[n] += dec[n]
-        else:
-            for n in range(1, N1):
+        # ---- decide and roll
+        for n in range(1, N1):
+            if s_ok[t] and bank[t * N1 + n]:
+                sp[t] += dec[n]
+            else:
                 rol[n] += dec[n]
         for n in range(1, N1):
             if rol[n] != 0.0:
@@ -1928,13 +1897,105 @@ cdef void _ed_column(const _Tab* tb, const Py_ssize_t* left, Py_ssize_t c, Py_ss
             mass += arr[t * N1 + m] + arrc[t * N1 + m]
         if mass <= 1e-17 or it >= 100000:
             break
+
+
+cdef inline void _ed_store(Py_ssize_t c, Py_ssize_t K, Py_ssize_t T, const double* sp, const double* fp,
+                           const double* bw, double* stop_p, double* forced_p, double* bust_p,
+                           double* win_p) noexcept nogil:
+    """Column c's ends into the (T + 1, K) outputs, the tail row counted at T."""
+    cdef Py_ssize_t t
     for t in range(T + 1):
         stop_p[t * K + c] = sp[t]
         forced_p[t * K + c] = fp[t]
-    stop_p[T * K + c] += sp[L - 1]
-    forced_p[T * K + c] += fp[L - 1]
+    stop_p[T * K + c] += sp[T + 1]
+    forced_p[T * K + c] += fp[T + 1]
     bust_p[c] = bw[0]
     win_p[c] = bw[1]
+
+
+cdef void _ed_column(const _Tab* tb, const Py_ssize_t* left, Py_ssize_t c, Py_ssize_t K,
+                     Py_ssize_t T, const uint8_t* s_ok, const double* S, const uint8_t* f_ok,
+                     const double* Fv, const double* V, const double* R, const double* RC,
+                     double* w, uint8_t* wb, double* stop_p, double* forced_p, double* bust_p,
+                     double* win_p) noexcept nogil:
+    """The end distribution of column c (as the pure twin, one column at a time): the
+    solved turn's decisions, banking where allowed and ``S >= R`` (banking wins ties),
+    each class's first best option of A. ``w`` holds 4 L (N + 1) + 2 L + 2 (N + 1)
+    doubles, ``wb`` L (N + 3) bytes."""
+    cdef Py_ssize_t N = tb.N, N1 = tb.N + 1, L = T + 2, t, m, tr
+    cdef int hot = tb.hot
+    cdef double* A = w
+    cdef double* AC = w + L * N1
+    cdef double* sp = w + 2 * L * N1
+    cdef double* fp = sp + L
+    cdef double* work = fp + L
+    cdef uint8_t* bank = wb
+    cdef uint8_t* sk = wb + L * N1
+    cdef uint8_t* fk = sk + L
+    cdef double hv, sv
+    cdef double bw[2]
+    # A and AC as in turn_dp, rebuilt from the solved tables; the banks the turn DP chose
+    for t in range(L):
+        tr = t if t <= T else T
+        sk[t] = s_ok[tr]
+        fk[t] = f_ok[tr]
+        sv = S[tr * K + c]
+        for m in range(N1):
+            bank[t * N1 + m] = s_ok[tr] and sv >= R[(t * N1 + m) * K + c]
+        if f_ok[tr]:
+            for m in range(N1):
+                A[t * N1 + m] = Fv[tr * K + c]
+                AC[t * N1 + m] = Fv[tr * K + c]
+            continue
+        for m in range(1, N1):
+            A[t * N1 + m] = V[(t * N1 + m) * K + c]
+        if hot == HOT_FREE:
+            hv = V[(t * N1 + N) * K + c]
+        elif hot == HOT_MUST_ROLL:
+            hv = R[(t * N1 + N) * K + c]
+        else:
+            hv = RC[t * K + c]
+        A[t * N1] = hv
+        for m in range(N1):
+            AC[t * N1 + m] = sv if s_ok[tr] else A[t * N1 + m]
+    memset(sp, 0, 2 * L * sizeof(double))
+    bw[0] = 0.0
+    bw[1] = 0.0
+    _ed_forward(tb, left, L, sk, fk, bank, A, AC, work, sp, fp, bw)
+    _ed_store(c, K, T, sp, fp, bw, stop_p, forced_p, bust_p, win_p)
+
+
+cdef void _ranked_column(const _Tab* tb, const Py_ssize_t* left, Py_ssize_t c, Py_ssize_t K,
+                         Py_ssize_t T, const uint8_t* s_ok, const uint8_t* f_ok, const uint8_t* bank,
+                         const double* rank, const double* rank_c, double* w, uint8_t* wb,
+                         double* stop_p, double* forced_p, double* bust_p, double* win_p) noexcept nogil:
+    """Column c of :func:`ranked_end_distribution`: its decisions and ranks gathered into
+    ``w`` (4 L (N + 1) + 2 L + 2 (N + 1) doubles) and ``wb`` (L (N + 3) bytes), then the
+    forward pass."""
+    cdef Py_ssize_t N1 = tb.N + 1, L = T + 2, t, m, tr, i
+    cdef double* A = w
+    cdef double* AC = w + L * N1
+    cdef double* sp = w + 2 * L * N1
+    cdef double* fp = sp + L
+    cdef double* work = fp + L
+    cdef uint8_t* bk = wb
+    cdef uint8_t* sk = wb + L * N1
+    cdef uint8_t* fk = sk + L
+    cdef double bw[2]
+    for t in range(L):
+        tr = t if t <= T else T
+        sk[t] = s_ok[tr * K + c]
+        fk[t] = f_ok[tr * K + c]
+        for m in range(N1):
+            i = (t * N1 + m) * K + c
+            bk[t * N1 + m] = bank[i]
+            A[t * N1 + m] = rank[i]
+            AC[t * N1 + m] = rank_c[i]
+    memset(sp, 0, 2 * L * sizeof(double))
+    bw[0] = 0.0
+    bw[1] = 0.0
+    _ed_forward(tb, left, L, sk, fk, bk, A, AC, work, sp, fp, bw)
+    _ed_store(c, K, T, sp, fp, bw, stop_p, forced_p, bust_p, win_p)
 
 
 def end_distribution(Rolls rolls, stop_ok, stop_val, forced_ok, forced_val, V, R, RC):
@@ -1988,25 +2049,92 @@ def end_distribution(Rolls rolls, stop_ok, stop_val, forced_ok, forced_val, V, R
     cdef Py_ssize_t L = T + 2, c
     cdef Py_ssize_t need = 4 * L * (N + 1) + 2 * L + 2 * (N + 1)
     cdef double* w
+    cdef uint8_t* wb
     # columns are independent: spread over OpenMP's threads (each with its own work space),
     # unless there are too few to pay for waking them
-    cdef int nt = thk_max_threads()
-    if K * L * (N + 1) < _SERIAL_WORK or nt < 1:
-        nt = 1
+    cdef int nt = _column_threads(K * L * (N + 1))
     cdef int failed = 0
     cdef int* failp = &failed
     with nogil, parallel(num_threads=nt):
         w = <double*>malloc(need * sizeof(double))
-        if w == NULL:
+        wb = <uint8_t*>malloc(L * (N + 3))
+        if w == NULL or wb == NULL:
             failp[0] = 1
         for c in prange(K, schedule="static"):
-            if w != NULL:
+            if w != NULL and wb != NULL:
                 _ed_column(&tb, fl.left, c, K, T, &s_ok[0], &S[0, 0], &f_ok[0], &Fv[0, 0],
-                           &Vm[0, 0, 0], &Rm[0, 0, 0], &RCm[0, 0], w, &spm[0, 0], &fpm[0, 0],
+                           &Vm[0, 0, 0], &Rm[0, 0, 0], &RCm[0, 0], w, wb, &spm[0, 0], &fpm[0, 0],
                            &bpm[0], &wpm[0])
         free(w)
+        free(wb)
     if failed:
         raise MemoryError("end_distribution: out of memory")
+    return stop_p, forced_p, bust_p, win_p
+
+
+cdef int _column_threads(Py_ssize_t work):
+    """The threads for a loop of independent columns: every one OpenMP offers, unless the
+    work is too small to pay for waking them."""
+    cdef int nt = thk_max_threads()
+    return 1 if work < _SERIAL_WORK or nt < 1 else nt
+
+
+def ranked_end_distribution(Rolls rolls, stop_ok, forced_ok, bank, rank, rank_c):
+    """How turns end under given decisions (see :func:`thousand.kernel.ranked_end_distribution`
+    and :func:`thousand._pure.ranked_end_distribution`): ``(stop_p, forced_p, bust_p,
+    win_p)``. The forward pass of :func:`end_distribution`, one column at a time without
+    the GIL, the columns spread over OpenMP's threads."""
+    cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice, hot_mode = rolls.arrays()
+    cdef Py_ssize_t N = dice
+    cdef int hot = hot_mode
+    cdef const uint8_t[:, ::1] s_ok = np.ascontiguousarray(stop_ok, dtype=np.uint8)
+    cdef const uint8_t[:, ::1] f_ok = np.ascontiguousarray(forced_ok, dtype=np.uint8)
+    cdef Py_ssize_t T = s_ok.shape[0] - 1, K = s_ok.shape[1]
+    _check_rules(N, hot, T)
+    shape = (T + 2, N + 1, K)
+    bank_a = np.ascontiguousarray(bank, dtype=np.uint8)
+    rank_a = np.ascontiguousarray(rank, dtype=np.float64)
+    rank_ca = rank_a if rank_c is None else np.ascontiguousarray(rank_c, dtype=np.float64)
+    if (f_ok.shape[0] != T + 1 or f_ok.shape[1] != K or bank_a.shape != shape or rank_a.shape != shape
+            or rank_ca.shape != shape):
+        raise ValueError("stop_ok, forced_ok (T+1, K) and bank, rank, rank_c (T+2, dice+1, K) disagree")
+    cdef const uint8_t[:, :, ::1] bk = bank_a
+    cdef const double[:, :, ::1] rk = rank_a
+    cdef const double[:, :, ::1] rc = rank_ca
+    stop_p = np.zeros((T + 1, K))
+    forced_p = np.zeros((T + 1, K))
+    bust_p = np.zeros(K)
+    win_p = np.zeros(K)
+    if K == 0:
+        return stop_p, forced_p, bust_p, win_p
+    cdef _Flat fl = _Flat(_i64_1(cls_ptr), _f64_1(cls_prob), _u8_1(cls_instant), _i64_1(opt_ptr),
+                          _i64_1(opt_points), _i64_1(opt_used), N, 1)
+    cdef _Tab tb = fl.tb
+    tb.hot = hot
+    cdef double[:, ::1] spm = stop_p
+    cdef double[:, ::1] fpm = forced_p
+    cdef double[::1] bpm = bust_p
+    cdef double[::1] wpm = win_p
+    cdef Py_ssize_t L = T + 2, c
+    cdef Py_ssize_t need = 4 * L * (N + 1) + 2 * L + 2 * (N + 1)
+    cdef double* w
+    cdef uint8_t* wb
+    cdef int nt = _column_threads(K * L * (N + 1))
+    cdef int failed = 0
+    cdef int* failp = &failed
+    with nogil, parallel(num_threads=nt):
+        w = <double*>malloc(need * sizeof(double))
+        wb = <uint8_t*>malloc(L * (N + 3))
+        if w == NULL or wb == NULL:
+            failp[0] = 1
+        for c in prange(K, schedule="static"):
+            if w != NULL and wb != NULL:
+                _ranked_column(&tb, fl.left, c, K, T, &s_ok[0, 0], &f_ok[0, 0], &bk[0, 0, 0], &rk[0, 0, 0],
+                               &rc[0, 0, 0], w, wb, &spm[0, 0], &fpm[0, 0], &bpm[0], &wpm[0])
+        free(w)
+        free(wb)
+    if failed:
+        raise MemoryError("ranked_end_distribution: out of memory")
     return stop_p, forced_p, bust_p, win_p
 
 

@@ -376,6 +376,88 @@ def test_end_distribution_plain(hot):
         np.testing.assert_array_equal(x, y)
 
 
+def _ranked_inputs(rng, tab, hot, T, K, p_stop, p_forced, ties):
+    """Random per-column decisions for ranked_end_distribution: stop_ok, forced_ok (T+1, K),
+    bank, rank, rank_c (T+2, dice+1, K); ``ties``: small integer ranks, many exact ties."""
+    N = tab.dice
+    stop_ok = (rng.random((T + 1, K)) < p_stop).astype(np.uint8)
+    forced_ok = (rng.random((T + 1, K)) < p_forced).astype(np.uint8)
+    shape = (T + 2, N + 1, K)
+    bank = (rng.random(shape) < 0.4).astype(np.uint8)
+    rank = rng.integers(0, 3, shape).astype(float) if ties else rng.normal(size=shape)
+    rank_c = rng.normal(size=shape) if hot == kernel.CONFIRM else None
+    return stop_ok, forced_ok, bank, rank, rank_c
+
+
+@_fast(100)
+@given(dp_cases(), st.booleans())
+def test_ranked_end_distribution_agrees(case, ties):
+    """A turn played by given decisions (banks anywhere, set-asides by rank, a confirming
+    roll's own ranks), per-column rules: both kernels agree and every column's ends sum to 1."""
+    rs, T, K, hot, p_stop, p_forced, *_, seed = case
+    tab = COMPILED.roll_table(rs)
+    assume(_bust_everywhere(tab))
+    inputs = _ranked_inputs(np.random.default_rng(seed), tab, hot, T, K, p_stop, p_forced, ties)
+    a = _pure.ranked_end_distribution(rolls(_pure, tab, hot), *inputs)
+    b = _kernel.ranked_end_distribution(rolls(_kernel, tab, hot), *inputs)
+    for name, x, y in zip(("stop_p", "forced_p", "bust_p", "win_p"), a, b):
+        assert x.shape == y.shape, name
+        np.testing.assert_allclose(y, x, rtol=0, atol=TOL, err_msg=name)
+    total = b[0].sum(axis=0) + b[1].sum(axis=0) + b[2] + b[3]
+    np.testing.assert_allclose(total, 1.0, rtol=0, atol=1e-9)
+    # a bank happens only where the column allows it (a forced end only where it is forced)
+    assert not (b[0][(inputs[0] == 0) | (inputs[1] == 1)] > 0).any()
+    assert not (b[1][inputs[1] == 0] > 0).any()
+
+
+@pytest.mark.parametrize("hot", [0, 1, 2])
+@pytest.mark.parametrize("impl", [_pure, _kernel])
+def test_the_optimums_decisions_as_ranks_give_its_end_distribution(impl, hot):
+    """The solved turn's own decisions, given as a rule -- banking where allowed and the
+    bank is worth at least rolling on (S >= R), each class's set-aside by the arrival
+    values A the turn DP maximises (V; at hot dice R(N) or RC by the mode; a forced end's
+    value; after a confirming roll a bank's) -- end the turn as end_distribution says."""
+    rs = load_ruleset("plain", [f"hot_dice={('must_roll', 'free', 'confirm')[hot]}"])
+    tab = COMPILED.roll_table(rs)
+    N, T, K = tab.dice, 50, 4
+    rng = np.random.default_rng(11)
+    stop_ok = np.ones(T + 1, np.uint8)
+    stop_ok[:8] = 0
+    forced_ok = (rng.random(T + 1) < 0.1).astype(np.uint8)
+    stop_val = np.arange(T + 1, dtype=float)[:, None] + rng.random((T + 1, K))
+    forced_val = rng.normal(size=(T + 1, K))
+    inputs = (stop_ok, stop_val, forced_ok, forced_val, rng.normal(size=K), np.full(K, 200.0))
+    _, _, V, R, RC = impl.turn_dp(rolls(impl, tab, hot), *inputs, False, True)
+    want = impl.end_distribution(rolls(impl, tab, hot), stop_ok, stop_val, forced_ok, forced_val, V, R, RC)
+    ext = lambda a: np.concatenate([a, a[-1:]])  # noqa: E731 -- row T + 1 repeats row T
+    S, F, s_ok, f_ok = ext(stop_val), ext(forced_val), ext(stop_ok).astype(bool), ext(forced_ok).astype(bool)
+    A = V.copy()
+    A[:, 0] = (R[:, N], V[:, N], RC)[hot]
+    A[f_ok] = F[f_ok][:, None, :]
+    AC = A.copy()
+    AC[s_ok & ~f_ok] = S[s_ok & ~f_ok][:, None, :]
+    bank = s_ok[:, None, None] & (S[:, None, :] >= R)
+    cols = lambda a: np.repeat(a[:, None], K, axis=1)  # noqa: E731
+    got = impl.ranked_end_distribution(rolls(impl, tab, hot), cols(stop_ok), cols(forced_ok), bank, A, AC)
+    for name, x, y in zip(("stop_p", "forced_p", "bust_p", "win_p"), want, got):
+        np.testing.assert_allclose(y, x, rtol=0, atol=TOL, err_msg=name)
+
+
+def test_ranked_end_distribution_refuses_bad_shapes():
+    tab = COMPILED.roll_table(load_ruleset("pig"))
+    T, K, N1 = 5, 2, tab.dice + 1
+    ok = np.ones((T + 1, K), np.uint8)
+    good = np.zeros((T + 2, N1, K))
+    for backend in (PURE, COMPILED):
+        t = backend.roll_table(load_ruleset("pig"))
+        with pytest.raises(ValueError, match="shape"):
+            kernel.ranked_end_distribution(t, ok, ok, good, np.zeros((T + 1, N1, K)))
+        with pytest.raises(ValueError, match="shape"):
+            kernel.ranked_end_distribution(t, ok, ok[:, :1], good, good)
+        with pytest.raises(ValueError, match="shape"):
+            kernel.ranked_end_distribution(t, ok[0], ok[0], good, good)
+
+
 def _compare_turn_ends(tab, hot, inputs, twin=True):
     """Compiled ``turn_ends`` (the blocked forward pass) against the compiled
     column-at-a-time end_distribution and (``twin``) against the twin's turn_ends (turn_dp

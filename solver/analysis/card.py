@@ -58,8 +58,8 @@ from thousand.base.errors import ThousandError
 from thousand.base.i18n import _
 from thousand.engine.player import WIN, Moves, PlayerState
 from thousand.engine.turn import TurnEnd, TurnRules, TurnState
-from thousand.kernel import CONFIRM, FREE, MUST_ROLL
-from thousand.kernel._pure import _mover_ends, _options_by_dice, _segment_argmax
+from thousand.kernel import CONFIRM, FREE
+from thousand.kernel._pure import _mover_ends
 from thousand.rules.ruleset import Ruleset
 
 from .bots import Bot, BotState
@@ -322,75 +322,14 @@ def card_turn_ends(
     conf = (s_ok & ~f_ok)[:, None, :]
     rank_c = np.where(conf, np.where(win[:, None, :], _WIN, _PLAY) * _TIER + at_t, rank)
 
-    per_n = _options_by_dice(
-        table.cls_ptr, table.cls_prob, table.cls_instant, table.opt_ptr, table.opt_points, table.opt_used, N
+    stop_p, forced_p, bust_p, win_p = kernel.ranked_end_distribution(
+        table, s_ok[:-1], f_ok[:-1], bank, rank, rank_c if hot == CONFIRM else None
     )
-    cols = np.arange(K)[None, :]
-    stop_p = np.zeros((L, K))
-    forced_p = np.zeros((L, K))
-    bust_p = np.zeros(K)
-    win_p = np.zeros(K)
-    size = L * (N + 1) * K
-    arr = np.zeros(size)  # mass arriving at (t, m) after a plain roll, flat (L, N+1, K)
-    arr_c = np.zeros(size)  # ... after a confirming roll
-
-    def throw(t, n, mass, ranks, target):
-        nonlocal bust_p, win_p
-        probs, pts, left, seg, p_bust, p_inst = per_n[n - 1]
-        bust_p = bust_p + p_bust * mass
-        win_p = win_p + p_inst * mass
-        if len(probs):
-            tt = np.minimum(t + pts, L - 1)
-            arg = _segment_argmax(ranks[tt, left], seg, len(seg))  # (classes, K): the option taken
-            where = (tt[arg] * (N + 1) + left[arg]) * K + cols
-            # a roll reaches a few rows past t only: add into that span, not into all of target
-            lo, hi = int(where.min()), int(where.max()) + 1
-            target[lo:hi] += np.bincount(
-                (where - lo).ravel(), (probs[:, None] * mass[None, :]).ravel(), minlength=hi - lo
-            )
-
-    def route(t):
-        """Send the arrivals at row t on: banks and forced ends recorded, rolls thrown."""
-        lo, hi = t * (N + 1) * K, (t + 1) * (N + 1) * K
-        a, c = arr[lo:hi].reshape(N + 1, K).copy(), arr_c[lo:hi].reshape(N + 1, K).copy()
-        arr[lo:hi] = 0.0
-        arr_c[lo:hi] = 0.0
-        f, sk = f_ok[t], s_ok[t]
-        forced_p[t] += np.where(f, a.sum(axis=0) + c.sum(axis=0), 0.0)
-        a *= ~f
-        c *= ~f
-        stop_p[t] += np.where(sk, c.sum(axis=0), 0.0)  # a confirming roll that scores banks at once
-        a += c * ~sk
-        dec = a[1:].copy()  # decisions at m = 1..N dice
-        hot_roll = np.zeros(K)
-        if hot == FREE:
-            dec[N - 1] += a[0]
-        else:
-            hot_roll = a[0]
-        b = bank[t, 1:]
-        stop_p[t] += (dec * b).sum(axis=0)
-        rolls = dec * ~b
-        if hot == MUST_ROLL:
-            rolls[N - 1] += hot_roll
-        for n in range(1, N + 1):
-            if rolls[n - 1].any():
-                throw(t, n, rolls[n - 1], rank, arr)
-        if hot == CONFIRM and hot_roll.any():
-            throw(t, N, hot_roll, rank_c, arr_c)
-
-    throw(0, N, np.ones(K), rank, arr)  # a turn starts by rolling every die
-    for t in range(1, L - 1):
-        route(t)
-    tail = slice((L - 1) * (N + 1) * K, size)
-    for _k in range(100_000):  # the row above T: its only cycle is hot dice
-        if arr[tail].sum() + arr_c[tail].sum() < 1e-17:
-            break
-        route(L - 1)
-    # each column's totals above its last total counted at it
+    # each column's totals above its last total counted at it (the kernel counts the tail at T)
     out = []
     for p in (stop_p, forced_p):
-        folded = np.where(beyond, 0.0, p)[: T + 1]
-        folded[np.minimum(last, T), np.arange(K)] += np.where(beyond, p, 0.0).sum(axis=0)
+        folded = np.where(beyond[: T + 1], 0.0, p)
+        folded[np.minimum(last, T), np.arange(K)] += np.where(beyond[: T + 1], p, 0.0).sum(axis=0)
         out.append(folded)
     return out[0], out[1], bust_p, win_p
 
@@ -427,30 +366,39 @@ def last_turn_takes(rs: Ruleset, final: np.ndarray, to_beat: int) -> np.ndarray:
     return (final > to_beat) | ((final == to_beat) & (rs.barrel.kind == "exact"))
 
 
-def card_last_turns(card: Card, moves: Moves, states: list[PlayerState], targets: np.ndarray) -> np.ndarray:
-    """``L_card(y, F)`` (len(states), len(targets)): the chance that the card, in the last
-    turn of an equal_turns round from ``y`` against the finished total ``F``, wins (a tie
-    counted 1/2), as :func:`thousand.solvers.lastturn.last_turn_values` gives the
-    optimum's. The card rolls until a bank meets the win condition above ``F``
-    (:func:`last_turn_takes`), choosing what to set aside by its worths; every turn runs
-    to ``max(saturation, F - s + unit)`` and banks as soon as it may beyond. States whose
-    last turns are alike share one column per ``F``."""
+@dataclass
+class LastTurnColumns:
+    """The last turns :func:`card_last_turns` values, laid out once per game (they do not
+    depend on the card): one column per distinct last turn and final total ``F``, in
+    chunks as :func:`card_turn_ends` takes them (``(stop_ok, forced_ok, takes)`` padded,
+    and each column's last total), each column's bank values (1, 1/2, 0 as a bank
+    finishes above, at, below ``F``), and per state its first column of ``targets``."""
+
+    chunks: list[tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]]
+    values: list[np.ndarray]
+    first: np.ndarray
+    targets: int
+
+
+def last_turn_columns(rs: Ruleset, moves: Moves, states: list[PlayerState], targets: np.ndarray) -> LastTurnColumns:
+    """The last turns of ``states`` against every final total of ``targets``
+    (:class:`LastTurnColumns`): a card rolls until a bank meets the win condition above
+    ``F`` (:func:`last_turn_takes`); every turn runs to ``max(saturation, F - s + unit)``
+    and banks as soon as it may beyond. States whose last turns are alike share columns."""
     from thousand.solvers.lastturn import last_turn_ends
 
-    rs, u = card.rs, card.rs.unit
-    table = kernel.roll_table(rs)
+    u = rs.unit
     top = int(np.max(targets))
-    out = np.zeros((len(states), len(targets)))
-    turns, values, where, seen = [], [], [], {}
-    for i, y in enumerate(states):
+    turns, values, first, seen = [], [], [], {}
+    for y in states:
         e = last_turn_ends(moves, y, top)
         wins = np.array([z == WIN for z in e.stop_next]) & (e.stop_ok != 0)
         key = (y.score, e.stop_ok.tobytes(), e.forced_ok.tobytes(), wins.tobytes())
         if key in seen:
-            where.append((i, seen[key]))
+            first.append(seen[key])
             continue
         seen[key] = len(turns)
-        where.append((i, len(turns)))
+        first.append(len(turns))
         final = y.score + np.arange(e.T + 1) * u
         sat = moves.saturation(y) // u
         for F in targets:
@@ -460,23 +408,32 @@ def card_last_turns(card: Card, moves: Moves, states: list[PlayerState], targets
             value = np.where(wins[: T + 1], 0.5 * (np.sign(final[: T + 1] - int(F)) + 1.0), 0.0)
             turns.append((e.stop_ok[: T + 1], e.forced_ok[: T + 1], takes))
             values.append(value)
-    won = np.zeros(len(turns))
-    # columns a few thousand at a time: card_turn_ends holds (totals, dice, columns) of mass
+    # columns a few thousand at a time: card_turn_ends holds (totals, dice, columns) of ranks
     step = max(1, 4_000_000 // ((max(len(t[0]) for t in turns) + 1) * (rs.dice + 1)))
-    for a in range(0, len(turns), step):
-        chunk = turns[a : a + step]
-        (ok, forced, takes), last = _padded(chunk)
-        K = len(chunk)
+    chunks = [_padded(turns[a : a + step]) for a in range(0, len(turns), step)]
+    return LastTurnColumns(chunks, values, np.array(first, dtype=np.int64), len(targets))
+
+
+def card_last_turns(card: Card, columns: LastTurnColumns, table: kernel.RollTable | None = None) -> np.ndarray:
+    """``L_card(y, F)`` (states, targets) of :func:`last_turn_columns`: the chance that the
+    card, in the last turn of an equal_turns round from ``y`` against the finished total
+    ``F``, wins (a tie counted 1/2), as :func:`thousand.solvers.lastturn.last_turn_values`
+    gives the optimum's. The card chooses what to set aside by its worths. ``table``: the
+    ruleset's roll table (of the kernel in use when not given)."""
+    rs = card.rs
+    table = table or kernel.roll_table(rs)
+    won = np.zeros(len(columns.values))
+    at = 0
+    for (ok, forced, takes), last in columns.chunks:
+        K = len(last)
         never = np.full((K, rs.dice + 1), np.inf)  # no mark: the card banks only where it takes the win
         worth = np.broadcast_to(card.worths(), (K, rs.dice + 1))
-        stop_p, _f, _b, win_p = card_turn_ends(table, ok, forced, takes, last, never, worth, u)
+        stop_p, _f, _b, win_p = card_turn_ends(table, ok, forced, takes, last, never, worth, rs.unit)
         for k in range(K):
-            v = values[a + k]
-            won[a + k] = win_p[k] + stop_p[: len(v), k] @ v
-    C = len(targets)
-    for i, t in where:  # t: the first of its C columns
-        out[i] = won[t : t + C]
-    return out
+            v = columns.values[at + k]
+            won[at + k] = win_p[k] + stop_p[: len(v), k] @ v
+        at += K
+    return won[columns.first[:, None] + np.arange(columns.targets)[None, :]]
 
 
 def samosval_banks(rs: Ruleset, score: int, totals: int) -> np.ndarray:
@@ -612,6 +569,7 @@ class CardDuel:
         # equal turns: a card's first-seat win is worth 1 - L(opponent, F) to it
         self.won_card = None if self.plans.win_L is None else 1.0 - self.plans.win_L
         self._last_turns: dict = {}  # L_card per the card's worths (its marks play no part in a last turn)
+        self._columns: LastTurnColumns | None = None
         self.setup_seconds = time.perf_counter() - t0
         self._start: np.ndarray | None = None
 
@@ -671,8 +629,10 @@ class CardDuel:
         key = tuple(card.worths())
         if key not in self._last_turns:
             m = self.model.players
+            if self._columns is None:  # laid out on the first card: they do not depend on it
+                self._columns = last_turn_columns(self.rs, self.moves, self.model.space.states, self.model.targets)
             out = np.zeros((self.n, len(self.model.targets)))
-            out[m:] = card_last_turns(card, self.moves, self.model.space.states, self.model.targets)
+            out[m:] = card_last_turns(card, self._columns)
             self._last_turns = {key: out}  # one kept (n x final totals); a worth's change asks again
         return self._last_turns[key]
 

@@ -502,6 +502,40 @@ def end_distribution(table: RollTable, stop_ok, stop_val, forced_ok, forced_val,
     )
 
 
+def ranked_end_distribution(table: RollTable, stop_ok, forced_ok, bank, rank, rank_c=None):
+    """How turns end under a rule given by its decisions (not by values): one turn per
+    column, ``(stop_p, forced_p, bust_p, win_p)`` as :func:`end_distribution` gives them
+    (totals above T counted at T; they sum to 1 per column).
+
+    The rule banks at (total t, m dice to roll) where ``bank[t, m]`` and rolls on
+    otherwise; after a roll every scoring class takes its first option of the highest
+    ``rank`` at the (total, dice left) it leads to -- ``rank_c`` after a confirming roll
+    (hot dice ``confirm``; None: ``rank``). A mid-turn end (``forced_ok``) ends the turn;
+    a confirming roll that scores banks at once where ``stop_ok``. The optimum's own
+    decisions are the case ``rank = A`` (the turn DP's arrival values) and ``bank = stop_ok
+    and S >= R``; a strategy card's are its marks and its order of set-asides.
+
+    ``stop_ok``, ``forced_ok``: uint8 (T+1, K), per column; ``bank`` uint8, ``rank`` and
+    ``rank_c`` float64: (T+2, dice+1, K), row T+1 standing for every total above T (whose
+    hot-dice cycle is followed until its mass is at most 1e-17), column m = 0 for hot dice.
+    """
+    s_ok = np.ascontiguousarray(stop_ok, dtype=np.uint8)
+    if s_ok.ndim != 2:
+        raise ValueError("stop_ok must have shape (T+1, K)")
+    T, K = s_ok.shape[0] - 1, s_ok.shape[1]
+    shape = (T + 2, table.dice + 1, K)
+    arrays = [np.ascontiguousarray(a, dtype=d) for a, d in ((bank, np.uint8), (rank, np.float64))]
+    if rank_c is not None:
+        arrays.append(np.ascontiguousarray(rank_c, dtype=np.float64))
+    if any(a.shape != shape for a in arrays):
+        raise ValueError(f"bank, rank and rank_c must have shape {shape} (T+2, dice+1, K)")
+    f_ok = np.ascontiguousarray(forced_ok, dtype=np.uint8)
+    if f_ok.shape != s_ok.shape:
+        raise ValueError("forced_ok must have the shape of stop_ok")
+    rank_c = arrays[2] if rank_c is not None else None
+    return table.backend.impl.ranked_end_distribution(table.rolls, s_ok, f_ok, arrays[0], arrays[1], rank_c)
+
+
 @dataclass(frozen=True)
 class DuelPlans:
     """Every mover's turn ends, flattened for :func:`duel_level`.

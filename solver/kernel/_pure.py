@@ -523,16 +523,43 @@ def _end_distribution(
     AC = A.copy()
     sel = s_ok & ~f_ok
     AC[sel] = s_val[sel][:, None, :]
+    # the solved turn banks where it may and banking is worth at least rolling on (ties bank)
+    bank = s_ok[:, None, None] & (s_val[:, None, :] >= R)
+    per_n = _options_by_dice(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, N)
+    cols = lambda a: np.broadcast_to(a[:, None], (L, K))  # noqa: E731
+    return _forward(per_n, N, hot_mode, cols(s_ok), cols(f_ok), bank, A, AC)
 
+
+def ranked_end_distribution(rolls, stop_ok, forced_ok, bank, rank, rank_c):
+    """See :func:`thousand.kernel.ranked_end_distribution`: ``(stop_p, forced_p, bust_p, win_p)``."""
+    cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, N, hot_mode = rolls.arrays()
+    s_ok = np.vstack([stop_ok, stop_ok[-1:]]).astype(bool)
+    f_ok = np.vstack([forced_ok, forced_ok[-1:]]).astype(bool)
+    per_n = _options_by_dice(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, N)
+    return _forward(per_n, N, hot_mode, s_ok, f_ok, bank.astype(bool), rank, rank if rank_c is None else rank_c)
+
+
+def _forward(per_n, N, hot_mode, s_ok, f_ok, bank, A, AC):
+    """How turns end under given decisions, one column each: a forward pass of
+    probability mass over (total, dice left) from the first roll of every die. Arrivals
+    at a forced end end there; arrivals by a confirming roll bank at once where banking
+    is allowed; a decision (t, m) banks where ``s_ok[t]`` and ``bank[t, m]``, else rolls
+    m dice; a roll's scoring class takes its first option of the highest ``A`` (``AC``
+    after a confirming roll) at the (total, dice left) it leads to. ``s_ok``, ``f_ok``
+    (L, K); ``bank``, ``A``, ``AC`` (L, N + 1, K); row L - 1 stands for every total above
+    L - 2 and feeds itself through hot dice, followed until its mass is at most 1e-17.
+    Returns ``(stop_p, forced_p, bust_p, win_p)`` with the rows above L - 2 counted at
+    L - 2."""
+    L, K = s_ok.shape
+    T = L - 2
     stop_p = np.zeros((L, K))
     forced_p = np.zeros((L, K))
     bust_p = np.zeros(K)
     win_p = np.zeros(K)
-    arr = np.zeros((L, N + 1, K))  # mass arriving at (t, dice left) after a plain roll
-    arr_c = np.zeros((L, N + 1, K))  # ... after a confirming roll
-    cols = np.arange(K)
-
-    per_n = _options_by_dice(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, N)
+    size = L * (N + 1) * K
+    arr = np.zeros(size)  # mass arriving at (t, dice left) after a plain roll, flat (L, N + 1, K)
+    arr_c = np.zeros(size)  # ... after a confirming roll
+    cols = np.arange(K)[None, :]
 
     def throw(t, n, mass, table, target):
         nonlocal bust_p, win_p
@@ -541,55 +568,51 @@ def _end_distribution(
         win_p = win_p + p_inst * mass
         if len(probs):
             tt = np.minimum(t + pts, L - 1)
-            arg = _segment_argmax(table[tt, left], seg, len(seg))  # (classes, K) option index
-            np.add.at(target, (tt[arg], left[arg], cols[None, :]), probs[:, None] * mass[None, :])
+            arg = _segment_argmax(table[tt, left], seg, len(seg))  # (classes, K): the option taken
+            where = (tt[arg] * (N + 1) + left[arg]) * K + cols
+            # a roll reaches a few rows past t only: add into that span, not into all of target
+            lo, hi = int(where.min()), int(where.max()) + 1
+            target[lo:hi] += np.bincount(
+                (where - lo).ravel(), (probs[:, None] * mass[None, :]).ravel(), minlength=hi - lo
+            )
 
     def route(t):
-        """Send the arrivals at row t to where they go; returns (decide, roll, confirm) masses."""
-        dec = np.zeros((N + 1, K))
-        rol = np.zeros((N + 1, K))
-        con = np.zeros(K)
-        for src, confirming in ((arr, False), (arr_c, True)):
-            a = src[t].copy()
-            src[t] = 0.0
-            if f_ok[t]:
-                forced_p[t] += a.sum(axis=0)
-                continue
-            if confirming and s_ok[t]:
-                stop_p[t] += a.sum(axis=0)
-                continue
-            dec[1:] += a[1:]
-            if hot_mode == FREE:
-                dec[N] += a[0]
-            elif hot_mode == MUST_ROLL:
-                rol[N] += a[0]
-            else:
-                con += a[0]
-        return dec, rol, con
-
-    def step(t, dec, rol, con):
-        if s_ok[t]:
-            take = s_val[t][None, :] >= R[t, 1:]
-            stop_p[t] += np.where(take, dec[1:], 0.0).sum(axis=0)
-            rol[1:] += np.where(take, 0.0, dec[1:])
+        """Send the arrivals at row t on: banks and forced ends recorded, rolls thrown."""
+        lo, hi = t * (N + 1) * K, (t + 1) * (N + 1) * K
+        a, c = arr[lo:hi].reshape(N + 1, K).copy(), arr_c[lo:hi].reshape(N + 1, K).copy()
+        arr[lo:hi] = 0.0
+        arr_c[lo:hi] = 0.0
+        f, sk = f_ok[t], s_ok[t]
+        forced_p[t] += np.where(f, a.sum(axis=0) + c.sum(axis=0), 0.0)
+        a *= ~f
+        c *= ~f
+        stop_p[t] += np.where(sk, c.sum(axis=0), 0.0)  # a confirming roll that scores banks at once
+        a += c * ~sk
+        dec = a[1:].copy()  # decisions at m = 1..N dice
+        hot_roll = np.zeros(K)
+        if hot_mode == FREE:
+            dec[N - 1] += a[0]
         else:
-            rol[1:] += dec[1:]
+            hot_roll = a[0]
+        b = bank[t, 1:] & sk  # a rule banks only where banking is allowed
+        stop_p[t] += (dec * b).sum(axis=0)
+        rolls = dec * ~b
+        if hot_mode == MUST_ROLL:
+            rolls[N - 1] += hot_roll
         for n in range(1, N + 1):
-            if rol[n].any():
-                throw(t, n, rol[n], A, arr)
-        if con.any():
-            throw(t, N, con, AC, arr_c)
+            if rolls[n - 1].any():
+                throw(t, n, rolls[n - 1], A, arr)
+        if hot_mode == CONFIRM and hot_roll.any():
+            throw(t, N, hot_roll, AC, arr_c)
 
-    rol0 = np.zeros((N + 1, K))
-    rol0[N] = 1.0
-    step(0, np.zeros((N + 1, K)), rol0, np.zeros(K))
+    throw(0, N, np.ones(K), A, arr)  # a turn starts by rolling every die
     for t in range(1, L - 1):
-        step(t, *route(t))
-    # the tail row feeds itself through hot dice: iterate until the mass is gone
-    for _ in range(100000):
-        if arr[L - 1].sum() + arr_c[L - 1].sum() <= 1e-17:
+        route(t)
+    tail = slice((L - 1) * (N + 1) * K, size)
+    for _ in range(100_000):  # the row above T: its only cycle is hot dice
+        if arr[tail].sum() + arr_c[tail].sum() <= 1e-17:
             break
-        step(L - 1, *route(L - 1))
+        route(L - 1)
     stop_p[T] += stop_p[L - 1]
     forced_p[T] += forced_p[L - 1]
     return stop_p[: T + 1], forced_p[: T + 1], bust_p, win_p
