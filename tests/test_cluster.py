@@ -34,8 +34,9 @@ from thousand.solvers.cluster import (
 )
 from thousand.solvers.duel import DuelModel, _level, _level_sums, solve_duel
 
-# six-dice with its equal turns and bolts, scaled down: 60 player states, 7,200 pairs, ten passes
-SMALL_SIX = ("goal=100", "pits=[]", "pit_attempts=0", 'barrel={kind="none"}')
+# six-dice with its equal turns and bolts, scaled down: 30 player states, 1,800 pairs (a seat
+# against the other), seven passes; a bolt's penalty (50) is the whole goal
+SMALL_SIX = ("goal=50", "pits=[]", "pit_attempts=0", 'barrel={kind="none"}')
 # classic without the barrel on a board of 300 (a pit, samosval, overtaking, bolts): 180 player
 # states, 32,400 pairs, 17 passes, cheap to set up -- for the runs that are stopped and started
 SMALL_CLASSIC = ("goal=300", "pits=[{low=100,exit=150}]", "dump=[205]")
