@@ -1913,6 +1913,42 @@ cdef inline void _ed_store(Py_ssize_t c, Py_ssize_t K, Py_ssize_t T, const doubl
     win_p[c] = bw[1]
 
 
+ctypedef struct _ColWork:
+    double* A                   # (L, N + 1): the ranks of arrival, after a plain roll
+    double* AC                  # ... after a confirming roll
+    double* sp                  # (L): banks per row
+    double* fp                  # (L): mid-turn ends per row
+    double* work                # the forward pass's own (2 L (N + 1) + 2 (N + 1))
+    uint8_t* bank               # (L, N + 1): bank at (t, m)
+    uint8_t* sk                 # (L): banking allowed
+    uint8_t* fk                 # (L): the turn ends here
+
+
+cdef inline void _col_work(_ColWork* cw, double* w, uint8_t* wb, Py_ssize_t L, Py_ssize_t N1) noexcept nogil:
+    """One column's work space laid out in ``w`` (4 L (N + 1) + 2 L + 2 (N + 1) doubles) and
+    ``wb`` (L (N + 3) bytes)."""
+    cw.A = w
+    cw.AC = w + L * N1
+    cw.sp = w + 2 * L * N1
+    cw.fp = cw.sp + L
+    cw.work = cw.fp + L
+    cw.bank = wb
+    cw.sk = wb + L * N1
+    cw.fk = cw.sk + L
+
+
+cdef inline void _col_finish(const _Tab* tb, const Py_ssize_t* left, const _ColWork* cw, Py_ssize_t c,
+                             Py_ssize_t K, Py_ssize_t T, double* stop_p, double* forced_p, double* bust_p,
+                             double* win_p) noexcept nogil:
+    """Column c's forward pass over its filled work space, and its ends into the outputs."""
+    cdef double bw[2]
+    memset(cw.sp, 0, 2 * (T + 2) * sizeof(double))
+    bw[0] = 0.0
+    bw[1] = 0.0
+    _ed_forward(tb, left, T + 2, cw.sk, cw.fk, cw.bank, cw.A, cw.AC, cw.work, cw.sp, cw.fp, bw)
+    _ed_store(c, K, T, cw.sp, cw.fp, bw, stop_p, forced_p, bust_p, win_p)
+
+
 cdef void _ed_column(const _Tab* tb, const Py_ssize_t* left, Py_ssize_t c, Py_ssize_t K,
                      Py_ssize_t T, const uint8_t* s_ok, const double* S, const uint8_t* f_ok,
                      const double* Fv, const double* V, const double* R, const double* RC,
@@ -1920,82 +1956,58 @@ cdef void _ed_column(const _Tab* tb, const Py_ssize_t* left, Py_ssize_t c, Py_ss
                      double* win_p) noexcept nogil:
     """The end distribution of column c (as the pure twin, one column at a time): the
     solved turn's decisions, banking where allowed and ``S >= R`` (banking wins ties),
-    each class's first best option of A. ``w`` holds 4 L (N + 1) + 2 L + 2 (N + 1)
-    doubles, ``wb`` L (N + 3) bytes."""
+    each class's first best option of A; work space as :func:`_col_work`."""
     cdef Py_ssize_t N = tb.N, N1 = tb.N + 1, L = T + 2, t, m, tr
     cdef int hot = tb.hot
-    cdef double* A = w
-    cdef double* AC = w + L * N1
-    cdef double* sp = w + 2 * L * N1
-    cdef double* fp = sp + L
-    cdef double* work = fp + L
-    cdef uint8_t* bank = wb
-    cdef uint8_t* sk = wb + L * N1
-    cdef uint8_t* fk = sk + L
+    cdef _ColWork cw
+    _col_work(&cw, w, wb, L, N1)
     cdef double hv, sv
-    cdef double bw[2]
     # A and AC as in turn_dp, rebuilt from the solved tables; the banks the turn DP chose
     for t in range(L):
         tr = t if t <= T else T
-        sk[t] = s_ok[tr]
-        fk[t] = f_ok[tr]
+        cw.sk[t] = s_ok[tr]
+        cw.fk[t] = f_ok[tr]
         sv = S[tr * K + c]
         for m in range(N1):
-            bank[t * N1 + m] = s_ok[tr] and sv >= R[(t * N1 + m) * K + c]
+            cw.bank[t * N1 + m] = s_ok[tr] and sv >= R[(t * N1 + m) * K + c]
         if f_ok[tr]:
             for m in range(N1):
-                A[t * N1 + m] = Fv[tr * K + c]
-                AC[t * N1 + m] = Fv[tr * K + c]
+                cw.A[t * N1 + m] = Fv[tr * K + c]
+                cw.AC[t * N1 + m] = Fv[tr * K + c]
             continue
         for m in range(1, N1):
-            A[t * N1 + m] = V[(t * N1 + m) * K + c]
+            cw.A[t * N1 + m] = V[(t * N1 + m) * K + c]
         if hot == HOT_FREE:
             hv = V[(t * N1 + N) * K + c]
         elif hot == HOT_MUST_ROLL:
             hv = R[(t * N1 + N) * K + c]
         else:
             hv = RC[t * K + c]
-        A[t * N1] = hv
+        cw.A[t * N1] = hv
         for m in range(N1):
-            AC[t * N1 + m] = sv if s_ok[tr] else A[t * N1 + m]
-    memset(sp, 0, 2 * L * sizeof(double))
-    bw[0] = 0.0
-    bw[1] = 0.0
-    _ed_forward(tb, left, L, sk, fk, bank, A, AC, work, sp, fp, bw)
-    _ed_store(c, K, T, sp, fp, bw, stop_p, forced_p, bust_p, win_p)
+            cw.AC[t * N1 + m] = sv if s_ok[tr] else cw.A[t * N1 + m]
+    _col_finish(tb, left, &cw, c, K, T, stop_p, forced_p, bust_p, win_p)
 
 
 cdef void _ranked_column(const _Tab* tb, const Py_ssize_t* left, Py_ssize_t c, Py_ssize_t K,
                          Py_ssize_t T, const uint8_t* s_ok, const uint8_t* f_ok, const uint8_t* bank,
                          const double* rank, const double* rank_c, double* w, uint8_t* wb,
                          double* stop_p, double* forced_p, double* bust_p, double* win_p) noexcept nogil:
-    """Column c of :func:`ranked_end_distribution`: its decisions and ranks gathered into
-    ``w`` (4 L (N + 1) + 2 L + 2 (N + 1) doubles) and ``wb`` (L (N + 3) bytes), then the
-    forward pass."""
+    """Column c of :func:`ranked_end_distribution`: its decisions and ranks gathered into its
+    work space (:func:`_col_work`), then the forward pass."""
     cdef Py_ssize_t N1 = tb.N + 1, L = T + 2, t, m, tr, i
-    cdef double* A = w
-    cdef double* AC = w + L * N1
-    cdef double* sp = w + 2 * L * N1
-    cdef double* fp = sp + L
-    cdef double* work = fp + L
-    cdef uint8_t* bk = wb
-    cdef uint8_t* sk = wb + L * N1
-    cdef uint8_t* fk = sk + L
-    cdef double bw[2]
+    cdef _ColWork cw
+    _col_work(&cw, w, wb, L, N1)
     for t in range(L):
         tr = t if t <= T else T
-        sk[t] = s_ok[tr * K + c]
-        fk[t] = f_ok[tr * K + c]
+        cw.sk[t] = s_ok[tr * K + c]
+        cw.fk[t] = f_ok[tr * K + c]
         for m in range(N1):
             i = (t * N1 + m) * K + c
-            bk[t * N1 + m] = bank[i]
-            A[t * N1 + m] = rank[i]
-            AC[t * N1 + m] = rank_c[i]
-    memset(sp, 0, 2 * L * sizeof(double))
-    bw[0] = 0.0
-    bw[1] = 0.0
-    _ed_forward(tb, left, L, sk, fk, bk, A, AC, work, sp, fp, bw)
-    _ed_store(c, K, T, sp, fp, bw, stop_p, forced_p, bust_p, win_p)
+            cw.bank[t * N1 + m] = bank[i]
+            cw.A[t * N1 + m] = rank[i]
+            cw.AC[t * N1 + m] = rank_c[i]
+    _col_finish(tb, left, &cw, c, K, T, stop_p, forced_p, bust_p, win_p)
 
 
 def end_distribution(Rolls rolls, stop_ok, stop_val, forced_ok, forced_val, V, R, RC):
@@ -2030,28 +2042,52 @@ def end_distribution(Rolls rolls, stop_ok, stop_val, forced_ok, forced_val, V, R
     if RC_a.shape != (T + 2, K):
         raise ValueError("RC must have shape (T+2, K)")
     _check_ends(T, K, S.shape[0], S.shape[1], f_ok.shape[0], Fv.shape[0], Fv.shape[1])
-    cdef _Flat fl = _Flat(cptr, cprob, cinst, optr, opts, oused, N, 1)
-    cdef _Tab tb = fl.tb
-    tb.hot = hot
+    if K == 0:
+        return _end_columns(None, hot, 0, T, NULL)
+    cdef const double[:, :, ::1] Vm = V_a
+    cdef const double[:, :, ::1] Rm = R_a
+    cdef const double[:, ::1] RCm = RC_a
+    cdef _EdIn a
+    a.ranked = False
+    a.s_ok, a.f_ok, a.S, a.Fv = &s_ok[0], &f_ok[0], &S[0, 0], &Fv[0, 0]
+    a.V, a.R, a.RC = &Vm[0, 0, 0], &Rm[0, 0, 0], &RCm[0, 0]
+    return _end_columns(_Flat(cptr, cprob, cinst, optr, opts, oused, N, 1), hot, K, T, &a)
+
+
+ctypedef struct _EdIn:
+    bint ranked                 # the decisions handed in (ranked_end_distribution), else solved
+    const uint8_t* s_ok         # solved: (T+1,); ranked: (T+1, K)
+    const uint8_t* f_ok
+    const double* S             # solved: the bank and forced-end values, the solved tables
+    const double* Fv
+    const double* V
+    const double* R
+    const double* RC
+    const uint8_t* bank         # ranked: (T+2, N+1, K) each
+    const double* rank
+    const double* rank_c
+
+
+cdef tuple _end_columns(_Flat fl, int hot, Py_ssize_t K, Py_ssize_t T, const _EdIn* a):
+    """The end distributions of K columns, ``(stop_p, forced_p, bust_p, win_p)``: one column
+    at a time without the GIL, the columns spread over OpenMP's threads (each with its own
+    work space) unless there are too few to pay for waking them."""
     stop_p = np.zeros((T + 1, K))
     forced_p = np.zeros((T + 1, K))
     bust_p = np.zeros(K)
     win_p = np.zeros(K)
     if K == 0:
         return stop_p, forced_p, bust_p, win_p
-    cdef const double[:, :, ::1] Vm = V_a
-    cdef const double[:, :, ::1] Rm = R_a
-    cdef const double[:, ::1] RCm = RC_a
+    cdef _Tab tb = fl.tb
+    tb.hot = hot
     cdef double[:, ::1] spm = stop_p
     cdef double[:, ::1] fpm = forced_p
     cdef double[::1] bpm = bust_p
     cdef double[::1] wpm = win_p
-    cdef Py_ssize_t L = T + 2, c
+    cdef Py_ssize_t N = tb.N, L = T + 2, c
     cdef Py_ssize_t need = 4 * L * (N + 1) + 2 * L + 2 * (N + 1)
     cdef double* w
     cdef uint8_t* wb
-    # columns are independent: spread over OpenMP's threads (each with its own work space),
-    # unless there are too few to pay for waking them
     cdef int nt = _column_threads(K * L * (N + 1))
     cdef int failed = 0
     cdef int* failp = &failed
@@ -2061,14 +2097,18 @@ def end_distribution(Rolls rolls, stop_ok, stop_val, forced_ok, forced_val, V, R
         if w == NULL or wb == NULL:
             failp[0] = 1
         for c in prange(K, schedule="static"):
-            if w != NULL and wb != NULL:
-                _ed_column(&tb, fl.left, c, K, T, &s_ok[0], &S[0, 0], &f_ok[0], &Fv[0, 0],
-                           &Vm[0, 0, 0], &Rm[0, 0, 0], &RCm[0, 0], w, wb, &spm[0, 0], &fpm[0, 0],
-                           &bpm[0], &wpm[0])
+            if w == NULL or wb == NULL:
+                continue
+            if a.ranked:
+                _ranked_column(&tb, fl.left, c, K, T, a.s_ok, a.f_ok, a.bank, a.rank, a.rank_c, w, wb,
+                               &spm[0, 0], &fpm[0, 0], &bpm[0], &wpm[0])
+            else:
+                _ed_column(&tb, fl.left, c, K, T, a.s_ok, a.S, a.f_ok, a.Fv, a.V, a.R, a.RC, w, wb,
+                           &spm[0, 0], &fpm[0, 0], &bpm[0], &wpm[0])
         free(w)
         free(wb)
     if failed:
-        raise MemoryError("end_distribution: out of memory")
+        raise MemoryError("end distribution: out of memory")
     return stop_p, forced_p, bust_p, win_p
 
 
@@ -2101,41 +2141,14 @@ def ranked_end_distribution(Rolls rolls, stop_ok, forced_ok, bank, rank, rank_c)
     cdef const uint8_t[:, :, ::1] bk = bank_a
     cdef const double[:, :, ::1] rk = rank_a
     cdef const double[:, :, ::1] rc = rank_ca
-    stop_p = np.zeros((T + 1, K))
-    forced_p = np.zeros((T + 1, K))
-    bust_p = np.zeros(K)
-    win_p = np.zeros(K)
     if K == 0:
-        return stop_p, forced_p, bust_p, win_p
-    cdef _Flat fl = _Flat(_i64_1(cls_ptr), _f64_1(cls_prob), _u8_1(cls_instant), _i64_1(opt_ptr),
-                          _i64_1(opt_points), _i64_1(opt_used), N, 1)
-    cdef _Tab tb = fl.tb
-    tb.hot = hot
-    cdef double[:, ::1] spm = stop_p
-    cdef double[:, ::1] fpm = forced_p
-    cdef double[::1] bpm = bust_p
-    cdef double[::1] wpm = win_p
-    cdef Py_ssize_t L = T + 2, c
-    cdef Py_ssize_t need = 4 * L * (N + 1) + 2 * L + 2 * (N + 1)
-    cdef double* w
-    cdef uint8_t* wb
-    cdef int nt = _column_threads(K * L * (N + 1))
-    cdef int failed = 0
-    cdef int* failp = &failed
-    with nogil, parallel(num_threads=nt):
-        w = <double*>malloc(need * sizeof(double))
-        wb = <uint8_t*>malloc(L * (N + 3))
-        if w == NULL or wb == NULL:
-            failp[0] = 1
-        for c in prange(K, schedule="static"):
-            if w != NULL and wb != NULL:
-                _ranked_column(&tb, fl.left, c, K, T, &s_ok[0, 0], &f_ok[0, 0], &bk[0, 0, 0], &rk[0, 0, 0],
-                               &rc[0, 0, 0], w, wb, &spm[0, 0], &fpm[0, 0], &bpm[0], &wpm[0])
-        free(w)
-        free(wb)
-    if failed:
-        raise MemoryError("ranked_end_distribution: out of memory")
-    return stop_p, forced_p, bust_p, win_p
+        return _end_columns(None, hot, 0, T, NULL)
+    cdef _EdIn a
+    a.ranked = True
+    a.s_ok, a.f_ok, a.bank, a.rank, a.rank_c = &s_ok[0, 0], &f_ok[0, 0], &bk[0, 0, 0], &rk[0, 0, 0], &rc[0, 0, 0]
+    fl = _Flat(_i64_1(cls_ptr), _f64_1(cls_prob), _u8_1(cls_instant), _i64_1(opt_ptr), _i64_1(opt_points),
+               _i64_1(opt_used), N, 1)
+    return _end_columns(fl, hot, K, T, &a)
 
 
 # =========================================================================== duel level
