@@ -1141,6 +1141,14 @@ def review(game: str, objective: str, advice: str, chart_out: str | None, as_jso
     help="The most numbers the card may have: its marks (by dice to roll, score gap or your own score, endgame), "
     "and a worth per column where you choose which dice to set aside.",
 )
+@click.option(
+    "--shapes",
+    "shape_specs",
+    multiple=True,
+    metavar="C,R,E[,score]",
+    help="Search only these shapes: columns (groups of dice counts), rows (by the score gap, or by your own "
+    "score with ,score), endgame row 0 or 1; repeatable (default: every shape that fits --cells).",
+)
 @click.option("--out", "md_out", type=click.Path(dir_okay=False), default=None, help="Write the card as Markdown.")
 @click.option("--png", "png_out", type=click.Path(dir_okay=False), default=None, help="The card as a one-page PNG.")
 @json_option
@@ -1149,6 +1157,7 @@ def card(
     rules: str,
     overrides: tuple[str, ...],
     cells: int,
+    shape_specs: tuple[str, ...],
     md_out: str | None,
     png_out: str | None,
     as_json: bool,
@@ -1158,9 +1167,10 @@ def card(
     by searching the cards of each size for the least win probability given up against an
     optimal opponent, measured exactly (docs/card.md). Where that duel is out of reach
     (six-dice), the turn's optimum as a card, measured by one turn's points alone."""
-    from thousand.analysis.card import CardDuel, DuelOutOfReach, find_card, turn_only
+    from thousand.analysis.card import CardDuel, DuelOutOfReach, find_card, parse_shape, turn_only
 
     rs = _ruleset(rules, overrides)
+    only = [parse_shape(rs, s) for s in shape_specs] or None
     if png_out:
         from thousand.analysis.chart import check_card_png
 
@@ -1171,7 +1181,8 @@ def card(
     except DuelOutOfReach as exc:  # no duel to search by: the turn's card, measured by its points
         rep = turn_only(rs, str(exc), cells)
     else:
-        rep = find_card(rs, cells, duel=duel, progress=None if as_json else lambda s: click.echo(s, err=True))
+        say = None if as_json else lambda s: click.echo(s, err=True)
+        rep = find_card(rs, cells, duel=duel, progress=say, only=only)
     text = rep.card.markdown(rep)
     if md_out:
         try:

@@ -218,6 +218,27 @@ def test_card_command(tmp_path):
     assert values[0]["p_star"] != values[1]["p_star"]
 
 
+def test_card_command_searches_only_the_shapes_asked(tmp_path):
+    """--shapes: the search tries those shapes alone (each size's best among them), and a
+    shape the rules cannot have is refused in one line, before any duel is solved."""
+    r = _thousand(
+        "card", "pig", "--set", "goal=30", "--cells", "4", "--shapes", "1,2,0", "--json", "--tables", str(tmp_path)
+    )
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert len(d["card"]["edges"]) == 1 and len(d["card"]["marks"]) == 2 and not d["card"]["endgame"]
+    assert [s["cells"] for s in d["steps"]] == [2]
+    # the same card measured apart: the search reports its exact loss
+    rs = load_ruleset("pig", ("goal=30",))
+    card = Card(rs, (1,), tuple(d["card"]["edges"]), tuple(map(tuple, d["card"]["marks"])))
+    assert abs(CardDuel(rs, tables_dir=str(tmp_path)).measure(card).loss - d["loss"]) <= 1e-12
+    refused = (("2,1,0", "1 to 1 columns"), ("1,1,2", "endgame"), ("a,b", "COLUMNS"), ("1,1,0,x", "gap or score"))
+    for bad, why in refused:
+        r = _thousand("card", "pig", "--shapes", bad, "--tables", str(tmp_path / "none"))
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and why in r.stderr, r.stderr
+    assert not (tmp_path / "none").exists()
+
+
 def test_card_command_without_a_duel_gives_the_turn_card(tmp_path):
     """Six-dice's duel does not fit here (1.8e9 pairs): the card is the turn's optimum, its
     win chance said to be unmeasured, its turn points at most the optimum's; a card smaller

@@ -860,6 +860,29 @@ def shape(spec: tuple) -> Shape:
     return (int(g), int(b), int(e), by[0] if by else "gap")
 
 
+def parse_shape(rs: Ruleset, text: str) -> Shape:
+    """A card shape written ``COLUMNS,ROWS,ENDGAME[,gap|score]`` (``6,1,0``: a column per
+    dice count of six-dice; ``1,3,1,score``: one column, three rows by your own score and an
+    endgame row), checked against ``rs``; a one-line :class:`ThousandError` otherwise."""
+    parts = [p.strip() for p in text.split(",")]
+    why = None
+    if len(parts) not in (3, 4) or not all(p.isdigit() for p in parts[:3]):
+        why = _("write COLUMNS,ROWS,ENDGAME with an optional ,gap or ,score (e.g. 6,1,0)")
+    elif len(parts) == 4 and parts[3] not in ("gap", "score"):
+        why = _("the fourth part is gap or score, not {0}").format(parts[3])
+    else:
+        g, b, e, by = shape(parts)
+        if not 1 <= g <= rs.dice:
+            why = _("a card has 1 to {0} columns (a column per dice count at most)").format(rs.dice)
+        elif not (1 if by == "gap" else 2) <= b <= 3:
+            why = _("rows by the gap go from 1 to 3, rows by your own score from 2 to 3")
+        elif e not in (0, 1):
+            why = _("the endgame row is 0 or 1")
+        else:
+            return g, b, e, by
+    raise ThousandError(_("card shape {0}: {1}").format(text, why))
+
+
 def _size(rs: Ruleset, groups: int, bands: int, endgame: int = 0) -> int:
     return (bands + endgame + (rs.keep == "any")) * groups
 
