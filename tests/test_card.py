@@ -218,6 +218,20 @@ def test_card_command(tmp_path):
     assert values[0]["p_star"] != values[1]["p_star"]
 
 
+def test_the_search_over_every_shape_is_never_worse_than_over_one(tmp_path):
+    """A shape searched among all the others starts from the same laid turn's card as when
+    searched alone (and from the best card so far besides), so every size's loss is at most
+    the loss of that shape alone. Pig to 30 once broke it: the whole search kept 7.18% at
+    two numbers, improving only the better-looking start, while 1,2,0 alone reached 0."""
+    rs = load_ruleset("pig", ("goal=30",))
+    duel = CardDuel(rs, tables_dir=str(tmp_path))
+    whole = dict((c, v) for c, v in find_card(rs, 3, duel=duel).steps)
+    for spec in ((1, 1, 1), (1, 2, 0), (1, 3, 0), (1, 2, 0, "score")):
+        alone = find_card(rs, 3, duel=duel, only=[spec])
+        size = alone.card.cells
+        assert whole[size] <= alone.loss + 1e-12, (spec, whole[size], alone.loss)
+
+
 def test_card_command_searches_only_the_shapes_asked(tmp_path):
     """--shapes: the search tries those shapes alone (each size's best among them), and a
     shape the rules cannot have is refused in one line, before any duel is solved."""

@@ -905,15 +905,17 @@ def find_card(
     by your own score) alone, in order of size, instead of every shape of :func:`shapes`.
 
     Each shape of :func:`shapes` that fits, smallest first (rows and endgame rows only
-    on the best column layout of their column count), starts from the better of the
-    best card so far and the turn's optimum (:func:`turn_card`) laid onto its columns and
+    on the best column layout of their column count) starts twice: from the best card so
+    far and from the turn's optimum (:func:`turn_card`), each laid onto its columns and
     rows (for one column, also a scan of its mark; rows by your own score start at every
-    choice of edges among the scores where the rules change, :func:`_score_edges`), and is
-    improved by pattern search: every mark, worth, row edge and the endgame distance moved
-    by 8, 4, 2, 1 steps of the ruleset's unit while that lowers the exact loss
-    (:meth:`CardDuel.measure`). Every start reproduces a smaller card's play where it can,
-    so the loss does not rise with the size. ``steps`` of the result lists the best loss
-    per size."""
+    choice of edges among the scores where the rules change, :func:`_score_edges`), and each
+    start is improved by pattern search: every mark, worth, row edge and the endgame
+    distance moved by 8, 4, 2, 1 steps of the ruleset's unit while that lowers the exact
+    loss (:meth:`CardDuel.measure`); the better result is kept. (Improving only the better
+    start is half the work but stops in worse local optima: on Pig to 30 it kept 7.18% at
+    two numbers, where the turn's start reaches a card that plays as the optimum.) Every
+    start from the best card so far reproduces a smaller card's play where it can, so the
+    loss does not rise with the size. ``steps`` of the result lists the best loss per size."""
     duel = duel or CardDuel(rs, tables_dir=tables_dir)
     say = progress or (lambda s: None)
     u = rs.unit
@@ -939,16 +941,18 @@ def find_card(
         # rows are tried on the best column layout of each column count (more rows on worse
         # columns only cost evaluations); with no card of that count yet (``only``), on every layout
         splits = [best_of[g].groups] if (b > 1 or e) and g in best_of else _group_splits(rs.dice, g)
-        cands = []
-        for edges in [_edges(rs, b)] if by == "gap" else _score_edges(rs, b):
-            for groups in splits:
-                for src in (best, seed) if best is not None else (seed,):
+        starts = []  # the best start laid from each source, each improved
+        for src in (best, seed) if best is not None else (seed,):
+            cands = []
+            for edges in [_edges(rs, b)] if by == "gap" else _score_edges(rs, b):
+                for groups in splits:
                     cands += _laid(src, groups, edges, b, e, by)
-        if g == 1 and b == 1 and not e:  # one mark: a scan in coarse steps too
-            top = max(rs.goal // 2, 20 * u)
-            step = max(u, (top // 16) // u * u)
-            cands += [replace(c, marks=((m,),)) for c in cands[:] for m in range(step, top + 1, step)]
-        card = _improve(min(cands, key=loss), loss, u)
+            if g == 1 and b == 1 and not e:  # one mark: a scan in coarse steps too
+                top = max(rs.goal // 2, 20 * u)
+                step = max(u, (top // 16) // u * u)
+                cands += [replace(c, marks=((m,),)) for c in cands[:] for m in range(step, top + 1, step)]
+            starts.append(min(cands, key=loss))
+        card = min((_improve(c, loss, u) for c in starts), key=loss)
         if g not in best_of or loss(card) < loss(best_of[g]):
             best_of[g] = card
         if best is None or loss(card) < loss(best) - 1e-9:
