@@ -285,8 +285,10 @@ def card_turn_ends(
     units, each column's values beyond its own last total ``last[k]`` repeating the
     value there; ``marks`` (K, dice+1): the stop mark in points per dice count;
     ``worth`` (K, dice+1): what rolling on with that many dice is worth (points; column 0
-    for hot dice, all of them). A forward pass of probability mass
-    over the totals (each set-aside adds at least one unit). Above its last total a
+    for hot dice, all of them). The card's decisions are laid out here, where to bank and
+    the rank of every place a set-aside leads to, and the kernel's forward pass of
+    probability mass (:func:`thousand.kernel.ranked_end_distribution`) follows them over
+    the totals (each set-aside adds at least one unit). Above its last total a
     column's every bank ends alike and the card banks as soon as it may (module
     docstring); the row T+1 holds every total above T, and its hot-dice cycle is
     followed until its mass is below 1e-17."""

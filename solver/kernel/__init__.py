@@ -507,8 +507,8 @@ def ranked_end_distribution(table: RollTable, stop_ok, forced_ok, bank, rank, ra
     column, ``(stop_p, forced_p, bust_p, win_p)`` as :func:`end_distribution` gives them
     (totals above T counted at T; they sum to 1 per column).
 
-    The rule banks at (total t, m dice to roll) where ``bank[t, m]`` and rolls on
-    otherwise; after a roll every scoring class takes its first option of the highest
+    The rule banks at (total t, m dice to roll) where banking is allowed (``stop_ok``) and
+    ``bank[t, m]``, and rolls on otherwise; after a roll every scoring class takes its first option of the highest
     ``rank`` at the (total, dice left) it leads to -- ``rank_c`` after a confirming roll
     (hot dice ``confirm``; None: ``rank``). A mid-turn end (``forced_ok``) ends the turn;
     a confirming roll that scores banks at once where ``stop_ok``. The optimum's own
