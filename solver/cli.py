@@ -35,7 +35,7 @@ class _Group(click.Group):
         try:
             args, lang = _take_language(args)
         except ValueError as exc:
-            click.echo(_("thousand: error: {message}").format(message=exc), err=True)
+            _fail(exc)
             sys.exit(2)
         # the language holds for this call only (one process may run several: tests, a server)
         with using(lang):
@@ -50,7 +50,7 @@ class _Group(click.Group):
             click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
             sys.exit(0)
         except click.ClickException as exc:
-            click.echo(_("thousand: error: {message}").format(message=exc.format_message()), err=True)
+            _fail(exc.format_message())
             sys.exit(exc.exit_code)
         except click.Abort:
             click.echo(_("thousand: interrupted"), err=True)
@@ -72,11 +72,19 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except ThousandError as exc:
-            click.echo(_("thousand: error: {message}").format(message=exc), err=True)
+            _fail(exc)
             ctx.exit(2)
         except KeyboardInterrupt:
             click.echo(_("thousand: interrupted"), err=True)
             ctx.exit(130)
+
+
+def _fail(message: object) -> None:
+    """The one line on stderr that every refusal is: its message on one line, a long input
+    quoted in it cut short (a 10,000-face roll is not echoed whole)."""
+    from thousand.base.untrusted import cut
+
+    click.echo(_("thousand: error: {message}").format(message=cut(message, 600)), err=True)
 
 
 def _take_language(args: list[str]) -> tuple[list[str], str | None]:
@@ -146,17 +154,17 @@ def _ruleset(rules: str, overrides: tuple[str, ...], poker: bool = False) -> Rul
 
 def _names_poker(spec: str) -> bool:
     """Whether a RULES argument names a poker-dice ruleset (a preset or a TOML file)."""
-    import tomllib
     from pathlib import Path
 
+    from thousand.base.untrusted import load_toml
     from thousand.rules.ruleset import _preset_text
 
     try:
         text = _preset_text(spec) if "/" not in spec and not spec.endswith(".toml") else None
         if text is None and spec.endswith(".toml") and Path(spec).is_file():
             text = Path(spec).read_text(encoding="utf-8")
-        return text is not None and tomllib.loads(text).get("game") == "poker"
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, ValueError):
+        return text is not None and load_toml(text).get("game") == "poker"
+    except (OSError, ValueError):  # InputError and UnicodeDecodeError are ValueErrors
         return False  # the command itself reports a broken file
 
 
@@ -239,7 +247,7 @@ def tables() -> None:
 @json_option
 def tables_list(tables_dir: str | None, as_json: bool) -> None:
     """Every stored table on the search path, with its ruleset, objective, size and state."""
-    from thousand.tables.files import stored_tables
+    from thousand.tables.files import leftovers, search_path, stored_tables
 
     found = stored_tables(tables_dir)
     lines = [
@@ -247,7 +255,17 @@ def tables_list(tables_dir: str | None, as_json: bool) -> None:
         f"{'ok' if not t.problem else 'BAD: ' + t.problem}  {t.path}"
         for t in found
     ]
-    _emit({"tables": [t.to_json() for t in found]}, as_json, "\n".join(lines) or "no stored tables")
+    left = [x for root in search_path(tables_dir) for x in leftovers(root)]
+    if left:
+        lines.append(
+            f"{len(left)} unfinished writes of interrupted solves ({sum(x.bytes for x in left) / 2**20:.1f} MB): "
+            "thousand tables clean removes them"
+        )
+    _emit(
+        {"tables": [t.to_json() for t in found], "unfinished_writes": [str(x.path) for x in left]},
+        as_json,
+        "\n".join(lines) or "no stored tables",
+    )
 
 
 @tables.command("verify")
@@ -322,19 +340,31 @@ def tables_round(rules: str, overrides: tuple[str, ...], to_dir: str, tables_dir
 @click.option("--all", "everything", is_flag=True, help="Remove every cached table, not only the bad ones.")
 @json_option
 def tables_clean(tables_dir: str | None, everything: bool, as_json: bool) -> None:
-    """Remove bad tables (or, with --all, every table) from the user cache or --tables.
-    Shipped tables are never touched."""
+    """Remove bad tables (or, with --all, every table) from the user cache or --tables, and
+    the unfinished writes of interrupted solves; says how much it freed. Shipped tables are
+    never touched."""
     import shutil
 
-    from thousand.tables.files import stored_tables
+    from thousand.tables.files import remove_leftovers, search_path, shipped_tables, stored_tables
 
     gone = [t for t in stored_tables(tables_dir) if t.where != "shipped" and (everything or t.problem)]
     for t in gone:
         shutil.rmtree(t.path, ignore_errors=True)
+    # the folders of writes that a kill interrupted: found by their names, whoever left them
+    left = [x for root in search_path(tables_dir) if root != shipped_tables() for x in remove_leftovers(root)]
+    freed = sum(t.bytes for t in gone) + sum(x.bytes for x in left)
     _emit(
-        {"removed": [str(t.path) for t in gone]},
+        {
+            "removed": [str(t.path) for t in gone],
+            "unfinished_writes_removed": [str(x.path) for x in left],
+            "bytes_freed": freed,
+        },
         as_json,
-        "\n".join([f"removed {t.path}" for t in gone] + [f"{len(gone)} tables removed"]),
+        "\n".join(
+            [f"removed {t.path}" for t in gone]
+            + [f"removed {x.path} (an interrupted solve's unfinished write)" for x in left]
+            + [f"{len(gone)} tables and {len(left)} unfinished writes removed, {freed / 2**20:.1f} MB freed"]
+        ),
     )
 
 
@@ -1063,6 +1093,7 @@ def play(
     import secrets
     from pathlib import Path
 
+    from thousand.base.untrusted import ensure_private_folder
     from thousand.play.game import Advisors, open_game, run_command
     from thousand.play.session import autosave_dir, run_session
 
@@ -1072,16 +1103,18 @@ def play(
     if said:
         click.echo(said)
     # a name of its own for every game (two games started in the same second never share one)
-    path = (
-        Path(resume)
-        if resume
-        else autosave_dir()
-        / (
-            datetime.datetime.now().strftime("%Y%m%d-%H%M%S-")
-            + "".join(c if c.isalnum() else "-" for c in g.rs.name)
-            + f"-{secrets.token_hex(3)}.json"
-        )
-    )
+    if resume:
+        path = Path(resume)
+    else:
+        try:
+            folder = ensure_private_folder(autosave_dir())
+        except OSError as exc:
+            raise StateError(
+                _("cannot use {0} for the saved games: {1}").format(autosave_dir(), exc.strerror or exc)
+            ) from None
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        name = "".join(c if c.isalnum() else "-" for c in g.rs.name)
+        path = folder / f"{stamp}-{name}-{secrets.token_hex(3)}.json"
     if isinstance(g.rs, PokerRuleset):
         from thousand.play.poker import PokerAdvisor, run_poker_command
 
@@ -1309,6 +1342,14 @@ def _lan_address() -> str:
 )
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port.")
 @click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="Another name the page is opened by (a DNS name of this machine, a reverse proxy's); "
+    "requests naming any other host are refused (loopback and the --lan address always work).",
+)
+@click.option(
     "--games",
     "games_dir",
     type=click.Path(file_okay=False),
@@ -1322,6 +1363,7 @@ def serve(
     https: bool,
     certs_dir: str | None,
     port: int,
+    allow_hosts: tuple[str, ...],
     games_dir: str | None,
     tables_dir: str | None,
 ) -> None:
@@ -1339,11 +1381,12 @@ def serve(
         ) from None
     from pathlib import Path
 
+    from thousand.base.untrusted import cut, ensure_private_folder
     from thousand.web.store import default_folder
 
     folder = Path(games_dir) if games_dir else default_folder()
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        ensure_private_folder(folder)
     except OSError as exc:
         raise _Missing(_("cannot use {0} for the saved games: {1}").format(folder, exc.strerror or exc)) from None
     host = host or ("0.0.0.0" if lan else "127.0.0.1")
@@ -1357,7 +1400,11 @@ def serve(
         scheme, tls = "https", {"ssl_certfile": str(certs.cert), "ssl_keyfile": str(certs.key)}
     # beyond loopback every game needs its token from another device, whatever the flag
     lan_url = None if local else f"{scheme}://{address}:{port}/"
-    app = create_app(folder, tables_dir, lan_url, authority=certs.ca if certs else None)
+    bad = [h for h in allow_hosts if not h or any(c in h for c in "/@ ")]
+    if bad:
+        raise _Missing(_("--allow-host takes a host name, not {0!r}").format(cut(bad[0])))
+    hosts = (*allow_hosts, *(() if host in ("0.0.0.0", "::") else (host,)))
+    app = create_app(folder, tables_dir, lan_url, authority=certs.ca if certs else None, hosts=hosts)
     click.echo(
         _("thousand serve: {0}://{1}:{2}/ (games saved in {3})").format(
             scheme, "localhost" if local else host, port, folder

@@ -151,11 +151,13 @@ def test_refused_entries_change_nothing(client, folder):
     ):
         one_line_error(client.post(f"/api/games/{gid}/entry", json={"entry": text}), status)
         assert saved(folder, gid) == before
-    for body in (b"{not json", b"[1, 2]", b'"roll"', b"\xff\xfe"):
-        one_line_error(client.post(f"/api/games/{gid}/entry", content=body), 400)
+    as_json = {"Content-Type": "application/json"}
+    deep = b'{"entry": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    for body in (b"{not json", b"[1, 2]", b'"roll"', b"\xff\xfe", deep[: MAX_BODY - 10] + b"}"):
+        one_line_error(client.post(f"/api/games/{gid}/entry", content=body, headers=as_json), 400)
         assert saved(folder, gid) == before
     one_line_error(client.post(f"/api/games/{gid}/entry", json={"entry": 5}), 400)
-    one_line_error(client.post(f"/api/games/{gid}/entry", content=b"x" * (MAX_BODY + 1)), 413)
+    one_line_error(client.post(f"/api/games/{gid}/entry", content=b"x" * (MAX_BODY + 1), headers=as_json), 413)
     assert saved(folder, gid) == before
 
 
@@ -641,6 +643,7 @@ def test_a_killed_server_loses_no_game(tmp_path):
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data, method=method)
         req.add_header("Content-Type", "application/json")
+        req.add_header("Origin", f"http://127.0.0.1:{port}")  # as the page sends it (a script must too)
         return json.loads(urllib.request.urlopen(req, timeout=10).read())
 
     with socket.socket() as s:

@@ -19,12 +19,12 @@ the other players (push-off, overtaking) are applied as the rules say.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from thousand.base.errors import Refused, StateError, ThousandError
 from thousand.base.i18n import N_, _, dice_count
+from thousand.base.untrusted import InputError, cut, load_json
 from thousand.engine.player import PlayerState
 from thousand.engine.turn import TurnEnd, TurnRules, TurnState, finish_turn, next_in_round, round_winners
 from thousand.rules.ruleset import Ruleset, load_ruleset
@@ -987,11 +987,15 @@ def _game_entry(g: Game, verb: str, arg: str, line: str) -> str:
 def read_save(path: str | Path) -> dict:
     """The JSON object of a save file (one-line :class:`StateError` if unreadable or no object)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise StateError(_("cannot read the saved game {path}: {why}").format(path=path, why=exc)) from None
+        data = load_json(Path(path).read_bytes(), _("the file"))
+    except OSError as exc:
+        raise StateError(
+            _("cannot read the saved game {path}: {why}").format(path=cut(path), why=exc.strerror or exc)
+        ) from None
+    except InputError as exc:
+        raise StateError(_("cannot read the saved game {path}: {why}").format(path=cut(path), why=exc)) from None
     if not isinstance(data, dict):
-        raise StateError(_("{path} is not a saved game").format(path=path))
+        raise StateError(_("{path} is not a saved game").format(path=cut(path)))
     return data
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from thousand.base.errors import Refused, StateError, ThousandError
 from thousand.base.i18n import _
+from thousand.base.untrusted import output_file, write_durably
 
 SAVE_FORMAT = 1
 
@@ -118,7 +119,7 @@ def session_command(g: LoggedGame, verb: str, arg: str, advisors, help_text: str
         if not arg:
             raise Refused(_("save needs a file name: save FILE"))
         try:
-            save_game(g, Path(arg))
+            save_game(g, output_file(arg, _("save")))
         except OSError as exc:
             raise Refused(_("cannot save to {path}: {why}").format(path=arg, why=exc.strerror or exc)) from None
         return _("saved {n} entries to {path}").format(n=len(g.log), path=arg), False
@@ -141,17 +142,16 @@ def handle_line(g: LoggedGame, line: str, advisors, help_text: str, entry_of) ->
 
 def autosave_dir() -> Path:
     """Where games are saved as they go: ``$XDG_STATE_HOME/thousand/games`` (default
-    ``~/.local/state/thousand/games``)."""
+    ``~/.local/state/thousand/games``), a folder of this user's alone (made so by
+    :func:`thousand.base.untrusted.ensure_private_folder` when the first game is saved)."""
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "thousand" / "games"
 
 
 def save_game(g: LoggedGame, path: Path) -> None:
-    """Write the game to ``path`` atomically (a temporary file renamed into place)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(g.to_json(), indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    """Write the game to ``path`` durably (:func:`thousand.base.untrusted.write_durably`:
+    fsync'ed and renamed into place, readable by this user alone); the folder must exist."""
+    write_durably(Path(path), json.dumps(g.to_json(), indent=1) + "\n")
 
 
 def run_session(g: LoggedGame, advisors, stdin, echo, command, autosave: Path | None = None) -> int:
@@ -184,11 +184,12 @@ def run_session(g: LoggedGame, advisors, stdin, echo, command, autosave: Path | 
                 text, quit_ = command(g, line, advisors)
             except ThousandError as exc:
                 text, quit_ = _("refused: {why}").format(why=exc), False
-            if text:
-                echo(text)
+            # saved before the answer is shown: an entry the player saw acknowledged is on disk
             if autosave is not None and g.log != saved:
                 _autosave(g, autosave, echo)
                 saved = list(g.log)
+            if text:
+                echo(text)
             if quit_:
                 break
     except KeyboardInterrupt:

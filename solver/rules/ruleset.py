@@ -22,6 +22,7 @@ from typing import Any
 
 from thousand.base.errors import RulesetError
 from thousand.base.i18n import _
+from thousand.base.untrusted import MAX_DEPTH, InputError, cut, load_toml, nesting_depth
 
 from .poker import PokerRuleset, is_poker, poker_from_mapping
 from .text import MappingReader, content_hash, dump_toml
@@ -293,9 +294,9 @@ def load_ruleset(spec: str | Ruleset | PokerRuleset, overrides: Iterable[str] = 
             except (OSError, UnicodeDecodeError) as exc:
                 raise RulesetError(_("cannot read ruleset file {0}: {1}").format(spec, exc)) from None
         try:
-            mapping = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise RulesetError(_("ruleset {0} is not valid TOML: {1}").format(spec, exc)) from None
+            mapping = load_toml(text, _("ruleset {0}").format(cut(spec)))
+        except InputError as exc:
+            raise RulesetError(str(exc)) from None
     for item in overrides:
         _apply_override(mapping, item)
     return ruleset_from_mapping(mapping)
@@ -310,7 +311,9 @@ def _apply_override(mapping: dict, item: str) -> None:
     key, sep, raw = item.partition("=")
     key = key.strip()
     if not sep or not key:
-        raise RulesetError(_("override {0!r} is not of the form key=value").format(item))
+        raise RulesetError(_("override {0!r} is not of the form key=value").format(cut(item)))
+    if nesting_depth(raw, toml=True) > MAX_DEPTH:
+        raise RulesetError(_("override {0!r} nests deeper than {1} levels").format(cut(item), MAX_DEPTH))
     try:
         value = tomllib.loads(f"v = {raw.strip()}")["v"]
     except tomllib.TOMLDecodeError:

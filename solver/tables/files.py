@@ -10,10 +10,12 @@ both array files, so that a damaged or edited table is refused instead of
 giving wrong advice; values must also lie in their objective's range). Tables are
 looked up in ``--tables``/``THOUSAND_TABLES``, then the repository's
 ``tables/``, then the user cache; loading never unpickles and checks
-everything against the ruleset; an exact (float64) table anywhere on the path is
-preferred to a fixed-point one; writing goes to a temporary folder that is
-renamed into place, so a solve killed at any moment leaves no table a later
-run would read.
+everything against the ruleset asked for (the ruleset stored in full, its hash, the
+states and their count, the checksums, the values' range); an exact (float64) table
+anywhere on the path is preferred to a fixed-point one; writing goes to a temporary
+folder named after the table and the writer's process, renamed into place, so a solve
+killed at any moment leaves no table a later run would read, and its leftover folder is
+found and removed by the next solve of that table or by ``thousand tables clean``.
 """
 
 from __future__ import annotations
@@ -164,7 +166,8 @@ def save_table(
     meta = {**extra, **meta}
     try:
         root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=root))
+        remove_leftovers(root, final.name)
+        tmp = Path(tempfile.mkdtemp(prefix=_temporary_prefix(final.name), suffix=".tmp", dir=root))
     except OSError as exc:
         raise TableError(_("cannot write tables to {0}: {1}").format(root, exc.strerror or exc)) from None
     try:
@@ -176,7 +179,7 @@ def save_table(
             with open(f, "rb") as fh:
                 os.fsync(fh.fileno())
         if final.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old.", dir=root))
+            old = Path(tempfile.mkdtemp(prefix=_temporary_prefix(final.name), suffix=".old", dir=root))
             os.rename(final, old / "t")
             os.rename(tmp, final)
             shutil.rmtree(old, ignore_errors=True)
@@ -189,6 +192,63 @@ def save_table(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return final
+
+
+# a write in progress: .<table folder>.<pid of the writer>.<random>.tmp (or .old, the table it
+# replaces); one whose writer is gone was interrupted (a kill, a power cut) and is only waste
+TEMPORARY = re.compile(r"\.(?P<table>[0-9a-f]{16}-[a-z]+[0-9]*)\.(?:(?P<pid>[0-9]+)\.)?[^/]*")
+
+
+def _temporary_prefix(table: str) -> str:
+    return f".{table}.{os.getpid()}."
+
+
+def _writer_alive(pid: str | None) -> bool:
+    if pid is None:  # named before writers signed their folders: no writer can still hold it
+        return False
+    if int(pid) == os.getpid():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+@dataclass
+class Leftover:
+    """The folder of a table write that never finished (its writer is gone)."""
+
+    path: Path
+    table: str
+    bytes: int
+
+
+def leftovers(root: Path, table: str | None = None) -> list[Leftover]:
+    """The folders under ``root`` of interrupted table writes (``table``'s alone, if given):
+    named by :func:`save_table` after the table and the writer's process, which is gone."""
+    out = []
+    try:
+        entries = list(Path(root).iterdir())
+    except OSError:
+        return out
+    for p in entries:
+        m = TEMPORARY.fullmatch(p.name)
+        if m is None or not p.is_dir() or (table is not None and m["table"] != table) or _writer_alive(m["pid"]):
+            continue
+        size = sum(f.stat().st_size for f in p.rglob("*") if f.is_file())
+        out.append(Leftover(p, m["table"], size))
+    return out
+
+
+def remove_leftovers(root: Path, table: str | None = None) -> list[Leftover]:
+    """Remove :func:`leftovers` (a solve does so for its own table before it starts); those removed."""
+    gone = leftovers(root, table)
+    for left in gone:
+        shutil.rmtree(left.path, ignore_errors=True)
+    return gone
 
 
 def _decode(q: np.ndarray) -> np.ndarray:
@@ -249,14 +309,9 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
     fields = state_fields(objective)
     if meta.get("state_fields") != list(fields):
         raise TableError(_("table {0}: unknown state encoding").format(folder))
+    repair = _repair(rs, objective, meta)
+    _check_stored_ruleset(folder, meta, rs, repair)
     seats = PLAYERS.fullmatch(objective)
-    again = f"--players {meta.get('players')}" if objective == "poker" or seats else f"--objective {objective}"
-    repair = (
-        f"solve it again with `thousand solve {rs.name} {again} --force` (and the --set "
-        "options it was solved with), or delete the folder"
-    )
-    if objective == "geometric":
-        repair = "delete the folder: the next duel advice for these rules solves it again"
     sums = meta.get("sha256")
     if not isinstance(sums, dict):
         raise TableError(_("table {0}: meta.json has no checksums; {1}").format(folder, repair))
@@ -293,6 +348,8 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
         or states.shape[1] != len(fields)
     ):
         raise TableError(_("table {0}: arrays do not match meta.json").format(folder))
+    if objective != "poker":
+        _check_states(folder, meta, states, rs, repair)
     if encoding == FIXED32:
         err = meta.get("encoding_error")
         if not isinstance(err, (int, float)) or not 0 <= err <= FIXED32_BOUND:
@@ -334,6 +391,72 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
                 )
             )
     return Table(folder, meta, values, states)
+
+
+def _repair(rs: Ruleset, objective: str, meta: dict) -> str:
+    """How to mend a table that fails a check: the command that solves it again."""
+    if objective == "geometric":
+        return "delete the folder: the next duel advice for these rules solves it again"
+    seats = PLAYERS.fullmatch(objective)
+    again = f"--players {meta.get('players')}" if objective == "poker" or seats else f"--objective {objective}"
+    return (
+        f"solve it again with `thousand solve {rs.name} {again} --force` (and the --set "
+        "options it was solved with), or delete the folder"
+    )
+
+
+def _check_stored_ruleset(folder: Path, meta: dict, rs: Ruleset, repair: str) -> None:
+    """The ruleset written in full beside the values must be the one asked for, whatever
+    the ``ruleset_hash`` field says (a table copied into another ruleset's folder with only
+    that field edited is refused here)."""
+    from thousand.rules.ruleset import ruleset_from_mapping
+
+    try:
+        stored = ruleset_from_mapping(meta["ruleset"])
+    except Exception:  # a missing or malformed ruleset: any way it fails, the table is not used
+        raise TableError(
+            _("table {0}: meta.json holds no ruleset this version reads; {1}").format(folder, repair)
+        ) from None
+    if stored.hash != rs.hash:
+        raise TableError(
+            _("table {0} holds the values of other rules ({1}, hash {2}), not of {3} (hash {4}); {5}").format(
+                folder, stored.name, stored.hash, rs.name, rs.hash, repair
+            )
+        )
+
+
+def _check_states(folder: Path, meta: dict, states: np.ndarray, rs: Ruleset, repair: str) -> None:
+    """The states of a table must be the ruleset's: as many as meta.json says, each one a
+    state these rules can hold (a score from the floor to below the goal, on the unit, its
+    counters as the rules keep them at that score), no state twice, and every state a game
+    of these rules can start a turn in (the seeds of the state space) among them. A table
+    of a smaller goal lacks seeds; one of a larger goal has scores these rules cannot hold."""
+    from thousand.engine.player import Moves
+    from thousand.engine.states import decode, seeds
+
+    count = meta.get("player_states")
+    if count is not None and count != states.shape[0]:
+        raise TableError(
+            _("table {0}: {1} states where meta.json says {2}; {3}").format(folder, states.shape[0], count, repair)
+        )
+    moves = Moves(rs)
+    held = set()
+    for row in states:
+        x = decode(row)
+        if not (rs.floor <= x.score < rs.goal and x.score % rs.unit == 0) or moves.normalise(x) != x or x in held:
+            raise TableError(
+                _("table {0}: the state {1} is not one of these rules' states; {2}").format(
+                    folder, tuple(int(v) for v in row), repair
+                )
+            )
+        held.add(x)
+    missing = next((x for x in seeds(moves) if x not in held), None)
+    if missing is not None:
+        raise TableError(
+            _("table {0}: no value for the state {1}, which these rules can reach; {2}").format(
+                folder, tuple(missing), repair
+            )
+        )
 
 
 def _check_players(folder: Path, meta: dict, values, states, players: int, repair: str, seats: int = 1) -> None:
@@ -407,6 +530,8 @@ def stored_tables(explicit: str | os.PathLike | None = None) -> list[StoredTable
     its meta.json names (:func:`load_table`)."""
     from thousand.rules.ruleset import ruleset_from_mapping
 
+    if explicit and not Path(explicit).is_dir():
+        raise TableError(_("no tables folder {0}").format(explicit))
     out = []
     shipped, cache = shipped_tables(), user_cache()
     for root in search_path(explicit):

@@ -14,6 +14,7 @@ Objectives (docs/solver.md has the Bellman equations):
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -33,7 +34,7 @@ from thousand.engine.states import decode
 from thousand.rules.ruleset import Ruleset
 from thousand.solvers.advice import nearer
 
-from .files import PLAYERS, Table, find_table, save_table, write_target
+from .files import PLAYERS, Table, find_table, folder_name, remove_leftovers, save_table, write_target
 
 # the methods of each objective, the default first (docs/solver.md)
 METHODS = {"turn": ("dp",), "race": ("policy",), "duel": ("policy", "passes", "textbook"), "rate": ("policy",)}
@@ -791,7 +792,10 @@ def solve_objective(
 ) -> Solution:
     """The table of ``objective`` (race, duel, or ``players<N>``: a
     :class:`thousand.tables.players.PlayersSolution`) for ``rs``: found on the search path, or
-    solved now (progress on stderr) and written atomically."""
+    solved now (progress on stderr) and written atomically. The unfinished writes of this
+    table that an interrupted solve left behind are removed first (:func:`.files.remove_leftovers`)."""
+    with contextlib.suppress(OSError):
+        remove_leftovers(Path(write_target(tables_dir)), folder_name(rs, objective))
     seats = PLAYERS.fullmatch(objective)
     if seats:
         from .players import solve_players

@@ -45,6 +45,16 @@ With ``thousand serve --lan`` a request from another device must carry the game'
 (header ``X-Thousand-Token`` or ``?token=``; 403 otherwise), and changes are rate-limited
 per device (429).
 
+Every request is checked by :class:`Guard` before it reaches the application: its ``Host``
+must be a name this server serves (loopback, and with ``--lan`` the address it printed;
+421 otherwise), so a page of another site that rebinds its own name to this machine reads
+nothing; a change (POST, DELETE) must be ``application/json`` (415) and come from the page
+itself: an ``Origin`` (or ``Sec-Fetch-Site``) of this server, or a game's token header
+(403 otherwise), so no other site can write. A script sends ``Origin`` with the server's
+address. Every answer carries a Content-Security-Policy that forbids framing,
+``X-Content-Type-Options: nosniff`` and ``Referrer-Policy: no-referrer`` (the game's link
+holds its token).
+
 The language of the words is ``?lang=ru|en``, else the ``Accept-Language`` header, else
 English. The state of a game: ``id``, ``rules``, ``round``, ``over``, ``where`` (whose move
 and what they may do), ``players`` (name, score, status, last steps, to move, winner),
@@ -75,6 +85,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from thousand.base import i18n
 from thousand.base.errors import Refused, ThousandError
 from thousand.base.i18n import N_, _
+from thousand.base.untrusted import InputError, cut, load_json
 from thousand.play.game import Advisors, Game, advice_json, game_entry, keep_label
 from thousand.rules.ruleset import Ruleset, load_ruleset, preset_names
 
@@ -222,7 +233,8 @@ def _lang(request: Request) -> str:
 
 
 def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": " ".join(str(message).split())}, status_code=status)
+    # one line, and a long input quoted in it cut short
+    return JSONResponse({"error": cut(message, 400)}, status_code=status)
 
 
 class BodyLimit:
@@ -248,6 +260,74 @@ class BodyLimit:
             return message
 
         await self.app(scope, limited, send)
+
+
+SECURITY_HEADERS = [
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        b"worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+        b"frame-ancestors 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+]
+UNSAFE = ("POST", "PUT", "PATCH", "DELETE")
+
+
+def host_name(value: str) -> str:
+    """The name in a ``Host`` header without its port (``[::1]:8000`` -> ``::1``), lower case."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        return value[1 : value.find("]")] if "]" in value else ""
+    name, sep, port = value.rpartition(":")
+    return name if sep and port.isdigit() else value
+
+
+class Guard:
+    """What every request must meet before the application sees it (the module's
+    docstring): a ``Host`` this server serves, and for a change a JSON body from this
+    server's own page (or a game's token); every answer gets :data:`SECURITY_HEADERS`."""
+
+    def __init__(self, app: ASGIApp, hosts: tuple[str, ...] = LOOPBACK):
+        self.app = app
+        self.hosts = frozenset(h.lower().strip("[]") for h in hosts)
+
+    def refusal(self, scope: Scope) -> tuple[int, str] | None:
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers") or []}
+        host = headers.get("host", "")
+        if host_name(host).rstrip(".") not in self.hosts:
+            return 421, f"this server does not serve the host {cut(host or '(none)', 60)!r}"
+        if scope["method"] not in UNSAFE:
+            return None
+        if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+            return 415, "a change must be sent as application/json"
+        origin = headers.get("origin")
+        if origin is not None:
+            if origin.lower() != f"{scope.get('scheme', 'http')}://{host.lower()}":
+                return 403, "a change from another site is refused"
+            return None
+        fetch_site = headers.get("sec-fetch-site")
+        if fetch_site is not None:
+            return None if fetch_site in ("same-origin", "none") else (403, "a change from another site is refused")
+        if headers.get("x-thousand-token"):
+            return None  # a header of our own: another site's page cannot send it without our consent
+        return 403, "a change must come from this server's page (header Origin) or carry the game's token"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *SECURITY_HEADERS]}
+            await send(message)
+
+        refused = self.refusal(scope)
+        if refused is not None:
+            return await _error(*refused)(scope, receive, send_with_headers)
+        return await self.app(scope, receive, send_with_headers)
 
 
 class RateLimit:
@@ -381,9 +461,9 @@ async def _json_body(request: Request) -> dict:
     if not raw.strip():
         return {}
     try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        raise HTTPException(400, "the request body is not JSON") from None
+        data = load_json(raw, "the request body")
+    except InputError as exc:
+        raise HTTPException(400, str(exc)) from None
     if not isinstance(data, dict):
         raise HTTPException(400, "the request body must be a JSON object")
     return data
@@ -408,19 +488,29 @@ def _overrides(value) -> tuple[str, ...]:
     return tuple(o.strip() for o in value if o.strip())
 
 
+def served_hosts(lan_url: str | None, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The ``Host`` names the server answers to: loopback's, the host of ``lan_url`` and ``extra``."""
+    from urllib.parse import urlsplit
+
+    lan = (urlsplit(lan_url).hostname or "",) if lan_url else ()
+    return tuple(dict.fromkeys(h.lower() for h in (*LOOPBACK, *lan, *extra) if h))
+
+
 def create_app(
     folder: Path | None = None,
     tables_dir: str | None = None,
     lan_url: str | None = None,
     trusted: tuple[str, ...] = LOOPBACK,
     authority: Path | None = None,
+    hosts: tuple[str, ...] = (),
 ) -> Starlette:
     """The application; games are saved under ``folder`` (default :func:`store.default_folder`).
     ``lan_url`` (``thousand serve --lan``): the address other devices open; requests from them
     need each game's token, and mutating requests are rate-limited per device; ``trusted``:
     the client addresses that see every game without one (this machine's); ``authority``
     (``--https``): the table's certificate authority (:mod:`.tls`), offered to the phones at
-    ``/table-ca.crt``."""
+    ``/table-ca.crt``; ``hosts``: names the server answers to besides loopback and the host of
+    ``lan_url`` (:class:`Guard`)."""
     server = Server(folder, tables_dir, lan_url, trusted)
     ca_der = None
     if authority is not None:
@@ -505,6 +595,10 @@ def create_app(
         return JSONResponse(state_of(game_id, g, token=server.store.token(game_id)), status_code=201)
 
     def import_game(request, body):
+        rules = body.get("rules")
+        if not isinstance(rules, str) or "/" in rules or "\\" in rules or rules.endswith(".toml"):
+            # a save names its rules; here only a preset, never a file on the server
+            raise HTTPException(400, "only games of the presets can be resumed here")
         try:
             g = Game.from_json(body)
         except ThousandError as exc:  # a bad file, not a move: 400 whatever the cause
@@ -659,7 +753,11 @@ def create_app(
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(BodyLimit), Middleware(RateLimit)],
+        middleware=[
+            Middleware(Guard, hosts=served_hosts(lan_url, hosts)),
+            Middleware(BodyLimit),
+            Middleware(RateLimit),
+        ],
         exception_handlers={HTTPException: http_error, 404: not_found, 405: http_error, 500: server_error},
     )
     app.state.server = server

@@ -2,16 +2,16 @@
 :meth:`thousand.play.session.LoggedGame.to_json`) in one folder that the server owns.
 
 A game is named by an id the server makes (16 hex digits); no path ever comes from the
-client. Every change is written atomically (a temporary file renamed into place) before
-the answer goes out, so a restart of the server loses nothing, and a change that is
-refused leaves the file as it was. Changes to one game are serialised by a lock per id.
-Each game has a secret token beside it (``{id}.token``, this user's alone): the page's link
-for other devices carries it, and a request from another device needs it.
+client. Every change is written durably (:func:`thousand.base.untrusted.write_durably`:
+fsync'ed, renamed into place) before the answer goes out, so a kill or a restart of the
+server loses nothing it answered, and a change that is refused leaves the file as it was.
+Changes to one game are serialised by a lock per id. The folder, every game and its secret
+token beside it (``{id}.token``) are this user's alone (0700 and 0600): the page's link for
+other devices carries the token, and a request from another device needs it.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import secrets
@@ -22,10 +22,11 @@ from pathlib import Path
 
 from thousand.base.errors import StateError
 from thousand.base.i18n import _
+from thousand.base.untrusted import InputError, ensure_private_folder, load_json, write_durably
 from thousand.play.game import Game
 from thousand.play.session import save_game
 
-GAME_ID = re.compile(r"^[0-9a-f]{16}$")
+GAME_ID = re.compile(r"[0-9a-f]{16}")  # matched whole (fullmatch): no trailing newline
 MAX_GAMES = 10_000  # a folder of saved games larger than this refuses new ones
 
 
@@ -49,7 +50,7 @@ class GameStore:
         self._guard = threading.Lock()
 
     def path(self, game_id: str) -> Path:
-        if not isinstance(game_id, str) or not GAME_ID.match(game_id):
+        if not isinstance(game_id, str) or not GAME_ID.fullmatch(game_id):
             raise UnknownGame(_("no game {0!r}").format(game_id))
         return self.folder / f"{game_id}.json"
 
@@ -58,7 +59,7 @@ class GameStore:
             return self._locks.setdefault(game_id, threading.Lock())
 
     def _write(self, game_id: str, g: Game) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
+        ensure_private_folder(self.folder)
         save_game(g, self.path(game_id))
 
     def token_path(self, game_id: str) -> Path:
@@ -78,11 +79,7 @@ class GameStore:
             if path.exists():
                 return path.read_text(encoding="ascii").strip()
             token = secrets.token_urlsafe(16)
-            tmp = path.with_name(f".{path.name}.tmp")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="ascii") as fh:
-                fh.write(token + "\n")
-            os.replace(tmp, path)
+            write_durably(path, token + "\n")
             return token
 
     def token_ok(self, game_id: str, token: str | None) -> bool:
@@ -94,7 +91,7 @@ class GameStore:
 
     def create(self, g: Game) -> str:
         """Store a new game and its token; its id."""
-        self.folder.mkdir(parents=True, exist_ok=True)
+        ensure_private_folder(self.folder)
         if sum(1 for _p in self.folder.glob("*.json")) >= MAX_GAMES:
             raise StateError(_("too many saved games ({0}): delete some first").format(MAX_GAMES))
         while True:
@@ -109,10 +106,10 @@ class GameStore:
     def load(self, game_id: str) -> Game:
         path = self.path(game_id)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = load_json(path.read_bytes(), game_id)
         except FileNotFoundError:
             raise UnknownGame(_("no game {0!r}").format(game_id)) from None
-        except (OSError, ValueError) as exc:
+        except (OSError, InputError) as exc:
             raise StateError(_("cannot read the saved game {path}: {why}").format(path=game_id, why=exc)) from None
         if not isinstance(data, dict):
             raise StateError(_("{path} is not a saved game").format(path=game_id))
@@ -141,10 +138,10 @@ class GameStore:
         if not self.folder.is_dir():
             return out
         for path in self.folder.glob("*.json"):
-            if not GAME_ID.match(path.stem):
+            if not GAME_ID.fullmatch(path.stem):
                 continue
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
+                data = load_json(path.read_bytes(), path.stem)
                 out.append(
                     {
                         "id": path.stem,
@@ -155,7 +152,7 @@ class GameStore:
                         "changed": path.stat().st_mtime,
                     }
                 )
-            except (OSError, ValueError, KeyError, TypeError):
+            except (OSError, InputError, KeyError, TypeError):
                 continue  # a damaged file is reported when it is opened
         out.sort(key=lambda d: -d["changed"])
         for d in out:

@@ -40,9 +40,10 @@ async function api(method, path, body) {
   const opts = { method, headers: {} };
   const game = path.match(/^\/api\/games\/([0-9a-f]{16})/);
   if (game && tokens()[game[1]]) opts.headers["X-Thousand-Token"] = tokens()[game[1]];
-  if (body !== undefined) {
+  // every change is JSON (the server refuses other changes: a cross-site form cannot send it)
+  if (method !== "GET") {
     opts.headers["Content-Type"] = "application/json";
-    opts.body = JSON.stringify(body);
+    opts.body = JSON.stringify(body === undefined ? {} : body);
   }
   let res;
   const away = () => Object.assign(new Error(t("server_away")), { away: true });
