@@ -119,6 +119,24 @@ def _emit(data: dict, as_json: bool, human: str) -> None:
         click.echo(human)
 
 
+class _OutputFile(click.ParamType):
+    """A file the command writes: checked when the command line is read, before any work,
+    so that a missing folder is one line at once, not after a long search (no folder is
+    created on the user's behalf)."""
+
+    name = "file"
+
+    def convert(self, value, param, ctx):
+        from thousand.base.untrusted import InputError, output_file
+
+        try:
+            return str(output_file(value, _("file")))
+        except InputError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+OUTPUT_FILE = _OutputFile()
+
 # options that several commands share, declared once
 rules_argument = click.argument("rules", metavar="RULES")
 set_option = click.option(
@@ -1144,7 +1162,7 @@ def play(
     help="Where the win probabilities come from, as in `thousand play`: auto takes the exact duel or "
     "equilibrium where it can, else the best measured approximation.",
 )
-@click.option("--chart", "chart_out", type=click.Path(dir_okay=False), default=None, help="The curve (PNG).")
+@click.option("--chart", "chart_out", type=OUTPUT_FILE, default=None, help="The curve (PNG).")
 @json_option
 @tables_option
 def review(game: str, objective: str, advice: str, chart_out: str | None, as_json: bool, tables_dir: str | None):
@@ -1182,8 +1200,8 @@ def review(game: str, objective: str, advice: str, chart_out: str | None, as_jso
     help="Search only these shapes: columns (groups of dice counts), rows (by the score gap, or by your own "
     "score with ,score), endgame row 0 or 1; repeatable (default: every shape that fits --cells).",
 )
-@click.option("--out", "md_out", type=click.Path(dir_okay=False), default=None, help="Write the card as Markdown.")
-@click.option("--png", "png_out", type=click.Path(dir_okay=False), default=None, help="The card as a one-page PNG.")
+@click.option("--out", "md_out", type=OUTPUT_FILE, default=None, help="Write the card as Markdown.")
+@click.option("--png", "png_out", type=OUTPUT_FILE, default=None, help="The card as a one-page PNG.")
 @json_option
 @tables_option
 def card(
@@ -1258,11 +1276,11 @@ def card(
     help="With --kind rules: rulesets to compare with (default: classic-nobarrel, plain); "
     "the --set overrides apply to them too.",
 )
-@click.option("--out", "out", type=click.Path(dir_okay=False), default=None, help="The picture (PNG).")
+@click.option("--out", "out", type=OUTPUT_FILE, default=None, help="The picture (PNG).")
 @click.option(
     "--data",
     "data",
-    type=click.Path(dir_okay=False),
+    type=OUTPUT_FILE,
     default=None,
     help="Write the numbers behind the chart as CSV (works without matplotlib).",
 )
