@@ -15,7 +15,7 @@ from pathlib import Path
 
 from thousand.base.errors import Refused, StateError, ThousandError
 from thousand.base.i18n import _
-from thousand.base.untrusted import output_file, write_durably
+from thousand.base.untrusted import cut, output_file, write_durably
 
 SAVE_FORMAT = 1
 
@@ -119,7 +119,7 @@ def session_command(g: LoggedGame, verb: str, arg: str, advisors, help_text: str
         if not arg:
             raise Refused(_("save needs a file name: save FILE"))
         try:
-            save_game(g, output_file(arg, _("save")))
+            save_game(g, output_file(arg, _("file")))
         except OSError as exc:
             raise Refused(_("cannot save to {path}: {why}").format(path=arg, why=exc.strerror or exc)) from None
         return _("saved {n} entries to {path}").format(n=len(g.log), path=arg), False
@@ -183,7 +183,7 @@ def run_session(g: LoggedGame, advisors, stdin, echo, command, autosave: Path | 
             try:
                 text, quit_ = command(g, line, advisors)
             except ThousandError as exc:
-                text, quit_ = _("refused: {why}").format(why=exc), False
+                text, quit_ = _("refused: {why}").format(why=cut(exc, 400)), False
             # saved before the answer is shown: an entry the player saw acknowledged is on disk
             if autosave is not None and g.log != saved:
                 _autosave(g, autosave, echo)
