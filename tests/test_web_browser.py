@@ -218,7 +218,7 @@ def test_the_review_shows_itself_when_the_game_ends(server, browser, tmp_path):
 
     out = shots(tmp_path)
     body = json.dumps({"rules": "pig", "overrides": ["goal=20"], "players": ["Ann", "Bob"]}).encode()
-    req = urllib.request.Request(server + "/api/games", body, {"Content-Type": "application/json"})
+    req = urllib.request.Request(server + "/api/games", body, {"Content-Type": "application/json", "Origin": server})
     gid = json.loads(urllib.request.urlopen(req).read())["id"]
     b = browser
     wait = WebDriverWait(b, 30)
@@ -262,7 +262,9 @@ def test_a_phone_without_the_link_is_refused_and_the_link_opens_the_game(lan_ser
 
     out = shots(tmp_path)
     body = json.dumps({"rules": "classic", "players": ["Ann", "Bob", "Cat"]}).encode()
-    req = urllib.request.Request(lan_server + "/api/games", body, {"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        lan_server + "/api/games", body, {"Content-Type": "application/json", "Origin": lan_server}
+    )
     made = json.loads(urllib.request.urlopen(req).read())
     b = browser
     wait = WebDriverWait(b, 20)
@@ -392,7 +394,10 @@ def _post(server: str, path: str, body: dict) -> dict:
     import json
     import urllib.request
 
-    req = urllib.request.Request(server + path, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    # a script sends the server's own Origin, as the page does
+    req = urllib.request.Request(
+        server + path, json.dumps(body).encode(), {"Content-Type": "application/json", "Origin": server}
+    )
     return json.loads(urllib.request.urlopen(req).read())
 
 
