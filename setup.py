@@ -1,5 +1,5 @@
 """Build the compiled parts of thousand: every ``ext/*.pyx`` becomes ``thousand.kernel.<name>``
-(the kernel layer of the package ``thousand``, whose source is the folder ``solver/``),
+(the kernel layer of the package ``thousand``, whose source is the folder ``solver/thousand/``),
 beside its pure-Python twin.
 
 Metadata lives in pyproject.toml; this file only declares the extensions and

@@ -12,7 +12,7 @@ other seats play the same in both).
     python bench/bench_approx.py [--only pig-50 ...] [--write]
 
 ``--write`` stores the one-seat losses of every method per case in
-solver/solvers/approx_measured.json, which the advice quotes and chooses by (docs/results.md has
+solver/thousand/solvers/approx_measured.json, which the advice quotes and chooses by (docs/results.md has
 the table); ``--from FILE`` writes it from the ``--json`` file of an earlier run.
 """
 
@@ -145,7 +145,7 @@ def measure(name: str) -> dict:
 
 
 def write_measured(results: list[dict]) -> Path:
-    """solver/solvers/approx_measured.json: per case, the dice and the one-seat losses of every method
+    """solver/thousand/solvers/approx_measured.json: per case, the dice and the one-seat losses of every method
     (the cases measured now replace their earlier figures; the others are kept)."""
     rules = {r["ruleset"]: load_ruleset(*CASES[r["ruleset"]][:2]) for r in results}
     cases = [
@@ -159,7 +159,7 @@ def write_measured(results: list[dict]) -> Path:
         }
         for r in results
     ]
-    path = Path(__file__).resolve().parents[1] / "solver" / "solvers" / "approx_measured.json"
+    path = Path(__file__).resolve().parents[1] / "solver" / "thousand" / "solvers" / "approx_measured.json"
     kept = json.loads(path.read_text()) if path.exists() else {}
     now = {c["ruleset"] for c in cases}
     cases = [c for c in kept.get("cases", []) if c["ruleset"] not in now] + cases
@@ -171,7 +171,9 @@ def write_measured(results: list[dict]) -> Path:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", nargs="+", choices=list(CASES), default=list(CASES))
-    ap.add_argument("--write", action="store_true", help="store the losses in solver/solvers/approx_measured.json")
+    ap.add_argument(
+        "--write", action="store_true", help="store the losses in solver/thousand/solvers/approx_measured.json"
+    )
     ap.add_argument("--json", dest="json_out", default=None, help="also write every figure to this file")
     ap.add_argument(
         "--from",

@@ -10,7 +10,7 @@ the evaluation of the exact player against itself is printed beside the solved v
 
     python bench/bench_duel_approx.py [--only six-200 ...] [--write]
 
-``--write`` stores the losses in solver/solvers/approx_measured.json (key ``duel_cases``), which
+``--write`` stores the losses in solver/thousand/solvers/approx_measured.json (key ``duel_cases``), which
 the advice quotes (thousand.solvers.geometric.approximation_note; docs/results.md).
 """
 
@@ -92,7 +92,7 @@ def measure(name: str) -> dict:
 
 
 def write_measured(results: list[dict]) -> Path:
-    path = Path(__file__).resolve().parents[1] / "solver" / "solvers" / "approx_measured.json"
+    path = Path(__file__).resolve().parents[1] / "solver" / "thousand" / "solvers" / "approx_measured.json"
     kept = json.loads(path.read_text()) if path.exists() else {}
     kept["duel_source"] = "python bench/bench_duel_approx.py --write"
     kept["duel_cases"] = [
@@ -105,7 +105,9 @@ def write_measured(results: list[dict]) -> Path:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", nargs="+", choices=list(CASES), default=list(CASES))
-    ap.add_argument("--write", action="store_true", help="store the losses in solver/solvers/approx_measured.json")
+    ap.add_argument(
+        "--write", action="store_true", help="store the losses in solver/thousand/solvers/approx_measured.json"
+    )
     a = ap.parse_args()
     t0 = time.perf_counter()
     results = [measure(c) for c in a.only]

@@ -1,6 +1,6 @@
 """Draw the page's home-screen icons (a die showing one pip, the 100 of «1000») as PNG files
 with the standard library alone: ``python docs/tools/make_icons.py`` writes
-``solver/web/static/icon-192.png`` and ``icon-512.png`` (committed; run again to change them)."""
+``solver/thousand/web/static/icon-192.png`` and ``icon-512.png`` (committed; run again to change them)."""
 
 from __future__ import annotations
 
