@@ -412,3 +412,35 @@ def test_a_duel_too_large_is_refused_before_its_states_are_all_listed():
     assert r.exit_code == 2 and "at least" in r.output and "pairs" in r.output, r.output
     counted = int(r.output.split("at least ")[1].split(" ")[0].replace(",", ""))
     assert isqrt(MAX_PAIRS) // 2 < counted < 8000
+
+
+# --------------------------------------------------------------------------- reported by a new user (#57)
+
+
+def test_an_empty_face_is_refused_not_dropped():
+    line = one_line_error(run(["advise", "classic", "--me", "500", "--roll", "1,,5,3,3"]))
+    assert "empty face" in line
+    # spaces and commas still separate faces as before
+    r = run(["advise", "classic", "--me", "500", "--roll", "1, 5,3 3,4", "--json"])
+    assert r.exit_code == 0 and json.loads(r.output)["roll"] == [1, 3, 3, 4, 5]
+
+
+def test_a_count_of_games_that_would_run_for_days_is_refused():
+    for args in (["evaluate", "pig", "--bot", "hold:20"], ["evaluate", "poker", "--bot", "optimal"]):
+        line = one_line_error(run([*args, "--games", "99999999999999999999"]))
+        assert "at most 100,000,000" in line
+
+
+def test_a_game_too_large_for_the_solver_says_its_size_in_a_readable_line():
+    line = one_line_error(run(["solve", "pig", "--players", "99"]))
+    assert "e+198 states of 99 players" in line and len(line) < 300
+
+
+def test_a_json_file_that_is_no_save_says_so():
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "notgame.json"
+        path.write_text('{"a": 1}')
+        line = one_line_error(run(["play", "--resume", str(path)]))
+    assert 'no "format" field' in line

@@ -87,6 +87,20 @@ def _fail(message: object) -> None:
     click.echo(_("thousand: error: {message}").format(message=cut(message, 600)), err=True)
 
 
+MAX_COUNT = 10**8  # games, states or decisions asked for: more would run for days, not finish
+
+
+def _check_counts(*named: tuple[str, int]) -> None:
+    """Each count given on the command line from 0 to :data:`MAX_COUNT` (one line otherwise)."""
+    from thousand.base.errors import BotError
+
+    for name, v in named:
+        if v < 0:
+            raise BotError(_("{0} must be 0 or more").format(name))
+        if v > MAX_COUNT:
+            raise BotError(_("{0} must be at most {1:,} (that many would run for days)").format(name, MAX_COUNT))
+
+
 def _take_language(args: list[str]) -> tuple[list[str], str | None]:
     """``--lang L`` (or ``--lang=L``) wherever it stands on the command line, before or after
     the command: (the other arguments, L or None). ValueError for an unknown language."""
@@ -1020,9 +1034,7 @@ def evaluate(
     from thousand.base.errors import BotError
 
     rs = _ruleset(rules, overrides)
-    for name, v in (("--games", games), ("--budget", budget), ("--blunder-games", blunder_games), ("--worst", worst)):
-        if v < 0:
-            raise BotError(_("{0} must be 0 or more").format(name))
+    _check_counts(("--games", games), ("--budget", budget), ("--blunder-games", blunder_games), ("--worst", worst))
     if not timeout > 0:
         raise BotError(_("--timeout must be positive"))
     if players < 2:
@@ -1661,9 +1673,7 @@ def poker_evaluate(
 
     rs = _ruleset(rules, overrides, poker=True)
     budget = EXACT_BUDGET if budget is None else budget
-    for name, v in (("--games", games), ("--budget", budget), ("--worst", worst)):
-        if v < 0:
-            raise BotError(_("{0} must be 0 or more").format(name))
+    _check_counts(("--games", games), ("--budget", budget), ("--worst", worst))
     if not timeout > 0:
         raise BotError(_("--timeout must be positive"))
     if not 2 <= players <= MAX_PLAYERS:

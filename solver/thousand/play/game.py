@@ -463,8 +463,14 @@ class Game(LoggedGame):
     @classmethod
     def from_json(cls, data: dict) -> Game:
         try:
+            if "format" not in data:
+                raise StateError(
+                    _('not a saved game: no "format" field (thousand play and the web page save "format": {0})').format(
+                        SAVE_FORMAT
+                    )
+                )
             if data.get("format") != SAVE_FORMAT:
-                raise StateError(_("unsupported save format {0!r}").format(data.get("format")))
+                raise StateError(_("unsupported save format {0!r}").format(cut(data.get("format"))))
             for key in ("rules", "overrides", "players", "log"):
                 v = data[key]
                 if not (

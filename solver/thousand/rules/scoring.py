@@ -13,6 +13,7 @@ groups from :func:`scoring_groups` and produce roll classes from them.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, combinations_with_replacement
@@ -21,6 +22,7 @@ import numpy as np
 
 from thousand.base.errors import StateError
 from thousand.base.i18n import _
+from thousand.base.untrusted import cut
 
 from .ruleset import Ruleset
 
@@ -80,20 +82,23 @@ def scoring_groups(rs: Ruleset) -> ScoringGroups:
 
 def parse_roll(text: str, rs: Ruleset) -> tuple[int, ...]:
     """Faces from ``"1,5,5,2,3"`` (or ``"15523"``), checked against the ruleset."""
-    parts = [p for p in text.replace(" ", ",").split(",") if p]
+    parts = re.split(r"\s*,\s*|\s+", text.strip())
+    if len(parts) > 1 and "" in parts:  # "1,,5": a face left out, not a die less
+        raise StateError(_("roll {0!r}: an empty face between two commas").format(cut(text)))
+    parts = [p for p in parts if p]
     if len(parts) == 1 and len(parts[0]) > 1 and parts[0].isdigit() and rs.faces < 10:
         parts = list(parts[0])
     try:
         faces = tuple(int(p) for p in parts)
     except ValueError:
-        raise StateError(_("roll {0!r}: faces must be whole numbers").format(text)) from None
+        raise StateError(_("roll {0!r}: faces must be whole numbers").format(cut(text))) from None
     if not faces:
         raise StateError(_("roll: no dice given"))
     if len(faces) > rs.dice:
-        raise StateError(_("roll {0!r} has {1} dice, the game has {2}").format(text, len(faces), rs.dice))
+        raise StateError(_("roll {0!r} has {1} dice, the game has {2}").format(cut(text), len(faces), rs.dice))
     for x in faces:
         if not 1 <= x <= rs.faces:
-            raise StateError(_("roll {0!r}: face {1} is not between 1 and {2}").format(text, x, rs.faces))
+            raise StateError(_("roll {0!r}: face {1} is not between 1 and {2}").format(cut(text), x, rs.faces))
     return faces
 
 

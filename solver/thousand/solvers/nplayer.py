@@ -183,24 +183,28 @@ def check_size(rs: Ruleset, players: int, at_least: int = 0) -> int:
 
     def refuse(m: int, message: str) -> None:
         if seats * m**N * N > MAX_VALUES:
-            raise NPlayerError(message.format(rs.name, m, seats * m**N, N, 8 * seats * m**N * N / 1e9, MAX_VALUES))
+            states, gb = seats * m**N, 8 * seats * m**N * N / 1e9
+            raise NPlayerError(message.format(rs.name, m, _count(states), N, _count(gb, ".1f"), MAX_VALUES))
 
     refuse(
         at_least,
         _(
-            "{0}: at least {1:,} player states make {2:,} states of {3} players, {4:,.1f} GB of "
+            "{0}: at least {1:,} player states make {2} states of {3} players, {4} GB of "
             "values; the N-player solver holds {5:,}"
         ),
     )
     m = len(build_state_space(rs, opponents=True))
     refuse(
         m,
-        _(
-            "{0}: {1:,} player states make {2:,} states of {3} players, {4:,.1f} GB of values; "
-            "the N-player solver holds {5:,}"
-        ),
+        _("{0}: {1:,} player states make {2} states of {3} players, {4} GB of values; the N-player solver holds {5:,}"),
     )
     return m
+
+
+def _count(x: float, spec: str = "") -> str:
+    """A count as a person reads it: with thousands separators up to a trillion, beyond in
+    powers of ten (a game of 99 players has a 200-digit count of states)."""
+    return f"{x:,{spec}}" if x < 1e12 else f"{x:.2e}"
 
 
 class NPlayerGame:
