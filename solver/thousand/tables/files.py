@@ -35,6 +35,7 @@ import numpy as np
 
 from thousand.base.errors import TableError
 from thousand.base.i18n import _
+from thousand.base.untrusted import InputError, load_json
 from thousand.base.version import __version__
 from thousand.engine.states import FIELDS
 from thousand.rules.ruleset import Ruleset
@@ -281,13 +282,42 @@ PLAYERS = re.compile(r"players([0-9]+)")
 
 
 def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
-    """Load and check one table folder; any mismatch or damage is a :class:`TableError`."""
+    """Load and check one table folder; any mismatch or damage is a :class:`TableError`.
+
+    The checks, in order: meta.json names this table (:func:`_check_header`), the ruleset
+    stored beside the values is the one asked for, the arrays are the ones that were solved
+    (their checksums), their shapes and types are meta.json's, the states are these rules'
+    states, the values lie in their objective's range, and what the objective's kind of
+    table holds besides (:func:`_check_kind`)."""
+    meta = _read_meta(folder)
+    _check_header(folder, meta, rs, objective)
+    repair = _repair(rs, objective, meta)
+    _check_stored_ruleset(folder, meta, rs, repair)
+    _check_checksums(folder, meta, repair)
+    values, states = _load_arrays(folder, meta, objective, repair)
+    if objective != "poker":
+        _check_states(folder, meta, states, rs, repair)
+    values = _decoded_values(folder, meta, values, repair)
+    lo, hi = _value_range(objective)
+    if not np.all(np.isfinite(values)) or (values.size and (values.min() < lo - 1e-9 or values.max() > hi + 1e-9)):
+        raise TableError(_("table {0}: values outside [{1}, {2}] or not finite; {3}").format(folder, lo, hi, repair))
+    _check_kind(folder, meta, values, states, rs, objective, repair)
+    return Table(folder, meta, values, states)
+
+
+def _read_meta(folder: Path) -> dict:
     try:
-        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        meta = load_json((folder / "meta.json").read_bytes(), "meta.json")
+    except (OSError, InputError) as exc:
         raise TableError(_("table {0}: unreadable meta.json ({1})").format(folder, exc.__class__.__name__)) from None
     if not isinstance(meta, dict):
         raise TableError(_("table {0}: meta.json is not an object").format(folder))
+    return meta
+
+
+def _check_header(folder: Path, meta: dict, rs: Ruleset, objective: str) -> None:
+    """meta.json is of this format and model, names this ruleset's hash, this objective and
+    its state encoding."""
     if meta.get("format") != TABLE_FORMAT:
         raise TableError(
             _("table {0}: format {1!r}, this solver reads {2}").format(folder, meta.get("format"), TABLE_FORMAT)
@@ -306,12 +336,12 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
         raise TableError(
             _("table {0} holds objective {1!r}, not {2!r}").format(folder, meta.get("objective"), objective)
         )
-    fields = state_fields(objective)
-    if meta.get("state_fields") != list(fields):
+    if meta.get("state_fields") != list(state_fields(objective)):
         raise TableError(_("table {0}: unknown state encoding").format(folder))
-    repair = _repair(rs, objective, meta)
-    _check_stored_ruleset(folder, meta, rs, repair)
-    seats = PLAYERS.fullmatch(objective)
+
+
+def _check_checksums(folder: Path, meta: dict, repair: str) -> None:
+    """Both arrays are, byte for byte, the ones whose SHA-256 meta.json holds."""
     sums = meta.get("sha256")
     if not isinstance(sums, dict):
         raise TableError(_("table {0}: meta.json has no checksums; {1}").format(folder, repair))
@@ -328,6 +358,10 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
                     folder, name, repair
                 )
             )
+
+
+def _load_arrays(folder: Path, meta: dict, objective: str, repair: str) -> tuple[np.ndarray, np.ndarray]:
+    """The values (memory-mapped, as stored) and the states, of the shapes and types meta.json gives."""
     try:
         values = np.load(folder / "values.npy", mmap_mode="r", allow_pickle=False)
         states = np.load(folder / "states.npy", allow_pickle=False)
@@ -345,23 +379,31 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
         or list(states.shape) != meta.get("states_shape")
         or states.dtype != np.int32
         or states.ndim != 2
-        or states.shape[1] != len(fields)
+        or states.shape[1] != len(state_fields(objective))
     ):
         raise TableError(_("table {0}: arrays do not match meta.json").format(folder))
-    if objective != "poker":
-        _check_states(folder, meta, states, rs, repair)
-    if encoding == FIXED32:
-        err = meta.get("encoding_error")
-        if not isinstance(err, (int, float)) or not 0 <= err <= FIXED32_BOUND:
-            raise TableError(_("table {0}: no valid encoding_error in meta.json; {1}").format(folder, repair))
-        values = _decode(values)
-    lo, hi = _value_range(objective)
-    if not np.all(np.isfinite(values)) or (values.size and (values.min() < lo - 1e-9 or values.max() > hi + 1e-9)):
-        raise TableError(_("table {0}: values outside [{1}, {2}] or not finite; {3}").format(folder, lo, hi, repair))
-    if (objective in ("duel", "geometric") or PLAYERS.fullmatch(objective)) and rs.equal_turns:
+    return values, states
+
+
+def _decoded_values(folder: Path, meta: dict, values: np.ndarray, repair: str) -> np.ndarray:
+    """float64 values: as stored, or decoded from fixed point within meta's ``encoding_error``."""
+    if meta.get("values_encoding", "float64") != FIXED32:
+        return values
+    err = meta.get("encoding_error")
+    if not isinstance(err, (int, float)) or not 0 <= err <= FIXED32_BOUND:
+        raise TableError(_("table {0}: no valid encoding_error in meta.json; {1}").format(folder, repair))
+    return _decode(values)
+
+
+def _check_kind(folder: Path, meta: dict, values, states, rs: Ruleset, objective: str, repair: str) -> None:
+    """What each kind of table holds beyond values and states: an equal_turns table its seat
+    and last-turn horizon, an N-player table its players and certificate, a geometric table
+    its grid."""
+    m = states.shape[0]
+    seats = PLAYERS.fullmatch(objective)
+    if (objective in ("duel", "geometric") or seats) and rs.equal_turns:
         # equal_turns: the duel's values[seat, mover, opponent], and the final-total horizon the
         # values (the duel) or the advice's first-seat turns (geometric) assume
-        m = states.shape[0]
         horizon = meta.get("last_turn_horizon")
         if objective == "duel" and values.shape != (2, m, m):
             raise TableError(
@@ -378,19 +420,13 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
         _check_players(folder, meta, values, states, players, repair, seat_count(rs, players))
     if objective == "geometric":
         grid = meta.get("grid")
-        if (
-            not isinstance(grid, list)
-            or not grid
-            or values.shape != (states.shape[0], len(grid))
-            or not all(isinstance(g, (int, float)) and g >= 1 for g in grid)
-            or sorted(grid) != grid
-        ):
+        grid_ok = isinstance(grid, list) and bool(grid) and values.shape == (m, len(grid))
+        if not grid_ok or not all(isinstance(g, (int, float)) and g >= 1 for g in grid) or sorted(grid) != grid:
             raise TableError(
                 _("table {0}: a geometric table holds one column per grid value of meta.json; {1}").format(
                     folder, repair
                 )
             )
-    return Table(folder, meta, values, states)
 
 
 def _repair(rs: Ruleset, objective: str, meta: dict) -> str:
@@ -543,7 +579,7 @@ def stored_tables(explicit: str | os.PathLike | None = None) -> list[StoredTable
             size = sum(f.stat().st_size for f in folder.iterdir() if f.is_file())
             name, objective, problem, encoding = "?", "?", "", "?"
             try:
-                meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+                meta = _read_meta(folder)
                 objective = str(meta.get("objective"))
                 encoding = str(meta.get("values_encoding", "float64"))
                 rs = ruleset_from_mapping(meta["ruleset"])

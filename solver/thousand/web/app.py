@@ -496,6 +496,236 @@ def served_hosts(lan_url: str | None, extra: tuple[str, ...] = ()) -> tuple[str,
     return tuple(dict.fromkeys(h.lower() for h in (*LOOPBACK, *lan, *extra) if h))
 
 
+def _in_language(fn):
+    """Run ``fn(request, ...)`` in a worker thread in the request's language; the errors
+    of the program become 4xx answers of one line."""
+
+    async def endpoint(request: Request):
+        lang = _lang(request)
+        body = await _json_body(request) if request.method == "POST" else None
+
+        def work():
+            with i18n.using(lang):
+                return fn(request, body)
+
+        try:
+            return await run_in_threadpool(work)
+        except UnknownGame as exc:
+            return _error(404, str(exc))
+        except Refused as exc:  # an entry the rules do not allow now: the game is unchanged
+            return _error(409, str(exc))
+        except ThousandError as exc:
+            return _error(400, str(exc))
+
+    return endpoint
+
+
+class Api:
+    """The endpoints of the page and its JSON API (the module's docstring) over one
+    :class:`Server`: each JSON endpoint ``fn(request, body)`` runs in a worker thread in the
+    request's language (:func:`_in_language`); the page's own files are served as they are."""
+
+    def __init__(self, server: Server, authority: Path | None = None):
+        self.server = server
+        self.ca_der = self.ca_fingerprint = None
+        if authority is not None:
+            from .tls import authority_der, fingerprint
+
+            self.ca_der, self.ca_fingerprint = authority_der(authority), fingerprint(authority)
+        # the service worker's cache is named after the static files, so a changed page replaces it
+        self.shell_hash = hashlib.sha256(
+            b"".join(p.name.encode() + p.read_bytes() for p in sorted(STATIC.iterdir()) if p.is_file())
+        ).hexdigest()[:16]
+
+    def presets(self, request, body):
+        out = []
+        for name in preset_names(game="1000"):
+            rs = load_ruleset(name)
+            out.append({"name": name, "summary": rs.summary, "players": [2, MAX_PLAYERS]})
+        return JSONResponse(out)
+
+    def strings(self, request, body):
+        return JSONResponse(
+            {
+                "lang": i18n.language(),
+                "languages": list(i18n.LANGUAGES),
+                "words": {k: _(v) for k, v in PAGE_WORDS.items()},
+            }
+        )
+
+    def games(self, request, body):
+        # another device lists nothing: it opens the games whose links it was given
+        return JSONResponse(self.server.store.listing() if self.server.trusted(request) else [])
+
+    def server_info(self, request, body):
+        info = {"lan_url": self.server.lan_url, "trusted": self.server.trusted(request)}
+        if self.ca_der is not None:
+            info["authority"] = {"url": "/table-ca.crt", "fingerprint": self.ca_fingerprint}
+        return JSONResponse(info)
+
+    def qr(self, request, body):
+        text = request.query_params.get("text", "")
+        if not text or len(text) > 500:
+            raise HTTPException(400, "text: 1 to 500 characters")
+        try:
+            import segno
+        except ImportError:
+            raise HTTPException(404, "QR codes need the web extra (segno): pip install -e '.[web]'") from None
+        buf = io.BytesIO()
+        segno.make(text, error="m").save(buf, kind="svg", scale=4, border=2)
+        return Response(buf.getvalue(), media_type="image/svg+xml")
+
+    def new_game(self, request, body):
+        rules = body.get("rules")
+        if not isinstance(rules, str) or not rules or "/" in rules or rules.endswith(".toml"):
+            raise HTTPException(400, "rules must be the name of a preset")
+        seed = body.get("seed")
+        if seed is not None and type(seed) is not int:
+            raise HTTPException(400, "seed must be a whole number")
+        overrides = _overrides(body.get("overrides"))
+        rs = load_ruleset(rules, overrides)
+        if not isinstance(rs, Ruleset):
+            raise HTTPException(400, f"{rules} is not a ruleset of the 1000 family")
+        g = Game(rs, _players(body.get("players")), rules, overrides, seed)
+        game_id = self.server.store.create(g)
+        return JSONResponse(state_of(game_id, g, token=self.server.store.token(game_id)), status_code=201)
+
+    def import_game(self, request, body):
+        rules = body.get("rules")
+        if not isinstance(rules, str) or "/" in rules or "\\" in rules or rules.endswith(".toml"):
+            # a save names its rules; here only a preset, never a file on the server
+            raise HTTPException(400, "only games of the presets can be resumed here")
+        try:
+            g = Game.from_json(body)
+        except ThousandError as exc:  # a bad file, not a move: 400 whatever the cause
+            raise HTTPException(400, str(exc)) from None
+        if not isinstance(g, Game) or "/" in g.spec or g.spec.endswith(".toml"):
+            raise HTTPException(400, "only games of the presets can be resumed here")
+        _players(g.names)
+        game_id = self.server.store.create(g)
+        return JSONResponse(state_of(game_id, g, token=self.server.store.token(game_id)), status_code=201)
+
+    def game(self, request, body):
+        game_id = self.server.game_id(request)
+        g = self.server.store.load(game_id)
+        return JSONResponse(
+            state_of(game_id, g, token=self.server.store.token(game_id) if self.server.trusted(request) else None)
+        )
+
+    def entry(self, request, body):
+        game_id = self.server.game_id(request)
+        text = body.get("entry")
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_ENTRY:
+            raise HTTPException(400, 'entry must be a line such as "roll 1,5,3,3,4", "keep 1,5" or "stop"')
+        verb, _sep, arg = " ".join(text.split()).partition(" ")
+        with self.server.store.change(game_id) as g:
+            msgs = g.submit(game_entry(g, verb.lower(), arg, text.strip()))
+        return JSONResponse(state_of(game_id, g, msgs))
+
+    def undo(self, request, body):
+        game_id = self.server.game_id(request)
+        with self.server.store.change(game_id) as g:
+            msg = g.undo()
+        return JSONResponse(state_of(game_id, g, [msg]))
+
+    def sync(self, request, body):
+        game_id = self.server.game_id(request)
+        since, log = body.get("since"), body.get("log")
+        entries_ok = isinstance(log, list) and len(log) <= MAX_LOG
+        entries_ok = entries_ok and all(isinstance(e, str) and len(e) <= MAX_ENTRY for e in log)
+        if not (isinstance(since, str) and entries_ok):
+            raise HTTPException(400, f'sync needs "since" (a log digest) and "log" (at most {MAX_LOG} entries)')
+        with self.server.store.change(game_id) as g:
+            if log_digest(g.log) != since:
+                raise HTTPException(
+                    412, "the game changed on the server while this phone was away: its offline entries were not taken"
+                )
+            g.adopt(log)
+        return JSONResponse(state_of(game_id, g))
+
+    def advice(self, request, body):
+        game_id = self.server.game_id(request)
+        g = self.server.store.load(game_id)
+        try:
+            parts = self.server.advisors(g).advice(g)
+        except Solving as s:
+            return JSONResponse(s.job.progress(), status_code=202)
+        return JSONResponse(
+            {
+                "status": "ready",
+                "player": g.names[g.current],
+                "advice": advice_json(parts),
+                "builds": self.server.builds(g),
+            }
+        )
+
+    def build(self, request, body):
+        game_id = self.server.game_id(request)
+        g = self.server.store.load(game_id)
+        objective = body.get("objective")
+        wanted = [m["objective"] for m in self.server.advisors(g).missing(g)]
+        if objective not in wanted:
+            have = ", ".join(wanted) or "none"
+            raise HTTPException(400, f"objective must be a table this game's advice lacks ({have}), not {objective!r}")
+        return JSONResponse(self.server.solves.start(g.rs, objective).progress(), status_code=202)
+
+    def review(self, request, body):
+        from thousand.play.review import review_game
+
+        game_id = self.server.game_id(request)
+        g = self.server.store.load(game_id)
+        try:
+            rv = review_game(g, advisors=self.server.advisors(g))
+        except Solving as s:
+            return JSONResponse(s.job.progress(), status_code=202)
+        return JSONResponse({"status": "ready", "review": rv.to_json()})
+
+    def save(self, request, body):
+        game_id = self.server.game_id(request)
+        g = self.server.store.load(game_id)
+        return Response(
+            json.dumps(g.to_json(), indent=1) + "\n",
+            media_type="application/json",
+            headers={"Content-Disposition": f'attachment; filename="thousand-{game_id}.json"'},
+        )
+
+    def delete(self, request, body):
+        game_id = self.server.game_id(request)
+        self.server.store.delete(game_id)
+        return JSONResponse({"deleted": game_id})
+
+    async def index(self, request: Request):
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    # the service worker's cache is named after the static files, so a changed page replaces it
+    async def service_worker(self, request: Request):
+        # served from / (not /static/) so that its scope is the whole page
+        text = (STATIC / "sw.js").read_text(encoding="utf-8").replace("__VERSION__", self.shell_hash)
+        return Response(text, media_type="text/javascript", headers={"Cache-Control": "no-cache"})
+
+    async def table_authority(self, request: Request):
+        # public by nature: what a phone installs to trust this server's certificate
+        if self.ca_der is None:
+            return _error(404, "this server has no certificate authority (thousand serve --https makes one)")
+        return Response(
+            self.ca_der,
+            media_type="application/x-x509-ca-cert",
+            headers={"Content-Disposition": 'attachment; filename="thousand-table-ca.crt"'},
+        )
+
+    async def manifest(self, request: Request):
+        return FileResponse(STATIC / "manifest.webmanifest", media_type="application/manifest+json")
+
+    async def http_error(self, request: Request, exc: HTTPException):
+        return _error(exc.status_code, exc.detail)
+
+    async def not_found(self, request: Request, exc):
+        return _error(404, f"no such page: {request.url.path}")
+
+    async def server_error(self, request: Request, exc):
+        return _error(500, f"internal error: {type(exc).__name__}")
+
+
 def create_app(
     folder: Path | None = None,
     tables_dir: str | None = None,
@@ -512,243 +742,28 @@ def create_app(
     ``/table-ca.crt``; ``hosts``: names the server answers to besides loopback and the host of
     ``lan_url`` (:class:`Guard`)."""
     server = Server(folder, tables_dir, lan_url, trusted)
-    ca_der = None
-    if authority is not None:
-        from .tls import authority_der, fingerprint
-
-        ca_der, ca_fingerprint = authority_der(authority), fingerprint(authority)
-
-    def in_language(fn):
-        """Run ``fn(request, ...)`` in a worker thread in the request's language; the errors
-        of the program become 4xx answers of one line."""
-
-        async def endpoint(request: Request):
-            lang = _lang(request)
-            body = await _json_body(request) if request.method == "POST" else None
-
-            def work():
-                with i18n.using(lang):
-                    return fn(request, body)
-
-            try:
-                return await run_in_threadpool(work)
-            except UnknownGame as exc:
-                return _error(404, str(exc))
-            except Refused as exc:  # an entry the rules do not allow now: the game is unchanged
-                return _error(409, str(exc))
-            except ThousandError as exc:
-                return _error(400, str(exc))
-
-        return endpoint
-
-    def presets(request, body):
-        out = []
-        for name in preset_names(game="1000"):
-            rs = load_ruleset(name)
-            out.append({"name": name, "summary": rs.summary, "players": [2, MAX_PLAYERS]})
-        return JSONResponse(out)
-
-    def strings(request, body):
-        return JSONResponse(
-            {
-                "lang": i18n.language(),
-                "languages": list(i18n.LANGUAGES),
-                "words": {k: _(v) for k, v in PAGE_WORDS.items()},
-            }
-        )
-
-    def games(request, body):
-        # another device lists nothing: it opens the games whose links it was given
-        return JSONResponse(server.store.listing() if server.trusted(request) else [])
-
-    def server_info(request, body):
-        info = {"lan_url": server.lan_url, "trusted": server.trusted(request)}
-        if ca_der is not None:
-            info["authority"] = {"url": "/table-ca.crt", "fingerprint": ca_fingerprint}
-        return JSONResponse(info)
-
-    def qr(request, body):
-        text = request.query_params.get("text", "")
-        if not text or len(text) > 500:
-            raise HTTPException(400, "text: 1 to 500 characters")
-        try:
-            import segno
-        except ImportError:
-            raise HTTPException(404, "QR codes need the web extra (segno): pip install -e '.[web]'") from None
-        buf = io.BytesIO()
-        segno.make(text, error="m").save(buf, kind="svg", scale=4, border=2)
-        return Response(buf.getvalue(), media_type="image/svg+xml")
-
-    def new_game(request, body):
-        rules = body.get("rules")
-        if not isinstance(rules, str) or not rules or "/" in rules or rules.endswith(".toml"):
-            raise HTTPException(400, "rules must be the name of a preset")
-        seed = body.get("seed")
-        if seed is not None and type(seed) is not int:
-            raise HTTPException(400, "seed must be a whole number")
-        overrides = _overrides(body.get("overrides"))
-        rs = load_ruleset(rules, overrides)
-        if not isinstance(rs, Ruleset):
-            raise HTTPException(400, f"{rules} is not a ruleset of the 1000 family")
-        g = Game(rs, _players(body.get("players")), rules, overrides, seed)
-        game_id = server.store.create(g)
-        return JSONResponse(state_of(game_id, g, token=server.store.token(game_id)), status_code=201)
-
-    def import_game(request, body):
-        rules = body.get("rules")
-        if not isinstance(rules, str) or "/" in rules or "\\" in rules or rules.endswith(".toml"):
-            # a save names its rules; here only a preset, never a file on the server
-            raise HTTPException(400, "only games of the presets can be resumed here")
-        try:
-            g = Game.from_json(body)
-        except ThousandError as exc:  # a bad file, not a move: 400 whatever the cause
-            raise HTTPException(400, str(exc)) from None
-        if not isinstance(g, Game) or "/" in g.spec or g.spec.endswith(".toml"):
-            raise HTTPException(400, "only games of the presets can be resumed here")
-        _players(g.names)
-        game_id = server.store.create(g)
-        return JSONResponse(state_of(game_id, g, token=server.store.token(game_id)), status_code=201)
-
-    def game(request, body):
-        game_id = server.game_id(request)
-        g = server.store.load(game_id)
-        return JSONResponse(
-            state_of(game_id, g, token=server.store.token(game_id) if server.trusted(request) else None)
-        )
-
-    def entry(request, body):
-        game_id = server.game_id(request)
-        text = body.get("entry")
-        if not isinstance(text, str) or not text.strip() or len(text) > MAX_ENTRY:
-            raise HTTPException(400, 'entry must be a line such as "roll 1,5,3,3,4", "keep 1,5" or "stop"')
-        verb, _sep, arg = " ".join(text.split()).partition(" ")
-        with server.store.change(game_id) as g:
-            msgs = g.submit(game_entry(g, verb.lower(), arg, text.strip()))
-        return JSONResponse(state_of(game_id, g, msgs))
-
-    def undo(request, body):
-        game_id = server.game_id(request)
-        with server.store.change(game_id) as g:
-            msg = g.undo()
-        return JSONResponse(state_of(game_id, g, [msg]))
-
-    def sync(request, body):
-        game_id = server.game_id(request)
-        since, log = body.get("since"), body.get("log")
-        entries_ok = isinstance(log, list) and len(log) <= MAX_LOG
-        entries_ok = entries_ok and all(isinstance(e, str) and len(e) <= MAX_ENTRY for e in log)
-        if not (isinstance(since, str) and entries_ok):
-            raise HTTPException(400, f'sync needs "since" (a log digest) and "log" (at most {MAX_LOG} entries)')
-        with server.store.change(game_id) as g:
-            if log_digest(g.log) != since:
-                raise HTTPException(
-                    412, "the game changed on the server while this phone was away: its offline entries were not taken"
-                )
-            g.adopt(log)
-        return JSONResponse(state_of(game_id, g))
-
-    def advice(request, body):
-        game_id = server.game_id(request)
-        g = server.store.load(game_id)
-        try:
-            parts = server.advisors(g).advice(g)
-        except Solving as s:
-            return JSONResponse(s.job.progress(), status_code=202)
-        return JSONResponse(
-            {"status": "ready", "player": g.names[g.current], "advice": advice_json(parts), "builds": server.builds(g)}
-        )
-
-    def build(request, body):
-        game_id = server.game_id(request)
-        g = server.store.load(game_id)
-        objective = body.get("objective")
-        wanted = [m["objective"] for m in server.advisors(g).missing(g)]
-        if objective not in wanted:
-            have = ", ".join(wanted) or "none"
-            raise HTTPException(400, f"objective must be a table this game's advice lacks ({have}), not {objective!r}")
-        return JSONResponse(server.solves.start(g.rs, objective).progress(), status_code=202)
-
-    def review(request, body):
-        from thousand.play.review import review_game
-
-        game_id = server.game_id(request)
-        g = server.store.load(game_id)
-        try:
-            rv = review_game(g, advisors=server.advisors(g))
-        except Solving as s:
-            return JSONResponse(s.job.progress(), status_code=202)
-        return JSONResponse({"status": "ready", "review": rv.to_json()})
-
-    def save(request, body):
-        game_id = server.game_id(request)
-        g = server.store.load(game_id)
-        return Response(
-            json.dumps(g.to_json(), indent=1) + "\n",
-            media_type="application/json",
-            headers={"Content-Disposition": f'attachment; filename="thousand-{game_id}.json"'},
-        )
-
-    def delete(request, body):
-        game_id = server.game_id(request)
-        server.store.delete(game_id)
-        return JSONResponse({"deleted": game_id})
-
-    async def index(request: Request):
-        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
-
-    # the service worker's cache is named after the static files, so a changed page replaces it
-    shell_hash = hashlib.sha256(
-        b"".join(p.name.encode() + p.read_bytes() for p in sorted(STATIC.iterdir()) if p.is_file())
-    ).hexdigest()[:16]
-
-    async def service_worker(request: Request):
-        # served from / (not /static/) so that its scope is the whole page
-        text = (STATIC / "sw.js").read_text(encoding="utf-8").replace("__VERSION__", shell_hash)
-        return Response(text, media_type="text/javascript", headers={"Cache-Control": "no-cache"})
-
-    async def table_authority(request: Request):
-        # public by nature: what a phone installs to trust this server's certificate
-        if ca_der is None:
-            return _error(404, "this server has no certificate authority (thousand serve --https makes one)")
-        return Response(
-            ca_der,
-            media_type="application/x-x509-ca-cert",
-            headers={"Content-Disposition": 'attachment; filename="thousand-table-ca.crt"'},
-        )
-
-    async def manifest(request: Request):
-        return FileResponse(STATIC / "manifest.webmanifest", media_type="application/manifest+json")
-
-    async def http_error(request: Request, exc: HTTPException):
-        return _error(exc.status_code, exc.detail)
-
-    async def not_found(request: Request, exc):
-        return _error(404, f"no such page: {request.url.path}")
-
-    async def server_error(request: Request, exc):
-        return _error(500, f"internal error: {type(exc).__name__}")
-
+    api = Api(server, authority)
     routes = [
-        Route("/", index),
-        Route("/sw.js", service_worker),
-        Route("/manifest.webmanifest", manifest),
-        Route("/table-ca.crt", table_authority),
-        Route("/api/presets", in_language(presets)),
-        Route("/api/strings", in_language(strings)),
-        Route("/api/games", in_language(games), methods=["GET"]),
-        Route("/api/server", in_language(server_info), methods=["GET"]),
-        Route("/api/qr", in_language(qr), methods=["GET"]),
-        Route("/api/games", in_language(new_game), methods=["POST"]),
-        Route("/api/games/import", in_language(import_game), methods=["POST"]),
-        Route("/api/games/{id}", in_language(game), methods=["GET"]),
-        Route("/api/games/{id}", in_language(delete), methods=["DELETE"]),
-        Route("/api/games/{id}/entry", in_language(entry), methods=["POST"]),
-        Route("/api/games/{id}/undo", in_language(undo), methods=["POST"]),
-        Route("/api/games/{id}/sync", in_language(sync), methods=["POST"]),
-        Route("/api/games/{id}/advice", in_language(advice), methods=["GET"]),
-        Route("/api/games/{id}/build", in_language(build), methods=["POST"]),
-        Route("/api/games/{id}/review", in_language(review), methods=["GET"]),
-        Route("/api/games/{id}/save", in_language(save), methods=["GET"]),
+        Route("/", api.index),
+        Route("/sw.js", api.service_worker),
+        Route("/manifest.webmanifest", api.manifest),
+        Route("/table-ca.crt", api.table_authority),
+        Route("/api/presets", _in_language(api.presets)),
+        Route("/api/strings", _in_language(api.strings)),
+        Route("/api/games", _in_language(api.games), methods=["GET"]),
+        Route("/api/server", _in_language(api.server_info), methods=["GET"]),
+        Route("/api/qr", _in_language(api.qr), methods=["GET"]),
+        Route("/api/games", _in_language(api.new_game), methods=["POST"]),
+        Route("/api/games/import", _in_language(api.import_game), methods=["POST"]),
+        Route("/api/games/{id}", _in_language(api.game), methods=["GET"]),
+        Route("/api/games/{id}", _in_language(api.delete), methods=["DELETE"]),
+        Route("/api/games/{id}/entry", _in_language(api.entry), methods=["POST"]),
+        Route("/api/games/{id}/undo", _in_language(api.undo), methods=["POST"]),
+        Route("/api/games/{id}/sync", _in_language(api.sync), methods=["POST"]),
+        Route("/api/games/{id}/advice", _in_language(api.advice), methods=["GET"]),
+        Route("/api/games/{id}/build", _in_language(api.build), methods=["POST"]),
+        Route("/api/games/{id}/review", _in_language(api.review), methods=["GET"]),
+        Route("/api/games/{id}/save", _in_language(api.save), methods=["GET"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(
@@ -758,7 +773,12 @@ def create_app(
             Middleware(BodyLimit),
             Middleware(RateLimit),
         ],
-        exception_handlers={HTTPException: http_error, 404: not_found, 405: http_error, 500: server_error},
+        exception_handlers={
+            HTTPException: api.http_error,
+            404: api.not_found,
+            405: api.http_error,
+            500: api.server_error,
+        },
     )
     app.state.server = server
     return app
