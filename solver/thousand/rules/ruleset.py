@@ -518,11 +518,39 @@ def from_mapping(mapping: Mapping[str, Any]) -> Ruleset:
 
 
 def _check_consistency(rs: Ruleset) -> None:
-    """Cross-field checks: each failure is one :class:`RulesetError` line."""
+    """Cross-field checks: each failure is one :class:`RulesetError` line. One step per part
+    of the rules: points and the goal, bolts, pits and samosval scores, the barrel."""
+    _check_points_and_goal(rs)
+    _check_bolts(rs)
+    _check_pits_and_dumps(rs)
+    _check_barrel(rs)
+
+
+def _check_points_and_goal(rs: Ruleset) -> None:
     u = rs.unit
     for v in rs._point_values():
         if v % u:
             raise RulesetError(_("point value {0} is not a multiple of the unit {1}").format(v, u))
+    if rs.goal // rs.unit > MAX_GOAL_UNITS:
+        raise RulesetError(
+            _("goal {0} is {1:,} units of {2} points: the solver plays goals of at most {3:,} units").format(
+                rs.goal, rs.goal // rs.unit, rs.unit, MAX_GOAL_UNITS
+            )
+        )
+    if rs.open_min >= rs.goal:
+        raise RulesetError(_("open_min {0} must be below the goal {1}").format(rs.open_min, rs.goal))
+    if rs.min_bank >= rs.goal:
+        raise RulesetError(_("min_bank {0} must be below the goal {1}").format(rs.min_bank, rs.goal))
+    g = reduce(math.gcd, rs.scoring.point_values())
+    if rs.barrel.kind == "exact" and rs.goal % g:
+        raise RulesetError(
+            _("goal {0} cannot be reached exactly: every roll scores a multiple of {1}").format(rs.goal, g)
+        )
+    if rs.open_min and max(rs.scoring.point_values()) < 1:
+        raise RulesetError(_("the dice cannot reach the opening minimum"))
+
+
+def _check_bolts(rs: Ruleset) -> None:
     for s in rs.bolts.exempt:
         if s not in EXEMPT_STATUSES:
             raise RulesetError(_("bolts.exempt: unknown status {0!r} (use {1})").format(s, ", ".join(EXEMPT_STATUSES)))
@@ -530,12 +558,9 @@ def _check_consistency(rs: Ruleset) -> None:
         raise RulesetError(_("bolts.limit is set but bolts.penalty is 0"))
     if rs.bolts.penalty and not rs.bolts.limit:
         raise RulesetError(_("bolts.penalty is set but bolts.limit is 0"))
-    if rs.goal // rs.unit > MAX_GOAL_UNITS:
-        raise RulesetError(
-            _("goal {0} is {1:,} units of {2} points: the solver plays goals of at most {3:,} units").format(
-                rs.goal, rs.goal // rs.unit, rs.unit, MAX_GOAL_UNITS
-            )
-        )
+
+
+def _check_pits_and_dumps(rs: Ruleset) -> None:
     prev_exit = None
     for p in rs.pits:
         if not 0 < p.low < p.exit:
@@ -552,55 +577,48 @@ def _check_consistency(rs: Ruleset) -> None:
             raise RulesetError(_("dump score {0} must lie between 0 and the goal {1}").format(d, rs.goal))
     if rs.dump_mid_turn and not rs.dump:
         raise RulesetError(_("dump_mid_turn is set but there is no dump score"))
-    if rs.open_min >= rs.goal:
-        raise RulesetError(_("open_min {0} must be below the goal {1}").format(rs.open_min, rs.goal))
-    if rs.min_bank >= rs.goal:
-        raise RulesetError(_("min_bank {0} must be below the goal {1}").format(rs.min_bank, rs.goal))
+
+
+def _check_barrel(rs: Ruleset) -> None:
     b = rs.barrel
     if b.kind == "none":
-        if (
-            b.threshold
-            or b.attempts
-            or b.fall_penalty
-            or b.max_falls
-            or b.overshoots
-            or b.fall_to != "penalty"
-            or b.push_off != "none"
-        ):
+        unused = (b.threshold, b.attempts, b.fall_penalty, b.max_falls, b.overshoots)
+        if any(unused) or b.fall_to != "penalty" or b.push_off != "none":
             raise RulesetError(_("barrel.kind is none but other barrel settings are given"))
     else:
-        if b.kind in ("points", "region") and not 0 < b.threshold < rs.goal:
-            raise RulesetError(_("barrel.threshold must lie between 0 and the goal {0}").format(rs.goal))
-        if b.kind == "exact" and not 0 <= b.threshold < rs.goal:
-            raise RulesetError(_("barrel.threshold must be below the goal {0}").format(rs.goal))
-        if b.kind == "exact" and b.overshoots == 0:
-            raise RulesetError(_("an exact barrel needs barrel.overshoots > 0"))
-        if b.kind == "exact" and b.attempts:
-            raise RulesetError(_("an exact barrel counts overshoots, not barrel.attempts"))
-        if b.fall_to == "entry" and b.kind != "points":
-            raise RulesetError(_("barrel.fall_to = entry applies only to a points barrel"))
-        if b.kind != "exact" and b.overshoots:
-            raise RulesetError(_("barrel.overshoots applies only to an exact barrel"))
-        if b.kind == "region" and (b.attempts or b.max_falls or b.fall_penalty or b.fall_to != "penalty"):
-            raise RulesetError(_("a region barrel has no attempts or falls (failures count as bolts)"))
-        if b.kind == "points" and b.attempts == 0 and b.push_off != "fall" and (b.max_falls or b.fall_penalty):
-            raise RulesetError(_("barrel falls are set but barrel.attempts is 0 (no player ever falls)"))
-        if b.fall_to == "open_min" and rs.open_min == 0:
-            raise RulesetError(_("barrel.fall_to = open_min but open_min is 0"))
-        if b.push_off == "penalty" and b.push_off_penalty == 0:
-            raise RulesetError(_("barrel.push_off = penalty needs barrel.push_off_penalty > 0"))
-        if b.push_off == "open_min" and rs.open_min == 0:
-            raise RulesetError(_("barrel.push_off = open_min but open_min is 0"))
-        if b.kind == "points" and rs.pit_of(b.threshold):
-            raise RulesetError(_("the barrel {0} lies inside a pit").format(b.threshold))
+        _check_barrel_kind(rs, b)
+        _check_barrel_falls(rs, b)
     if b.push_off_penalty and b.push_off != "penalty":
         raise RulesetError(_("barrel.push_off_penalty is set but barrel.push_off is not penalty"))
-    if rs.floor < 0 and not rs.bolts.limit and not rs.overtake:
-        pass  # a negative floor without penalties is harmless
-    g = reduce(math.gcd, rs.scoring.point_values())
-    if b.kind == "exact" and rs.goal % g:
-        raise RulesetError(
-            _("goal {0} cannot be reached exactly: every roll scores a multiple of {1}").format(rs.goal, g)
-        )
-    if rs.open_min and max(rs.scoring.point_values()) < 1:
-        raise RulesetError(_("the dice cannot reach the opening minimum"))
+
+
+def _check_barrel_kind(rs: Ruleset, b) -> None:
+    """Where the barrel stands and what its kind counts (attempts or overshoots)."""
+    if b.kind in ("points", "region") and not 0 < b.threshold < rs.goal:
+        raise RulesetError(_("barrel.threshold must lie between 0 and the goal {0}").format(rs.goal))
+    if b.kind == "exact" and not 0 <= b.threshold < rs.goal:
+        raise RulesetError(_("barrel.threshold must be below the goal {0}").format(rs.goal))
+    if b.kind == "exact" and b.overshoots == 0:
+        raise RulesetError(_("an exact barrel needs barrel.overshoots > 0"))
+    if b.kind == "exact" and b.attempts:
+        raise RulesetError(_("an exact barrel counts overshoots, not barrel.attempts"))
+    if b.kind != "exact" and b.overshoots:
+        raise RulesetError(_("barrel.overshoots applies only to an exact barrel"))
+    if b.kind == "points" and rs.pit_of(b.threshold):
+        raise RulesetError(_("the barrel {0} lies inside a pit").format(b.threshold))
+
+
+def _check_barrel_falls(rs: Ruleset, b) -> None:
+    """What a fall from the barrel, or a push off it, costs and where it lands."""
+    if b.fall_to == "entry" and b.kind != "points":
+        raise RulesetError(_("barrel.fall_to = entry applies only to a points barrel"))
+    if b.kind == "region" and (b.attempts or b.max_falls or b.fall_penalty or b.fall_to != "penalty"):
+        raise RulesetError(_("a region barrel has no attempts or falls (failures count as bolts)"))
+    if b.kind == "points" and b.attempts == 0 and b.push_off != "fall" and (b.max_falls or b.fall_penalty):
+        raise RulesetError(_("barrel falls are set but barrel.attempts is 0 (no player ever falls)"))
+    if b.fall_to == "open_min" and rs.open_min == 0:
+        raise RulesetError(_("barrel.fall_to = open_min but open_min is 0"))
+    if b.push_off == "penalty" and b.push_off_penalty == 0:
+        raise RulesetError(_("barrel.push_off = penalty needs barrel.push_off_penalty > 0"))
+    if b.push_off == "open_min" and rs.open_min == 0:
+        raise RulesetError(_("barrel.push_off = open_min but open_min is 0"))
