@@ -10,6 +10,7 @@ that shows each of the worst.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -75,118 +76,18 @@ def run_evaluation(
             + f" ({'expected turns to win alone' if race else 'P(bot wins)'})"
         ]
         optimum = oracle.solution.start_value()
+        ctx = _Run(
+            rs, objective, overrides, engine, bot, opp, bot_spec, opp_spec, oracle, race, optimum, tables_dir, progress
+        )
 
-        # ---- exact
-        ex = None
         sweep_blunders = Blunders(oracle, keep=worst)
-        if exact:
-            ex, why = _exact(engine, bot, opp, opp_spec, oracle, race, budget, sweep_blunders, progress)
-            if ex is None:
-                lines.append(f"exact: skipped ({why}); Monte Carlo only")
-                out["exact"] = {"skipped": why}
-            else:
-                ex.optimum = optimum
-                out["exact"] = ex.to_json()
-                if race:
-                    lines.append(
-                        f"exact: expected turns {ex.value_first:.6f}, optimum {optimum:.6f}, "
-                        f"given up {ex.value_first - optimum:+.6f} turns "
-                        f"({ex.states} states, {ex.decisions} decision states, {ex.seconds:.1f} s)"
-                    )
-                else:
-                    lines.append(
-                        f"exact: P(bot wins) moving first {ex.value_first:.6f}, second "
-                        f"{ex.value_second:.6f}; optimal vs optimal: first {optimum:.6f}, "
-                        f"second {1 - optimum:.6f}"
-                    )
-                    lines.append(
-                        f"       ({ex.states} game states, {ex.decisions} decision states, {ex.seconds:.1f} s)"
-                    )
-                if ex.truncated > 1e-12:
-                    lines.append(
-                        f"       note: {ex.truncated:.2e} of probability cut off in very long turns (counted as busts)"
-                    )
-                if sweep_blunders.decisions:
-                    out["exact"]["blunders"] = _blunder_json(
-                        sweep_blunders, rs, objective, overrides, race, per_game=False
-                    )
-        else:
+        ex = _exact_part(ctx, budget, sweep_blunders, out, lines) if exact else None
+        if not exact:
             out["exact"] = {"skipped": "--no-exact"}
-
-        # ---- Monte Carlo
-        mc = None
         blunders = Blunders(oracle, keep=worst)
-        if games:
-            mc = fast_mc(rs, objective, bot_spec, opp_spec, games, seed, tables_dir)
-            if mc is not None:
-                # blunders from a smaller run of the Python game loop
-                g2 = min(games, blunder_games)
-                if race:
-                    mc_race(engine, bot, g2, seed, blunders)
-                else:
-                    mc_duel(engine, bot, opp, g2, seed, blunders)
-            elif race:
-                mc = mc_race(engine, bot, games, seed, blunders, progress, blunder_games)
-            else:
-                mc = mc_duel(engine, bot, opp, games, seed, blunders, progress, blunder_games)
-            out["monte_carlo"] = (
-                mc.to_json(race)
-                if not isinstance(mc.turns, _Moments)
-                else {
-                    "games": mc.games,
-                    "mean_turns": mc.turns.mean,
-                    "ci95": list(_mean_ci_any(mc.turns)[1:]),
-                    "seconds": round(mc.seconds, 3),
-                    "engine": mc.engine,
-                }
-            )
-            speed = mc.games / mc.seconds if mc.seconds > 0 else float("inf")
-            if race:
-                m, lo, hi = _mean_ci_any(mc.turns)
-                lines.append(
-                    f"Monte Carlo: {mc.games} games, mean turns {m:.4f} (95% CI {lo:.4f} to {hi:.4f})"
-                    f"{_unf(mc)}; {mc.seconds:.1f} s, {speed:,.0f} games/s ({mc.engine})"
-                )
-            else:
-                lo, hi = wilson(mc.wins, mc.games)
-                lines.append(
-                    f"Monte Carlo: {mc.games} games, bot wins {mc.wins / mc.games:.4f} "
-                    f"(95% CI {lo:.4f} to {hi:.4f}){_unf(mc)}; {mc.seconds:.1f} s, "
-                    f"{speed:,.0f} games/s ({mc.engine})"
-                )
-                for seat, k, n in (
-                    ("first", mc.first_wins, mc.first_games),
-                    ("second", mc.second_wins, mc.second_games),
-                ):
-                    if n:
-                        lo, hi = wilson(k, n)
-                        lines.append(
-                            f"  moving {seat:6}: {n} games, bot wins {k / n:.4f} (95% CI {lo:.4f} to {hi:.4f})"
-                        )
-        # ---- blunders
+        mc = _monte_carlo_part(ctx, games, seed, blunder_games, blunders, out, lines) if games else None
         src = blunders if blunders.decisions else sweep_blunders
-        if src.decisions:
-            where = (
-                f"in the first {len(src.per_game)} simulated games"
-                if src is blunders
-                else "over the exact sweep's decision states"
-            )
-            unit = "turns" if race else "P(win)"
-            lines.append(
-                f"blunders {where}: {src.decisions} decisions, {src.mistakes} not optimal, "
-                f"{src.total:.6f} {unit} given up in all"
-            )
-            if src is blunders and src.per_game:
-                pg = np.asarray(src.per_game)
-                lines.append(f"  per game: mean {pg.mean():.6f}, max {pg.max():.6f} {unit} given up")
-            ws = [w for w in src.worst_sorted() if w[0] > 1e-12]
-            if ws:
-                lines.append("  worst decisions:")
-            for lost, _, st, a, best, _val in ws:
-                lines.append(f"  - gave up {lost:.6f}: {_state_text(rs, st)}")
-                lines.append(f"      bot: {a.label()}; best: {best.label()}")
-                lines.append(f"      $ {advise_command(rs, st, objective, overrides)}")
-            out["blunders"] = _blunder_json(src, rs, objective, overrides, race, per_game=src is blunders)
+        _blunder_part(ctx, src, src is blunders, out, lines)
         faults = {b.name: {"counts": b.faults.counts, "examples": b.faults.examples} for b in bots if b.faults.total}
         if faults:
             out["faults"] = faults
@@ -207,6 +108,137 @@ def run_evaluation(
     finally:
         for b in bots:
             b.close()
+
+
+@dataclass
+class _Run:
+    """What every part of one evaluation reads."""
+
+    rs: Ruleset
+    objective: str
+    overrides: tuple[str, ...]
+    engine: TurnRules
+    bot: Bot
+    opp: Bot | None
+    bot_spec: str
+    opp_spec: str
+    oracle: Oracle
+    race: bool
+    optimum: float
+    tables_dir: str | None
+    progress: bool
+
+
+def _exact_part(ctx: _Run, budget: int, sweep_blunders, out: dict, lines: list[str]):
+    """The bot's exact value in both seats (where it fits ``budget``), into ``out`` and ``lines``."""
+    rs, objective, overrides, race, optimum = ctx.rs, ctx.objective, ctx.overrides, ctx.race, ctx.optimum
+    engine, bot, opp, opp_spec, oracle, progress = ctx.engine, ctx.bot, ctx.opp, ctx.opp_spec, ctx.oracle, ctx.progress
+    ex, why = _exact(engine, bot, opp, opp_spec, oracle, race, budget, sweep_blunders, progress)
+    if ex is None:
+        lines.append(f"exact: skipped ({why}); Monte Carlo only")
+        out["exact"] = {"skipped": why}
+    else:
+        ex.optimum = optimum
+        out["exact"] = ex.to_json()
+        if race:
+            lines.append(
+                f"exact: expected turns {ex.value_first:.6f}, optimum {optimum:.6f}, "
+                f"given up {ex.value_first - optimum:+.6f} turns "
+                f"({ex.states} states, {ex.decisions} decision states, {ex.seconds:.1f} s)"
+            )
+        else:
+            lines.append(
+                f"exact: P(bot wins) moving first {ex.value_first:.6f}, second "
+                f"{ex.value_second:.6f}; optimal vs optimal: first {optimum:.6f}, "
+                f"second {1 - optimum:.6f}"
+            )
+            lines.append(f"       ({ex.states} game states, {ex.decisions} decision states, {ex.seconds:.1f} s)")
+        if ex.truncated > 1e-12:
+            lines.append(
+                f"       note: {ex.truncated:.2e} of probability cut off in very long turns (counted as busts)"
+            )
+        if sweep_blunders.decisions:
+            out["exact"]["blunders"] = _blunder_json(sweep_blunders, rs, objective, overrides, race, per_game=False)
+    return ex
+
+
+def _monte_carlo_part(ctx: _Run, games: int, seed: int, blunder_games: int, blunders, out: dict, lines: list[str]):
+    """``games`` simulated games with the bot in each seat (the compiled simulator where it
+    plays these bots), and the blunders of a smaller run of the Python game loop."""
+    rs, objective, race, engine, bot, opp = ctx.rs, ctx.objective, ctx.race, ctx.engine, ctx.bot, ctx.opp
+    bot_spec, opp_spec, tables_dir, progress = ctx.bot_spec, ctx.opp_spec, ctx.tables_dir, ctx.progress
+    mc = fast_mc(rs, objective, bot_spec, opp_spec, games, seed, tables_dir)
+    if mc is not None:
+        # blunders from a smaller run of the Python game loop
+        g2 = min(games, blunder_games)
+        if race:
+            mc_race(engine, bot, g2, seed, blunders)
+        else:
+            mc_duel(engine, bot, opp, g2, seed, blunders)
+    elif race:
+        mc = mc_race(engine, bot, games, seed, blunders, progress, blunder_games)
+    else:
+        mc = mc_duel(engine, bot, opp, games, seed, blunders, progress, blunder_games)
+    out["monte_carlo"] = (
+        mc.to_json(race)
+        if not isinstance(mc.turns, _Moments)
+        else {
+            "games": mc.games,
+            "mean_turns": mc.turns.mean,
+            "ci95": list(_mean_ci_any(mc.turns)[1:]),
+            "seconds": round(mc.seconds, 3),
+            "engine": mc.engine,
+        }
+    )
+    speed = mc.games / mc.seconds if mc.seconds > 0 else float("inf")
+    if race:
+        m, lo, hi = _mean_ci_any(mc.turns)
+        lines.append(
+            f"Monte Carlo: {mc.games} games, mean turns {m:.4f} (95% CI {lo:.4f} to {hi:.4f})"
+            f"{_unf(mc)}; {mc.seconds:.1f} s, {speed:,.0f} games/s ({mc.engine})"
+        )
+    else:
+        lo, hi = wilson(mc.wins, mc.games)
+        lines.append(
+            f"Monte Carlo: {mc.games} games, bot wins {mc.wins / mc.games:.4f} "
+            f"(95% CI {lo:.4f} to {hi:.4f}){_unf(mc)}; {mc.seconds:.1f} s, "
+            f"{speed:,.0f} games/s ({mc.engine})"
+        )
+        for seat, k, n in (
+            ("first", mc.first_wins, mc.first_games),
+            ("second", mc.second_wins, mc.second_games),
+        ):
+            if n:
+                lo, hi = wilson(k, n)
+                lines.append(f"  moving {seat:6}: {n} games, bot wins {k / n:.4f} (95% CI {lo:.4f} to {hi:.4f})")
+    return mc
+
+
+def _blunder_part(ctx: _Run, src, simulated: bool, out: dict, lines: list[str]) -> None:
+    """The bot's worst decisions (in the simulated games, else over the exact sweep)."""
+    rs, objective, overrides, race = ctx.rs, ctx.objective, ctx.overrides, ctx.race
+    if src.decisions:
+        where = (
+            f"in the first {len(src.per_game)} simulated games"
+            if simulated
+            else "over the exact sweep's decision states"
+        )
+        unit = "turns" if race else "P(win)"
+        lines.append(
+            f"blunders {where}: {src.decisions} decisions, {src.mistakes} not optimal, "
+            f"{src.total:.6f} {unit} given up in all"
+        )
+        if simulated and src.per_game:
+            pg = np.asarray(src.per_game)
+            lines.append(f"  per game: mean {pg.mean():.6f}, max {pg.max():.6f} {unit} given up")
+        ws = [w for w in src.worst_sorted() if w[0] > 1e-12]
+        if ws:
+            lines.append("  worst decisions:")
+        for lost, _, st, a, best, _val in ws:
+            lines.append(f"  - gave up {lost:.6f}: {_state_text(rs, st)}")
+            lines.append(f"      bot: {a.label()}; best: {best.label()}")
+            lines.append(f"      $ {advise_command(rs, st, objective, overrides)}")
+        out["blunders"] = _blunder_json(src, rs, objective, overrides, race, per_game=simulated)
 
 
 def _unf(mc: MCResult) -> str:
