@@ -122,47 +122,8 @@ def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit, 
     is a set-aside whose best composition uses all its dice, or with ``compose_any``
     one that some composition uses all of (scored by the best such composition).
     """
-    groups = [(tuple(int(x) for x in row), int(p)) for row, p in zip(group_counts, group_points)]
+    comp = _Compositions(group_counts, group_points)
     inst = [tuple(int(x) for x in row) for row in instant]
-    memo: dict[tuple[int, ...], tuple[int, int]] = {}
-
-    def best(c):
-        if c in memo:
-            return memo[c]
-        b = (0, 0)
-        for g, pts in groups:
-            if all(a >= x for a, x in zip(c, g)):
-                p, u = best(tuple(a - x for a, x in zip(c, g)))
-                cand = (p + pts, u + sum(g))
-                if cand > b:
-                    b = cand
-        memo[c] = b
-        return b
-
-    fmemo: dict[tuple[int, ...], int | None] = {}
-
-    def full(c):
-        """The most points of a composition of ``c`` that uses every die (None: none does)."""
-        if not any(c):
-            return 0
-        if c in fmemo:
-            return fmemo[c]
-        b = None
-        for g, pts in groups:
-            if all(a >= x for a, x in zip(c, g)):
-                r = full(tuple(a - x for a, x in zip(c, g)))
-                if r is not None and (b is None or r + pts > b):
-                    b = r + pts
-        fmemo[c] = b
-        return b
-
-    def subs(c):
-        if not c:
-            yield ()
-            return
-        for rest in subs(c[1:]):
-            for k in range(c[0] + 1):
-                yield (k,) + rest
 
     keys: dict[tuple, int] = {}
     rolls, roll_class, weights, options, flags = [], [], [], [], []
@@ -170,23 +131,7 @@ def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit, 
         if any(all(a >= x for a, x in zip(c, pat)) for pat in inst):
             key: tuple = ("instant",)
         else:
-            if keep_any:
-                opts = set()
-                for s in subs(c):
-                    k = sum(s)
-                    if k:
-                        if compose_any:  # any composition that uses every die of the set-aside
-                            f = full(s)
-                            if f is not None:
-                                opts.add((f // unit, k))
-                            continue
-                        p, u = best(s)  # its best composition, which must use every die
-                        if u == k:
-                            opts.add((p // unit, k))
-            else:
-                p, u = best(c)
-                opts = {(p // unit, u)} if u else set()
-            key = tuple(sorted(opts))
+            key = tuple(sorted(comp.options(c, keep_any, compose_any, unit)))
         if key not in keys:
             keys[key] = len(weights)
             weights.append(0)
@@ -210,6 +155,78 @@ def roll_classes(group_counts, group_points, instant, n, faces, keep_any, unit, 
         opt_used,
         np.array(flags, dtype=np.uint8),
     )
+
+
+class _Compositions:
+    """How the scoring groups compose a multiset of faces (count vectors), memoised:
+    :meth:`best` (the most points, then the most dice), :meth:`full` (the most points of a
+    composition that uses every die) and the set-asides a roll offers (:meth:`options`)."""
+
+    def __init__(self, group_counts, group_points):
+        self.groups = [(tuple(int(x) for x in row), int(p)) for row, p in zip(group_counts, group_points)]
+        self._best: dict[tuple[int, ...], tuple[int, int]] = {}
+        self._full: dict[tuple[int, ...], int | None] = {}
+
+    def _fits(self, c):
+        """The groups that ``c`` holds, each with what is left of ``c`` without it."""
+        for g, pts in self.groups:
+            if all(a >= x for a, x in zip(c, g)):
+                yield g, pts, tuple(a - x for a, x in zip(c, g))
+
+    def best(self, c) -> tuple[int, int]:
+        """(points, dice used) of the best composition of ``c``, by points then dice."""
+        if c not in self._best:
+            b = (0, 0)
+            for g, pts, rest in self._fits(c):
+                p, u = self.best(rest)
+                b = max(b, (p + pts, u + sum(g)))
+            self._best[c] = b
+        return self._best[c]
+
+    def full(self, c) -> int | None:
+        """The most points of a composition of ``c`` that uses every die (None: none does)."""
+        if not any(c):
+            return 0
+        if c not in self._full:
+            b = None
+            for _g, pts, rest in self._fits(c):
+                r = self.full(rest)
+                if r is not None and (b is None or r + pts > b):
+                    b = r + pts
+            self._full[c] = b
+        return self._full[c]
+
+    def options(self, c, keep_any: bool, compose_any: bool, unit: int) -> set[tuple[int, int]]:
+        """The set-asides of roll ``c`` as (points in units, dice used): its best composition;
+        or with ``keep_any`` every sub-multiset whose best composition uses all its dice (with
+        ``compose_any``, that some composition uses all of, scored by the best such one)."""
+        if not keep_any:
+            p, u = self.best(c)
+            return {(p // unit, u)} if u else set()
+        opts = set()
+        for sub in _sub_multisets(c):
+            k = sum(sub)
+            if not k:
+                continue
+            if compose_any:
+                f = self.full(sub)
+                if f is not None:
+                    opts.add((f // unit, k))
+                continue
+            p, u = self.best(sub)
+            if u == k:
+                opts.add((p // unit, k))
+        return opts
+
+
+def _sub_multisets(c):
+    """Every count vector below ``c`` (each face from 0 to its count)."""
+    if not c:
+        yield ()
+        return
+    for rest in _sub_multisets(c[1:]):
+        for k in range(c[0] + 1):
+            yield (k,) + rest
 
 
 # --------------------------------------------------------------------------- turn DP
@@ -278,123 +295,137 @@ def _turn_dp(
     full,
 ):
     """See :func:`thousand.kernel.turn_dp`."""
-    T = stop_ok.shape[0] - 1
-    K = bust_val.shape[0]
-    L = T + 2  # index T + 1 stands for every total above T
-    s_ok = np.append(stop_ok, stop_ok[-1]).astype(bool)
-    f_ok = np.append(forced_ok, forced_ok[-1]).astype(bool)
-    s_val = np.vstack([stop_val, stop_val[-1:]])
-    f_val = np.vstack([forced_val, forced_val[-1:]])
+    dp = _TurnDP(
+        _options_by_dice(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice),
+        dice,
+        hot_mode,
+        (stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val),
+        grad,
+    )
+    dp.solve_tail()
+    # ---- totals T..0: every scoring roll adds at least one unit, so go down.
+    for t in range(dp.L - 2, -1, -1):
+        dp.solve_total(t)
+        dp.arrive(t)
+    start = dp.R[0, dice].copy()
+    dstart = dp.dR[0, dice].copy() if grad else None
+    if full:
+        return start, dstart, dp.V, dp.R, dp.RC
+    return start, dstart, None, None, None
 
-    per_n = _options_by_dice(cls_ptr, cls_prob, cls_instant, opt_ptr, opt_points, opt_used, dice)
 
-    V = np.zeros((L, dice + 1, K))
-    R = np.zeros((L, dice + 1, K))
-    RC = np.zeros((L, K))
-    # A[t, m]: value of arriving at total t with m dice to roll (m = 0: hot dice)
-    A = np.zeros((L, dice + 1, K))
-    AC = np.zeros((L, dice + 1, K))  # the same after a confirming roll
-    dV = np.zeros_like(V) if grad else None
-    dR = np.zeros_like(R) if grad else None
-    dRC = np.zeros_like(RC) if grad else None
-    dA = np.zeros_like(A) if grad else None
-    dAC = np.zeros_like(AC) if grad else None
-    one = np.ones(K)
+class _TurnDP:
+    """The turn's value tables for every total t (index T + 1 stands for every total above
+    T) and dice to roll n, and with ``grad`` their derivatives by the bust value:
+    ``V[t, n]`` the value with the choice to bank, ``R[t, n]`` of rolling, ``RC[t]`` of a
+    confirming roll of every die; ``A[t, m]`` the value of arriving at total t with m dice
+    to roll (m = 0: hot dice), ``AC`` the same after a confirming roll."""
 
-    def roll(t, n, Atab, dAtab):
-        probs, pts, left, seg, p_bust, p_inst = per_n[n - 1]
-        val = p_bust * bust_val + p_inst * win_val
-        dval = p_bust * one if grad else None
+    def __init__(self, per_n, dice, hot_mode, ends, grad):
+        stop_ok, stop_val, forced_ok, forced_val, bust_val, win_val = ends
+        self.per_n, self.dice, self.hot_mode, self.grad = per_n, dice, hot_mode, grad
+        self.bust_val, self.win_val = bust_val, win_val
+        T = stop_ok.shape[0] - 1
+        K = self.K = bust_val.shape[0]
+        L = self.L = T + 2
+        self.s_ok = np.append(stop_ok, stop_ok[-1]).astype(bool)
+        self.f_ok = np.append(forced_ok, forced_ok[-1]).astype(bool)
+        self.s_val = np.vstack([stop_val, stop_val[-1:]])
+        self.f_val = np.vstack([forced_val, forced_val[-1:]])
+        self.V, self.R, self.RC = np.zeros((L, dice + 1, K)), np.zeros((L, dice + 1, K)), np.zeros((L, K))
+        self.A, self.AC = np.zeros((L, dice + 1, K)), np.zeros((L, dice + 1, K))
+        zero = np.zeros_like if grad else (lambda _x: None)
+        self.dV, self.dR, self.dRC, self.dA, self.dAC = (zero(x) for x in (self.V, self.R, self.RC, self.A, self.AC))
+        self.one = np.ones(K)
+
+    def roll(self, t, n, Atab, dAtab):
+        """The value (and derivative) of rolling n dice at total t, arrivals read from Atab."""
+        probs, pts, left, seg, p_bust, p_inst = self.per_n[n - 1]
+        val = p_bust * self.bust_val + p_inst * self.win_val
+        dval = p_bust * self.one if self.grad else None
         if len(probs):
-            tt = np.minimum(t + pts, L - 1)
+            tt = np.minimum(t + pts, self.L - 1)
             vals = Atab[tt, left]
-            if grad:
+            if self.grad:
                 arg = _segment_argmax(vals, seg, len(seg))
-                cols = np.arange(K)[None, :]
+                cols = np.arange(self.K)[None, :]
                 val = val + probs @ vals[arg, cols]
                 dval = dval + probs @ dAtab[tt, left][arg, cols]
             else:
                 val = val + probs @ np.maximum.reduceat(vals, seg, axis=0)
         return val, dval
 
-    def settle(t, n, r, dr):
+    def settle(self, t, n, r, dr):
         """V = stop if allowed and at least as good as rolling, else the roll."""
-        R[t, n] = r
-        if grad:
-            dR[t, n] = dr
-        if s_ok[t]:
-            take = s_val[t] >= r
-            V[t, n] = np.where(take, s_val[t], r)
-            if grad:
-                dV[t, n] = np.where(take, 0.0, dr)
+        self.R[t, n] = r
+        if self.grad:
+            self.dR[t, n] = dr
+        if self.s_ok[t]:
+            take = self.s_val[t] >= r
+            self.V[t, n] = np.where(take, self.s_val[t], r)
+            if self.grad:
+                self.dV[t, n] = np.where(take, 0.0, dr)
         else:
-            V[t, n] = r
-            if grad:
-                dV[t, n] = dr
+            self.V[t, n] = r
+            if self.grad:
+                self.dV[t, n] = dr
 
-    def arrive(t):
+    def solve_total(self, t):
+        """V, R (and RC) at total t from the arrivals above it."""
+        for n in range(1, self.dice + 1):
+            self.settle(t, n, *self.roll(t, n, self.A, self.dA))
+        if self.hot_mode == CONFIRM:
+            self.RC[t], d = self.roll(t, self.dice, self.AC, self.dAC)
+            if self.grad:
+                self.dRC[t] = d
+
+    def arrive(self, t):
         """Fill A[t] and AC[t] from the values at total t."""
-        if f_ok[t]:
-            A[t] = f_val[t]
-            AC[t] = f_val[t]
+        A, dA, grad = self.A, self.dA, self.grad
+        if self.f_ok[t]:
+            A[t] = self.AC[t] = self.f_val[t]
             if grad:
-                dA[t] = 0.0
-                dAC[t] = 0.0
+                dA[t] = self.dAC[t] = 0.0
             return
-        A[t, 1:] = V[t, 1:]
-        hot = V[t, dice] if hot_mode == FREE else (R[t, dice] if hot_mode == MUST_ROLL else RC[t])
-        A[t, 0] = hot
+        A[t, 1:] = self.V[t, 1:]
+        A[t, 0] = self._hot(self.V, self.R, self.RC, t)
         if grad:
-            dA[t, 1:] = dV[t, 1:]
-            dA[t, 0] = dV[t, dice] if hot_mode == FREE else (dR[t, dice] if hot_mode == MUST_ROLL else dRC[t])
-        _fill_confirm(t, A, dA, AC, dAC, s_ok, s_val, grad)
+            dA[t, 1:] = self.dV[t, 1:]
+            dA[t, 0] = self._hot(self.dV, self.dR, self.dRC, t)
+        _fill_confirm(t, A, dA, self.AC, self.dAC, self.s_ok, self.s_val, grad)
 
-    # ---- tail: every total above T behaves alike; the only cycle is hot dice.
-    # Solve h = f(h) for the value h of the hot state by Newton's method on the
-    # convex piecewise-linear f (exact after finitely many steps).
-    t = L - 1
-    if f_ok[t]:
-        arrive(t)
-        for n in range(1, dice + 1):
-            settle(t, n, *roll(t, n, A, dA))
-        if hot_mode == CONFIRM:
-            RC[t], d = roll(t, dice, AC, dAC)
-            if grad:
-                dRC[t] = d
-    else:
+    def _hot(self, V, R, RC, t):
+        """The value of hot dice at total t: as its mode says (bank or roll, must roll, confirm)."""
+        if self.hot_mode == FREE:
+            return V[t, self.dice]
+        return R[t, self.dice] if self.hot_mode == MUST_ROLL else RC[t]
+
+    def solve_tail(self):
+        """Every total above T behaves alike; the only cycle is hot dice. Solve h = f(h) for
+        the value h of the hot state by Newton's method on the convex piecewise-linear f
+        (exact after finitely many steps)."""
+        t, dice, hot_mode, s_ok, s_val = self.L - 1, self.dice, self.hot_mode, self.s_ok, self.s_val
+        if self.f_ok[t]:
+            self.arrive(t)
+            self.solve_total(t)
+            return
+        bust_val, win_val = self.bust_val, self.win_val
         lo = np.minimum.reduce([bust_val, win_val, s_val[t]]) if s_ok[t] else np.minimum(bust_val, win_val)
         h = lo.copy()
         for _ in range(200):
-            fh, slope = _tail_eval(h, t, dice, hot_mode, s_ok, s_val, bust_val, win_val, per_n, L)
+            fh, slope = _tail_eval(h, t, dice, hot_mode, s_ok, s_val, bust_val, win_val, self.per_n, self.L)
             if np.all(np.abs(fh - h) <= 1e-15 * np.maximum(1.0, np.abs(h))):
                 h = fh
                 break
             h = np.where(slope < 1.0, (fh - slope * h) / (1.0 - slope), fh)
-        _tail_fill(h, t, dice, hot_mode, settle, roll, A, AC, dA, dAC, R, RC, V, dR, dRC, dV, grad, s_ok, s_val)
-        if grad:
+        tables = (self.A, self.AC, self.dA, self.dAC, self.R, self.RC, self.V, self.dR, self.dRC, self.dV)
+        _tail_fill(h, t, dice, hot_mode, self.settle, self.roll, *tables, self.grad, s_ok, s_val)
+        if self.grad:
             # d h / d Z = f_Z / (1 - f_h) at the fixed point, then refill
-            fz = dA[t, 0].copy()
-            _, slope = _tail_eval(h, t, dice, hot_mode, s_ok, s_val, bust_val, win_val, per_n, L)
+            fz = self.dA[t, 0].copy()
+            _, slope = _tail_eval(h, t, dice, hot_mode, s_ok, s_val, bust_val, win_val, self.per_n, self.L)
             dh = fz / (1.0 - slope)
-            _tail_fill(
-                h, t, dice, hot_mode, settle, roll, A, AC, dA, dAC, R, RC, V, dR, dRC, dV, grad, s_ok, s_val, dh=dh
-            )
-
-    # ---- totals T..0: every scoring roll adds at least one unit, so go down.
-    for t in range(L - 2, -1, -1):
-        for n in range(1, dice + 1):
-            settle(t, n, *roll(t, n, A, dA))
-        if hot_mode == CONFIRM:
-            RC[t], d = roll(t, dice, AC, dAC)
-            if grad:
-                dRC[t] = d
-        arrive(t)
-
-    start = R[0, dice].copy()
-    dstart = dR[0, dice].copy() if grad else None
-    if full:
-        return start, dstart, V, R, RC
-    return start, dstart, None, None, None
+            _tail_fill(h, t, dice, hot_mode, self.settle, self.roll, *tables, self.grad, s_ok, s_val, dh=dh)
 
 
 def _fill_confirm(t, A, dA, AC, dAC, s_ok, s_val, grad):

@@ -948,22 +948,70 @@ def _mix_orbit_in(orbit, states, z, values, mixed, settle: float, window) -> boo
     mixing and checked by the turn DP. Failing all of that, the candidate of least gain
     is kept if its gain is at most ``settle`` (a sweep whose lower levels are not final
     yet keeps it whatever its gain: the certificate judges the end)."""
-    from scipy import optimize
+    orb = _Orbit(orbit, states, values, window)
+    theta = np.array([float(np.searchsorted(orb.lists[r][0], z[orbit][r])) for r in range(orb.L)])
+    pure = _pure_equilibria(orb.lists, orb.succ, orb.N, orb.M, theta)
+    if pure is not None:
+        return _accept(pure.astype(float), [], orb.zs, orb.sub, values, mixed)
+    theta = orb.smoothed_point(theta)
+    combos = orb.candidates(theta)
+    # first exactly: the mixers' weights put their bust values on their breakpoints and the
+    # pure movers' inside their intervals; then, where no combination holds exactly (dense
+    # staircases, as Farkle's, where a mover's own weight barely moves its bust value), the
+    # same candidates and the smoothed point itself, kept if the certificate holds: no
+    # mover gains more than CERTIFICATE by its best response
+    for combo in combos:
+        th = orb.solve_mixers(combo, theta, strict=True)
+        if (
+            th is not None
+            and orb.pure_movers_inside(combo, th)
+            and _accept(th, orb.mixers(combo), orb.zs, orb.sub, values, mixed)
+        ):
+            return True
+    best = _LeastGain(orb, values)
+    if not best.consider(theta, [r for r in range(orb.L) if theta[r] != np.floor(theta[r])]):
+        for combo in combos:
+            th = orb.solve_mixers(combo, theta, strict=False)
+            if th is not None and best.consider(th, orb.mixers(combo)):
+                break
+    return best.th is not None and _accept(best.th, best.frac, orb.zs, orb.sub, values, mixed, bound=settle)
 
-    L, N = len(orbit), values.game.N
-    M = L * N // gcd(L, N)  # steps round the orbit until it is back, the players in place
-    sub = states[orbit]
-    succ = np.roll(np.arange(L), -1)
-    lists = [_policies(sub, r, values, *window[r]) for r in range(L)]
-    K = [len(p) - 1 for _c, p in lists]
 
-    # the policies as plain floats: the iterations below evaluate the orbit tens of
-    # thousands of times on a handful of numbers, where numpy's per-call cost dominates
-    polA = [[tuple(float(v) for v in p[0]) for p in pols] for _c, pols in lists]
-    polb = [[float(p[1]) for p in pols] for _c, pols in lists]
-    cutl = [[float(c) for c in cuts] for cuts, _p in lists]
+class _LeastGain:
+    """The relaxed pass's candidate of least gain so far (:func:`_gain`)."""
 
-    def strategy(r, th):
+    def __init__(self, orb, values):
+        self.orb, self.values = orb, values
+        self.gain, self.th, self.frac = np.inf, None, None
+
+    def consider(self, th, frac) -> bool:
+        """Keep ``th`` if it gains least so far; whether it is an equilibrium outright."""
+        g = _gain(th, self.orb.zs, self.orb.sub, self.values)
+        if g < self.gain:
+            self.gain, self.th, self.frac = g, th, frac
+        return g <= 1e-12
+
+
+class _Orbit:
+    """One orbit's movers, each with its staircase of best responses over its bust value
+    (:func:`_policies`), and the orbit's values under strategies ``theta`` (a position along
+    each mover's list of policies; a fraction mixes two neighbours)."""
+
+    def __init__(self, orbit, states, values, window):
+        self.L, self.N = len(orbit), values.game.N
+        self.M = self.L * self.N // gcd(self.L, self.N)  # steps round the orbit until it is back, the players in place
+        self.sub = states[orbit]
+        self.succ = np.roll(np.arange(self.L), -1)
+        self.lists = [_policies(self.sub, r, values, *window[r]) for r in range(self.L)]
+        self.K = [len(p) - 1 for _c, p in self.lists]
+        # the policies as plain floats: the iterations below evaluate the orbit tens of
+        # thousands of times on a handful of numbers, where numpy's per-call cost dominates
+        self.polA = [[tuple(float(v) for v in p[0]) for p in pols] for _c, pols in self.lists]
+        self.polb = [[float(p[1]) for p in pols] for _c, pols in self.lists]
+        self.cutl = [[float(c) for c in cuts] for cuts, _p in self.lists]
+
+    def strategy(self, r, th):
+        K, polA, polb = self.K, self.polA, self.polb
         if K[r] == 0:
             return polA[r][0], polb[r][0]
         th = min(max(float(th), 0.0), float(K[r]))
@@ -972,10 +1020,11 @@ def _mix_orbit_in(orbit, states, z, values, mixed, settle: float, window) -> boo
         a0, a1 = polA[r][k], polA[r][k + 1]
         return tuple((1 - w) * x + w * y for x, y in zip(a0, a1)), (1 - w) * polb[r][k] + w * polb[r][k + 1]
 
-    def zs(theta, full=False):
+    def zs(self, theta, full=False):
         """The bust value of every mover of the orbit for strategies ``theta`` (with
         ``full``, also the orbit's value vectors): :func:`_orbit_values` on floats."""
-        Ab = [strategy(r, theta[r]) for r in range(L)]
+        L, M, N = self.L, self.M, self.N
+        Ab = [self.strategy(r, theta[r]) for r in range(L)]
         loop = 1.0
         for j in range(M):
             loop *= Ab[j % L][1]
@@ -993,108 +1042,99 @@ def _mix_orbit_in(orbit, states, z, values, mixed, settle: float, window) -> boo
         z_of = [vals[(r + 1) % L][N - 1] for r in range(L)]
         return (np.array(vals), np.array(z_of)) if full else z_of
 
-    def stair(r, zr, eps):
+    def stair(self, r, zr, eps):
         # sum over the sorted cuts c of clip((zr - c) / eps + 1/2, 0, 1): the cuts below
         # zr - eps/2 count 1, those inside the ramp their fraction
-        cuts = cutl[r]
+        cuts = self.cutl[r]
         lo, hi = bisect_left(cuts, zr - 0.5 * eps), bisect_right(cuts, zr + 0.5 * eps)
         return lo + sum(min(max((zr - c) / eps + 0.5, 0.0), 1.0) for c in cuts[lo:hi])
 
-    z0 = z[orbit]
-    theta = np.array([float(np.searchsorted(lists[r][0], z0[r])) for r in range(L)])
-    pure = _pure_equilibria(lists, succ, N, M, theta)
-    if pure is not None:
-        return _accept(pure.astype(float), [], zs, sub, values, mixed)
-    # no pure equilibrium: follow the smoothed staircases (a damped fixed-point iteration,
-    # the ramps narrowing), then solve exactly for the movers left between two policies
-    # (the last width at which the iteration settled is kept: narrower ones get stiff)
-    for eps in 10.0 ** -np.arange(2, 14):
-        th = [float(v) for v in theta]
-        for _k in range(4000):
-            zz = zs(th)
-            target = [stair(r, zz[r], eps) for r in range(L)]
-            gap = max(abs(a - b) for a, b in zip(target, th))
-            if gap < 1e-12:
+    def smoothed_point(self, theta):
+        """No pure equilibrium: follow the smoothed staircases (a damped fixed-point
+        iteration, the ramps narrowing to 1e-13); the last width at which the iteration
+        settled is kept (narrower ones get stiff)."""
+        for eps in 10.0 ** -np.arange(2, 14):
+            th = [float(v) for v in theta]
+            for _k in range(4000):
+                zz = self.zs(th)
+                target = [self.stair(r, zz[r], eps) for r in range(self.L)]
+                gap = max(abs(a - b) for a, b in zip(target, th))
+                if gap < 1e-12:
+                    break
+                th = [0.98 * a + 0.02 * b for a, b in zip(th, target)]
+            if gap > 1e-9:
                 break
-            th = [0.98 * a + 0.02 * b for a, b in zip(th, target)]
-        if gap > 1e-9:
-            break
-        theta = np.array(th)
-    # exact: near the smoothed point (two policies either side) each mover keeps a policy
-    # or mixes two neighbours at their breakpoint; the combinations are tried, fewest
-    # mixtures first, then nearest the smoothed point
-    from itertools import product
+            theta = np.array(th)
+        return theta
 
-    lo = np.floor(theta).astype(int)
-    choices = []
-    for r in range(L):
-        ks = range(max(0, lo[r] - 2), min(K[r], lo[r] + 2) + 1)
-        choices.append([("pure", k) for k in ks] + [("mix", k) for k in ks if k + 1 <= K[r]])
+    def candidates(self, theta) -> list:
+        """Near the smoothed point (two policies either side) each mover keeps a policy or
+        mixes two neighbours at their breakpoint: the combinations, fewest mixtures first,
+        then nearest the smoothed point."""
+        from itertools import product
 
-    def rank(c):
-        return (
-            sum(kind == "mix" for kind, _k in c),
-            sum(abs(k + (0.5 if kind == "mix" else 0.0) - theta[r]) for r, (kind, k) in enumerate(c)),
-        )
+        lo = np.floor(theta).astype(int)
+        choices = []
+        for r in range(self.L):
+            ks = range(max(0, lo[r] - 2), min(self.K[r], lo[r] + 2) + 1)
+            choices.append([("pure", k) for k in ks] + [("mix", k) for k in ks if k + 1 <= self.K[r]])
 
-    # first exactly: the mixers' weights put their bust values on their breakpoints and the
-    # pure movers' inside their intervals; then, where no combination holds exactly (dense
-    # staircases, as Farkle's, where a mover's own weight barely moves its bust value), the
-    # same candidates and the smoothed point itself, kept if the certificate holds: no
-    # mover gains more than CERTIFICATE by its best response
-    combos = sorted(product(*choices), key=rank)
-    best = (np.inf, None, None)  # the relaxed pass: the candidate of least gain
+        def rank(c):
+            return (
+                sum(kind == "mix" for kind, _k in c),
+                sum(abs(k + (0.5 if kind == "mix" else 0.0) - theta[r]) for r, (kind, k) in enumerate(c)),
+            )
 
-    def consider(th, frac):
-        nonlocal best
-        g = _gain(th, zs, sub, values)
-        if g < best[0]:
-            best = (g, th, frac)
-        return g <= 1e-12
+        return sorted(product(*choices), key=rank)
 
-    for strict in (True, False):
-        if not strict and consider(theta, [r for r in range(L) if theta[r] != np.floor(theta[r])]):
-            break
-        for combo in combos:
-            frac = [r for r, (kind, _k) in enumerate(combo) if kind == "mix"]
-            th = np.array([k for _kind, k in combo], dtype=float)
+    @staticmethod
+    def mixers(combo) -> list[int]:
+        return [r for r, (kind, _k) in enumerate(combo) if kind == "mix"]
 
-            def G(w, th=th, frac=frac):
-                t = th.copy()
-                t[frac] += w
-                zz = zs(t)
-                return np.array([zz[r] - lists[r][0][int(th[r])] for r in frac])
+    def solve_mixers(self, combo, theta, strict: bool):
+        """The strategies of ``combo`` with the mixers' weights that put their bust values on
+        their breakpoints (a root, or least squares inside the box of weights); None where
+        the weights leave [0, 1], or, ``strict``, where they miss the breakpoints."""
+        from scipy import optimize
 
-            if frac:
-                w0 = np.clip(theta[frac] - th[frac], 0.01, 0.99)
-                got = optimize.root(G, w0, method="hybr", tol=1e-16)
-                w = got.x
-                if not strict or np.max(np.abs(G(np.clip(w, 0, 1)))) > 1e-12:
-                    # weakly coupled mixers: least squares inside the box of weights
-                    ls = optimize.least_squares(G, w0, bounds=(0.0, 1.0), xtol=1e-15, ftol=1e-15, gtol=1e-15)
-                    if np.max(np.abs(ls.fun)) < np.max(np.abs(G(np.clip(w, 0, 1)))):
-                        w = ls.x
-                if not np.all((w > -1e-12) & (w < 1 + 1e-12)):
-                    continue
-                if strict and np.max(np.abs(G(np.clip(w, 0, 1)))) > 1e-12:
-                    continue
-                th = th.copy()
-                th[frac] += np.clip(w, 0.0, 1.0)
-            zz = zs(th)
-            inside = True
-            for r, (kind, k) in enumerate(combo):
-                if kind == "pure" and strict:
-                    cuts = lists[r][0]
-                    a = cuts[k - 1] if k > 0 else -np.inf
-                    c = cuts[k] if k < len(cuts) else np.inf
-                    inside &= bool(a - 1e-13 <= zz[r] <= c + 1e-13)
-            if strict and inside and _accept(th, frac, zs, sub, values, mixed):
-                return True
-            if not strict and consider(th, frac):
-                break
-    if best[1] is not None and _accept(best[1], best[2], zs, sub, values, mixed, bound=settle):
+        frac = self.mixers(combo)
+        th = np.array([k for _kind, k in combo], dtype=float)
+        if not frac:
+            return th
+
+        def G(w):
+            t = th.copy()
+            t[frac] += w
+            zz = self.zs(t)
+            return np.array([zz[r] - self.lists[r][0][int(th[r])] for r in frac])
+
+        w0 = np.clip(theta[frac] - th[frac], 0.01, 0.99)
+        w = optimize.root(G, w0, method="hybr", tol=1e-16).x
+        if not strict or np.max(np.abs(G(np.clip(w, 0, 1)))) > 1e-12:
+            # weakly coupled mixers: least squares inside the box of weights
+            ls = optimize.least_squares(G, w0, bounds=(0.0, 1.0), xtol=1e-15, ftol=1e-15, gtol=1e-15)
+            if np.max(np.abs(ls.fun)) < np.max(np.abs(G(np.clip(w, 0, 1)))):
+                w = ls.x
+        if not np.all((w > -1e-12) & (w < 1 + 1e-12)):
+            return None
+        if strict and np.max(np.abs(G(np.clip(w, 0, 1)))) > 1e-12:
+            return None
+        th = th.copy()
+        th[frac] += np.clip(w, 0.0, 1.0)
+        return th
+
+    def pure_movers_inside(self, combo, th) -> bool:
+        """Whether every mover of ``combo`` that keeps one policy has its bust value inside
+        that policy's interval."""
+        zz = self.zs(th)
+        for r, (kind, k) in enumerate(combo):
+            if kind == "pure":
+                cuts = self.lists[r][0]
+                a = cuts[k - 1] if k > 0 else -np.inf
+                c = cuts[k] if k < len(cuts) else np.inf
+                if not a - 1e-13 <= zz[r] <= c + 1e-13:
+                    return False
         return True
-    return False
 
 
 def _gain(th, zs, sub, values) -> float:
