@@ -2,6 +2,7 @@
 as the single-machine solver state by state, a killed worker, an interrupted or killed client,
 refusals."""
 
+import contextlib
 import functools
 import json
 import os
@@ -218,10 +219,8 @@ def _stop_at_pass(cmd: list, ck, at_pass: int, sig: int) -> subprocess.Completed
         os.kill(run.pid, sig)
         out, err = run.communicate(timeout=60)
     finally:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(run.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
     return subprocess.CompletedProcess(cmd, run.returncode, out.decode(), err.decode())
 
 

@@ -562,10 +562,10 @@ def test_a_phone_on_the_lan_installs_the_page_over_https_and_keeps_score_without
     from cryptography import x509
     from cryptography.hazmat.primitives import serialization
 
-    from thousand.cli import _lan_address
+    from thousand.cli.serve import lan_address
     from thousand.web.tls import table_certificates
 
-    address = _lan_address()  # 127.0.0.1 on a machine without a network: still HTTPS
+    address = lan_address()  # 127.0.0.1 on a machine without a network: still HTTPS
     certs = table_certificates(address, tmp_path / "tls")
     leaf = x509.load_pem_x509_certificate(certs.cert.read_bytes())
     spki = leaf.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)

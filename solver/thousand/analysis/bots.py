@@ -14,6 +14,7 @@ turn in play.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import json
@@ -531,7 +532,7 @@ class ProcessBot(Bot):
         self.stderr_path = None
         import tempfile
 
-        self._err = tempfile.TemporaryFile()
+        self._err = tempfile.TemporaryFile()  # noqa: SIM115 - the bot's stderr for its whole life, closed by close()
         try:
             self.proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err, start_new_session=True
@@ -680,10 +681,8 @@ class ProcessBot(Bot):
                 p.stdin.flush()
             except (OSError, ValueError):
                 pass
-        try:
+        with contextlib.suppress(OSError, ValueError):
             p.stdin.close()
-        except (OSError, ValueError):
-            pass
         try:
             p.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
@@ -692,16 +691,12 @@ class ProcessBot(Bot):
             except (ProcessLookupError, PermissionError):
                 p.kill()
             p.wait()
-        try:
+        with contextlib.suppress(OSError, ValueError):
             p.stdout.close()
-        except (OSError, ValueError):
-            pass
 
     def __del__(self):
-        try:
+        with contextlib.suppress(Exception):
             self.close()
-        except Exception:
-            pass
 
 
 class _Malformed:

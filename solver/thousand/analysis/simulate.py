@@ -49,6 +49,7 @@ same games.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import time
@@ -304,10 +305,8 @@ def _big_array(n: int, dtype) -> np.ndarray:
 
     buf = mmap.mmap(-1, nbytes)
     if hasattr(mmap, "MADV_HUGEPAGE"):
-        try:
+        with contextlib.suppress(OSError):
             buf.madvise(mmap.MADV_HUGEPAGE)
-        except OSError:
-            pass
     return np.frombuffer(buf, dtype=dtype, count=n)
 
 

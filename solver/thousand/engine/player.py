@@ -203,9 +203,7 @@ class Moves:
             return False
         if b.kind == "exact" and x.score + t > rs.goal:
             return False
-        if b.kind == "exact" and rs.on_barrel(x.score) and x.score + t != rs.goal:
-            return False
-        return True
+        return not (b.kind == "exact" and rs.on_barrel(x.score) and x.score + t != rs.goal)
 
     def wins(self, x: PlayerState, t: int) -> bool:
         """Whether banking ``t`` from ``x`` reaches the goal."""

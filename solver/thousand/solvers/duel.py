@@ -526,21 +526,7 @@ def solve_duel(
     policy_iteration = method == "policy" and store is None
     t0 = time.perf_counter()
     table = model.table
-    n = model.n
-    if store is not None:
-        if store.n != n or start is not None:
-            raise ThousandError(
-                f"a value store of {store.n} states for {n} states"
-                if store.n != n
-                else "a value store starts at 1/2, not at start values"
-            )
-        Q = store  # filled with 1/2 when made, or an interrupted solve's values
-    else:
-        Q = np.full((n, n), 0.5)  # Q[y, x] = P(x, y): a mover's ends gather rows of Q
-    if start is not None:
-        if np.shape(start) != (n, n):
-            raise ThousandError(f"start values of shape {np.shape(start)}, not ({n}, {n})")
-        Q[:] = np.asarray(start, dtype=np.float64).T
+    Q = _first_values(model.n, store, start)
     levels = _levels(model) if store is None else _LevelsOneAtATime(model)
     repeat = model.lowers_levels()
     passes = rounds = sweeps = 0
@@ -612,22 +598,7 @@ def solve_duel(
         elif accelerate and change < 1e-2:
             accel.step(before, Q)
     del accel
-    if store is not None:
-        P = store.P
-        if residual is None:
-            residual = max(
-                (
-                    float(
-                        np.max(np.abs(_turns(model, table, store, lv.px, lv.py, threads)[0] - store.get(lv.py, lv.px)))
-                    )
-                    for lv in levels
-                ),
-                default=0.0,
-            )
-    else:
-        P = np.ascontiguousarray(Q.T)
-    if residual is None:
-        residual = bellman_residual(model, table, P)
+    P, residual = _certified(model, table, Q, store, levels, residual, threads)
     if residual > 1e-10:
         raise DuelDiverges(_diverges(rs, passes, residual))
     return DuelSolution(
@@ -641,6 +612,44 @@ def solve_duel(
         fallback,
         0 if mix is None else len(mix.fit),
     )
+
+
+def _first_values(n: int, store: ValueStore | None, start: np.ndarray | None):
+    """The values a solve starts from, transposed (``Q[y, x] = P(x, y)``: a mover's ends
+    gather rows of Q): 1/2 everywhere, ``start``, or the store's (1/2 when made, or an
+    interrupted solve's)."""
+    if store is not None:
+        if store.n != n or start is not None:
+            raise ThousandError(
+                f"a value store of {store.n} states for {n} states"
+                if store.n != n
+                else "a value store starts at 1/2, not at start values"
+            )
+        return store
+    Q = np.full((n, n), 0.5)
+    if start is not None:
+        if np.shape(start) != (n, n):
+            raise ThousandError(f"start values of shape {np.shape(start)}, not ({n}, {n})")
+        Q[:] = np.asarray(start, dtype=np.float64).T
+    return Q
+
+
+def _certified(model, table, Q, store, levels, residual, threads) -> tuple:
+    """The values ``P`` and their Bellman residual (the largest change one more exact
+    pass would make): the policy rounds' own where they ended the solve, else measured
+    here, level by level for a value store."""
+    if store is None:
+        P = np.ascontiguousarray(Q.T)
+        return P, bellman_residual(model, table, P) if residual is None else residual
+    if residual is None:
+        residual = max(
+            (
+                float(np.max(np.abs(_turns(model, table, store, lv.px, lv.py, threads)[0] - store.get(lv.py, lv.px))))
+                for lv in levels
+            ),
+            default=0.0,
+        )
+    return store.P, residual
 
 
 def _interface_mixer(model: DuelModel) -> _Anderson | None:

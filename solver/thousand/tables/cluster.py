@@ -6,6 +6,7 @@ line, the solve, the table written and the folder removed -- one run for the due
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -54,10 +55,8 @@ def on_cluster(rs, objective, label, cluster, tables_dir, checkpoint, progress, 
     out = store(sol)
     shutil.rmtree(folder, ignore_errors=True)
     if not checkpoint:
-        try:
+        with contextlib.suppress(OSError):
             folder.parent.rmdir()  # .partial, when no other solve's checkpoint is in it
-        except OSError:
-            pass
     return out
 
 

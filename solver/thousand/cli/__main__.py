@@ -1,0 +1,5 @@
+"""``python -m thousand.cli``: the ``thousand`` command."""
+
+from . import main
+
+main()
