@@ -11,6 +11,8 @@ from thousand.engine.turn import Action
 
 from .bots import BotState
 
+__all__ = ["Blunders"]
+
 
 @dataclass
 class Blunders:

@@ -64,6 +64,33 @@ from thousand.rules.ruleset import Ruleset
 
 from .bots import Bot, BotState
 
+__all__ = [
+    "CARD_ANDERSON",
+    "CARD_MAX_PAIRS",
+    "CARD_PAIR_BYTES",
+    "SEARCH_TOL",
+    "Card",
+    "CardBot",
+    "CardDuel",
+    "CardReport",
+    "DuelOutOfReach",
+    "LastTurnColumns",
+    "Shape",
+    "card_last_turns",
+    "card_turn_ends",
+    "card_turn_points",
+    "find_card",
+    "last_turn_columns",
+    "last_turn_takes",
+    "parse_shape",
+    "samosval_banks",
+    "shape",
+    "shapes",
+    "turn_card",
+    "turn_marks",
+    "turn_only",
+]
+
 # rank tiers of a set-aside (rule 2 of the card: a win first, a forced end only when nothing else is legal)
 _FORCED, _PLAY, _WIN = 0.0, 1.0, 2.0
 _TIER = float(2**44)

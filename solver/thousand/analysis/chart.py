@@ -34,6 +34,28 @@ from thousand.engine.player import Moves, PlayerState
 from thousand.rules.ruleset import Ruleset, load_ruleset
 from thousand.solvers.advice import duel_end_values
 
+__all__ = [
+    "DEFAULT_COMPARE",
+    "NEEDS_MPL",
+    "chart_rows",
+    "check_card_png",
+    "decision_dice",
+    "draw_card",
+    "draw_duel_stop",
+    "draw_race_stop",
+    "draw_review",
+    "draw_rules",
+    "draw_win",
+    "duel_stop_rows",
+    "duel_turn",
+    "make_chart",
+    "plain_states",
+    "race_stop_rows",
+    "race_turn",
+    "win_rows",
+    "write_csv",
+]
+
 NEEDS_MPL = (
     "the charts (thousand chart, thousand review --chart, thousand card --png) need matplotlib: "
     "pip install matplotlib (in a clone of the repository: pip install '.[chart]')"

@@ -24,6 +24,8 @@ from .exact import EXACT_BUDGET, BudgetExceeded, exact_duel, exact_race
 from .montecarlo import MCResult, _mean_ci_any, _Moments, fast_mc, mc_duel, mc_race, wilson
 from .oracle import Oracle
 
+__all__ = ["BLUNDER_SWEEP_BUDGET", "SAMPLED_TURNS", "run_evaluation"]
+
 BLUNDER_SWEEP_BUDGET = 50_000  # decision states of the sweep whose blunders are also valued
 
 

@@ -31,6 +31,8 @@ from thousand.solvers.lastturn import first_seat_T
 
 from .bots import Bot, BotState
 
+__all__ = ["ENDS_KEPT", "BudgetExceeded", "ExactResult", "PolicyTurns", "exact_duel", "exact_race"]
+
 
 class BudgetExceeded(Exception):
     pass

@@ -25,6 +25,8 @@ from thousand.rules.ruleset import Ruleset
 from .blunders import Blunders
 from .bots import Bot, BotState, is_builtin
 
+__all__ = ["MCResult", "fast_mc", "mc_duel", "mc_race", "mean_ci", "play_game", "play_turn", "wilson"]
+
 
 def play_turn(
     engine: TurnRules,

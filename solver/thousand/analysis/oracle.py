@@ -15,6 +15,8 @@ from thousand.engine.player import PlayerState
 from thousand.engine.turn import Action, TurnState
 from thousand.rules.ruleset import Ruleset
 
+__all__ = ["Oracle"]
+
 
 class Oracle:
     """Values of actions by a solved table (objective ``duel`` or ``race``)."""

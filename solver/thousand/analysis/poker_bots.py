@@ -22,6 +22,18 @@ from thousand.solvers.poker_advice import Situation
 
 from .bots import Bot, ProcessBot, PythonBot, _fault, _short, load_python_object
 
+__all__ = [
+    "BUILTINS",
+    "GreedyBot",
+    "OptimalPokerBot",
+    "PokerBotState",
+    "RandomPokerBot",
+    "StopBot",
+    "load_poker_bot",
+    "play_game",
+    "play_turn",
+]
+
 BUILTINS = ("optimal", "stop", "greedy", "random")
 
 

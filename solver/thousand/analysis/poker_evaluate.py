@@ -41,6 +41,8 @@ from thousand.solvers.poker_advice import Situation
 
 from .poker_bots import OptimalPokerBot, PokerBotState, load_poker_bot, play_game
 
+__all__ = ["EXACT_BUDGET", "BotTurns", "bot_seat_values", "evaluate_poker"]
+
 EXACT_BUDGET = 400_000
 
 

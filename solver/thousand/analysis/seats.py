@@ -37,6 +37,17 @@ from .bots import load_bot
 from .exact import EXACT_BUDGET, BudgetExceeded, PolicyTurns, _turn_end
 from .montecarlo import play_game, play_turn, wilson
 
+__all__ = [
+    "BotSeat",
+    "EquilibriumTurns",
+    "equilibrium",
+    "evaluate_players",
+    "exact_seats",
+    "exact_seats_round",
+    "game_chances",
+    "mc_seats",
+]
+
 
 class BotSeat:
     """The bot's turns, enumerated: (A, b) of every state straight from its end distribution."""

@@ -66,6 +66,26 @@ from thousand.engine.states import StateSpace, build_state_space, decode
 from thousand.engine.turn import MAX_TURNS  # per game; longer games are counted as unfinished
 from thousand.rules.ruleset import Ruleset
 
+__all__ = [
+    "HOLD",
+    "MAX_LUT",
+    "MEMORY_BUDGET_MB",
+    "OPTIMAL",
+    "RANDOM",
+    "BotPolicy",
+    "BuiltinBot",
+    "GamePlans",
+    "SimResult",
+    "SimulationUnsupported",
+    "duel_player_tables",
+    "parse_builtin",
+    "policy_bytes",
+    "race_player_tables",
+    "roll_lookup",
+    "simulate_duel",
+    "simulate_race",
+]
+
 MEMORY_BUDGET_MB = float(os.environ.get("THOUSAND_SIM_MEMORY_MB", "1024"))
 MAX_LUT = 1 << 22  # faces**dice above this: rolls cannot be looked up directly
 

@@ -1,5 +1,7 @@
 """Errors a user can cause; the CLI prints each as one line and exits with code 2."""
 
+__all__ = ["BotError", "Refused", "RulesetError", "StateError", "TableError", "ThousandError"]
+
 
 class ThousandError(Exception):
     """Bad input: a ruleset, a game state, a table, a bot. The message is one line."""

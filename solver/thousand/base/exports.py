@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 
+__all__ = ["lazy_names"]
+
 
 def lazy_names(package: str, where: Mapping[str, str]) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
     """``(__getattr__, __dir__)`` for ``package``: ``where[name]`` is the module (relative to

@@ -22,6 +22,19 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 
+__all__ = [
+    "DOMAIN",
+    "LANGUAGES",
+    "LOCALE_DIR",
+    "N_",
+    "WORDS",
+    "dice_count",
+    "language",
+    "ngettext",
+    "set_language",
+    "using",
+]
+
 DOMAIN = "thousand"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 LANGUAGES = ("en", "ru")

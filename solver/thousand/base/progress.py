@@ -9,6 +9,8 @@ from __future__ import annotations
 import sys
 import time
 
+__all__ = ["Progress", "duration_text", "peak_memory_mb"]
+
 
 def _bar(frac: float, width: int = 20) -> str:
     """A progress bar of ``width`` cells, one ``#`` per whole share done. The share is

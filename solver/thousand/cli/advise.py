@@ -19,6 +19,8 @@ from .options import (
     tables_option,
 )
 
+__all__ = ["COUNTERS", "advise"]
+
 COUNTERS = (
     ("bolts", "bolts"),
     ("falls", "barrel falls so far"),

@@ -19,6 +19,8 @@ from .options import (
     tables_option,
 )
 
+__all__ = ["card"]
+
 
 @click.command()
 @rules_argument

@@ -18,6 +18,8 @@ from .options import (
     tables_option,
 )
 
+__all__ = ["chart"]
+
 
 @click.command()
 @rules_argument

@@ -18,6 +18,8 @@ from .options import (
     tables_option,
 )
 
+__all__ = ["evaluate"]
+
 
 @click.command()
 @rules_argument

@@ -17,6 +17,8 @@ from .options import (
     tables_option,
 )
 
+__all__ = ["play"]
+
 
 @click.command()
 @click.argument("rules", metavar="[RULES]", required=False)

@@ -22,6 +22,8 @@ from .options import (
     tables_option,
 )
 
+__all__ = ["players_option", "poker_advise", "poker_evaluate", "poker_solve"]
+
 # `thousand solve|advise|evaluate poker ...`: the same verbs for the poker-dice ruleset kind
 # (the group picks these when RULES is a poker-dice ruleset; `play` takes both games).
 

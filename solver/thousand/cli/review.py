@@ -13,6 +13,8 @@ from .options import (
     tables_option,
 )
 
+__all__ = ["review"]
+
 
 @click.command()
 @click.argument("game", metavar="GAME", type=click.Path(dir_okay=False))

@@ -17,6 +17,8 @@ from .options import (
     set_option,
 )
 
+__all__ = ["rules", "rules_check", "rules_list", "rules_show"]
+
 
 @click.group(cls=Group)
 def rules() -> None:

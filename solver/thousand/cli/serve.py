@@ -12,6 +12,8 @@ from .options import (
     tables_option,
 )
 
+__all__ = ["lan_address", "serve"]
+
 
 def lan_address() -> str:
     """This machine's address on the local network (the route a UDP socket would take; no

@@ -19,6 +19,8 @@ from .options import (
     tables_option,
 )
 
+__all__ = ["solve"]
+
 
 @click.command()
 @rules_argument

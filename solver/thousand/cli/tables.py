@@ -20,6 +20,8 @@ from .options import (
     tables_option,
 )
 
+__all__ = ["tables", "tables_clean", "tables_list", "tables_round", "tables_verify"]
+
 
 @click.group(cls=Group)
 def tables() -> None:

@@ -8,6 +8,23 @@ module ``thousand.engine`` are offered here (:mod:`thousand.engine.turn`).
 
 from thousand.base.exports import lazy_names
 
+__all__ = [
+    "MAX_TURNS",
+    "TOTAL_CAP",
+    "Action",
+    "GameStep",
+    "TurnEnd",
+    "TurnResult",
+    "TurnRules",
+    "TurnState",
+    "finish_turn",
+    "next_in_round",
+    "next_turn",
+    "roll_outcomes",
+    "round_winners",
+    "still_to_play",
+]
+
 __getattr__, __dir__ = lazy_names(
     __name__,
     {

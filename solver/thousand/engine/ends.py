@@ -14,6 +14,8 @@ import numpy as np
 
 from .player import Moves, PlayerState
 
+__all__ = ["TurnEnds"]
+
 
 @dataclass
 class TurnEnds:

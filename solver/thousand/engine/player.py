@@ -22,6 +22,8 @@ from thousand.base.errors import StateError
 from thousand.base.i18n import _
 from thousand.rules.ruleset import Ruleset
 
+__all__ = ["WIN", "Moves", "PlayerState"]
+
 
 class PlayerState(NamedTuple):
     score: int

@@ -35,6 +35,18 @@ import numpy as np
 
 from thousand.rules.poker import DICE, FACES, ROLLS
 
+__all__ = [
+    "KEEPS",
+    "KEEP_ID",
+    "ROLL_ID",
+    "TIE",
+    "TurnShape",
+    "TurnSolution",
+    "solve_turn",
+    "throw_probability",
+    "turn_shape",
+]
+
 TIE = 1e-12
 ROLL_ID = {d: i for i, d in enumerate(ROLLS)}
 # every multiset of 0..4 dice (what a player may keep), sorted tuples

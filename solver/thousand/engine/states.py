@@ -19,6 +19,19 @@ from thousand.rules.ruleset import Ruleset
 from .ends import TurnEnds
 from .player import WIN, Moves, PlayerState
 
+__all__ = [
+    "FIELDS",
+    "WIN_INDEX",
+    "OpponentMaps",
+    "StateSpace",
+    "TooManyStates",
+    "build_state_space",
+    "closure",
+    "decode",
+    "opponent_maps",
+    "seeds",
+]
+
 FIELDS = PlayerState._fields
 WIN_INDEX = -1
 

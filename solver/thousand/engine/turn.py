@@ -46,6 +46,23 @@ from thousand.rules.scoring import RollScorer
 
 from .player import WIN, Moves, PlayerState
 
+__all__ = [
+    "MAX_TURNS",
+    "TOTAL_CAP",
+    "Action",
+    "GameStep",
+    "TurnEnd",
+    "TurnResult",
+    "TurnRules",
+    "TurnState",
+    "finish_turn",
+    "next_in_round",
+    "next_turn",
+    "roll_outcomes",
+    "round_winners",
+    "still_to_play",
+]
+
 MAX_TURNS = 5000  # turns after which a game is abandoned (bots that never bank); every game loop
 TOTAL_CAP = 10  # a turn total above this many times the goal is refused as no turn of the game
 

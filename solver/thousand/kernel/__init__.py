@@ -60,6 +60,35 @@ from thousand.rules.scoring import scoring_groups
 
 from . import _pure
 
+__all__ = [
+    "BACKEND",
+    "CONFIRM",
+    "FREE",
+    "HOT_MODE",
+    "IMPLEMENTATION",
+    "MUST_ROLL",
+    "Backend",
+    "DuelPlans",
+    "PolicyRows",
+    "RollClasses",
+    "RollTable",
+    "Scratch",
+    "TurnValues",
+    "backend",
+    "duel_frames",
+    "duel_level",
+    "duel_policy",
+    "end_distribution",
+    "end_opponents",
+    "ranked_end_distribution",
+    "roll_classes",
+    "roll_table",
+    "rows_minus",
+    "turn_dp",
+    "turn_ends",
+    "turn_seconds",
+]
+
 MUST_ROLL, FREE, CONFIRM = 0, 1, 2
 HOT_MODE = {"must_roll": MUST_ROLL, "free": FREE, "confirm": CONFIRM}
 

@@ -11,6 +11,31 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = [
+    "CONFIRM",
+    "FREE",
+    "IMPLEMENTATION",
+    "MUST_ROLL",
+    "LevelSweep",
+    "PatternSweep",
+    "Plans",
+    "Rolls",
+    "duel_frames",
+    "duel_level",
+    "duel_policy",
+    "duel_policy_frames",
+    "end_distribution",
+    "end_opponent",
+    "end_opponents",
+    "ranked_end_distribution",
+    "roll_classes",
+    "rows_minus",
+    "rows_split",
+    "solve_links",
+    "turn_dp",
+    "turn_ends",
+]
+
 IMPLEMENTATION = "pure"
 MUST_ROLL, FREE, CONFIRM = 0, 1, 2
 

@@ -15,6 +15,23 @@ index of the ordered roll, mapped to its roll class by a lookup table.
 
 from __future__ import annotations
 
+__all__ = [
+    "BUST",
+    "CONFIRM",
+    "END",
+    "FREE",
+    "GAME_STRIDE",
+    "HOLD",
+    "IMPLEMENTATION",
+    "M64",
+    "MUST_ROLL",
+    "OPTIMAL",
+    "RANDOM",
+    "WIN",
+    "Rng",
+    "run",
+]
+
 IMPLEMENTATION = "pure"
 
 M64 = (1 << 64) - 1

@@ -7,6 +7,33 @@ drive it. The names of the former module ``thousand.play`` are offered here.
 
 from thousand.base.exports import lazy_names
 
+__all__ = [
+    "HELP",
+    "SAVE_FORMAT",
+    "SMALL_DUEL",
+    "SMALL_DUEL_EQUAL_TURNS",
+    "Advisors",
+    "Game",
+    "LoggedGame",
+    "Turn",
+    "advice_json",
+    "advice_text",
+    "autosave_dir",
+    "best_duel_method",
+    "equal_turns_method",
+    "game_entry",
+    "handle_line",
+    "keep_label",
+    "measured_cost",
+    "normalise_entry",
+    "open_game",
+    "overshoots_fell",
+    "run_command",
+    "run_session",
+    "save_game",
+    "session_command",
+]
+
 __getattr__, __dir__ = lazy_names(
     __name__,
     {

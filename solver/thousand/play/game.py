@@ -32,6 +32,28 @@ from thousand.rules.scoring import parse_roll
 
 from .session import SAVE_FORMAT, LoggedGame, handle_line
 
+__all__ = [
+    "HELP",
+    "SMALL_DUEL",
+    "SMALL_DUEL_EQUAL_TURNS",
+    "Advisors",
+    "Game",
+    "Turn",
+    "advice_json",
+    "advice_text",
+    "best_duel_method",
+    "cost_words",
+    "equal_turns_method",
+    "game_entry",
+    "keep_label",
+    "measured_cost",
+    "normalise_entry",
+    "open_game",
+    "overshoots_fell",
+    "read_save",
+    "run_command",
+]
+
 if TYPE_CHECKING:
     from thousand.solvers.advice import Advice
 

@@ -33,6 +33,20 @@ from thousand.rules.poker import PokerRuleset
 from .game import Advisors, Game, normalise_entry, read_save
 from .session import SAVE_FORMAT
 
+__all__ = [
+    "ACCURATE",
+    "BLUNDER",
+    "WIN_TERMS",
+    "Decision",
+    "PlayerReview",
+    "Review",
+    "curve",
+    "draw",
+    "load_game",
+    "render",
+    "review_game",
+]
+
 WIN_TERMS = ("win_probability", "estimated_win_probability", "duel_product")
 # a decision is accurate when it gives up at most this much, per kind of value
 ACCURATE = {**dict.fromkeys(WIN_TERMS, 0.001), "expected_turns": 0.01, "expected_points": 1.0}

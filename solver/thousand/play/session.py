@@ -17,6 +17,16 @@ from thousand.base.errors import Refused, StateError, ThousandError
 from thousand.base.i18n import _
 from thousand.base.untrusted import cut, output_file, write_durably
 
+__all__ = [
+    "SAVE_FORMAT",
+    "LoggedGame",
+    "autosave_dir",
+    "handle_line",
+    "run_session",
+    "save_game",
+    "session_command",
+]
+
 SAVE_FORMAT = 1
 
 

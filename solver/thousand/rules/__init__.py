@@ -7,6 +7,30 @@ offered here (:mod:`thousand.rules.ruleset`, :mod:`thousand.rules.text`).
 
 from thousand.base.exports import lazy_names
 
+__all__ = [
+    "BARREL_KINDS",
+    "COMPOSE_MODES",
+    "EXEMPT_STATUSES",
+    "FALL_TO",
+    "FORMAT",
+    "HOT_DICE_MODES",
+    "KEEP_MODES",
+    "LATER_KEYS",
+    "MAX_GOAL_UNITS",
+    "PUSH_OFF",
+    "Barrel",
+    "Bolts",
+    "Pit",
+    "Ruleset",
+    "Scoring",
+    "content_hash",
+    "dump_toml",
+    "from_mapping",
+    "load_ruleset",
+    "preset_names",
+    "ruleset_from_mapping",
+]
+
 __getattr__, __dir__ = lazy_names(
     __name__,
     {

@@ -27,6 +27,26 @@ from thousand.base.i18n import _
 
 from .text import MappingReader, content_hash, dump_toml
 
+__all__ = [
+    "CATEGORIES",
+    "CATEGORY_RU",
+    "CATEGORY_WORDS",
+    "DICE",
+    "FACES",
+    "FORMAT",
+    "GAME",
+    "MAX_ROLLS",
+    "ROLLS",
+    "TIE_BREAKS",
+    "Hand",
+    "HandTable",
+    "PokerRuleset",
+    "check_dice",
+    "is_poker",
+    "parse_dice",
+    "poker_from_mapping",
+]
+
 GAME = "poker"
 FORMAT = 1  # version of the poker mapping layout; part of the hash
 DICE, FACES = 5, 6  # the game's dice: the hands are defined for five six-faced dice

@@ -27,6 +27,27 @@ from thousand.base.untrusted import MAX_DEPTH, InputError, cut, load_toml, nesti
 from .poker import PokerRuleset, is_poker, poker_from_mapping
 from .text import MappingReader, content_hash, dump_toml
 
+__all__ = [
+    "BARREL_KINDS",
+    "COMPOSE_MODES",
+    "EXEMPT_STATUSES",
+    "FALL_TO",
+    "FORMAT",
+    "HOT_DICE_MODES",
+    "KEEP_MODES",
+    "MAX_GOAL_UNITS",
+    "PUSH_OFF",
+    "Barrel",
+    "Bolts",
+    "Pit",
+    "Ruleset",
+    "Scoring",
+    "from_mapping",
+    "load_ruleset",
+    "preset_names",
+    "ruleset_from_mapping",
+]
+
 FORMAT = 1  # version of the ruleset mapping layout; part of the hash
 
 KEEP_MODES = ("all", "any")

@@ -26,6 +26,8 @@ from thousand.base.untrusted import cut
 
 from .ruleset import Ruleset
 
+__all__ = ["RollScorer", "ScoringGroups", "parse_roll", "scoring_groups"]
+
 
 @dataclass(frozen=True)
 class ScoringGroups:

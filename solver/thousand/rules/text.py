@@ -15,6 +15,8 @@ from typing import Any
 from thousand.base.errors import RulesetError
 from thousand.base.i18n import _
 
+__all__ = ["LATER_KEYS", "MappingReader", "content_hash", "dump_toml"]
+
 
 class MappingReader:
     """Reads one table of a ruleset mapping, complaining about unknown keys and wrong types."""

@@ -31,6 +31,23 @@ from thousand.rules.ruleset import Ruleset
 
 from .lastturn import LastRound, first_seat_T, last_turn_ends, last_turn_horizon, last_turn_values
 
+__all__ = [
+    "VALUE_TIE",
+    "Advice",
+    "Option",
+    "SolvedTurn",
+    "TurnAdvisor",
+    "duel_advisor",
+    "duel_end_values",
+    "last_turn_advisor",
+    "memoryless_advisor",
+    "nearer",
+    "product_advisor",
+    "race_advisor",
+    "rate_advisor",
+    "turn_advisor",
+]
+
 VALUE_TIE = 1e-12  # values this close are equal: the solver settles them to about 1e-13
 
 

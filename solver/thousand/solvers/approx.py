@@ -58,6 +58,22 @@ import numpy as np
 from thousand import kernel
 from thousand.engine.states import WIN_INDEX, StateSpace
 
+__all__ = [
+    "MAX_ROUNDS",
+    "METHODS",
+    "TAIL",
+    "DuelDecider",
+    "FinishDecider",
+    "FinishTimes",
+    "MemorylessDecider",
+    "ProductDecider",
+    "RaceDecider",
+    "duel_matrix",
+    "interacting",
+    "measured",
+    "race_turns",
+]
+
 METHODS = ("product", "duel", "race", "finish", "memoryless")
 MAX_ROUNDS = 2000
 TAIL = 1e-12

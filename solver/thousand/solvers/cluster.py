@@ -69,6 +69,29 @@ from .duel import (
 )
 from .store import InMemory
 
+__all__ = [
+    "CHECKPOINT_SECONDS",
+    "CLUSTER_EXTRA",
+    "MAP_NORESERVE",
+    "MAX_RECOVERIES",
+    "RECOVERY_WAIT",
+    "STATE",
+    "ClusterError",
+    "ClusterSolution",
+    "DuelBlock",
+    "block_memory",
+    "by_block",
+    "checkpoint_rows",
+    "connect",
+    "gather_rows",
+    "identity",
+    "joined",
+    "partition",
+    "recovering",
+    "save_block",
+    "solve_duel_on_cluster",
+]
+
 CLUSTER_EXTRA = "the --cluster option needs Dask distributed: pip install 'thousand[cluster]'"
 MAP_NORESERVE = 0x4000  # Linux: no swap reserved for the value matrix's untouched pages
 CHECKPOINT_SECONDS = 300.0

@@ -74,6 +74,15 @@ from .nplayer import (
     stalled,
 )
 
+__all__ = [
+    "GREEDY_CLASSES",
+    "BlockValues",
+    "NPlayerBlock",
+    "NPlayerClusterRun",
+    "key_owner",
+    "solve_nplayer_on_cluster",
+]
+
 GREEDY_CLASSES = 100_000  # up to this many class tuples are balanced one by one, largest first
 
 

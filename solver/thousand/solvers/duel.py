@@ -84,6 +84,40 @@ from thousand.rules.ruleset import Ruleset
 from .lastturn import first_seat_T, last_turn_horizon, last_turn_table
 from .store import ValueStore, values_of
 
+__all__ = [
+    "CHORD_GAIN",
+    "EVAL_DEPTH",
+    "EVAL_SHARE",
+    "EVAL_STALL",
+    "FRAME_COLUMNS",
+    "HELD_FACTOR",
+    "INTERFACE_DEPTH",
+    "INTERFACE_MAX",
+    "INTERFACE_PASSES",
+    "LOST_WAY",
+    "MAX_PAIRS",
+    "MAX_ROUNDS",
+    "MAX_SWEEPS",
+    "METHODS",
+    "POLICY_DROP",
+    "POLICY_PASSES",
+    "POLICY_RESTART",
+    "POLICY_START",
+    "RERUN",
+    "STALL_PASSES",
+    "TOO_MANY_ROUNDS",
+    "DuelDiverges",
+    "DuelModel",
+    "DuelSolution",
+    "bellman_residual",
+    "level_links",
+    "level_movers",
+    "policy_memory_budget",
+    "seat_profile_values",
+    "solve_duel",
+    "stale_busts",
+]
+
 MAX_PAIRS = 60_000_000  # 480 MB of float64 values; more does not fit the solver's layout
 
 

@@ -46,6 +46,19 @@ from thousand.engine.player import PlayerState
 from thousand.engine.states import WIN_INDEX, StateSpace, build_state_space
 from thousand.rules.ruleset import Ruleset
 
+__all__ = [
+    "GRID",
+    "WARM",
+    "GeometricDuel",
+    "GeometricSolution",
+    "approximation_note",
+    "bellman_residual",
+    "discounts",
+    "measured",
+    "solve_geometric",
+    "stand_ins",
+]
+
 # the opponent's expected turns to win alone, N = 1/q, at which V_q is solved
 GRID = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 64.0, 128.0)
 WARM = 1e-3  # sweeps until the largest change is below this, then policy iteration

@@ -28,6 +28,17 @@ from thousand.engine.ends import TurnEnds
 from thousand.engine.player import WIN, Moves, PlayerState
 from thousand.rules.ruleset import Ruleset
 
+__all__ = [
+    "LAST_TURN_TOL",
+    "LastRound",
+    "first_seat_T",
+    "last_turn_end_values",
+    "last_turn_ends",
+    "last_turn_horizon",
+    "last_turn_table",
+    "last_turn_values",
+]
+
 LAST_TURN_TOL = 1e-16  # the horizon's bound on the error of every value (see last_turn_horizon)
 
 

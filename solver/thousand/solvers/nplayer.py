@@ -84,6 +84,34 @@ from thousand.rules.ruleset import Ruleset
 from .duel import _Anderson
 from .lastturn import LastRound, first_seat_T, last_turn_horizon
 
+__all__ = [
+    "ACCELERATE",
+    "CERTIFICATE",
+    "MAX_ROUNDS",
+    "MAX_VALUES",
+    "ORBIT_WINDOWS",
+    "PARALLEL_WORK",
+    "POLICY_ATOL",
+    "STALL",
+    "EndRows",
+    "EquilibriumDecider",
+    "NPlayerError",
+    "NPlayerGame",
+    "NPlayerSolution",
+    "StateValues",
+    "certificate",
+    "check_size",
+    "check_supported",
+    "end_rows",
+    "evaluate_profile",
+    "level_states",
+    "level_sums",
+    "seat_count",
+    "solve_nplayer",
+    "stalled",
+    "turn_ends",
+]
+
 MAX_VALUES = 200_000_000  # float64 numbers of V (1.6 GB)
 MAX_ROUNDS = 60  # best-response rounds of an orbit before it is treated as cycling
 CERTIFICATE = 1e-9

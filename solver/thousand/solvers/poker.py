@@ -39,6 +39,8 @@ from thousand.base.i18n import _
 from thousand.engine.poker import TurnSolution, solve_turn, turn_shape
 from thousand.rules.poker import ROLLS, PokerRuleset
 
+__all__ = ["FIXED_POINT_TOL", "MAX_PLAYERS", "MAX_ROUNDS", "PokerSolution", "situation_of", "solve_poker"]
+
 MAX_PLAYERS = 8  # the source: "лучше до 8"
 FIXED_POINT_TOL = 1e-15
 MAX_ROUNDS = 60

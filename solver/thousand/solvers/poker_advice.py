@@ -20,6 +20,19 @@ from thousand.base.i18n import _
 from thousand.engine.poker import KEEP_ID, TurnSolution, _minus, _submultisets, solve_turn, turn_shape
 from thousand.rules.poker import PokerRuleset, check_dice
 
+__all__ = [
+    "PokerAdvice",
+    "PokerOption",
+    "PokerTurnState",
+    "Situation",
+    "advise",
+    "advise_reach",
+    "options_of",
+    "reach_probability",
+    "reach_utility",
+    "turn_state",
+]
+
 
 @dataclass(frozen=True)
 class Situation:

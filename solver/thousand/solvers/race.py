@@ -33,6 +33,8 @@ from thousand import kernel
 from thousand.engine.states import StateSpace, build_state_space
 from thousand.rules.ruleset import Ruleset
 
+__all__ = ["RaceSolution", "bellman", "policy_matrix", "solve_race"]
+
 
 @dataclass
 class RaceSolution:

@@ -41,6 +41,8 @@ from thousand.base.i18n import _
 from thousand.engine.player import Moves, PlayerState
 from thousand.rules.ruleset import Ruleset
 
+__all__ = ["MAX_ROUNDS", "RateSolution", "rate_end_values", "rate_refusal", "solve_rate"]
+
 MAX_ROUNDS = 100
 
 

@@ -29,6 +29,8 @@ import numpy as np
 
 from thousand.base.errors import ThousandError
 
+__all__ = ["PAGE", "READ_ROWS", "WINDOW", "InMemory", "ValueStore", "values_of"]
+
 PAGE = mmap.PAGESIZE
 # A read fault on a file mapping also maps the pages around it that are in the page cache
 # ("fault-around", 64 KiB by default in Linux, and not turned off by MADV_RANDOM); they

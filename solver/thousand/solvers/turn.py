@@ -16,6 +16,8 @@ from thousand import kernel
 from thousand.engine.player import Moves, PlayerState
 from thousand.rules.ruleset import Ruleset
 
+__all__ = ["TurnSolution", "expected_turn_points"]
+
 
 class TurnSolution(NamedTuple):
     """The objective ``turn`` for one player state: the value, the DP tables of the

@@ -8,6 +8,32 @@ former module ``thousand.tables`` are offered here (:mod:`thousand.tables.files`
 
 from thousand.base.exports import lazy_names
 
+__all__ = [
+    "ARRAYS",
+    "FIXED32",
+    "FIXED32_BOUND",
+    "FIXED32_SCALE",
+    "MODEL_VERSION",
+    "PLAYERS",
+    "POKER_FIELDS",
+    "TABLE_FORMAT",
+    "TABLE_NAME",
+    "VALUE_RANGE",
+    "StoredTable",
+    "Table",
+    "file_sha256",
+    "find_table",
+    "folder_name",
+    "load_table",
+    "save_table",
+    "search_path",
+    "shipped_tables",
+    "state_fields",
+    "stored_tables",
+    "user_cache",
+    "write_target",
+]
+
 __getattr__, __dir__ = lazy_names(
     __name__,
     {

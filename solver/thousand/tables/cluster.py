@@ -16,6 +16,8 @@ from thousand.base.progress import Progress
 
 from .files import folder_name, write_target
 
+__all__ = ["cluster_meta", "on_cluster"]
+
 
 def on_cluster(rs, objective, label, cluster, tables_dir, checkpoint, progress, solve, store, checkpoint_seconds=None):
     """A table solved on a Dask cluster: the checkpoints' folder (``checkpoint``, default

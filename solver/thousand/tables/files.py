@@ -40,6 +40,36 @@ from thousand.base.version import __version__
 from thousand.engine.states import FIELDS
 from thousand.rules.ruleset import Ruleset
 
+__all__ = [
+    "ARRAYS",
+    "FIXED32",
+    "FIXED32_BOUND",
+    "FIXED32_SCALE",
+    "MODEL_VERSION",
+    "PLAYERS",
+    "POKER_FIELDS",
+    "TABLE_FORMAT",
+    "TABLE_NAME",
+    "TEMPORARY",
+    "VALUE_RANGE",
+    "Leftover",
+    "StoredTable",
+    "Table",
+    "file_sha256",
+    "find_table",
+    "folder_name",
+    "leftovers",
+    "load_table",
+    "remove_leftovers",
+    "save_table",
+    "search_path",
+    "shipped_tables",
+    "state_fields",
+    "stored_tables",
+    "user_cache",
+    "write_target",
+]
+
 TABLE_FORMAT = 2  # 2: meta.json holds the SHA-256 of both arrays
 # Bump when what a ruleset means changes (engine/player.py, the turn DP, the state
 # encoding): tables of an older model would silently disagree with today's rules.

@@ -19,6 +19,8 @@ from thousand.solvers.lastturn import last_turn_horizon
 from .files import find_table, load_table, save_table, write_target
 from .solve import solve_objective
 
+__all__ = ["geometric_duel"]
+
 
 def geometric_duel(rs: Ruleset, tables_dir: str | None = None, progress: bool = True) -> GeometricDuel:
     """The approximation's values for ``rs``: its race table (expected turns alone) and its

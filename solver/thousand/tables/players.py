@@ -34,6 +34,18 @@ from thousand.solvers.lastturn import LastRound, first_seat_T
 
 from .files import Table, find_table, save_table, write_target
 
+__all__ = [
+    "ESTIMATE_SPREAD",
+    "SECONDS_AROUND",
+    "SMALL_GAME",
+    "SWEEPS_FACTOR",
+    "TURN_DPS_PER_STATE",
+    "PlayersSolution",
+    "estimate",
+    "objective",
+    "solve_players",
+]
+
 # Up to this many states of the N-player game, a missing equilibrium is solved on request
 # (Pig to 50 for three players: 125,000 states, 4 s here).
 SMALL_GAME = 200_000

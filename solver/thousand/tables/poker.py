@@ -13,6 +13,8 @@ from thousand.solvers.poker import MAX_PLAYERS, PokerSolution, solve_poker
 
 from .files import find_table, save_table, write_target
 
+__all__ = ["load_poker", "poker_solution", "save_poker"]
+
 
 def _encode(sol: PokerSolution) -> tuple[np.ndarray, np.ndarray]:
     values, rows = [], []

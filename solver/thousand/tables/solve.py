@@ -36,6 +36,21 @@ from thousand.solvers.advice import nearer
 
 from .files import PLAYERS, Table, find_table, folder_name, remove_leftovers, save_table, write_target
 
+__all__ = [
+    "DUEL_TURNS_PER_PAIR",
+    "METHODS",
+    "RACE_STATE_ROWS_PER_S",
+    "DuelTooLarge",
+    "Solution",
+    "estimate",
+    "loaded",
+    "note_rounding",
+    "solve",
+    "solve_duel_on_cluster",
+    "solve_duel_to_store",
+    "solve_objective",
+]
+
 # the methods of each objective, the default first (docs/solver.md)
 METHODS = {"turn": ("dp",), "race": ("policy",), "duel": ("policy", "passes", "textbook"), "rate": ("policy",)}
 

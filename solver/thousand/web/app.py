@@ -93,6 +93,31 @@ from .jobs import Solves, Solving
 from .offline import log_digest, page_rules
 from .store import GameStore, UnknownGame
 
+__all__ = [
+    "BURST",
+    "LOOPBACK",
+    "MAX_BODY",
+    "MAX_ENTRY",
+    "MAX_LOG",
+    "MAX_NAME",
+    "MAX_OVERRIDES",
+    "MAX_PLAYERS",
+    "PAGE_WORDS",
+    "RATE",
+    "SECURITY_HEADERS",
+    "STATIC",
+    "UNSAFE",
+    "Api",
+    "BodyLimit",
+    "Guard",
+    "RateLimit",
+    "Server",
+    "create_app",
+    "host_name",
+    "served_hosts",
+    "state_of",
+]
+
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 64 * 1024  # bytes of a request body
 MAX_PLAYERS = 6

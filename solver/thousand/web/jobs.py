@@ -15,6 +15,8 @@ import time
 from thousand.base.errors import ThousandError
 from thousand.rules.ruleset import Ruleset
 
+__all__ = ["Job", "Solves", "Solving"]
+
 
 class Solving(Exception):
     """A table this answer needs is being solved: ``progress()`` says how far it is."""

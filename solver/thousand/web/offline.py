@@ -14,6 +14,8 @@ from __future__ import annotations
 from thousand.rules.ruleset import Ruleset
 from thousand.rules.scoring import scoring_groups
 
+__all__ = ["log_digest", "page_rules"]
+
 
 def page_rules(rs: Ruleset) -> dict:
     """The parameters of ``rs`` that ``rules.js`` reads (see its ``Moves`` and ``Turns``)."""

@@ -26,6 +26,8 @@ from thousand.base.untrusted import InputError, ensure_private_folder, load_json
 from thousand.play.game import Game
 from thousand.play.session import save_game
 
+__all__ = ["GAME_ID", "MAX_GAMES", "GameStore", "UnknownGame", "default_folder"]
+
 GAME_ID = re.compile(r"[0-9a-f]{16}")  # matched whole (fullmatch): no trailing newline
 MAX_GAMES = 10_000  # a folder of saved games larger than this refuses new ones
 

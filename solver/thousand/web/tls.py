@@ -29,6 +29,17 @@ from pathlib import Path
 from thousand.base.errors import StateError
 from thousand.base.i18n import _
 
+__all__ = [
+    "CA_DAYS",
+    "RENEW_DAYS",
+    "SERVER_DAYS",
+    "TableCertificates",
+    "authority_der",
+    "default_folder",
+    "fingerprint",
+    "table_certificates",
+]
+
 CA_DAYS = 3650
 SERVER_DAYS = 397
 RENEW_DAYS = 30  # a server certificate this close to its end is made again
