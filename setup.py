@@ -174,10 +174,14 @@ def _extensions() -> list[Extension]:
             Extension(
                 f"thousand.kernel.{pyx.stem}",
                 sources=[pyx.relative_to(HERE).as_posix()],
-                # the C helpers (ext/*.h) and the declarations both modules share (ext/thk.pxd)
+                # the C helpers (ext/*.h), the declarations both modules share (ext/thk.pxd) and the
+                # kernel's algorithms, one file each (ext/kernel_*.pxi, included by _kernel.pyx)
                 include_dirs=["ext"],
-                depends=sorted(p.relative_to(HERE).as_posix() for p in (HERE / "ext").glob("*.[hp]x[d]"))
-                + sorted(p.relative_to(HERE).as_posix() for p in (HERE / "ext").glob("*.h")),
+                depends=sorted(
+                    p.relative_to(HERE).as_posix()
+                    for pattern in ("*.pxd", "*.pxi", "*.h")
+                    for p in (HERE / "ext").glob(pattern)
+                ),
                 define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
             )
         )

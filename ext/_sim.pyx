@@ -1,5 +1,5 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Compiled game simulator for the built-in bots (see :mod:`thousand.simulate`).
+"""Compiled game simulator for the built-in bots (see :mod:`thousand.analysis.simulate`).
 
 ``run`` plays whole games in a nogil loop on integer state indices: a roll
 of ``n`` dice is one random number below ``faces**n`` (the ordered roll)
@@ -7,7 +7,7 @@ mapped to its roll class by a lookup table; decisions come from the bots'
 float32 policy rows or from their simple rules; turn ends move the players
 through the flattened plans of :class:`thousand.kernel.DuelPlans`. Every game
 has its own xoshiro256** stream, so the results do not depend on the thread
-count and match the pure twin :mod:`thousand._sim_pure` bit for bit.
+count and match the pure twin :mod:`thousand.kernel._sim_pure` bit for bit.
 """
 
 import numpy as np
@@ -210,7 +210,7 @@ cdef int64_t play_game(const Ctx *c, int64_t start0, int64_t start1, bint race, 
 
 def run(rolls, lookup, plans, int64_t unit, int64_t start0, int64_t start1, bots, int64_t race, int64_t games,
         uint64_t seed, int64_t game0, int64_t max_turns, int threads):
-    """See :func:`thousand._sim_pure.run`."""
+    """See :func:`thousand.kernel._sim_pure.run`."""
     cdef const int32_t[::1] lut = lookup[0]
     cdef const int64_t[::1] lut_off = lookup[1]
     cdef const uint64_t[::1] lut_size = lookup[2]

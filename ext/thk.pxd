@@ -2,8 +2,8 @@
 """C-level declarations shared by the compiled kernel (_kernel.pyx) and the compiled
 simulator (_sim.pyx): the hot-dice modes and a view of a duel's turn plans.
 
-A ``PlanView`` points into the arrays of a ``Plans`` object (thousand._kernel.Plans or
-thousand._pure.Plans, see thousand.kernel.DuelPlans), which owns them: the view is valid
+A ``PlanView`` points into the arrays of a ``Plans`` object (thousand.kernel._kernel.Plans or
+thousand.kernel._pure.Plans, see thousand.kernel.DuelPlans), which owns them: the view is valid
 while that object lives. Mover ``i``'s rows are ``ptr[i]:ptr[i+1]``, one per turn total.
 """
 
