@@ -156,6 +156,38 @@ def test_search_loss_falls_as_the_card_grows(tmp_path):
     assert rep.turn_points <= rep.turn_optimum + 1e-9
 
 
+def test_a_card_with_a_row_or_column_twice_is_reduced_and_plays_the_same(tmp_path):
+    """Equal neighbouring rows merge (their edge goes), an endgame row equal to every row
+    goes, equal neighbouring columns merge; the reduced card's exact loss is the card's."""
+    rs = load_ruleset("plain", ("goal=200",))
+    duel = CardDuel(rs, tables_dir=str(tmp_path))
+    card = Card(rs, (1, 3, 4), (-50, 0, 50), ((20, 20, 30), (25, 25, 40), (25, 25, 40), (30, 30, 45)), by="gap")
+    small = card.reduced()
+    assert small.groups == (1, 4) and small.edges == (-50, 50) and small.cells == 6 < card.cells == 12
+    assert small.marks == ((20, 30), (25, 40), (30, 45))
+    assert duel.measure(small).loss == pytest.approx(duel.measure(card).loss, abs=1e-13)
+    level = Card(rs, (1,), (0,), ((25,), (25,), (25,)), endgame=40)  # both rows and the endgame alike
+    assert level.reduced() == Card(rs, (1,), (), ((25,),))
+    assert duel.measure(level.reduced()).loss == pytest.approx(duel.measure(level).loss, abs=1e-13)
+    kept = Card(rs, (1,), (0,), ((25,), (35,), (200,)), endgame=40)  # nothing twice: unchanged
+    assert kept.reduced() == kept
+
+
+def test_the_size_table_counts_each_card_at_the_size_it_really_has(tmp_path):
+    """Pig's card search once printed "2: 1.7543%, 3: 1.3451%" for a three-row card whose two
+    rows were equal: a card of two numbers that gives up 1.3451%. Now the result is reduced,
+    the table never rises with the size, and no size is worse than a smaller real card."""
+    rs = load_ruleset("pig")
+    rep = find_card(rs, 3, tables_dir=str(tmp_path))
+    assert rep.card.reduced() == rep.card and rep.card.cells == 2  # two rows by your own score
+    sizes, losses = [c for c, _v in rep.steps], [v for _c, v in rep.steps]
+    assert sizes == sorted(set(sizes))
+    assert all(b <= a + 1e-12 for a, b in zip(losses, losses[1:]))
+    # the card found is in the table at its own size, with its own loss, and so is every larger size
+    assert dict(rep.steps)[rep.card.cells] == pytest.approx(rep.loss, abs=1e-9)
+    assert all(v <= rep.loss + 1e-9 for c, v in rep.steps if c >= rep.card.cells)
+
+
 def test_card_refuses_a_malformed_table():
     rs = load_ruleset("plain")
     with pytest.raises(ThousandError):

@@ -3,6 +3,7 @@ docs/cards/PRESET.md, PRESET.png and PRESET.json (the report, the search's time 
 
     python docs/tools/make_cards.py [PRESET ...] [--cells N]
     python docs/tools/make_cards.py classic --measure-only --from classic-nobarrel
+    python docs/tools/make_cards.py admission --reduce
 
 Each preset's card is found by ``thousand.analysis.card.find_card`` (the loss measured
 exactly against the duel table) and its figures are printed as it goes; a preset that
@@ -84,6 +85,33 @@ def measure_only(rs, sources, t0: float):
     return best.with_turn()
 
 
+def reduce_stored(name: str) -> None:
+    """The stored card of ``name`` counted at the size it really has: the reduced card is
+    measured again (it must give up what the card gave up: it plays the same), its size
+    joins the trail, and every size of the trail is the least loss at or below it."""
+    from dataclasses import replace
+
+    path = OUT / f"{name}.json"
+    d = json.loads(path.read_text())
+    rs = load_ruleset(name)
+    rep = CardReport.from_json(rs, d)
+    small = rep.card.reduced()
+    if small == rep.card:
+        print(f"{name}: the card repeats no row or column ({rep.card.cells} numbers)")
+        return
+    new = CardDuel(rs).measure(small).with_turn()
+    if abs(new.loss - rep.loss) > 1e-9:
+        raise SystemExit(f"{name}: the reduced card gives up {new.loss:.6%}, the card {rep.loss:.6%}")
+    found = dict(rep.steps)
+    found[small.cells] = min(found.get(small.cells, 1.0), new.loss)
+    steps = [(c, min(v for c2, v in found.items() if c2 <= c)) for c in sorted(found)]
+    d.update(replace(new, steps=steps).to_json())
+    path.write_text(json.dumps(d, indent=1) + "\n")
+    (OUT / f"{name}.md").write_text(new.card.markdown(replace(new, steps=steps)), encoding="utf-8")
+    draw_card(new.card, replace(new, steps=steps), str(OUT / f"{name}.png"))
+    print(f"{name}: {rep.card.cells} numbers are really {small.cells}, loss {new.loss:.4%} (was {rep.loss:.4%})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("presets", nargs="*", default=PRESETS)
@@ -97,10 +125,20 @@ def main() -> None:
         help="only these shapes, each COLUMNS,ROWS,ENDGAME[,score] (e.g. 6,1,1; 1,3,1,score: rows by your own score)",
     )
     ap.add_argument("--redraw", action="store_true", help="write the Markdown and PNG again from the JSON")
+    ap.add_argument(
+        "--reduce",
+        action="store_true",
+        help="count the stored card at the size it really has (Card.reduced): measured again, that size "
+        "added to the search's trail, the files written again (for cards found before the search reduced them)",
+    )
     ap.add_argument("--table", action="store_true", help="print the Markdown table of the measured cards and stop")
     args = ap.parse_args()
     if args.table:
         print(table(args.presets))
+        return
+    if args.reduce:
+        for name in args.presets:
+            reduce_stored(name)
         return
     if args.redraw:
         for name in args.presets:

@@ -172,6 +172,43 @@ class Card:
             out[:, d] = [row[self.column(d)] for row in self.marks]
         return out
 
+    def reduced(self) -> Card:
+        """The card that plays exactly as this one with no row or column twice: adjacent
+        rows of equal marks merged (the edge between them dropped), an endgame row equal
+        to every other row dropped, and adjacent columns with equal marks in every row
+        (and equal worths) merged. Its :attr:`cells` is the size this card really has."""
+        bands = [list(r) for r in self.marks[: len(self.edges) + 1]]
+        end = [list(r) for r in self.marks[len(self.edges) + 1 :]]
+        edges = list(self.edges)
+        i = 1
+        while i < len(bands):
+            if bands[i] == bands[i - 1]:
+                del bands[i], edges[i - 1]
+            else:
+                i += 1
+        endgame = self.endgame
+        if end and all(r == end[0] for r in bands):
+            end, endgame = [], 0
+        rows, groups, worth = bands + end, list(self.groups), list(self.worth)
+        j = 1
+        while j < len(groups):
+            if all(r[j] == r[j - 1] for r in rows) and (not worth or worth[j] == worth[j - 1]):
+                del groups[j]
+                for r in rows:
+                    del r[j]
+                if worth:
+                    del worth[j]
+            else:
+                j += 1
+        return replace(
+            self,
+            groups=tuple(groups),
+            edges=tuple(edges),
+            marks=tuple(tuple(r) for r in rows),
+            worth=tuple(worth),
+            endgame=endgame,
+        )
+
     def worths(self) -> np.ndarray:
         """The worth of rolling on per dice count, (dice + 1,) points (column 0: hot dice, all of them)."""
         w = self.worth or (0,) * len(self.groups)
@@ -765,7 +802,7 @@ class CardReport:
     sweeps: int = 0  # sweeps of the level-ordered Gauss-Seidel solve
     residual: float = 0.0  # the last sweep's largest change
     seconds: float = 0.0
-    steps: list = field(default_factory=list)  # the search's trail: (cells, loss) of smaller cards
+    steps: list = field(default_factory=list)  # the search's trail: (cells, least loss found with at most that many)
     unmeasured: str | None = None  # why the win chance is not measured (no duel here)
 
     @property
@@ -801,7 +838,10 @@ class CardReport:
                 )
             )
         if self.steps:
-            out.append(_("Loss by size (numbers on the card): ") + ", ".join(f"{c}: {v:.4%}" for c, v in self.steps))
+            out.append(
+                _("Least loss found by size (numbers on the card): ")
+                + ", ".join(f"{c}: {v:.4%}" for c, v in self.steps)
+            )
         return out
 
     @classmethod
@@ -944,7 +984,11 @@ def find_card(
     start is half the work but stops in worse local optima: on Pig to 30 it kept 7.18% at
     two numbers, where the turn's start reaches a card that plays as the optimum.) Every
     start from the best card so far reproduces a smaller card's play where it can, so the
-    loss does not rise with the size. ``steps`` of the result lists the best loss per size."""
+    loss does not rise with the size. A card found is counted at the size it really has
+    (:meth:`Card.reduced`: a card of three rows whose two rows are equal is a card of two),
+    and the result is reduced too. ``steps`` of the result lists, per size, the least loss
+    found with at most that many numbers (the least found: the search is local, not
+    exhaustive)."""
     duel = duel or CardDuel(rs, tables_dir=tables_dir)
     say = progress or (lambda s: None)
     u = rs.unit
@@ -960,7 +1004,8 @@ def find_card(
     seed = turn_card(rs)
     best: Card | None = None
     best_of: dict[int, Card] = {}  # the best card of each column count
-    trail: list[tuple[int, float]] = []
+    found: dict[int, float] = {}  # the least loss of a card found, by the size it really has
+    searched: set[int] = set()
     offered = [shape(s) for s in only] if only else shapes(rs)
     fits = [s for s in sorted(offered, key=lambda s: _size(rs, *s[:3])) if _size(rs, *s[:3]) <= cells]
     if not fits:
@@ -986,10 +1031,14 @@ def find_card(
             best_of[g] = card
         if best is None or loss(card) < loss(best) - 1e-9:
             best = card
-        trail = [t for t in trail if t[0] != size] + [(size, loss(best))]
+        real = card.reduced().cells
+        found[real] = min(found.get(real, 1.0), loss(card))
+        searched |= {size, real}
         rows = f"{b} row(s){' by your score' if by == 'score' else ''}{', an endgame row' if e else ''}"
-        say(f"{size} numbers ({g} column(s), {rows}): loss {loss(card):.4%}")
-    return replace(duel.measure(best), steps=trail).with_turn()
+        really = "" if real == size else f", really {real} numbers"
+        say(f"{size} numbers ({g} column(s), {rows}{really}): loss {loss(card):.4%}")
+    trail = [(n, min(v for m, v in found.items() if m <= n)) for n in sorted(searched) if min(found) <= n]
+    return replace(duel.measure(best.reduced()), steps=trail).with_turn()
 
 
 def turn_card(rs: Ruleset) -> Card:
