@@ -444,3 +444,12 @@ def test_a_json_file_that_is_no_save_says_so():
         path.write_text('{"a": 1}')
         line = one_line_error(run(["play", "--resume", str(path)]))
     assert 'no "format" field' in line
+
+
+def test_a_samosval_score_no_total_can_reach_is_refused():
+    """Every classic score is a multiple of 5 (the dice, the penalties): a dump at 333 is never
+    reached and used to shrink the counting unit to 1 point, five times the states."""
+    line = one_line_error(run(["rules", "check", "classic", "--set", "dump=[333]"]))
+    assert "333" in line and "multiple of 5" in line
+    r = run(["rules", "check", "classic", "--set", "dump=[335]", "--json"])
+    assert r.exit_code == 0 and json.loads(r.output)["unit"] == 5

@@ -593,9 +593,17 @@ def _check_pits_and_dumps(rs: Ruleset) -> None:
         prev_exit = p.exit
     if rs.pit_attempts and not rs.pits:
         raise RulesetError(_("pit_attempts is set but there are no pits"))
+    # a score moves by what the dice score and by the penalties; a dump score off that grid is
+    # never reached, and would only shrink the counting unit (five times the states for 333)
+    moves = [*rs.scoring.point_values(), rs.overtake, rs.bolts.penalty, rs.barrel.fall_penalty]
+    step = reduce(math.gcd, (abs(v) for v in [*moves, rs.barrel.push_off_penalty, rs.open_min, rs.floor] if v), 0)
     for d in rs.dump:
         if not 0 < d < rs.goal:
             raise RulesetError(_("dump score {0} must lie between 0 and the goal {1}").format(d, rs.goal))
+        if step > 1 and d % step:
+            raise RulesetError(
+                _("dump score {0} can never be reached: every score is a multiple of {1}").format(d, step)
+            )
     if rs.dump_mid_turn and not rs.dump:
         raise RulesetError(_("dump_mid_turn is set but there is no dump score"))
 
