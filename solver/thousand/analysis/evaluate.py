@@ -225,14 +225,7 @@ def _blunder_part(ctx: _Run, src, simulated: bool, out: dict, lines: list[str]) 
             if simulated
             else "over the exact sweep's decision states"
         )
-        unit = "turns" if race else "P(win)"
-        lines.append(
-            f"blunders {where}: {src.decisions} decisions, {src.mistakes} not optimal, "
-            f"{src.total:.6f} {unit} given up in all"
-        )
-        if simulated and src.per_game:
-            pg = np.asarray(src.per_game)
-            lines.append(f"  per game: mean {pg.mean():.6f}, max {pg.max():.6f} {unit} given up")
+        lines += _blunder_lines(src, where, race, simulated)
         ws = [w for w in src.worst_sorted() if w[0] > 1e-12]
         if ws:
             lines.append("  worst decisions:")
@@ -241,6 +234,23 @@ def _blunder_part(ctx: _Run, src, simulated: bool, out: dict, lines: list[str]) 
             lines.append(f"      bot: {a.label()}; best: {best.label()}")
             lines.append(f"      $ {advise_command(rs, st, objective, overrides)}")
         out["blunders"] = _blunder_json(src, rs, objective, overrides, race, per_game=simulated)
+
+
+def _blunder_lines(src, where: str, race: bool, simulated: bool) -> list[str]:
+    """The blunders in figures a player reads: mistakes per 100 decisions and the average
+    given up per decision first; the sums of the decisions' losses (over all, and per game)
+    named as sums: a sum of P(win) losses is not a probability (it passes 1 in a long game)."""
+    unit = "turns" if race else "P(win)"
+    sums = "summed over the decisions" + ("" if race else ": a sum of losses, not a probability")
+    per100 = 100 * src.mistakes / src.decisions
+    out = [
+        f"blunders {where}: {src.decisions} decisions, {src.mistakes} not optimal ({per100:.1f} per 100); "
+        f"on average {src.total / src.decisions:.6f} {unit} given up per decision ({src.total:.6f} {sums})"
+    ]
+    if simulated and src.per_game:
+        pg = np.asarray(src.per_game)
+        out.append(f"  a game's decisions summed: mean {pg.mean():.6f}, max {pg.max():.6f} {unit} given up")
+    return out
 
 
 def _unf(mc: MCResult) -> str:

@@ -98,7 +98,9 @@ class PlayerReview:
             "decisions": self.decisions,
             "accurate": self.accurate,
             "accuracy": self.accuracy,
-            "lost": self.lost,
+            "mistakes": self.decisions - self.accurate,
+            "lost": self.lost,  # the sum of the decisions' losses
+            "lost_per_decision": self.lost / self.decisions if self.decisions else 0.0,
             "worst": [d.to_json() for d in self.worst],
         }
 
@@ -280,6 +282,34 @@ def _fmt(value: str, v: float) -> str:
     return _("{0:.1f} points").format(v)
 
 
+def _summary_line(value: str, p) -> str:
+    """A player's line: accuracy and mistakes per 100 decisions (as backgammon players count
+    them), then the average given up per decision; the game's total is named as what it is,
+    a sum of the decisions' losses (for a chance of winning, not itself a chance)."""
+    n = p.decisions
+    mistakes = n - p.accurate
+    fields = {
+        "name": p.name,
+        "n": n,
+        "acc": "-" if p.accuracy is None else f"{100 * p.accuracy:.0f}%",
+        "limit": _fmt(value, ACCURATE[value]),
+        "m": mistakes,
+        "per100": f"{100 * mistakes / n:.0f}" if n else "0",
+        "mean": _fmt(value, p.lost / n if n else 0.0),
+        "lost": _fmt(value, p.lost),
+    }
+    if value in WIN_TERMS:
+        return _(
+            "{name}: {n} decisions, accuracy {acc} (within {limit}), {m} mistakes ({per100} per 100 decisions); "
+            "on average {mean} of winning chance given up per decision ({lost} summed over the game: a sum of "
+            "the decisions' losses, not a chance)"
+        ).format(**fields)
+    return _(
+        "{name}: {n} decisions, accuracy {acc} (within {limit}), {m} mistakes ({per100} per 100 decisions); "
+        "on average {mean} given up per decision ({lost} summed over the game)"
+    ).format(**fields)
+
+
 def render(review: Review) -> str:
     """The review as text: every decision, then each player's accuracy, loss and worst."""
     lines = [
@@ -310,16 +340,7 @@ def render(review: Review) -> str:
             )
     lines.append("")
     for p in review.summary:
-        acc = "-" if p.accuracy is None else f"{100 * p.accuracy:.0f}%"
-        lines.append(
-            _("{name}: {n} decisions, accuracy {acc} (within {limit}), gave up {lost} in all").format(
-                name=p.name,
-                n=p.decisions,
-                acc=acc,
-                limit=_fmt(review.value_name, ACCURATE[review.value_name]),
-                lost=_fmt(review.value_name, p.lost),
-            )
-        )
+        lines.append(_summary_line(review.value_name, p))
         for d in p.worst:
             if not d.accurate:
                 lines.append(

@@ -156,7 +156,7 @@ PAGE_WORDS = {
     ),
     "review_title": N_("Review of the game"),
     "accuracy": N_("accuracy"),
-    "gave_up": N_("gave up"),
+    "per_decision": N_("given up per decision"),
     "decisions": N_("decisions"),
     "worst": N_("Worst decisions"),
     "instead_of": N_("instead of"),

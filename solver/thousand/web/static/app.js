@@ -710,7 +710,7 @@ async function review() {
   how.textContent = rv.methods.join("; ");
   const table = document.createElement("table");
   const head = document.createElement("tr");
-  for (const w of ["player", "decisions", "accuracy", "gave_up"]) {
+  for (const w of ["player", "decisions", "accuracy", "per_decision"]) {
     const th = document.createElement("th");
     th.textContent = t(w);
     head.append(th);
@@ -718,7 +718,9 @@ async function review() {
   table.append(head);
   for (const p of rv.summary) {
     const tr = document.createElement("tr");
-    const cells = [p.name, p.decisions, p.accuracy === null ? "–" : `${Math.round(100 * p.accuracy)}%`, pp(p.lost)];
+    // the average given up per decision: the game's sum of losses is no chance of winning
+    const cells = [p.name, p.decisions, p.accuracy === null ? "–" : `${Math.round(100 * p.accuracy)}%`,
+      pp(p.lost_per_decision)];
     cells.forEach((c, k) => {
       const td = document.createElement("td");
       td.textContent = c;
