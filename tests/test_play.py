@@ -304,3 +304,34 @@ def test_resume_a_save_with_bad_fields_is_one_line(tmp_path):
         path.write_text(json.dumps({**good, key: bad}))
         res = CliRunner().invoke(main, ["play", "pig", "--set", "goal=30", "--resume", str(path)], input="")
         assert res.exit_code == 2 and "bad field" in res.output and "Traceback" not in res.output, (key, res.output)
+
+
+def test_a_save_of_a_ruleset_file_opens_where_the_file_is_not(tmp_path):
+    """A save holds its rules in full: the game of a TOML file of one's own resumes and is
+    reviewed after the file is gone (another machine), with the rules it was played by."""
+    rules = tmp_path / "short-pig.toml"
+    r = CliRunner().invoke(main, ["rules", "show", "pig", "--set", "goal=40"])
+    rules.write_text(r.output)
+    save = tmp_path / "game.json"
+    r = CliRunner().invoke(
+        main,
+        ["play", str(rules), "--players", "A", "B"],
+        input=f"roll 6\nstop\nsave {save}\n",
+        env={"XDG_STATE_HOME": str(tmp_path / "st")},
+    )
+    assert r.exit_code == 0, r.output
+    rules.unlink()
+    data = json.loads(save.read_text())
+    assert data["ruleset"]["goal"] == 40 and data["rules"] == str(rules)
+    r = CliRunner().invoke(main, ["play", "--resume", str(save)], input="roll 5\nstop\n")
+    assert r.exit_code == 0 and "resumed" in r.output, r.output
+    g = Game.from_json(json.loads(save.read_text()))
+    assert g.rs.goal == 40 and [s.score for s in g.states][:2] == [6, 5]
+    r = CliRunner().invoke(main, ["review", str(save), "--json"])
+    assert r.exit_code == 0, r.output
+    # a save whose stored rules were edited no longer matches its hash: refused in one line
+    data = json.loads(save.read_text())
+    data["ruleset"]["goal"] = 50
+    save.write_text(json.dumps(data))
+    r = CliRunner().invoke(main, ["play", "--resume", str(save)], input="")
+    assert r.exit_code == 2 and "changed since the game was saved" in r.stderr

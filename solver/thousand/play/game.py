@@ -501,7 +501,7 @@ class Game(LoggedGame):
                     raise StateError(_("not a saved game: bad field {0!r}").format(key))
             if data.get("seed") is not None and (type(data["seed"]) is not int):
                 raise StateError(_("not a saved game: bad field 'seed'"))
-            rs = load_ruleset(data["rules"], tuple(data["overrides"]))
+            rs = _saved_ruleset(data)
             if rs.hash != data["ruleset_hash"]:
                 raise StateError(
                     _("the rules {0!r} have changed since the game was saved (hash {1}, saved {2})").format(
@@ -1010,6 +1010,19 @@ def _game_entry(g: Game, verb: str, arg: str, line: str) -> str:
     else:
         text += "\n  " + g.where()
     return text
+
+
+def _saved_ruleset(data: dict):
+    """The rules of a save: the ruleset stored in it in full (saves since 2026-12-07), so that
+    a game of a ruleset file opens where that file is not; else the rules it names."""
+    from thousand.rules.ruleset import ruleset_from_mapping
+
+    if isinstance(data.get("ruleset"), dict):
+        try:
+            return ruleset_from_mapping(data["ruleset"])
+        except ThousandError as exc:
+            raise StateError(_("not a saved game: its ruleset does not load ({0})").format(exc)) from None
+    return load_ruleset(data["rules"], tuple(data["overrides"]))
 
 
 def read_save(path: str | Path) -> dict:

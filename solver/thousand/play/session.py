@@ -98,6 +98,8 @@ class LoggedGame:
             "rules": self.spec,
             "overrides": list(self.overrides),
             "ruleset_hash": self.rs.hash,
+            # the rules in full: a save opens where the ruleset file it names is not (another machine)
+            "ruleset": self.rs.to_mapping(),
             "players": self.names,
             "seed": self.seed,
             "log": list(self.log),

@@ -620,6 +620,8 @@ class Api:
         if not isinstance(rules, str) or "/" in rules or "\\" in rules or rules.endswith(".toml"):
             # a save names its rules; here only a preset, never a file on the server
             raise HTTPException(400, "only games of the presets can be resumed here")
+        # the preset decides the rules here (a save's own ruleset is for files of one's own)
+        body = {k: v for k, v in body.items() if k != "ruleset"}
         try:
             g = Game.from_json(body)
         except ThousandError as exc:  # a bad file, not a move: 400 whatever the cause
