@@ -996,7 +996,8 @@ def game_entry(g: Game, verb: str, arg: str, line: str) -> str:
         return "stop"
     if verb[:1].isdigit():
         return "roll " + line
-    raise Refused(_("unknown command {verb!r} (type help)").format(verb=verb))
+    # the page has no help to type: the entries themselves say what is possible
+    raise Refused(_("unknown command {verb!r}: an entry is roll, keep or stop").format(verb=cut(verb, 30)))
 
 
 def _game_entry(g: Game, verb: str, arg: str, line: str) -> str:

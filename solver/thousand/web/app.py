@@ -184,6 +184,8 @@ PAGE_WORDS = {
     "longer_than_estimated": N_("taking longer than estimated"),
     "n_seconds": N_("{0} s"),
     "n_minutes": N_("{0} min"),
+    "n_hours": N_("{0} h"),
+    "build_hours": N_("hours of work for the server; the advice above works meanwhile"),
     "game_over": N_("Game over"),
     "games": N_("Games"),
     "player": N_("player"),

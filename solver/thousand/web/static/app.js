@@ -631,7 +631,10 @@ function progressBar(fraction) {
 
 function duration(seconds) {
   const s = Math.max(0, Math.round(seconds));
-  return s < 120 ? t("n_seconds").replace("{0}", s) : t("n_minutes").replace("{0}", Math.round(s / 60));
+  if (s < 120) return t("n_seconds").replace("{0}", s);
+  if (s < 90 * 60) return t("n_minutes").replace("{0}", Math.round(s / 60));
+  // a build of hours says so: "451 min" reads as a wait, "7.5 h" as a night's work
+  return t("n_hours").replace("{0}", (Math.round(s / 360) / 10).toString());
 }
 
 // a table the exact advice needs: a button that builds it on the server, or the build's progress
@@ -645,6 +648,10 @@ function buildBox(b) {
     btn.type = "button";
     btn.className = "build-btn";
     btn.textContent = t("build_exact").replace("{0}", what).replace("{1}", duration(b.seconds[1]));
+    if (b.seconds[1] >= 3600) {  // hours on the server: the player should know before tapping
+      btn.textContent += " — " + t("build_hours");
+      btn.classList.add("long");
+    }
     btn.addEventListener("click", () => guarded(async () => {
       btn.disabled = true;
       await api("POST", `/api/games/${state.game.id}/build`, { objective: b.objective });
