@@ -1002,6 +1002,9 @@ def find_card(
         return r.loss
 
     seed = turn_card(rs)
+    t0 = time.perf_counter()
+    loss(seed)
+    once = time.perf_counter() - t0
     best: Card | None = None
     best_of: dict[int, Card] = {}  # the best card of each column count
     found: dict[int, float] = {}  # the least loss of a card found, by the size it really has
@@ -1010,6 +1013,11 @@ def find_card(
     fits = [s for s in sorted(offered, key=lambda s: _size(rs, *s[:3])) if _size(rs, *s[:3]) <= cells]
     if not fits:
         raise ThousandError(f"{rs.name}: the smallest card has {_size(rs, 1, 1)} numbers, more than {cells}")
+    # what the wait will be: each shape is tens to hundreds of exact measurements
+    say(
+        f"searching {len(fits)} card shape(s) of up to {cells} numbers; one exact measurement takes "
+        f"{once:.2g} s here, and a shape needs tens to hundreds of them"
+    )
     for g, b, e, by in fits:
         size = _size(rs, g, b, e)
         # rows are tried on the best column layout of each column count (more rows on worse
@@ -1036,7 +1044,8 @@ def find_card(
         searched |= {size, real}
         rows = f"{b} row(s){' by your score' if by == 'score' else ''}{', an endgame row' if e else ''}"
         really = "" if real == size else f", really {real} numbers"
-        say(f"{size} numbers ({g} column(s), {rows}{really}): loss {loss(card):.4%}")
+        took = time.perf_counter() - t0
+        say(f"{size} numbers ({g} column(s), {rows}{really}): loss {loss(card):.4%} ({took:.0f} s so far)")
     trail = [(n, min(v for m, v in found.items() if m <= n)) for n in sorted(searched) if min(found) <= n]
     return replace(duel.measure(best.reduced()), steps=trail).with_turn()
 
