@@ -453,3 +453,17 @@ def test_a_samosval_score_no_total_can_reach_is_refused():
     assert "333" in line and "multiple of 5" in line
     r = run(["rules", "check", "classic", "--set", "dump=[335]", "--json"])
     assert r.exit_code == 0 and json.loads(r.output)["unit"] == 5
+
+
+def test_an_evaluation_against_equilibrium_players_too_large_says_what_would_work():
+    line = one_line_error(run(["evaluate", "plain", "--set", "goal=5000", "--bot", "hold:300", "--players", "3"]))
+    assert "--set goal=2000 or less" in line and "without --players" in line
+    # the goal of the suggestion is one the rules accept and whose three-player game fits
+    from thousand.engine.states import build_state_space
+    from thousand.solvers.nplayer import MAX_VALUES
+
+    m = len(build_state_space(load_ruleset("plain", ("goal=2000",)), opponents=True))
+    assert 3 * m**3 <= MAX_VALUES
+    # classic's barrel and pits do not move with the goal: no command, a ruleset file of one's own
+    line = one_line_error(run(["evaluate", "classic", "--bot", "hold:300", "--players", "3"]))
+    assert "a ruleset file with a goal near" in line

@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 from thousand import kernel
-from thousand.base.errors import TableError
+from thousand.base.errors import TableError, ThousandError
 from thousand.base.i18n import _
 from thousand.engine.states import build_state_space
 from thousand.engine.turn import GameStep, TurnEnd, TurnRules, next_turn, still_to_play
@@ -85,9 +85,41 @@ class BotSeat:
         return A, b
 
 
+def _what_fits(rs: Ruleset, players: int) -> str:
+    """What an evaluation against equilibrium players can do instead: a goal whose states
+    fit the N-player solver (the player states grow about as the goal does), or the duel."""
+    from thousand.engine.states import TooManyStates, closure
+    from thousand.solvers.nplayer import MAX_VALUES, seat_count
+
+    fits = (MAX_VALUES / (seat_count(rs, players) * players)) ** (1 / players)
+    try:
+        m = len(closure(rs, opponents=True, limit=100_000))
+    except TooManyStates as many:
+        m = many.count
+    goal = max(rs.unit, int(rs.goal * min(1.0, fits / m)) // (10 * rs.unit) * 10 * rs.unit)
+    try:
+        from thousand.rules.ruleset import from_mapping
+
+        from_mapping({**rs.to_mapping(), "goal": goal})
+    except ThousandError:  # the goal alone cannot move (a barrel, pits above it): no command to offer
+        return _(
+            "about {fits:,} player states fit {n} players here: try a shorter game of your own (a ruleset "
+            "file with a goal near {goal} and its barrel and pits below it), or the bot against one optimal "
+            "opponent (without --players)"
+        ).format(fits=int(fits), n=players, goal=goal)
+    return _(
+        "about {fits:,} player states fit {n} players here: try a shorter game (--set goal={goal} or less), "
+        "or the bot against one optimal opponent (without --players)"
+    ).format(fits=int(fits), n=players, goal=goal)
+
+
 def equilibrium(rs: Ruleset, players: int, tables_dir: str | None, progress: bool) -> NPlayerSolution:
-    """The stored equilibrium (solved if missing) as the solver's result type."""
-    table = solve_players(rs, players, tables_dir, progress=progress)
+    """The stored equilibrium (solved if missing) as the solver's result type; where it
+    cannot be held here, the refusal says what would work."""
+    try:
+        table = solve_players(rs, players, tables_dir, progress=progress)
+    except NPlayerError as exc:
+        raise NPlayerError(f"{exc}; {_what_fits(rs, players)}") from None
     space = build_state_space(rs, opponents=True)
     if not np.array_equal(space.encode(), np.asarray(table.table.states)):
         # load_table checked the ruleset's hash: only a table of another model version gets here
