@@ -8,39 +8,21 @@ module ``thousand.engine`` are offered here (:mod:`thousand.engine.turn`).
 
 from thousand.base.exports import lazy_names
 
-__all__ = [
-    "MAX_TURNS",
-    "TOTAL_CAP",
-    "Action",
-    "GameStep",
-    "TurnEnd",
-    "TurnResult",
-    "TurnRules",
-    "TurnState",
-    "finish_turn",
-    "next_in_round",
-    "next_turn",
-    "roll_outcomes",
-    "round_winners",
-    "still_to_play",
-]
-
-__getattr__, __dir__ = lazy_names(
-    __name__,
-    {
-        "Action": ".turn",
-        "GameStep": ".turn",
-        "MAX_TURNS": ".turn",
-        "TOTAL_CAP": ".turn",
-        "TurnEnd": ".turn",
-        "TurnResult": ".turn",
-        "TurnRules": ".turn",
-        "TurnState": ".turn",
-        "finish_turn": ".turn",
-        "next_in_round": ".turn",
-        "next_turn": ".turn",
-        "roll_outcomes": ".turn",
-        "round_winners": ".turn",
-        "still_to_play": ".turn",
-    },
-)
+_WHERE = {
+    "Action": ".turn",
+    "GameStep": ".turn",
+    "MAX_TURNS": ".turn",
+    "TOTAL_CAP": ".turn",
+    "TurnEnd": ".turn",
+    "TurnResult": ".turn",
+    "TurnRules": ".turn",
+    "TurnState": ".turn",
+    "finish_turn": ".turn",
+    "next_in_round": ".turn",
+    "next_turn": ".turn",
+    "roll_outcomes": ".turn",
+    "round_winners": ".turn",
+    "still_to_play": ".turn",
+}
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)
+__all__ = sorted(_WHERE)
