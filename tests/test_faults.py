@@ -377,7 +377,8 @@ def test_the_unfinished_write_of_a_killed_solve_is_found_and_removed(tmp_path):
     # a write in progress (this process's) is never touched
     mine = tables / f".{folder_name(rs, 'race')}.{os.getpid()}.efgh5678.tmp"
     mine.mkdir()
-    runner = CliRunner()
+    # a cache of this test's own: a table another test left in the session's cache is not found first
+    runner = CliRunner(env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
     r = runner.invoke(main, ["tables", "list", "--tables", str(tables)])
     assert r.exit_code == 0 and "1 unfinished writes" in r.output, r.output
     r = runner.invoke(main, ["tables", "clean", "--tables", str(tables), "--json"])

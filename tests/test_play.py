@@ -327,7 +327,7 @@ def test_a_save_of_a_ruleset_file_opens_where_the_file_is_not(tmp_path):
     assert r.exit_code == 0 and "resumed" in r.output, r.output
     g = Game.from_json(json.loads(save.read_text()))
     assert g.rs.goal == 40 and [s.score for s in g.states][:2] == [6, 5]
-    r = CliRunner().invoke(main, ["review", str(save), "--json"])
+    r = CliRunner().invoke(main, ["review", str(save), "--json", "--tables", str(tmp_path / "tables")])
     assert r.exit_code == 0, r.output
     # a save whose stored rules were edited no longer matches its hash: refused in one line
     data = json.loads(save.read_text())
