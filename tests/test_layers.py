@@ -195,9 +195,19 @@ def test_lazy_names_of_a_package_point_into_that_package():
     for name, path in module_files().items():
         if path.name != "__init__.py":
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        # the map is written in the call, or bound to a name at module level first
+        bound = {
+            t.id: node.value
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            for t in node.targets
+            if isinstance(t, ast.Name)
+        }
+        for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "lazy_names":
-                where = ast.literal_eval(node.args[1])
+                arg = node.args[1]
+                where = ast.literal_eval(bound[arg.id] if isinstance(arg, ast.Name) else arg)
                 for attr, module in where.items():
                     assert module.startswith(".") and module.count(".") == 1, (name, attr, module)
                     assert (path.parent / f"{module[1:]}.py").is_file(), (name, attr, module)
