@@ -21,7 +21,17 @@ import sys
 import time
 from pathlib import Path
 
-from thousand.analysis.card import Card, CardDuel, CardReport, DuelOutOfReach, find_card, shape, turn_card, turn_only
+from thousand.analysis.card import (
+    Card,
+    CardDuel,
+    CardReport,
+    DuelOutOfReach,
+    find_card,
+    least_by_size,
+    shape,
+    turn_card,
+    turn_only,
+)
 from thousand.analysis.chart import draw_card
 from thousand.base.errors import ThousandError
 from thousand.rules import load_ruleset
@@ -104,7 +114,7 @@ def reduce_stored(name: str) -> None:
         raise SystemExit(f"{name}: the reduced card gives up {new.loss:.6%}, the card {rep.loss:.6%}")
     found = dict(rep.steps)
     found[small.cells] = min(found.get(small.cells, 1.0), new.loss)
-    steps = [(c, min(v for c2, v in found.items() if c2 <= c)) for c in sorted(found)]
+    steps = least_by_size(found)
     d.update(replace(new, steps=steps).to_json())
     path.write_text(json.dumps(d, indent=1) + "\n")
     (OUT / f"{name}.md").write_text(new.card.markdown(replace(new, steps=steps)), encoding="utf-8")

@@ -80,6 +80,7 @@ __all__ = [
     "card_turn_ends",
     "card_turn_points",
     "find_card",
+    "least_by_size",
     "last_turn_columns",
     "last_turn_takes",
     "parse_shape",
@@ -1041,13 +1042,19 @@ def find_card(
             best = card
         real = card.reduced().cells
         found[real] = min(found.get(real, 1.0), loss(card))
-        searched |= {size, real}
+        searched.add(size)
         rows = f"{b} row(s){' by your score' if by == 'score' else ''}{', an endgame row' if e else ''}"
         really = "" if real == size else f", really {real} numbers"
         took = time.perf_counter() - t0
         say(f"{size} numbers ({g} column(s), {rows}{really}): loss {loss(card):.4%} ({took:.0f} s so far)")
-    trail = [(n, min(v for m, v in found.items() if m <= n)) for n in sorted(searched) if min(found) <= n]
-    return replace(duel.measure(best.reduced()), steps=trail).with_turn()
+    return replace(duel.measure(best.reduced()), steps=least_by_size(found, searched)).with_turn()
+
+
+def least_by_size(found: dict[int, float], sizes=()) -> list[tuple[int, float]]:
+    """The size table of a search: for each size (those of ``found``, the least loss of a card
+    of that real size, and ``sizes`` besides) the least loss found with at most that many
+    numbers; sizes below the smallest card found are left out."""
+    return [(n, min(v for m, v in found.items() if m <= n)) for n in sorted({*found, *sizes}) if min(found) <= n]
 
 
 def turn_card(rs: Ruleset) -> Card:

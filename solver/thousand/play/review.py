@@ -92,15 +92,23 @@ class PlayerReview:
     def accuracy(self) -> float | None:
         return self.accurate / self.decisions if self.decisions else None
 
+    @property
+    def mistakes(self) -> int:
+        return self.decisions - self.accurate
+
+    @property
+    def lost_per_decision(self) -> float:
+        return self.lost / self.decisions if self.decisions else 0.0
+
     def to_json(self) -> dict:
         return {
             "name": self.name,
             "decisions": self.decisions,
             "accurate": self.accurate,
             "accuracy": self.accuracy,
-            "mistakes": self.decisions - self.accurate,
+            "mistakes": self.mistakes,
             "lost": self.lost,  # the sum of the decisions' losses
-            "lost_per_decision": self.lost / self.decisions if self.decisions else 0.0,
+            "lost_per_decision": self.lost_per_decision,
             "worst": [d.to_json() for d in self.worst],
         }
 
@@ -287,15 +295,14 @@ def _summary_line(value: str, p) -> str:
     them), then the average given up per decision; the game's total is named as what it is,
     a sum of the decisions' losses (for a chance of winning, not itself a chance)."""
     n = p.decisions
-    mistakes = n - p.accurate
     fields = {
         "name": p.name,
         "n": n,
         "acc": "-" if p.accuracy is None else f"{100 * p.accuracy:.0f}%",
         "limit": _fmt(value, ACCURATE[value]),
-        "m": mistakes,
-        "per100": f"{100 * mistakes / n:.0f}" if n else "0",
-        "mean": _fmt(value, p.lost / n if n else 0.0),
+        "m": p.mistakes,
+        "per100": f"{100 * p.mistakes / n:.0f}" if n else "0",
+        "mean": _fmt(value, p.lost_per_decision),
         "lost": _fmt(value, p.lost),
     }
     if value in WIN_TERMS:

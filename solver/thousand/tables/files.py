@@ -125,6 +125,7 @@ class Table:
     meta: dict
     values: np.ndarray
     states: np.ndarray
+    index: dict | None = None  # player state -> its row, decoded once while the states were checked
 
     @property
     def exact(self) -> bool:
@@ -325,14 +326,13 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
     _check_stored_ruleset(folder, meta, rs, repair)
     _check_checksums(folder, meta, repair)
     values, states = _load_arrays(folder, meta, objective, repair)
-    if objective != "poker":
-        _check_states(folder, meta, states, rs, repair)
+    index = _check_states(folder, meta, states, rs, repair) if objective != "poker" else None
     values = _decoded_values(folder, meta, values, repair)
     lo, hi = _value_range(objective)
     if not np.all(np.isfinite(values)) or (values.size and (values.min() < lo - 1e-9 or values.max() > hi + 1e-9)):
         raise TableError(_("table {0}: values outside [{1}, {2}] or not finite; {3}").format(folder, lo, hi, repair))
     _check_kind(folder, meta, values, states, rs, objective, repair)
-    return Table(folder, meta, values, states)
+    return Table(folder, meta, values, states, index)
 
 
 def _read_meta(folder: Path) -> dict:
@@ -491,12 +491,13 @@ def _check_stored_ruleset(folder: Path, meta: dict, rs: Ruleset, repair: str) ->
         )
 
 
-def _check_states(folder: Path, meta: dict, states: np.ndarray, rs: Ruleset, repair: str) -> None:
+def _check_states(folder: Path, meta: dict, states: np.ndarray, rs: Ruleset, repair: str) -> dict:
     """The states of a table must be the ruleset's: as many as meta.json says, each one a
     state these rules can hold (a score from the floor to below the goal, on the unit, its
     counters as the rules keep them at that score), no state twice, and every state a game
     of these rules can start a turn in (the seeds of the state space) among them. A table
-    of a smaller goal lacks seeds; one of a larger goal has scores these rules cannot hold."""
+    of a smaller goal lacks seeds; one of a larger goal has scores these rules cannot hold.
+    Returns each state's row (:attr:`Table.index`)."""
     from thousand.engine.player import Moves
     from thousand.engine.states import decode, seeds
 
@@ -506,8 +507,8 @@ def _check_states(folder: Path, meta: dict, states: np.ndarray, rs: Ruleset, rep
             _("table {0}: {1} states where meta.json says {2}; {3}").format(folder, states.shape[0], count, repair)
         )
     moves = Moves(rs)
-    held = set()
-    for row in states:
+    held: dict = {}
+    for i, row in enumerate(states):
         x = decode(row)
         if not (rs.floor <= x.score < rs.goal and x.score % rs.unit == 0) or moves.normalise(x) != x or x in held:
             raise TableError(
@@ -515,7 +516,7 @@ def _check_states(folder: Path, meta: dict, states: np.ndarray, rs: Ruleset, rep
                     folder, tuple(int(v) for v in row), repair
                 )
             )
-        held.add(x)
+        held[x] = i
     missing = next((x for x in seeds(moves) if x not in held), None)
     if missing is not None:
         raise TableError(
@@ -523,6 +524,7 @@ def _check_states(folder: Path, meta: dict, states: np.ndarray, rs: Ruleset, rep
                 folder, tuple(missing), repair
             )
         )
+    return held
 
 
 def _check_players(folder: Path, meta: dict, values, states, players: int, repair: str, seats: int = 1) -> None:

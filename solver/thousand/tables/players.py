@@ -77,7 +77,7 @@ class PlayersSolution:
 
     def __init__(self, rs: Ruleset, players: int, table: Table, solved_now: bool):
         self.rs, self.players, self.table, self.solved_now = rs, players, table, solved_now
-        self.index = {decode(row): i for i, row in enumerate(table.states)}
+        self.index = table.index
         self.m = len(table.states)
         self.moves = Moves(rs)
         from thousand.solvers.nplayer import seat_count

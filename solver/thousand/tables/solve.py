@@ -30,7 +30,6 @@ from thousand.base.errors import StateError, TableError, ThousandError
 from thousand.base.i18n import _
 from thousand.base.progress import Progress, duration_text, peak_memory_mb
 from thousand.engine.player import Moves, PlayerState
-from thousand.engine.states import decode
 from thousand.rules.ruleset import Ruleset
 from thousand.solvers.advice import nearer
 
@@ -93,7 +92,7 @@ class Solution:
     index: dict = field(init=False)
 
     def __post_init__(self):
-        self.index = {} if self.table is None else {decode(row): i for i, row in enumerate(self.table.states)}
+        self.index = {} if self.table is None else (self.table.index or {})
 
     # ---- the common fields
 

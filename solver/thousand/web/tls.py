@@ -28,6 +28,7 @@ from pathlib import Path
 
 from thousand.base.errors import StateError
 from thousand.base.i18n import _
+from thousand.base.untrusted import ensure_private_folder, write_durably
 
 __all__ = [
     "CA_DAYS",
@@ -60,16 +61,6 @@ def default_folder() -> Path:
     """``$XDG_STATE_HOME/thousand/tls`` (default ``~/.local/state/thousand/tls``)."""
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "thousand" / "tls"
-
-
-def _write(path: Path, data: bytes, secret: bool) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600 if secret else 0o644)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def _names(address: str) -> list:
@@ -108,7 +99,7 @@ def table_certificates(address: str, folder: Path | None = None) -> TableCertifi
         "encryption_algorithm": serialization.NoEncryption(),
     }
     try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        ensure_private_folder(folder)
         if ca_pem.exists() and ca_key.exists():
             ca = x509.load_pem_x509_certificate(ca_pem.read_bytes())
             ca_private = serialization.load_pem_private_key(ca_key.read_bytes(), password=None)
@@ -146,8 +137,8 @@ def table_certificates(address: str, folder: Path | None = None) -> TableCertifi
                 .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_private.public_key()), critical=False)
                 .sign(ca_private, hashes.SHA256())
             )
-            _write(ca_key, ca_private.private_bytes(**key_bytes), secret=True)
-            _write(ca_pem, ca.public_bytes(pem), secret=False)
+            write_durably(ca_key, ca_private.private_bytes(**key_bytes), 0o600)
+            write_durably(ca_pem, ca.public_bytes(pem), 0o644)
             cert_pem.unlink(missing_ok=True)  # signed by an authority that is gone
         names = _names(address)
         if not _current(cert_pem, cert_key, ca, names, now):
@@ -168,8 +159,8 @@ def table_certificates(address: str, folder: Path | None = None) -> TableCertifi
                 )
                 .sign(ca_private, hashes.SHA256())
             )
-            _write(cert_key, key.private_bytes(**key_bytes), secret=True)
-            _write(cert_pem, cert.public_bytes(pem), secret=False)
+            write_durably(cert_key, key.private_bytes(**key_bytes), 0o600)
+            write_durably(cert_pem, cert.public_bytes(pem), 0o644)
     except (OSError, ValueError) as exc:
         raise StateError(
             _("cannot make or read the table's certificates in {0}: {1}").format(
