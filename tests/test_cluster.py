@@ -164,6 +164,27 @@ def test_the_progress_line_counts_levels_and_pairs(capsys):
     assert capsys.readouterr().err == ""
 
 
+def test_a_sweeping_solve_counts_its_sweep_and_never_moves_back(capsys):
+    """An N-player solve that sweeps its levels again learns how many sweeps it needs as it
+    goes: the line keeps the sweep's own count of states and says the number of sweeps is
+    an estimate; when the estimate grows, the bar does not fall back."""
+    import re
+
+    bar = Progress("solving x, 3 players")
+    bar.tty = True  # redrawn at every call
+    bar.t0 -= 50
+    bar.sweeps(500, 1000, sweep=2, sweeps=3)  # half of 3 sweeps
+    bar.sweeps(900, 1000, sweep=2, sweeps=9)  # the estimate grew: 21% of 9 sweeps
+    err = capsys.readouterr().err
+    shown = [line for line in err.split("\r") if line]
+    assert "sweep 2 of about 3, 500 of 1,000 states" in shown[0]
+    assert "sweep 2 of about 9, 900 of 1,000 states" in shown[1]
+    cells = [len(re.search(r"\[(#*) *\]", line).group(1)) for line in shown]
+    assert cells == [10, 10]  # half a bar, kept although 1.9 of 9 sweeps is less
+    bar.sweeps(1000, 1000)  # one sweep: the plain count
+    assert "1,000 of 1,000 states [####################]" in capsys.readouterr().err
+
+
 def test_connect_refuses_what_is_not_a_cluster():
     with pytest.raises(ClusterError, match="local:N"):
         connect("local:0")

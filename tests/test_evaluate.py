@@ -136,6 +136,37 @@ def test_cli_evaluate_worst_zero_and_bad_counts():
         assert res.exit_code == 2 and "must be" in res.output and "Traceback" not in res.output, (opt, res.output)
 
 
+def test_the_worst_decisions_are_distinct_and_the_worst_of_all_taken():
+    """A bot meets the same decision in many games: each is counted every time, listed
+    once, and the list holds the largest losses of the distinct decisions."""
+    from thousand.analysis.montecarlo import mc_duel
+
+    rep = run_evaluation(PIG30, "hold:10", "optimal", games=400, seed=3, worst=6, progress=False, exact=False)
+    b = rep["blunders"]
+    listed = [(st.key(), a) for _l, _s, st, a, _b, _v in b.worst_sorted()]
+    assert len(listed) == len(set(listed)) == 6
+
+    class Every:
+        """The same games again, every decision kept."""
+
+        seen: list = []
+
+        def record(self, st, a):
+            self.seen.append((st, a))
+
+        def end_game(self):
+            pass
+
+    every = Every()
+    bot = load_bot("hold:10", PIG30, "duel", None, 3, 2.0, {})
+    opp = load_bot("optimal", PIG30, "duel", None, 3, 2.0, {})
+    mc_duel(TurnRules(PIG30), bot, opp, 400, 3, every)
+    assert len(every.seen) == b.decisions
+    losses = {(st.key(), a): b.oracle.loss(st, a)[0] for st, a in every.seen}
+    assert len(losses) < len(every.seen)  # decisions met more than once
+    assert [w[0] for w in b.worst_sorted()] == sorted(losses.values(), reverse=True)[:6]
+
+
 def test_race_monte_carlo_of_a_user_bot_reports_mean_turns():
     # a user's bot plays in the Python game loop (not the compiled simulator): its race
     # report is the mean of the turns played, with its interval

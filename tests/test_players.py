@@ -7,6 +7,7 @@ play` with three players."""
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 from itertools import product
 
@@ -481,6 +482,60 @@ def test_evaluate_players_cli(tmp_path):
     assert r.exit_code == 2 and "--opponent" in r.stderr
     r = CliRunner().invoke(main, ["evaluate", "classic", "--players", "3", "--bot", "hold:300"])
     assert r.exit_code == 2 and "GB of values" in r.stderr
+
+
+def test_the_equilibrium_values_each_option_as_its_table_does(tmp_path):
+    """The values the blunder count gives a bot's options (the turn solved against the
+    equilibrium's end values) and the equilibrium table agree at the start of a game of
+    Pig: the mover's chance is a sixth of its chance after a 1 (the turn lost: its chance
+    as the third to move from the start) plus a sixth of the best option after each other
+    face."""
+    from thousand.analysis.bots import BotState
+    from thousand.analysis.oracle import EquilibriumOracle
+    from thousand.analysis.seats import players_table
+    from thousand.engine.turn import TurnEnd, TurnRules
+
+    rs = load_ruleset("pig", ("goal=16",))
+    table = players_table(rs, 3, str(tmp_path), progress=False)
+    oracle = EquilibriumOracle(table)
+    engine = TurnRules(rs)
+    x0 = engine.moves.normalise(engine.moves.initial())
+    start = table.value([x0] * 3)
+    total = start[2] / 6
+    for face in range(2, 7):
+        rolled = engine.after_roll(engine.start(x0), [face])
+        assert not isinstance(rolled, TurnEnd)
+        state = BotState.at(engine, rolled, x0, (x0,))
+        vals = oracle.values(state)
+        assert len(vals) == 2  # keep the face, then roll on or stop
+        total += max(vals) / 6
+        lost, _v, best = oracle.loss(state, state.legal[int(np.argmin(vals))])
+        assert lost == pytest.approx(max(vals) - min(vals), abs=1e-15) and best == oracle.best(state)
+    assert total == pytest.approx(start[0], abs=1e-12)
+
+
+def test_evaluate_players_lists_the_worst_decisions_and_refuses_large_exact_work_at_once(tmp_path):
+    """Three players: the bot's decisions in the first games valued by the equilibrium,
+    the worst with the advise command that shows them (which agrees on what was lost);
+    an exact evaluation past its budget is refused before it starts, saying what would do."""
+    args = ["evaluate", "pig", "--set", "goal=16", "--players", "3", "--bot", "hold:6", "--tables", str(tmp_path)]
+    r = CliRunner().invoke(main, [*args, "--games", "300", "--blunder-games", "60", "--worst", "3", "--json"])
+    assert r.exit_code == 0, r.output
+    b = json.loads(r.stdout)["blunders"]
+    assert b["decisions"] > b["not_optimal"] > 0 and 0 < len(b["worst"]) <= 3
+    worst = b["worst"][0]
+    assert worst["given_up"] >= b["worst"][-1]["given_up"] > 0
+    assert worst["advise"].count("--opp") == 2
+    shown = CliRunner().invoke(main, [*shlex.split(worst["advise"])[1:], "--tables", str(tmp_path), "--json"])
+    assert shown.exit_code == 0, shown.output
+    options = json.loads(shown.stdout)["advice"][0]["options"]
+    values = {(tuple(o["keep"]), o["then"].split()[0]): o["win_probability"] for o in options}
+    bot, best = worst["bot"], worst["best"]
+    lost = values[(tuple(best["keep"]), best["then"])] - values[(tuple(bot["keep"]), bot["then"])]
+    assert lost == pytest.approx(worst["given_up"], abs=1e-12)
+    r = CliRunner().invoke(main, [*args, "--games", "30", "--budget", "10"])
+    assert r.exit_code == 0, r.output
+    assert "exact: skipped (about" in r.output and "--budget" in r.output and "worst decisions" in r.output
 
 
 def test_measured_costs_are_read_per_kind_of_turn(monkeypatch):

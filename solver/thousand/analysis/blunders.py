@@ -16,7 +16,8 @@ __all__ = ["Blunders"]
 
 @dataclass
 class Blunders:
-    """Decisions the bot took, valued by the table: per game totals and the worst ones."""
+    """Decisions the bot took, valued by the table: per game totals and the worst ones
+    (``keep`` distinct decisions: one met in many games is counted each time, listed once)."""
 
     oracle: object  # thousand.analysis.oracle.Oracle
     keep: int = 10
@@ -27,6 +28,7 @@ class Blunders:
     worst: list = field(default_factory=list)  # heap of (loss, seq, state, action, best, value)
     _seq: int = 0
     _game: float = 0.0
+    _listed: set = field(default_factory=set)  # the decisions in ``worst``: each listed once
 
     def record(self, state: BotState, action: Action) -> float:
         lost, value, best = self.oracle.loss(state, action)
@@ -37,12 +39,17 @@ class Blunders:
             self.mistakes += 1
         self._seq += 1
         item = (lost, -self._seq, state, action, best, value)
-        if self.keep <= 0:
+        key = (state.key(), action)
+        if self.keep <= 0 or key in self._listed:
+            # the same decision met again (a bot in a Monte Carlo game meets it often)
             pass
         elif len(self.worst) < self.keep:
             heapq.heappush(self.worst, item)
+            self._listed.add(key)
         elif lost > self.worst[0][0]:
-            heapq.heapreplace(self.worst, item)
+            out = heapq.heapreplace(self.worst, item)
+            self._listed.discard((out[2].key(), out[3]))
+            self._listed.add(key)
         return lost
 
     def end_game(self) -> None:

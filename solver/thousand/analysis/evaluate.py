@@ -24,7 +24,7 @@ from .exact import EXACT_BUDGET, BudgetExceeded, exact_duel, exact_race
 from .montecarlo import MCResult, _mean_ci_any, _Moments, fast_mc, mc_duel, mc_race, wilson
 from .oracle import Oracle
 
-__all__ = ["BLUNDER_SWEEP_BUDGET", "SAMPLED_TURNS", "run_evaluation"]
+__all__ = ["BLUNDER_SWEEP_BUDGET", "SAMPLED_TURNS", "report_blunders", "run_evaluation"]
 
 BLUNDER_SWEEP_BUDGET = 50_000  # decision states of the sweep whose blunders are also valued
 
@@ -218,22 +218,30 @@ def _monte_carlo_part(ctx: _Run, games: int, seed: int, blunder_games: int, blun
 
 def _blunder_part(ctx: _Run, src, simulated: bool, out: dict, lines: list[str]) -> None:
     """The bot's worst decisions (in the simulated games, else over the exact sweep)."""
-    rs, objective, overrides, race = ctx.rs, ctx.objective, ctx.overrides, ctx.race
     if src.decisions:
         where = (
             f"in the first {len(src.per_game)} simulated games"
             if simulated
             else "over the exact sweep's decision states"
         )
-        lines += _blunder_lines(src, where, race, simulated)
-        ws = [w for w in src.worst_sorted() if w[0] > 1e-12]
-        if ws:
-            lines.append("  worst decisions:")
-        for lost, _, st, a, best, _val in ws:
-            lines.append(f"  - gave up {lost:.6f}: {_state_text(rs, st)}")
-            lines.append(f"      bot: {a.label()}; best: {best.label()}")
-            lines.append(f"      $ {advise_command(rs, st, objective, overrides)}")
-        out["blunders"] = _blunder_json(src, rs, objective, overrides, race, per_game=simulated)
+        report_blunders(ctx.rs, src, where, ctx.objective, ctx.overrides, simulated, out, lines)
+
+
+def report_blunders(
+    rs: Ruleset, src: Blunders, where: str, objective: str, overrides, per_game: bool, out: dict, lines: list[str]
+) -> None:
+    """The blunders' figures, the worst decisions each with the ``thousand advise`` command
+    that shows its options, into ``lines``, and the same in ``out["blunders"]``."""
+    race = objective == "race"
+    lines += _blunder_lines(src, where, race, per_game)
+    ws = [w for w in src.worst_sorted() if w[0] > 1e-12]
+    if ws:
+        lines.append("  worst decisions:")
+    for lost, _, st, a, best, _val in ws:
+        lines.append(f"  - gave up {lost:.6f}: {_state_text(rs, st)}")
+        lines.append(f"      bot: {a.label()}; best: {best.label()}")
+        lines.append(f"      $ {advise_command(rs, st, objective, overrides)}")
+    out["blunders"] = _blunder_json(src, rs, objective, overrides, race, per_game=per_game)
 
 
 def _blunder_lines(src, where: str, race: bool, simulated: bool) -> list[str]:
@@ -263,6 +271,8 @@ def _state_text(rs: Ruleset, st: BotState) -> str:
         s += f" ({SEATS[st.seat]} seat)"
     if st.to_beat is not None:
         s += f"; last turn against a finished total of {st.to_beat}"
+    elif len(st.opponents) > 1:
+        s += "; opponents " + ", ".join(y.describe(rs) for y in st.opponents) + " (in the order they move)"
     elif st.opponent is not None:
         s += f"; opponent {st.opponent.describe(rs)}"
     return s + f"; turn total {st.turn_total}, roll {','.join(map(str, st.roll))}"

@@ -1,9 +1,11 @@
 """The value of every legal action of a decision, by a solved table.
 
 An :class:`Oracle` answers for the duel table (against the opponent's state) or
-the race table (the player alone): it solves the mover's turn once per state
-pair with the table's end values (:class:`thousand.solvers.advice.SolvedTurn`) and
-values each action by where :class:`thousand.engine.TurnRules` says it leads.
+the race table (the player alone); an :class:`EquilibriumOracle` for the equilibrium
+of three players or more (the mover's chance with the others playing it). Both solve
+the mover's turn once per situation with the table's end values
+(:class:`thousand.solvers.advice.SolvedTurn`) and value each action by where
+:class:`thousand.engine.TurnRules` says it leads.
 """
 
 from __future__ import annotations
@@ -15,10 +17,40 @@ from thousand.engine.player import PlayerState
 from thousand.engine.turn import Action, TurnState
 from thousand.rules.ruleset import Ruleset
 
-__all__ = ["Oracle"]
+__all__ = ["EquilibriumOracle", "Oracle"]
 
 
-class Oracle:
+class _ActionValues:
+    """What the blunder count asks of a table: the value of each legal action of a
+    decision (:meth:`values`, which a subclass supplies), the best one and the loss of another."""
+
+    higher = True  # a higher value is better (P(win)); False for expected turns
+
+    def values(self, state) -> list[float]:
+        raise NotImplementedError
+
+    def best_index(self, vals: list[float]) -> int:
+        return int(np.argmax(vals)) if self.higher else int(np.argmin(vals))
+
+    def best(self, state) -> Action:
+        return state.legal[self.best_index(self.values(state))]
+
+    def loss(self, state, action: Action) -> tuple[float, float, Action]:
+        """(value given up >= 0, value of the bot's action, the best action)."""
+        vals = self.values(state)
+        b = self.best_index(vals)
+        i = state.legal.index(action)
+        lost = vals[b] - vals[i] if self.higher else vals[i] - vals[b]
+        return max(lost, 0.0), vals[i], state.legal[b]
+
+
+def _option_values(adv, solved, state) -> list[float]:
+    """The value of each of ``state.legal`` in the solved turn ``solved`` of ``adv``."""
+    s = TurnState(state.me, state.turn_total, state.dice, state.roll)
+    return [adv.show(solved.value(adv.engine, adv.engine.apply(s, a))) for a in state.legal]
+
+
+class Oracle(_ActionValues):
     """Values of actions by a solved table (objective ``duel`` or ``race``)."""
 
     def __init__(self, rs: Ruleset, objective: str, tables_dir: str | None = None, progress: bool = True):
@@ -96,23 +128,8 @@ class Oracle:
             if seat is not None:
                 seat = 0 if seat < len(state.opponents) else 1
             adv, sol = self.turn(state.me, state.opponent, seat, state.to_beat, max(state.tied, 1), state.later)
-            s = TurnState(state.me, state.turn_total, state.dice, state.roll)
-            v = self._vals[key] = [adv.show(sol.value(adv.engine, adv.engine.apply(s, a))) for a in state.legal]
+            v = self._vals[key] = _option_values(adv, sol, state)
         return v
-
-    def best_index(self, vals: list[float]) -> int:
-        return int(np.argmax(vals)) if self.higher else int(np.argmin(vals))
-
-    def best(self, state) -> Action:
-        return state.legal[self.best_index(self.values(state))]
-
-    def loss(self, state, action: Action) -> tuple[float, float, Action]:
-        """(value given up >= 0, value of the bot's action, the best action)."""
-        vals = self.values(state)
-        b = self.best_index(vals)
-        i = state.legal.index(action)
-        lost = vals[b] - vals[i] if self.higher else vals[i] - vals[b]
-        return max(lost, 0.0), vals[i], state.legal[b]
 
     def end_distribution(
         self, x: PlayerState, y: PlayerState | None, seat: int | None = None, to_beat: int | None = None
@@ -134,3 +151,51 @@ class Oracle:
         if wp[0] > 0:
             out[("win", 0)] = float(wp[0])
         return out
+
+
+class EquilibriumOracle(_ActionValues):
+    """Values of actions by the equilibrium of three players or more (a
+    :class:`thousand.tables.players.PlayersSolution`): the mover's chance of winning when
+    every other player plays the equilibrium,
+
+        V(a) = sum over the turn's ends e reached after action a of p(e) * V_mover(next state),
+
+    the turn solved against every opponent (in the order they move next, in the mover's
+    seat under ``equal_turns``); in a last turn of an ``equal_turns`` round, the exact
+    chance of the rest of the round (:func:`thousand.solvers.advice.last_turn_advisor`), as
+    the equilibrium's own players play it."""
+
+    def __init__(self, solution, cached_turns: int = 20_000):
+        self.solution, self.rs = solution, solution.rs
+        self.keep = cached_turns  # solved turns kept (each holds its turn's values)
+        self._adv: dict = {}
+        self._turn: dict = {}
+
+    def _advisor(self, state):
+        if state.to_beat is not None:
+            # a last turn's values do not depend on the players who finished
+            key = ("last", state.to_beat, max(state.tied, 1), state.later)
+        else:
+            key = (state.opponents, state.seat)
+        adv = self._adv.get(key)
+        if adv is None:
+            from thousand.solvers.advice import last_turn_advisor
+
+            if state.to_beat is not None:
+                adv = last_turn_advisor(self.rs, state.to_beat, max(state.tied, 1), state.later)
+            else:
+                adv = self.solution.advisor(list(state.opponents), state.seat)
+            if len(self._adv) >= self.keep:
+                self._adv.clear()
+            self._adv[key] = adv
+        return key, adv
+
+    def values(self, state) -> list[float]:
+        key, adv = self._advisor(state)
+        turn_key = (state.me, key)
+        solved = self._turn.get(turn_key)
+        if solved is None:
+            if len(self._turn) >= self.keep:
+                self._turn.clear()
+            solved = self._turn[turn_key] = adv.solve_turn(state.me)
+        return _option_values(adv, solved, state)

@@ -18,6 +18,7 @@ the equilibrium's own chance there; the difference is what the bot gives up.
 from __future__ import annotations
 
 import random
+import sys
 import time
 
 import numpy as np
@@ -31,21 +32,28 @@ from thousand.rules.ruleset import Ruleset
 from thousand.solvers.advice import last_turn_advisor
 from thousand.solvers.approx import _digits
 from thousand.solvers.nplayer import EquilibriumDecider, NPlayerError, NPlayerSolution, evaluate_profile, turn_ends
-from thousand.tables.players import solve_players
+from thousand.tables.players import PlayersSolution, solve_players
 
+from .blunders import Blunders
 from .bots import load_bot
+from .evaluate import report_blunders
 from .exact import EXACT_BUDGET, BudgetExceeded, PolicyTurns, _turn_end
 from .montecarlo import play_game, play_turn, wilson
+from .oracle import EquilibriumOracle
 
 __all__ = [
+    "SAMPLED_TURNS",
     "BotSeat",
     "EquilibriumTurns",
+    "decisions_estimate",
     "equilibrium",
+    "equilibrium_of",
     "evaluate_players",
     "exact_seats",
     "exact_seats_round",
     "game_chances",
     "mc_seats",
+    "players_table",
 ]
 
 
@@ -113,13 +121,18 @@ def _what_fits(rs: Ruleset, players: int) -> str:
     ).format(fits=int(fits), n=players, goal=goal)
 
 
-def equilibrium(rs: Ruleset, players: int, tables_dir: str | None, progress: bool) -> NPlayerSolution:
-    """The stored equilibrium (solved if missing) as the solver's result type; where it
-    cannot be held here, the refusal says what would work."""
+def players_table(rs: Ruleset, players: int, tables_dir: str | None, progress: bool) -> PlayersSolution:
+    """The stored equilibrium (solved if missing); where it cannot be held here, the
+    refusal says what would work."""
     try:
-        table = solve_players(rs, players, tables_dir, progress=progress)
+        return solve_players(rs, players, tables_dir, progress=progress)
     except NPlayerError as exc:
         raise NPlayerError(f"{exc}; {_what_fits(rs, players)}") from None
+
+
+def equilibrium_of(table: PlayersSolution) -> NPlayerSolution:
+    """The equilibrium table as the solver's result type (its player states checked)."""
+    rs, players = table.rs, table.players
     space = build_state_space(rs, opponents=True)
     if not np.array_equal(space.encode(), np.asarray(table.table.states)):
         # load_table checked the ruleset's hash: only a table of another model version gets here
@@ -138,6 +151,38 @@ def equilibrium(rs: Ruleset, players: int, tables_dir: str | None, progress: boo
         table.meta["iterations"],
         {int(k): w for k, w in table.meta.get("mixed", [])},
     )
+
+
+def equilibrium(rs: Ruleset, players: int, tables_dir: str | None, progress: bool) -> NPlayerSolution:
+    """:func:`equilibrium_of` the :func:`players_table`."""
+    return equilibrium_of(players_table(rs, players, tables_dir, progress))
+
+
+SAMPLED_TURNS = 12  # the bot's turns enumerated to estimate an exact evaluation before it starts
+
+
+def decisions_estimate(sol: NPlayerSolution, bot) -> tuple[float, float]:
+    """The decision states an exact evaluation would ask the bot about, roughly, and the
+    seconds it would take: the bot's turns in a few sampled game states (the start, then
+    random ones) enumerated, their mean decision states times the game states, and the
+    time those took per decision state. It overcounts (not every state is reached), so
+    the caller refuses only well past its budget; cheap next to the evaluation itself."""
+    N, m = sol.players, sol.m
+    engine = TurnRules(sol.rs)
+    probe = PolicyTurns(engine, bot, budget=10**9, horizon=sol.game.horizon if sol.rs.equal_turns else None, players=N)
+    rng = random.Random(0)
+    states = sol.space.states
+    x0 = engine.moves.normalise(engine.moves.initial())
+    sample = [(x0,) * N] + [tuple(states[rng.randrange(m)] for _ in range(N)) for _ in range(SAMPLED_TURNS - 1)]
+    t0 = time.perf_counter()
+    for x, *opp in sample:
+        probe.ends(x, opp[0], tuple(opp[1:]), seat=0 if sol.rs.equal_turns else None)
+    seconds = time.perf_counter() - t0
+    asked = max(len(probe.answers), 1)
+    per_turn = asked / len(sample)
+    # with equal turns the bot plays each seat of the round: its turns differ by seat
+    reached = float(m) ** N * (N if sol.rs.equal_turns else 1)
+    return per_turn * reached, seconds / asked * per_turn * reached
 
 
 def exact_seats(sol: NPlayerSolution, bot, budget: int = EXACT_BUDGET) -> tuple[np.ndarray, int]:
@@ -309,9 +354,12 @@ class EquilibriumTurns:
         return ends, np.concatenate([stop_p, [bust_p, win_p]])
 
 
-def mc_seats(sol: NPlayerSolution, bot, games: int, seed: int) -> list[dict]:
+def mc_seats(
+    sol: NPlayerSolution, bot, games: int, seed: int, blunders: Blunders | None = None, blunder_games: int = 0
+) -> list[dict]:
     """``games`` games, the bot in seat ``g % N`` of game g: per seat, its wins (a top shared
-    by k counts 1/k) and games (:func:`thousand.analysis.montecarlo.play_game`)."""
+    by k counts 1/k) and games (:func:`thousand.analysis.montecarlo.play_game`). In the
+    first ``blunder_games`` games every decision of the bot is valued into ``blunders``."""
     N = sol.players
     engine = TurnRules(sol.rs)
     rng = random.Random(seed)
@@ -320,6 +368,7 @@ def mc_seats(sol: NPlayerSolution, bot, games: int, seed: int) -> list[dict]:
     for g in range(games):
         k = g % N
         bot.new_game()
+        record = blunders.record if blunders is not None and g < blunder_games else None
 
         def turn(mover, states, seat, to_beat, tied):
             opp = [states[(mover + j) % N] for j in range(1, N)]
@@ -330,6 +379,7 @@ def mc_seats(sol: NPlayerSolution, bot, games: int, seed: int) -> list[dict]:
                     bot,
                     states[mover],
                     opp[0],
+                    on_decision=record,
                     others=tuple(opp[1:]),
                     seat=seat,
                     to_beat=to_beat,
@@ -338,6 +388,8 @@ def mc_seats(sol: NPlayerSolution, bot, games: int, seed: int) -> list[dict]:
             return eq.draw(rng, states[mover], opp, seat, to_beat, tied)
 
         winners = play_game(engine, N, turn)
+        if record is not None:
+            blunders.end_game()
         played[k] += 1
         wins[k] += 1.0 / N if winners is None else (1.0 / len(winners) if k in winners else 0.0)
     return [
@@ -363,9 +415,13 @@ def evaluate_players(
     timeout: float = 2.0,
     tables_dir: str | None = None,
     progress: bool = True,
+    blunder_games: int = 500,
+    worst: int = 5,
+    overrides: tuple[str, ...] = (),
 ) -> dict:
     """The whole report: {'json': ..., 'text': ...} (the module docstring)."""
-    sol = equilibrium(rs, players, tables_dir, progress)
+    table = players_table(rs, players, tables_dir, progress)
+    sol = equilibrium_of(table)
     eq = [float(v) for v in sol.start]
     bot = load_bot(bot_spec, rs, "duel", tables_dir, seed, timeout, {})
     try:
@@ -381,46 +437,84 @@ def evaluate_players(
             f"{rs.name}, {players} players: bot {bot.name} in each seat in turn, the others playing the "
             f"equilibrium (P(win) of the bot's seat)"
         ]
-        ex = None
         if exact:
-            t0 = time.perf_counter()
-            try:
-                # with equal turns the bot may play a last turn of the round: the game enumerated
-                ex, asked = (exact_seats_round if rs.equal_turns else exact_seats)(sol, bot, budget)
-                out["exact"] = {
-                    "seats": [float(v) for v in ex],
-                    "decisions": asked,
-                    "seconds": round(time.perf_counter() - t0, 3),
-                }
-            except BudgetExceeded:
-                out["exact"] = {"skipped": f"more than {budget:,} decision states"}
-                lines.append(f"exact: skipped (more than {budget:,} decision states); Monte Carlo only")
-            except NPlayerError as e:
-                out["exact"] = {"skipped": str(e)}
-                lines.append(f"exact: skipped ({e}); Monte Carlo only")
-        if ex is not None:
-            for k in range(players):
-                lines.append(f"  seat {k + 1}: bot {ex[k]:.6f}, equilibrium {eq[k]:.6f}, given up {eq[k] - ex[k]:+.6f}")
-            lines.append(
-                f"  mean given up over the seats: {float(np.mean(np.array(eq) - ex)):+.6f} "
-                f"({out['exact']['decisions']:,} decision states, {out['exact']['seconds']:.1f} s)"
-            )
+            _exact_part(sol, bot, budget, eq, progress, out, lines)
+        else:
+            out["exact"] = {"skipped": "--no-exact"}
         if games:
-            t0 = time.perf_counter()
-            mc = mc_seats(sol, bot, games, seed)
-            out["monte_carlo"] = {
-                "games": games,
-                "seed": seed,
-                "seats": mc,
-                "seconds": round(time.perf_counter() - t0, 3),
-            }
-            lines.append(f"Monte Carlo, {games:,} games (seed {seed}):")
-            for r in mc:
-                lo, hi = r["ci95"]
-                lines.append(
-                    f"  seat {r['seat']}: bot {r['p_win']:.4f} (95% {lo:.4f} to {hi:.4f}) in "
-                    f"{r['games']:,} games, equilibrium {eq[r['seat'] - 1]:.4f}"
-                )
+            blunders = Blunders(EquilibriumOracle(table), keep=worst)
+            _monte_carlo_part(sol, bot, games, seed, blunders, blunder_games, eq, out, lines)
+            if blunders.decisions:
+                # valued by the equilibrium: what the bot gave up against equilibrium players
+                where = f"in the first {len(blunders.per_game)} simulated games, valued by the equilibrium"
+                report_blunders(rs, blunders, where, "duel", overrides, True, out, lines)
         return {"json": out, "text": "\n".join(lines)}
     finally:
         bot.close()
+
+
+def _exact_part(sol: NPlayerSolution, bot, budget: int, eq: list[float], progress: bool, out: dict, lines: list):
+    """The bot's exact chance in each seat, where its decision states fit ``budget``; an
+    estimate first, so that an evaluation too large is refused at once, saying what would do."""
+    players = sol.players
+    if not bot.deterministic:
+        return _skipped(f"bot {bot.name} is not deterministic", out, lines)
+    est, seconds = decisions_estimate(sol, bot)
+    if est > 2 * budget:
+        from thousand.base.progress import duration_text
+
+        return _skipped(
+            f"about {est:,.0f} decision states (sampled) exceed the budget of {budget:,}; "
+            f"--budget {_round_up(est * 1.5):,} would evaluate it in roughly {duration_text(seconds)}, "
+            f"or --no-exact for Monte Carlo only",
+            out,
+            lines,
+        )
+    if progress:
+        from thousand.base.progress import duration_text
+
+        sys.stderr.write(
+            f"exact evaluation: about {est:,.0f} decision states of the bot, roughly {duration_text(seconds)}\n"
+        )
+        sys.stderr.flush()
+    t0 = time.perf_counter()
+    try:
+        # with equal turns the bot may play a last turn of the round: the game enumerated
+        ex, asked = (exact_seats_round if sol.rs.equal_turns else exact_seats)(sol, bot, budget)
+    except BudgetExceeded:
+        return _skipped(f"more than {budget:,} decision states", out, lines)
+    except NPlayerError as e:
+        return _skipped(str(e), out, lines)
+    took = time.perf_counter() - t0
+    out["exact"] = {"seats": [float(v) for v in ex], "decisions": asked, "seconds": round(took, 3)}
+    lines.append("exact:")
+    for k in range(players):
+        lines.append(f"  seat {k + 1}: bot {ex[k]:.6f}, equilibrium {eq[k]:.6f}, given up {eq[k] - ex[k]:+.6f}")
+    lines.append(
+        f"  mean given up over the seats: {float(np.mean(np.array(eq) - ex)):+.6f} "
+        f"({asked:,} decision states, {took:.1f} s)"
+    )
+
+
+def _round_up(x: float) -> int:
+    """``x`` rounded up to two significant digits (a budget a person types)."""
+    step = 10 ** max(int(np.floor(np.log10(max(x, 1.0)))) - 1, 0)
+    return int(-(-x // step) * step)
+
+
+def _skipped(why: str, out: dict, lines: list) -> None:
+    out["exact"] = {"skipped": why}
+    lines.append(f"exact: skipped ({why}); Monte Carlo only")
+
+
+def _monte_carlo_part(sol, bot, games, seed, blunders, blunder_games, eq, out: dict, lines: list) -> None:
+    t0 = time.perf_counter()
+    mc = mc_seats(sol, bot, games, seed, blunders, blunder_games)
+    out["monte_carlo"] = {"games": games, "seed": seed, "seats": mc, "seconds": round(time.perf_counter() - t0, 3)}
+    lines.append(f"Monte Carlo, {games:,} games (seed {seed}):")
+    for r in mc:
+        lo, hi = r["ci95"]
+        lines.append(
+            f"  seat {r['seat']}: bot {r['p_win']:.4f} (95% {lo:.4f} to {hi:.4f}) in "
+            f"{r['games']:,} games, equilibrium {eq[r['seat'] - 1]:.4f}"
+        )

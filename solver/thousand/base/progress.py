@@ -29,6 +29,7 @@ class Progress:
         self.label, self.enabled, self.expected = label, enabled, expected
         self.t0 = self.last = time.perf_counter()
         self.shown = False
+        self._most = 0.0  # the largest share shown by sweeps(): its bar never moves back
         self.tty = sys.stderr.isatty()
 
     def line(self, step: int, change: float, now: float) -> str:
@@ -61,6 +62,26 @@ class Progress:
         el, frac = now - self.t0, min(done / max(total, 1), 1.0)
         left = f", roughly {el / frac - el:.0f} s left" if frac > 0.02 else ""
         self._show(f"{self.label}: {done:,} of {total:,} states [{_bar(frac)}] {el:.0f} s{left}")
+
+    def sweeps(self, done: int, total: int, sweep: int = 1, sweeps: int = 1) -> None:
+        """A solve that sweeps ``total`` states ``sweeps`` times (an estimate that may grow
+        as it learns how fast the values settle): ``done`` states of sweep ``sweep``. The
+        count of states stays the sweep's own, so it never jumps; the bar and the time
+        left are over the sweeps expected, and never move back."""
+        if sweeps <= 1:
+            self.fraction(done, total)
+            return
+        now = time.perf_counter()
+        if not self._due(now):
+            return
+        el = now - self.t0
+        frac = min(((sweep - 1) * total + done) / (sweeps * total), 1.0)
+        frac = self._most = max(frac, self._most)
+        left = f", roughly {duration_text(el / frac - el)} left" if frac > 0.02 else ""
+        self._show(
+            f"{self.label}: sweep {sweep} of about {sweeps}, {done:,} of {total:,} states "
+            f"[{_bar(frac)}] {el:.0f} s{left}"
+        )
 
     def levels(self, info: dict) -> None:
         """A solve by levels (on a cluster): its pass, levels done of the total,

@@ -124,7 +124,20 @@ def evaluate(
             )
         from thousand.analysis.seats import evaluate_players
 
-        report = evaluate_players(rs, bot_spec, players, games, seed, exact, budget, timeout, tables_dir)
+        report = evaluate_players(
+            rs,
+            bot_spec,
+            players,
+            games,
+            seed,
+            exact,
+            budget,
+            timeout,
+            tables_dir,
+            blunder_games=blunder_games,
+            worst=worst,
+            overrides=overrides,
+        )
         emit(report["json"], as_json, report["text"])
         return
     report = run_evaluation(

@@ -335,9 +335,10 @@ def solve_nplayer(
     rs: Ruleset, players: int = 3, progress=None, tol: float = 1e-13, max_passes: int = 500, threads: int = 0
 ) -> NPlayerSolution:
     """The equilibrium of ``rs`` for ``players`` seats (see the module docstring).
-    ``progress(done, total)`` is called after each level with the states solved so far;
-    where the levels are swept more than once, ``total`` counts the sweeps expected from
-    the rate at which the last one settled. ``threads``: the movers' turns of a level run
+    ``progress(done, total, sweep, sweeps)`` is called after each level with the states
+    solved so far in this sweep of ``total``; where the levels are swept more than once,
+    ``sweeps`` is the sweeps expected from the rate at which the last one settled (an
+    estimate that may grow; 1 where one sweep solves the game). ``threads``: the movers' turns of a level run
     on that many threads (0: every core); the values do not depend on it."""
     check_supported(rs, players)
     check_size(rs, players)
@@ -349,7 +350,7 @@ def solve_nplayer(
     rounds_all = 0
     up = _one_step_up(game.space)
     levels = _levels(game)
-    done, passes, change, expect = 0, 0, np.inf, 1
+    passes, change, expect = 0, np.inf, 1
     accel = _Anderson(depth=6)
     history: list[float] = []
     values = StateValues(V, game, up)
@@ -361,12 +362,13 @@ def solve_nplayer(
         passes += 1
         before = V.copy() if game.lowers else None
         mixed: dict = {}
+        done = 0
         for lvl_states in levels:
             r = _solve_level(lvl_states, values, mixed)
             rounds_all = max(rounds_all, r)
             done += len(lvl_states)
             if progress:
-                progress(done, total * max(expect, passes))
+                progress(done, total, passes, max(expect, passes))
         last, change = change, (float(np.max(np.abs(V - before))) if game.lowers else 0.0)
         history.append(change)
         if game.lowers:

@@ -312,7 +312,7 @@ def solve_players(
         )
     bar = Progress(f"solving {rs.name}, {players} players", progress, high)
     try:
-        sol = solve_nplayer(rs, players, progress=lambda done, total: bar.fraction(done, total))
+        sol = solve_nplayer(rs, players, progress=bar.sweeps)
     finally:
         bar.close()
     extra = {"method": "equilibrium", "peak_memory_mb": peak_memory_mb()}
