@@ -315,3 +315,22 @@ def test_the_former_modules_names_are_offered_by_their_packages():
     assert Ruleset is thousand.rules.ruleset.Ruleset and load_ruleset is thousand.rules.ruleset.load_ruleset
     assert dump_toml({"a": 1}) == "a = 1\n"
     assert find_table is thousand.tables.files.find_table and load_table is thousand.tables.files.load_table
+
+
+def test_a_clone_folder_named_thousand_does_not_hide_the_package(tmp_path):
+    """Python run from the folder that holds a clone named ``thousand`` (a folder without
+    ``__init__.py``, which Python would take as a namespace package) imports the installed
+    package: the editable install puts solver/ on the path, where a regular package wins."""
+    import subprocess
+    import sys
+
+    (tmp_path / "thousand" / "solver").mkdir(parents=True)
+    r = subprocess.run(
+        [sys.executable, "-c", "import thousand; print(thousand.__file__); thousand.solve"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().endswith("__init__.py") and str(tmp_path) not in r.stdout
