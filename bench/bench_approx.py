@@ -151,6 +151,8 @@ def write_measured(results: list[dict]) -> Path:
     cases = [
         {
             "ruleset": r["ruleset"],
+            "preset": CASES[r["ruleset"]][0],
+            "goal": rules[r["ruleset"]].goal,
             "players": r["players"],
             "dice": rules[r["ruleset"]].dice,
             "interactions": interacting(rules[r["ruleset"]]),

@@ -91,13 +91,29 @@ def measure(name: str) -> dict:
     return out
 
 
+def _case(r: dict) -> dict:
+    """One measured ruleset as the advice layer reads it (thousand.advice.costs): what kind of game it is."""
+    from thousand.solvers.approx import interacting
+
+    rs = load_ruleset("six-dice", tuple(r["overrides"]))
+    return {
+        "ruleset": f"six-dice {r['ruleset']}",
+        "overrides": r["overrides"],
+        "losses": r["losses"],
+        "preset": "six-dice",
+        "goal": rs.goal,
+        "players": 2,
+        "dice": rs.dice,
+        "equal_turns": bool(rs.equal_turns),
+        "interactions": interacting(rs),
+    }
+
+
 def write_measured(results: list[dict]) -> Path:
     path = Path(__file__).resolve().parents[1] / "solver" / "thousand" / "solvers" / "approx_measured.json"
     kept = json.loads(path.read_text()) if path.exists() else {}
     kept["duel_source"] = "python bench/bench_duel_approx.py --write"
-    kept["duel_cases"] = [
-        {"ruleset": f"six-dice {r['ruleset']}", "overrides": r["overrides"], "losses": r["losses"]} for r in results
-    ]
+    kept["duel_cases"] = [_case(r) for r in results]
     path.write_text(json.dumps(kept, indent=1) + "\n")
     return path
 

@@ -34,6 +34,7 @@ from typing import Any
 from thousand.base.choices import SEATS
 from thousand.base.errors import BotError
 from thousand.base.i18n import _
+from thousand.base.objectives import objective as objective_named
 from thousand.engine.player import Moves, PlayerState
 from thousand.engine.turn import Action, TurnRules, TurnState, still_to_play
 from thousand.rules.ruleset import Ruleset
@@ -175,18 +176,19 @@ def advise_command(rs: Ruleset, state: BotState, objective: str, overrides: tupl
     parts = ["thousand", "advise", shlex.quote(rs.name)]
     parts += [f"--set {shlex.quote(o)}" for o in overrides]
     parts += [f"--me {state.me.score}"] + counters(state.me, "")
-    if objective == "duel" and state.to_beat is not None:
+    against = objective_named(objective).opponents
+    if against and state.to_beat is not None:
         # a last turn: the total to beat, and the players still to play after this one
         parts += [f"--to-beat {state.to_beat}"] + ([f"--tied {state.tied}"] if state.tied > 1 else [])
         for k, y in enumerate(state.later, start=1):
             parts += [f"--opp {y.score}"] + counters(y, "opp-", k)
-    elif objective == "duel" and state.opponent is not None:
+    elif against and state.opponent is not None:
         for k, y in enumerate(state.opponents, start=1):
             parts += [f"--opp {y.score}"] + counters(y, "opp-", k)
         if state.seat is not None:
             parts += [f"--seat {SEATS[state.seat]}"]
     else:
-        parts += ["--objective race"]
+        parts += [objective_named(objective).solve_options()]
     parts += [f"--turn {state.turn_total}", f"--roll {','.join(map(str, state.roll))}"]
     return " ".join(parts)
 
@@ -753,7 +755,8 @@ def load_bot(
         from .oracle import Oracle
 
         oracles = {} if oracles is None else oracles
-        obj = "duel" if (spec == "optimal" and objective == "duel") else "race"
+        # optimal plays the objective's own table against opponents; race (or alone) the race's
+        obj = objective if spec == "optimal" and objective_named(objective).opponents else "race"
         if obj not in oracles:
             oracles[obj] = Oracle(rs, obj, tables_dir)
         return TableBot(oracles[obj], spec)

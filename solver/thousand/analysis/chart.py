@@ -29,6 +29,7 @@ import numpy as np
 from thousand import kernel
 from thousand.base.errors import StateError
 from thousand.base.i18n import _
+from thousand.base.objectives import objective as objective_named
 from thousand.engine.ends import TurnEnds
 from thousand.engine.player import Moves, PlayerState
 from thousand.rules.ruleset import Ruleset, load_ruleset
@@ -358,10 +359,11 @@ def chart_rows(
     """The numbers behind a chart (see the module doc)."""
     from thousand.tables.solve import solve_objective
 
-    if kind == "win" and objective != "duel":
+    against = objective_named(objective).opponents  # the duel's charts, else the race's
+    if kind == "win" and not against:
         raise StateError(_("--kind win needs --objective duel"))
     for spec in (rs,) + tuple(load_ruleset(c, overrides) for c in compare):
-        if objective == "duel" and spec.equal_turns:
+        if against and spec.equal_turns:
             raise StateError(
                 _(
                     "{0} plays equal turns: duel charts are not drawn for it (the mover's seat "
@@ -372,7 +374,7 @@ def chart_rows(
         rows = []
         for spec in (rs,) + tuple(load_ruleset(c, overrides) for c in compare):
             sol = solve_objective(spec, objective, tables_dir, progress=True)
-            if objective == "race":
+            if not against:
                 rows += race_stop_rows(sol)
             else:  # the duel boundary against an opponent at 0
                 y0 = Moves(spec).initial()
@@ -381,7 +383,7 @@ def chart_rows(
     sol = solve_objective(rs, objective, tables_dir, progress=True)
     if kind == "win":
         return win_rows(sol)
-    return race_stop_rows(sol) if objective == "race" else duel_stop_rows(sol)
+    return duel_stop_rows(sol) if against else race_stop_rows(sol)
 
 
 def write_csv(rows: list[dict], path: str) -> None:
@@ -431,7 +433,7 @@ def make_chart(
             + " vs ".join(dict.fromkeys(r["ruleset"] for r in rows)),
         }[(kind, objective)]
         draw = {
-            "stop": draw_race_stop if objective == "race" else draw_duel_stop,
+            "stop": draw_duel_stop if objective_named(objective).opponents else draw_race_stop,
             "win": draw_win,
             "rules": draw_rules,
         }[kind]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from thousand.base.choices import SEATS
+from thousand.base.objectives import objective as objective_named
 from thousand.engine.turn import TurnRules
 from thousand.rules.ruleset import Ruleset
 
@@ -47,7 +48,7 @@ def run_evaluation(
 ) -> dict:
     """The whole evaluation: {'json': ..., 'text': ..., 'exact': ExactResult|None, 'mc': MCResult|None,
     'blunders': Blunders}."""
-    race = objective == "race"
+    race = not objective_named(objective).opponents  # the player alone: expected turns
     oracles: dict = {}
     oracle = Oracle(rs, objective, tables_dir, progress=progress)
     oracles[objective] = oracle
@@ -232,7 +233,7 @@ def report_blunders(
 ) -> None:
     """The blunders' figures, the worst decisions each with the ``thousand advise`` command
     that shows its options, into ``lines``, and the same in ``out["blunders"]``."""
-    race = objective == "race"
+    race = not objective_named(objective).opponents
     lines += _blunder_lines(src, where, race, per_game)
     ws = [w for w in src.worst_sorted() if w[0] > 1e-12]
     if ws:

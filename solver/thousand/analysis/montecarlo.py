@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from thousand.base.errors import ThousandError
+from thousand.base.objectives import objective as objective_named
 from thousand.engine.player import PlayerState
 from thousand.engine.turn import MAX_TURNS, GameStep, TurnEnd, TurnRules, finish_turn, next_turn
 from thousand.rules.ruleset import Ruleset
@@ -258,14 +259,15 @@ def fast_mc(
 ) -> MCResult | None:
     """Monte Carlo by the compiled simulator (``thousand.analysis.simulate``), when it is there and
     takes these bots and rules; else None."""
-    if not (is_builtin(bot) and (objective == "race" or is_builtin(opp))):
+    alone = not objective_named(objective).opponents
+    if not (is_builtin(bot) and (alone or is_builtin(opp))):
         return None
     try:
         from . import simulate  # type: ignore[attr-defined]
     except ImportError:
         return None
     try:
-        if objective == "race":
+        if alone:
             r = simulate.simulate_race(rs, bot, games, seed, tables_dir=tables_dir)
             res = MCResult(games=r.games, seconds=r.seconds, engine="compiled")
             res.turns = _Moments(r.games, r.mean_turns, r.std_turns)

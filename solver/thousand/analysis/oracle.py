@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from thousand import kernel
+from thousand.base.objectives import objective as objective_named
 from thousand.engine.player import PlayerState
 from thousand.engine.turn import Action, TurnState
 from thousand.rules.ruleset import Ruleset
@@ -57,8 +58,9 @@ class Oracle(_ActionValues):
         from thousand.tables.solve import solve_objective
 
         self.rs, self.objective = rs, objective
+        self.kind = objective_named(objective)
         self.solution = solve_objective(rs, objective, tables_dir, progress=progress)
-        self.higher = objective == "duel"
+        self.higher = self.kind.higher_is_better
         self._adv: dict = {}
         self._turn: dict = {}
         self._vals: dict = {}
@@ -76,18 +78,15 @@ class Oracle(_ActionValues):
         mover's ``seat``, 0 or 1) or the race table's. In a last turn of an equal_turns
         round (``to_beat`` given, held by ``tied`` players, with the players ``later`` still
         to play) the exact chance of the rest of the round, which needs no table."""
-        from thousand.solvers.advice import duel_advisor, last_turn_advisor, race_advisor
-
-        duel = self.objective == "duel"
-        key = self._adv_key(y, seat, to_beat, tied, later) if duel else None
+        against = self.kind.opponents
+        key = self._adv_key(y, seat, to_beat, tied, later) if against else None
         a = self._adv.get(key)
         if a is None:
-            if not duel:
-                a = race_advisor(self.solution)
-            elif to_beat is not None:
-                a = last_turn_advisor(self.rs, to_beat, tied, later)
+            if to_beat is not None and against:
+                a = objective_named("last turn").advisor(self.rs, later, None, to_beat=to_beat, tied=tied)
             else:
-                a = duel_advisor(self.solution, y, seat if self.solution.seated else None)
+                seat = seat if against and self.solution.seated else None
+                a = self.kind.advisor(self.solution, (y,) if against else (), seat)
             self._adv[key] = a
         return a
 
@@ -107,7 +106,7 @@ class Oracle(_ActionValues):
     ):
         """The solved turn of ``x`` against ``y`` (cached; the rest as in :meth:`advisor`):
         ``(advisor, SolvedTurn)``."""
-        key = (x,) + (self._adv_key(y, seat, to_beat, tied, later) if self.objective == "duel" else ())
+        key = (x,) + (self._adv_key(y, seat, to_beat, tied, later) if self.kind.opponents else ())
         r = self._turn.get(key)
         if r is None:
             adv = self.advisor(y, seat, to_beat, tied, later)
@@ -179,12 +178,11 @@ class EquilibriumOracle(_ActionValues):
             key = (state.opponents, state.seat)
         adv = self._adv.get(key)
         if adv is None:
-            from thousand.solvers.advice import last_turn_advisor
-
+            last = objective_named("last turn")
             if state.to_beat is not None:
-                adv = last_turn_advisor(self.rs, state.to_beat, max(state.tied, 1), state.later)
+                adv = last.advisor(self.rs, state.later, None, to_beat=state.to_beat, tied=max(state.tied, 1))
             else:
-                adv = self.solution.advisor(list(state.opponents), state.seat)
+                adv = objective_named("players").advisor(self.solution, state.opponents, state.seat)
             if len(self._adv) >= self.keep:
                 self._adv.clear()
             self._adv[key] = adv

@@ -61,6 +61,7 @@ import numpy as np
 from thousand import kernel
 from thousand.base.errors import BotError, ThousandError
 from thousand.base.i18n import _
+from thousand.base.objectives import objective as objective_named
 from thousand.engine.player import Moves
 from thousand.engine.states import StateSpace, build_state_space, decode
 from thousand.engine.turn import MAX_TURNS  # per game; longer games are counted as unfinished
@@ -437,7 +438,7 @@ def _bot_policy(rs: Ruleset, table: kernel.RollTable, bot: BuiltinBot, plans: Ga
     if bot.kind != OPTIMAL:
         z = np.zeros(len(plans.ptr) - 1, np.int64)
         return np.zeros(1, np.uint8), z, np.zeros(1, np.float32), z, 1
-    if bot.table == "duel" and duel:
+    if objective_named(bot.table).opponents and duel:
 
         def make():
             _check_budget(rs, policy_bytes(rs, plans, True), "duel")

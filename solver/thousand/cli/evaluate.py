@@ -7,6 +7,7 @@ import click
 from thousand.base.choices import EXACT_BUDGET
 from thousand.base.errors import BotError
 from thousand.base.i18n import _
+from thousand.base.objectives import objective as objective_named
 
 from .options import (
     check_counts,
@@ -116,7 +117,7 @@ def evaluate(
     if players < 2:
         raise BotError(_("--players must be at least 2, not {0}").format(players))
     if players > 2:
-        if objective != "duel" or opp_spec != "optimal":
+        if not objective_named(objective).opponents or opp_spec != "optimal":
             raise BotError(
                 _(
                     "--players {0}: the others play the equilibrium; it takes neither --objective race nor --opponent"

@@ -9,6 +9,8 @@ import click
 from thousand.base.choices import OBJECTIVES
 from thousand.base.errors import StateError
 from thousand.base.i18n import _
+from thousand.base.objectives import CHOSEN, REGISTRY
+from thousand.base.objectives import objective as objective_named
 
 from .options import (
     emit,
@@ -20,6 +22,9 @@ from .options import (
 )
 
 __all__ = ["solve"]
+
+# every method of the objectives a user chooses (each objective checks its own)
+METHOD_NAMES = tuple(dict.fromkeys(m for name in CHOSEN for m in REGISTRY[name].methods))
 
 
 @click.command()
@@ -47,7 +52,7 @@ __all__ = ["solve"]
 )
 @click.option(
     "--method",
-    type=click.Choice(("dp", "policy", "passes", "textbook")),
+    type=click.Choice(METHOD_NAMES),
     default=None,
     help="How to solve (default: the objective's fastest; duel: policy, passes or textbook, "
     "all reaching the same values; a stored table is used unless --force).",
@@ -120,67 +125,15 @@ def solve(
 
     rs = ruleset_of(rules, overrides)
     t0 = time.perf_counter()
-    if players is not None and players < 2:
-        raise StateError(_("--players must be at least 2, not {0}").format(players))
-    if cluster is not None and store is not None:
-        raise StateError(_("--cluster solves into a table: no --store"))
-    if checkpoint is not None and cluster is None:
-        raise StateError(_("--checkpoint goes with --cluster"))
-    if store is not None or memory_mb is not None:
-        if store is None or memory_mb is None:
-            raise StateError(_("--store FILE.npy and --memory-mb MB go together"))
-        if (
-            (players or 2) != 2
-            or objective not in (None, "duel")
-            or method not in (None, "passes")
-            or fixed_point
-            or tables_dir
-        ):
-            raise StateError(
-                _(
-                    "--store solves the duel by passes into FILE.npy: it takes no --players, "
-                    "--objective other than duel, --method other than passes, --fixed-point or "
-                    "--tables"
-                )
-            )
-        from thousand.tables.solve import solve_duel_to_store
-
-        data = solve_duel_to_store(rs, store, memory_mb, force=force)
-        data["seconds"] = round(time.perf_counter() - t0, 6)
-        emit(
-            data,
-            as_json,
-            _(
-                "{name} duel out of core: P(first player wins) = {p:.12f}; {passes} passes, "
-                "residual {res:.1e}, {s:.1f} s, values in {path} ({n:,} x {n:,})"
-            ).format(
-                name=rs.name,
-                p=data["start_value"],
-                passes=data["iterations"],
-                res=data["residual"],
-                s=data["solve_seconds"],
-                path=data["store"],
-                n=data["store_shape"][0],
-            ),
-        )
+    chosen, players = _what_to_solve(objective, players, method)
+    _check_options(chosen, players, method, fixed_point, store, memory_mb, cluster, checkpoint, tables_dir)
+    if store is not None:
+        _solve_to_store(rs, store, memory_mb, force, as_json, t0)
         return
-    if fixed_point and ((players is not None and players > 2) or objective not in (None, "duel")):
-        raise StateError(
-            _("--fixed-point stores duel tables, not {0}").format(
-                f"--players {players}" if objective in (None, "duel") else f"--objective {objective}"
-            )
+    if chosen.per_players:
+        res = chosen.solve(
+            rs, tables_dir, players=players, force=force, progress=True, cluster=cluster, checkpoint=checkpoint
         )
-    if players is not None and players > 2:
-        if objective not in (None, "duel") or method is not None:
-            raise StateError(
-                _(
-                    "--players {0} solves the win probabilities of {0} seats: it takes neither "
-                    "--objective {1} nor --method"
-                ).format(players, objective or method)
-            )
-        from thousand.tables.players import solve_players
-
-        res = solve_players(rs, players, tables_dir, force=force, progress=True, cluster=cluster, checkpoint=checkpoint)
         data = {
             "ruleset": rs.name,
             "ruleset_hash": rs.hash,
@@ -190,12 +143,7 @@ def solve(
         }
         emit(data, as_json, res.describe())
         return
-    if players == 2:
-        if objective not in (None, "duel"):
-            raise StateError(_("--players 2 is the duel: it takes no --objective {0}").format(objective))
-        objective = "duel"
-    if objective is None:
-        raise StateError(_("say what to solve: --objective turn|race|duel|rate, or --players N"))
+    objective = chosen.name
     res = solve_rules(
         rs,
         objective,
@@ -211,3 +159,77 @@ def solve(
     data.update(res.summary())
     data["seconds"] = round(time.perf_counter() - t0, 6)
     emit(data, as_json, res.describe(rs))
+
+
+def _what_to_solve(objective: str | None, players: int | None, method: str | None):
+    """The objective the options name (the registry's) and the number of players: ``--players
+    N`` is the duel for 2 and the equilibrium of N players beyond; a game against opponents
+    takes no objective of a player alone."""
+    if players is not None and players < 2:
+        raise StateError(_("--players must be at least 2, not {0}").format(players))
+    named = objective_named(objective) if objective is not None else None
+    if players is None:
+        if named is None:
+            raise StateError(_("say what to solve: --objective turn|race|duel|rate, or --players N"))
+        return named, None
+    game = REGISTRY["duel"] if players == 2 else REGISTRY["players"]
+    if named is not None and not named.opponents:
+        if players == 2:
+            raise StateError(_("--players 2 is the duel: it takes no --objective {0}").format(objective))
+        raise StateError(
+            _(
+                "--players {0} solves the win probabilities of {0} seats: it takes neither --objective {1} nor --method"
+            ).format(players, objective)
+        )
+    if game.per_players and method is not None:
+        raise StateError(
+            _(
+                "--players {0} solves the win probabilities of {0} seats: it takes neither --objective {1} nor --method"
+            ).format(players, method)
+        )
+    return game, (players if game.per_players else None)
+
+
+def _check_options(chosen, players, method, fixed_point, store, memory_mb, cluster, checkpoint, tables_dir) -> None:
+    """The options that go with some objectives only, refused in one line with any other."""
+    if cluster is not None and store is not None:
+        raise StateError(_("--cluster solves into a table: no --store"))
+    if checkpoint is not None and cluster is None:
+        raise StateError(_("--checkpoint goes with --cluster"))
+    if store is not None or memory_mb is not None:
+        if store is None or memory_mb is None:
+            raise StateError(_("--store FILE.npy and --memory-mb MB go together"))
+        if not chosen.out_of_core or method not in (None, "passes") or fixed_point or tables_dir:
+            raise StateError(
+                _(
+                    "--store solves the duel by passes into FILE.npy: it takes no --players, "
+                    "--objective other than duel, --method other than passes, --fixed-point or "
+                    "--tables"
+                )
+            )
+    if fixed_point and "fixed32" not in chosen.encodings:
+        raise StateError(_("--fixed-point stores duel tables, not {0}").format(chosen.solve_options(players)))
+
+
+def _solve_to_store(rs, store: str, memory_mb: float, force: bool, as_json: bool, t0: float) -> None:
+    """The duel solved out of core into ``store`` (no table)."""
+    from thousand.tables.solve import solve_duel_to_store
+
+    data = solve_duel_to_store(rs, store, memory_mb, force=force)
+    data["seconds"] = round(time.perf_counter() - t0, 6)
+    emit(
+        data,
+        as_json,
+        _(
+            "{name} duel out of core: P(first player wins) = {p:.12f}; {passes} passes, "
+            "residual {res:.1e}, {s:.1f} s, values in {path} ({n:,} x {n:,})"
+        ).format(
+            name=rs.name,
+            p=data["start_value"],
+            passes=data["iterations"],
+            res=data["residual"],
+            s=data["solve_seconds"],
+            path=data["store"],
+            n=data["store_shape"][0],
+        ),
+    )

@@ -37,14 +37,20 @@ __all__ = [
     "Option",
     "SolvedTurn",
     "TurnAdvisor",
+    "duel_advice",
     "duel_advisor",
     "duel_end_values",
+    "geometric_advice",
+    "last_turn_advice",
     "last_turn_advisor",
     "memoryless_advisor",
     "nearer",
     "product_advisor",
+    "race_advice",
     "race_advisor",
+    "rate_advice",
     "rate_advisor",
+    "turn_advice",
     "turn_advisor",
 ]
 
@@ -542,3 +548,41 @@ def last_turn_advisor(rs: Ruleset, to_beat: int, tied: int = 1, later=()) -> Tur
     return TurnAdvisor(
         rs, "duel", values_of, float, True, "win_probability", horizon=lambda x: last_turn_ends(moves, x, top).T * u
     )
+
+
+# ---- the advisors as the objective registry (thousand.base.objectives) calls them:
+# f(solution, opponents, seat, **situation), whatever each one reads
+
+
+def turn_advice(solution, opponents=(), seat=None) -> TurnAdvisor:
+    """The ``turn`` objective's advisor (it reads the rules only)."""
+    return turn_advisor(solution.rs)
+
+
+def rate_advice(solution, opponents=(), seat=None) -> TurnAdvisor:
+    """The ``rate`` objective's advisor (the solve's relative values)."""
+    return rate_advisor(solution.rate)
+
+
+def race_advice(solution, opponents=(), seat=None) -> TurnAdvisor:
+    """The ``race`` objective's advisor (the race table; the opponents play no part)."""
+    return race_advisor(solution)
+
+
+def duel_advice(solution, opponents, seat=None) -> TurnAdvisor:
+    """The ``duel`` objective's advisor: the duel table against the one opponent."""
+    if len(opponents) != 1:
+        raise StateError(_("a duel is against one opponent, not {0}").format(len(opponents)))
+    return duel_advisor(solution, opponents[0], seat)
+
+
+def geometric_advice(solution, opponents, seat=None) -> TurnAdvisor:
+    """The ``geometric`` objective's advisor: the opponents as one memoryless opponent."""
+    return memoryless_advisor(solution, list(opponents), seat)
+
+
+def last_turn_advice(solution, opponents=(), seat=None, *, to_beat: int, tied: int = 1) -> TurnAdvisor:
+    """The ``last turn`` objective's advisor: ``solution`` is the ruleset (no table), the
+    ``opponents`` those still to play their last turns after this one."""
+    rs = getattr(solution, "rs", solution)
+    return last_turn_advisor(rs, to_beat, tied, tuple(opponents))

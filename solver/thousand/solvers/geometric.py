@@ -214,6 +214,48 @@ class GeometricDuel:
         self.last_turn_horizon = horizon
         self.seated = bool(rs.equal_turns)
 
+    objective = "geometric"
+    solved_now = False
+    table = None  # the stored table it was read from (thousand.tables.geometric)
+
+    def start_value(self) -> float:
+        """The first player's estimated chance from the start, against one opponent in
+        the initial state (the approximation's value, not a win probability)."""
+        from thousand.engine.player import Moves
+
+        x0 = Moves(self.rs).normalise(Moves(self.rs).initial())
+        i = self.state_index(x0)
+        return float(self.against(np.array([i]), self.survival(np.array([i])))[0])
+
+    def advise(self, me: PlayerState, opponents, *, turn: int = 0, dice=None, roll=None, seat: int | None = None):
+        """The options of ``me`` facing ``opponents`` (in the order they move next), valued
+        by the approximation (:func:`thousand.solvers.advice.memoryless_advisor`)."""
+        from .advice import memoryless_advisor
+
+        adv = memoryless_advisor(self, list(opponents), seat)
+        roll = tuple(roll) if roll is not None else None
+        adv.engine.check_reachable(adv.engine.state(me, turn, dice, roll))
+        return adv.advise(me, turn, dice, roll)
+
+    def summary(self) -> dict:
+        meta = self.table.meta if self.table is not None else {}
+        return {
+            "start_value": self.start_value(),
+            "states": len(self.index),
+            "grid": [float(g) for g in self.grid],
+            "iterations": meta.get("iterations"),
+            "residual": meta.get("residual"),
+            "solve_seconds": meta.get("solve_seconds"),
+            "table": str(self.table.path) if self.table is not None else None,
+            "solved_now": self.solved_now,
+        }
+
+    def describe(self) -> str:
+        return (
+            f"{self.rs.name}: {self.start_value():.6f} estimated for the first player against one memoryless "
+            f"opponent ({len(self.index):,} states, {len(self.grid)} columns)"
+        )
+
     def state_index(self, x: PlayerState) -> int:
         try:
             return self.index[x]

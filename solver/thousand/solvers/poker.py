@@ -61,6 +61,9 @@ class PokerSolution:
     residual: dict = field(default_factory=dict)
     replay: dict = field(default_factory=dict)
     seconds: float = 0.0
+    solved_now: bool = False
+
+    objective = "poker"
 
     def __post_init__(self):
         hands = self.rs.hands
@@ -132,6 +135,17 @@ class PokerSolution:
         for i in range(1, seat):
             D = _advance(D, M - i, lambda n, m: self.movers(n, m)[1])
         return D
+
+    def start_value(self) -> np.ndarray:
+        """Each seat's chance in a game of all ``players`` seats, the first to throw first."""
+        return np.asarray(self.seat_values[self.players])
+
+    def summary(self) -> dict:
+        return {**self.to_json(), "solve_seconds": round(self.seconds, 3), "solved_now": self.solved_now}
+
+    def describe(self) -> str:
+        seats = ", ".join(f"seat {k + 1} {v:.6f}" for k, v in enumerate(self.start_value()))
+        return f"{self.rs.name}, {self.players} players: P(win) by seat with optimal play: {seats}"
 
     def to_json(self) -> dict:
         return {

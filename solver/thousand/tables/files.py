@@ -35,6 +35,7 @@ import numpy as np
 
 from thousand.base.errors import TableError
 from thousand.base.i18n import _
+from thousand.base.objectives import REGISTRY, table_kind
 from thousand.base.untrusted import InputError, load_json
 from thousand.base.version import __version__
 from thousand.engine.states import FIELDS
@@ -55,6 +56,9 @@ __all__ = [
     "Leftover",
     "StoredTable",
     "Table",
+    "check_duel_table",
+    "check_geometric_table",
+    "check_players_table",
     "file_sha256",
     "find_table",
     "folder_name",
@@ -145,9 +149,7 @@ POKER_FIELDS = ("after", "holders", "hand", "place")
 
 def state_fields(objective: str) -> tuple[str, ...]:
     """The columns of ``states.npy`` for an objective (poker dice has its own situations)."""
-    if objective == "poker":
-        return POKER_FIELDS
-    return FIELDS
+    return POKER_FIELDS if table_kind(objective)[0].state_fields == "poker" else FIELDS
 
 
 def save_table(
@@ -289,7 +291,8 @@ def _decode(q: np.ndarray) -> np.ndarray:
 
 
 def _value_range(objective: str) -> tuple[float, float]:
-    return VALUE_RANGE.get("players" if PLAYERS.fullmatch(objective) else objective, (-np.inf, np.inf))
+    obj = table_kind(objective)[0]
+    return obj.low, obj.high
 
 
 def file_sha256(path: Path) -> str:
@@ -302,13 +305,8 @@ def file_sha256(path: Path) -> str:
 
 
 TABLE_NAME = re.compile(r"[0-9a-f]{16}-[a-z]+[0-9]*")
-VALUE_RANGE = {
-    "duel": (0.0, 1.0),
-    "race": (1.0, float("inf")),
-    "poker": (0.0, 1.0),
-    "players": (0.0, 1.0),
-    "geometric": (0.0, 1.0),
-}  # P(win); turns
+# the range of each stored objective's values (the registry's: thousand.base.objectives)
+VALUE_RANGE = {name: (o.low, o.high) for name, o in REGISTRY.items() if o.stored}
 PLAYERS = re.compile(r"players([0-9]+)")
 
 
@@ -326,7 +324,8 @@ def load_table(folder: Path, rs: Ruleset, objective: str) -> Table:
     _check_stored_ruleset(folder, meta, rs, repair)
     _check_checksums(folder, meta, repair)
     values, states = _load_arrays(folder, meta, objective, repair)
-    index = _check_states(folder, meta, states, rs, repair) if objective != "poker" else None
+    player_states = table_kind(objective)[0].state_fields == "player"
+    index = _check_states(folder, meta, states, rs, repair) if player_states else None
     values = _decoded_values(folder, meta, values, repair)
     lo, hi = _value_range(objective)
     if not np.all(np.isfinite(values)) or (values.size and (values.min() < lo - 1e-9 or values.max() > hi + 1e-9)):
@@ -426,45 +425,59 @@ def _decoded_values(folder: Path, meta: dict, values: np.ndarray, repair: str) -
 
 
 def _check_kind(folder: Path, meta: dict, values, states, rs: Ruleset, objective: str, repair: str) -> None:
-    """What each kind of table holds beyond values and states: an equal_turns table its seat
-    and last-turn horizon, an N-player table its players and certificate, a geometric table
-    its grid."""
-    m = states.shape[0]
-    seats = PLAYERS.fullmatch(objective)
-    if (objective in ("duel", "geometric") or seats) and rs.equal_turns:
-        # equal_turns: the duel's values[seat, mover, opponent], and the final-total horizon the
-        # values (the duel) or the advice's first-seat turns (geometric) assume
-        horizon = meta.get("last_turn_horizon")
-        if objective == "duel" and values.shape != (2, m, m):
-            raise TableError(
-                _("table {0}: an equal_turns duel table holds (2, {1}, {2}) values, not {3}").format(
-                    folder, m, m, tuple(values.shape)
-                )
-            )
-        if not isinstance(horizon, int) or horizon < rs.goal or horizon % rs.unit:
-            raise TableError(_("table {0}: no valid last_turn_horizon in meta.json").format(folder))
-    if seats:
-        from thousand.solvers.nplayer import seat_count
+    """What each kind of table holds beyond values and states (its objective's check in
+    the registry): an equal_turns table its seat and last-turn horizon, an N-player table
+    its players and certificate, a geometric table its grid."""
+    obj, players = table_kind(objective)
+    obj.check_table(folder, meta, values, states, rs, players, repair)
 
-        players = int(seats.group(1))
-        _check_players(folder, meta, values, states, players, repair, seat_count(rs, players))
-    if objective == "geometric":
-        grid = meta.get("grid")
-        grid_ok = isinstance(grid, list) and bool(grid) and values.shape == (m, len(grid))
-        if not grid_ok or not all(isinstance(g, (int, float)) and g >= 1 for g in grid) or sorted(grid) != grid:
-            raise TableError(
-                _("table {0}: a geometric table holds one column per grid value of meta.json; {1}").format(
-                    folder, repair
-                )
+
+def _check_horizon(folder: Path, meta: dict, rs: Ruleset) -> None:
+    """equal_turns: the final-total horizon the values (the duel) or the advice's
+    first-seat turns (geometric, N players) assume."""
+    horizon = meta.get("last_turn_horizon")
+    if rs.equal_turns and (not isinstance(horizon, int) or horizon < rs.goal or horizon % rs.unit):
+        raise TableError(_("table {0}: no valid last_turn_horizon in meta.json").format(folder))
+
+
+def check_duel_table(folder: Path, meta: dict, values, states, rs: Ruleset, players, repair: str) -> None:
+    """A duel table: with equal_turns, values[seat, mover, opponent] and the horizon."""
+    m = states.shape[0]
+    if rs.equal_turns and values.shape != (2, m, m):
+        raise TableError(
+            _("table {0}: an equal_turns duel table holds (2, {1}, {2}) values, not {3}").format(
+                folder, m, m, tuple(values.shape)
             )
+        )
+    _check_horizon(folder, meta, rs)
+
+
+def check_players_table(folder: Path, meta: dict, values, states, rs: Ruleset, players: int, repair: str) -> None:
+    """A table of N players: (seats * m**N, N) chances whose rows sum to 1, a certificate."""
+    from thousand.solvers.nplayer import seat_count
+
+    _check_horizon(folder, meta, rs)
+    _check_players(folder, meta, values, states, players, repair, seat_count(rs, players))
+
+
+def check_geometric_table(folder: Path, meta: dict, values, states, rs: Ruleset, players, repair: str) -> None:
+    """A geometric table: one column per grid value of meta.json (and the horizon)."""
+    _check_horizon(folder, meta, rs)
+    m = states.shape[0]
+    grid = meta.get("grid")
+    grid_ok = isinstance(grid, list) and bool(grid) and values.shape == (m, len(grid))
+    if not grid_ok or not all(isinstance(g, (int, float)) and g >= 1 for g in grid) or sorted(grid) != grid:
+        raise TableError(
+            _("table {0}: a geometric table holds one column per grid value of meta.json; {1}").format(folder, repair)
+        )
 
 
 def _repair(rs: Ruleset, objective: str, meta: dict) -> str:
     """How to mend a table that fails a check: the command that solves it again."""
-    if objective == "geometric":
-        return "delete the folder: the next duel advice for these rules solves it again"
-    seats = PLAYERS.fullmatch(objective)
-    again = f"--players {meta.get('players')}" if objective == "poker" or seats else f"--objective {objective}"
+    obj, players = table_kind(objective)
+    if not obj.options:  # solved when first needed (the geometric table, by duel advice)
+        return "delete the folder: the next advice that needs it solves it again"
+    again = obj.solve_options(players if players is not None else meta.get("players"))
     return (
         f"solve it again with `thousand solve {rs.name} {again} --force` (and the --set "
         "options it was solved with), or delete the folder"

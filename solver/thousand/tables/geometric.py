@@ -19,7 +19,7 @@ from thousand.solvers.lastturn import last_turn_horizon
 from .files import find_table, load_table, save_table, write_target
 from .solve import solve_objective
 
-__all__ = ["geometric_duel"]
+__all__ = ["geometric_duel", "solve_geometric_table"]
 
 
 def geometric_duel(rs: Ruleset, tables_dir: str | None = None, progress: bool = True) -> GeometricDuel:
@@ -28,6 +28,7 @@ def geometric_duel(rs: Ruleset, tables_dir: str | None = None, progress: bool = 
     (a progress line on stderr) and written like every table."""
     race = solve_objective(rs, "race", tables_dir, progress=progress)
     table = find_table(rs, "geometric", tables_dir)
+    solved_now = table is None
     if table is None:
         if progress:
             sys.stderr.write(
@@ -61,6 +62,13 @@ def geometric_duel(rs: Ruleset, tables_dir: str | None = None, progress: bool = 
         table = load_table(folder, rs, "geometric")
     index = {decode(row): i for i, row in enumerate(table.states)}
     turns = np.array([race.value(x) for x in index])
-    return GeometricDuel(
+    geo = GeometricDuel(
         rs, index, np.asarray(table.values), table.meta["grid"], turns, table.meta.get("last_turn_horizon")
     )
+    geo.table, geo.solved_now = table, solved_now
+    return geo
+
+
+def solve_geometric_table(rs: Ruleset, tables_dir=None, *, progress=True, **_how) -> GeometricDuel:
+    """The ``geometric`` objective (the registry's solver): :func:`geometric_duel`."""
+    return geometric_duel(rs, tables_dir, progress=progress)

@@ -26,6 +26,7 @@ import numpy as np
 from thousand import kernel
 from thousand.base.errors import StateError
 from thousand.base.i18n import _
+from thousand.base.objectives import REGISTRY
 from thousand.engine.player import WIN, Moves, PlayerState
 from thousand.engine.states import decode
 from thousand.rules.ruleset import Ruleset
@@ -43,7 +44,9 @@ __all__ = [
     "PlayersSolution",
     "estimate",
     "objective",
+    "players_advice",
     "solve_players",
+    "solve_players_table",
 ]
 
 # Up to this many states of the N-player game, a missing equilibrium is solved on request
@@ -68,8 +71,26 @@ SWEEPS_FACTOR = 7.0
 
 
 def objective(players: int) -> str:
-    """The table objective of ``players`` seats."""
-    return f"players{players}"
+    """The table kind of ``players`` seats (the registry's: ``players3``)."""
+    return REGISTRY["players"].kind(players)
+
+
+def solve_players_table(rs: Ruleset, tables_dir=None, *, players: int, progress=False, force=False, **how):
+    """The ``players`` objective (the registry's solver): :func:`solve_players`."""
+    return solve_players(
+        rs,
+        players,
+        tables_dir,
+        force=force,
+        progress=progress,
+        cluster=how.get("cluster"),
+        checkpoint=how.get("checkpoint"),
+    )
+
+
+def players_advice(solution: PlayersSolution, opponents, seat=None):
+    """The ``players`` objective's advisor: the equilibrium's (:meth:`PlayersSolution.advisor`)."""
+    return solution.advisor(list(opponents), seat)
 
 
 class PlayersSolution:
@@ -87,6 +108,14 @@ class PlayersSolution:
     @property
     def meta(self) -> dict:
         return self.table.meta
+
+    @property
+    def objective(self) -> str:
+        return objective(self.players)
+
+    def start_value(self) -> np.ndarray:
+        """Every seat's chance from the start (:meth:`seat_values`)."""
+        return self.seat_values()
 
     def flat(self, states, seat: int = 0) -> int:
         """The row of the tuple of player states (the mover first, in ``seat``: 0 the

@@ -4,6 +4,8 @@ table ``<hash>-poker`` (:mod:`thousand.tables`), found, or solved and written no
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from thousand.base.errors import StateError, TableError
@@ -13,7 +15,7 @@ from thousand.solvers.poker import MAX_PLAYERS, PokerSolution, solve_poker
 
 from .files import find_table, save_table, write_target
 
-__all__ = ["load_poker", "poker_solution", "save_poker"]
+__all__ = ["load_poker", "poker_solution", "save_poker", "solve_poker_table"]
 
 
 def _encode(sol: PokerSolution) -> tuple[np.ndarray, np.ndarray]:
@@ -86,4 +88,13 @@ def poker_solution(rs: PokerRuleset, players: int, tables=None, force: bool = Fa
         progress(f"solving {rs.name} (hash {rs.hash}) for up to {players} players: a few seconds, stored for next time")
     sol = solve_poker(rs, players)
     save_poker(sol, write_target(tables))
+    sol.solved_now = True
     return sol
+
+
+def solve_poker_table(rs, tables_dir=None, *, players: int, force: bool = False, progress=False, **_how):
+    """The ``poker`` objective (the registry's solver): :func:`poker_solution`."""
+    if not isinstance(rs, PokerRuleset):
+        raise StateError(_("the poker objective is for poker dice, not {0}").format(rs.name))
+    tell = (lambda line: sys.stderr.write(line + "\n")) if progress else None
+    return poker_solution(rs, players, tables_dir, force=force, progress=tell)

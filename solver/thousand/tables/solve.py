@@ -25,19 +25,21 @@ from pathlib import Path
 import numpy as np
 
 from thousand import kernel
-from thousand.base.choices import OBJECTIVES
 from thousand.base.errors import StateError, TableError, ThousandError
 from thousand.base.i18n import _
+from thousand.base.objectives import CHOSEN, REGISTRY, table_kind
+from thousand.base.objectives import objective as objective_named
 from thousand.base.progress import Progress, duration_text, peak_memory_mb
 from thousand.engine.player import Moves, PlayerState
 from thousand.rules.ruleset import Ruleset
 from thousand.solvers.advice import nearer
 
-from .files import PLAYERS, Table, find_table, folder_name, remove_leftovers, save_table, write_target
+from .files import Table, find_table, folder_name, remove_leftovers, save_table, write_target
 
 __all__ = [
     "DUEL_TURNS_PER_PAIR",
     "METHODS",
+    "OBJECTIVES",
     "RACE_STATE_ROWS_PER_S",
     "DuelTooLarge",
     "Solution",
@@ -50,8 +52,9 @@ __all__ = [
     "solve_objective",
 ]
 
-# the methods of each objective, the default first (docs/solver.md)
-METHODS = {"turn": ("dp",), "race": ("policy",), "duel": ("policy", "passes", "textbook"), "rate": ("policy",)}
+# the methods of each objective a user chooses, the default first (docs/solver.md; the registry's)
+METHODS = {name: REGISTRY[name].methods for name in CHOSEN}
+OBJECTIVES = CHOSEN
 
 
 @dataclass
@@ -126,7 +129,7 @@ class Solution:
 
     @property
     def method(self) -> str:
-        return self.meta.get("method", METHODS[self.objective][0])
+        return self.meta.get("method", objective_named(self.objective).methods[0])
 
     @property
     def info(self) -> dict:
@@ -244,23 +247,17 @@ class Solution:
         seat : int, optional
             equal_turns duels: 0 if ``me`` moves first in each round, 1 if second.
         """
-        from thousand.solvers.advice import duel_advisor, race_advisor, rate_advisor, turn_advisor
-
-        rs = self.rs
+        rs, obj = self.rs, objective_named(self.objective)
         me = Moves(rs).check(me)
         roll = tuple(roll) if roll is not None else None
-        if self.objective == "duel":
+        opponents = ()
+        if obj.opponents:
             if opponent is None:
-                raise StateError(_("duel advice needs the opponent's state"))
+                raise StateError(_("{0} advice needs the opponent's state").format(obj.name))
             opponent = Moves(rs).check(opponent)
             Moves(rs).check_pair(me, opponent)
-            adv = duel_advisor(self, opponent, seat)
-        elif self.objective == "race":
-            adv = race_advisor(self)
-        elif self.objective == "rate":
-            adv = rate_advisor(self.rate)
-        else:
-            adv = turn_advisor(rs)
+            opponents = (opponent,)
+        adv = obj.advisor(self, opponents, seat)
         adv.engine.check_reachable(adv.engine.state(me, turn, dice, roll))
         return adv.advise(me, turn, dice, roll)
 
@@ -336,7 +333,8 @@ class Solution:
             out["fair_compensation"] = {"points": fair[0], "p_first": fair[1]}
         return out
 
-    def describe(self, rs: Ruleset) -> str:
+    def describe(self, rs: Ruleset | None = None) -> str:
+        rs = rs or self.rs
         if self.rate is not None:
             r = self.rate
             lines = [
@@ -367,10 +365,7 @@ class Solution:
                 f"{self.start_value():.6f} points ({kernel.IMPLEMENTATION} kernel, {self.seconds:.3f} s)"
             )
         m = self.meta
-        what = {
-            "race": "expected turns to win alone from the start",
-            "duel": "P(first player wins) with optimal play",
-        }.get(self.objective, self.objective)
+        what = objective_named(self.objective).start
         how = "solved now" if self.solved_now else "from the stored table"
         fair = self.fair_compensation()
         fair_line = (
@@ -398,7 +393,7 @@ class Solution:
             note
             + " "
             + _("(the exact table: `{cmd}`, which starts from these)").format(
-                cmd=f"thousand solve {self.rs.name} --objective {self.objective} --force"
+                cmd=f"thousand solve {self.rs.name} {objective_named(self.objective).solve_options()} --force"
             )
         )
 
@@ -451,18 +446,19 @@ def solve(
     from thousand.rules.ruleset import load_ruleset
 
     rs = load_ruleset(rules) if isinstance(rules, str) else rules
-    if objective not in OBJECTIVES:
-        raise TableError(_("unknown objective {0!r}: one of {1}").format(objective, ", ".join(OBJECTIVES)))
-    method = method or METHODS[objective][0]
-    if method not in METHODS[objective]:
+    if objective not in CHOSEN:
+        raise TableError(_("unknown objective {0!r}: one of {1}").format(objective, ", ".join(CHOSEN)))
+    obj = REGISTRY[objective]
+    method = method or obj.methods[0]
+    if method not in obj.methods:
         raise StateError(
-            _("the {0} objective is solved by {1}, not {2!r}").format(objective, ", ".join(METHODS[objective]), method)
+            _("the {0} objective is solved by {1}, not {2!r}").format(objective, ", ".join(obj.methods), method)
         )
     if cluster is not None:
-        if objective != "duel" or method not in ("passes", "policy") and method is not None:
+        if method not in obj.cluster_methods:
             raise StateError(
                 _("--cluster solves the duel by passes, not {0}").format(
-                    f"--objective {objective}" if objective != "duel" else f"--method {method}"
+                    f"--method {method}" if obj.cluster_methods else obj.solve_options()
                 )
             )
         return solve_duel_on_cluster(
@@ -470,17 +466,23 @@ def solve(
         )
     if checkpoint is not None:
         raise StateError(_("--checkpoint goes with --cluster"))
-    if objective == "rate":
-        from thousand.solvers.rate import solve_rate
+    return obj.solve(rs, tables, progress=progress, force=force, method=method, encoding=encoding)
 
-        return Solution(rs, "rate", None, True, rate=solve_rate(rs))
-    if objective == "turn":
-        from thousand.solvers.turn import expected_turn_points
 
-        t0 = time.perf_counter()
-        r = expected_turn_points(rs)
-        return Solution(rs, "turn", None, True, (r.value, r.T, r.doublings, r.change, time.perf_counter() - t0))
-    return solve_objective(rs, objective, tables, progress=progress, force=force, method=method, encoding=encoding)
+def solve_turn(rs: Ruleset, tables_dir=None, **_how) -> Solution:
+    """The ``turn`` objective (the registry's solver): the turn DP to a horizon that settles."""
+    from thousand.solvers.turn import expected_turn_points
+
+    t0 = time.perf_counter()
+    r = expected_turn_points(rs)
+    return Solution(rs, "turn", None, True, (r.value, r.T, r.doublings, r.change, time.perf_counter() - t0))
+
+
+def solve_rate(rs: Ruleset, tables_dir=None, **_how) -> Solution:
+    """The ``rate`` objective (the registry's solver): the average-reward policy iteration."""
+    from thousand.solvers.rate import solve_rate as solve_long_run
+
+    return Solution(rs, "rate", None, True, rate=solve_long_run(rs))
 
 
 # The duel's time is the pairs times one turn DP of the ruleset, timed on this machine
@@ -497,11 +499,11 @@ RACE_STATE_ROWS_PER_S = 1.5e5
 
 def loaded(rs: Ruleset, objective: str, table: Table):
     """The solution of a table found for ``objective``."""
-    seats = PLAYERS.fullmatch(objective)
-    if seats:
+    obj, players = table_kind(objective)
+    if obj.per_players:
         from .players import PlayersSolution
 
-        return PlayersSolution(rs, int(seats.group(1)), table, solved_now=False)
+        return PlayersSolution(rs, players, table, solved_now=False)
     return Solution(rs, objective, table, solved_now=False)
 
 
@@ -516,36 +518,43 @@ def estimate(rs: Ruleset, objective: str) -> dict:
     bytes of the values, and ``seconds``, a (low, high) range from one turn DP timed now
     and the work per pair measured on the presets. ``ends`` carries the closure for the
     solve that follows."""
-    from thousand.engine.states import TooManyStates, closure, seeds
+    obj, players = table_kind(objective)
+    return obj.estimate(rs, players)
 
-    seats = PLAYERS.fullmatch(objective)
-    if seats:
-        from .players import estimate as players_estimate
 
-        return players_estimate(rs, int(seats.group(1)))
+def estimate_duel(rs: Ruleset, players: int | None = None) -> dict:
+    """:func:`estimate` of the duel: its player states (listed, and kept in ``ends``, up to
+    the solver's limit), pairs, bytes and a (low, high) time range."""
+    from math import isqrt
+
+    from thousand.engine.states import TooManyStates, closure
+    from thousand.solvers.duel import MAX_PAIRS
+
     rows = max(1, rs.goal // rs.unit)  # totals a turn runs through, at most
-    if objective == "duel":
-        from math import isqrt
+    seats = 2 if rs.equal_turns else 1
+    out = {"max_pairs": MAX_PAIRS, "exceeded": False, "ends": None}
+    try:
+        out["ends"] = closure(rs, opponents=True, limit=isqrt(MAX_PAIRS) // seats)
+        n = len(out["ends"])
+    except TooManyStates as e:
+        n, out["exceeded"] = e.count, True
+    pairs = seats * n * n
+    low, high = DUEL_TURNS_PER_PAIR[_has_penalties(rs)]
+    one = kernel.turn_seconds(rs, rows) if not out["exceeded"] else 0.0
+    out.update(
+        player_states=n, pairs=pairs, bytes=8 * (seats * n) ** 2, seconds=(pairs * one * low, pairs * one * high)
+    )
+    return out
 
-        from thousand.solvers.duel import MAX_PAIRS
 
-        seats = 2 if rs.equal_turns else 1
-        out = {"max_pairs": MAX_PAIRS, "exceeded": False, "ends": None}
-        try:
-            out["ends"] = closure(rs, opponents=True, limit=isqrt(MAX_PAIRS) // seats)
-            n = len(out["ends"])
-        except TooManyStates as e:
-            n, out["exceeded"] = e.count, True
-        pairs = seats * n * n
-        low, high = DUEL_TURNS_PER_PAIR[_has_penalties(rs)]
-        one = kernel.turn_seconds(rs, rows) if not out["exceeded"] else 0.0
-        out.update(
-            player_states=n, pairs=pairs, bytes=8 * (seats * n) ** 2, seconds=(pairs * one * low, pairs * one * high)
-        )
-        return out
+def estimate_race(rs: Ruleset, players: int | None = None) -> dict:
+    """:func:`estimate` of the race: a lower bound on its player states (``at_least``) and a rough time."""
+    from thousand.engine.states import seeds
+
+    rows = max(1, rs.goal // rs.unit)
     n = len(seeds(Moves(rs)))
-    race = n * rows / 2 * 100 / RACE_STATE_ROWS_PER_S if objective == "race" else 0.0
-    return {"player_states": n, "seconds": (race, race)}
+    race = n * rows / 2 * 100 / RACE_STATE_ROWS_PER_S
+    return {"player_states": n, "at_least": True, "seconds": (race, race)}
 
 
 def _has_penalties(rs: Ruleset) -> bool:
@@ -567,7 +576,7 @@ def _check_size(rs: Ruleset, objective: str, progress: bool) -> dict:
     """Refuse at once what cannot fit; say what a long solve will cost before it starts.
     Returns the :func:`estimate`, its ``expected`` seconds (the high end of a range) added."""
     est = estimate(rs, objective)
-    if objective == "duel" and est["exceeded"]:
+    if est.get("exceeded"):
         seats = _(" (equal turns: each seat against the other)") if rs.equal_turns else ""
         raise DuelTooLarge(
             _(
@@ -594,7 +603,7 @@ def _check_size(rs: Ruleset, objective: str, progress: bool) -> dict:
             when = when.replace(" minutes to", " to", 1)
         sys.stderr.write(
             f"solving the {objective} of {rs.name}: {est['player_states']:,}"
-            f"{'' if objective == 'duel' else '+'} player states, roughly {when} here "
+            f"{'+' if est.get('at_least') else ''} player states, roughly {when} here "
             "(Ctrl-C stops it; nothing is stored until it is done)\n"
         )
         sys.stderr.flush()
@@ -609,11 +618,11 @@ def note_rounding(sol: Solution, adv, command: bool = True):
     return adv
 
 
-def _rounded_table(rs: Ruleset, tables_dir: str | None) -> Table | None:
-    """The fixed-point duel table of ``rs`` on the search path, if that is the one there
+def _rounded_table(rs: Ruleset, kind: str, tables_dir: str | None) -> Table | None:
+    """The fixed-point table ``kind`` of ``rs`` on the search path, if that is the one there
     is: a solve forced over it starts from its values (docs/solver.md, shipped tables)."""
     try:
-        table = find_table(rs, "duel", tables_dir)
+        table = find_table(rs, kind, tables_dir)
     except TableError:
         return None  # a damaged table is replaced, not read
     return None if table is None or table.exact else table
@@ -804,84 +813,100 @@ def solve_objective(
     method: str | None = None,
     encoding: str = "float64",
 ) -> Solution:
-    """The table of ``objective`` (race, duel, or ``players<N>``: a
+    """The table of ``objective`` (a table kind: ``race``, ``duel``, ``players3``: a
     :class:`thousand.tables.players.PlayersSolution`) for ``rs``: found on the search path, or
-    solved now (progress on stderr) and written atomically. The unfinished writes of this
-    table that an interrupted solve left behind are removed first (:func:`.files.remove_leftovers`)."""
-    with contextlib.suppress(OSError):
-        remove_leftovers(Path(write_target(tables_dir)), folder_name(rs, objective))
-    seats = PLAYERS.fullmatch(objective)
-    if seats:
-        from .players import solve_players
+    solved now (progress on stderr) and written atomically, by the objective's solver in the
+    registry (:mod:`thousand.base.objectives`)."""
+    obj, players = table_kind(objective)
+    how = {"progress": progress, "force": force, "method": method, "encoding": encoding}
+    return obj.solve(rs, tables_dir, **how, **({"players": players} if obj.per_players else {}))
 
-        return solve_players(rs, int(seats.group(1)), tables_dir, force=force, progress=progress)
+
+def _stored(rs: Ruleset, kind: str, tables_dir, compute, progress, force, method, encoding) -> Solution:
+    """The table ``kind`` of ``rs`` found on the search path, or ``compute(rs, est, bar,
+    method, seed)`` (its values, states and meta) solved now and written atomically. The
+    unfinished writes of this table that an interrupted solve left behind are removed
+    first (:func:`.files.remove_leftovers`); ``force`` solves again (from a fixed-point
+    table of the same states where there is one)."""
+    with contextlib.suppress(OSError):
+        remove_leftovers(Path(write_target(tables_dir)), folder_name(rs, kind))
     seed = None
     if not force:
-        table = find_table(rs, objective, tables_dir)
+        table = find_table(rs, kind, tables_dir)
         if table is not None:
-            return loaded(rs, objective, table)
-    elif objective == "duel":
-        seed = _rounded_table(rs, tables_dir)
-    est = _check_size(rs, objective, progress)
-    expected = est["expected"]
-    if objective == "race":
-        from thousand.solvers.race import solve_race
-
-        bar = Progress(f"solving {rs.name} race", progress, expected)
-        try:
-            sol = solve_race(rs, progress=bar)
-        finally:
-            bar.close()
-        values, states = sol.turns, sol.space.encode()
-        extra = {
-            "states": len(sol.space),
-            "iterations": sol.iterations,
-            "residual": sol.residual,
-            "solve_seconds": sol.seconds,
-            "kernel": kernel.IMPLEMENTATION,
-            "method": "policy",
-            "peak_memory_mb": peak_memory_mb(),
-            "player_states": len(sol.space),
-            "value_meaning": "expected turns to win alone",
-        }
-    elif objective == "duel":
-        from thousand.solvers.duel import solve_duel
-
-        bar = Progress(f"solving {rs.name} duel", progress, expected)
-        try:
-            from thousand.engine.states import build_state_space
-            from thousand.solvers.duel import DuelModel
-
-            model = DuelModel(rs, space=build_state_space(rs, opponents=True, ends=est["ends"]))
-            start = None
-            # the seed's states must be the ones this solver enumerates, in the same order
-            if seed is not None and method != "textbook" and np.array_equal(seed.states, model.space.encode()):
-                start = model.from_table_values(seed.values)
-                if progress:
-                    sys.stderr.write(_("starting from the fixed-point table {0}").format(seed.path) + "\n")
-            sol = solve_duel(rs, model=model, progress=bar, method=method or "policy", start=start)
-        finally:
-            bar.close()
-        model = sol.model
-        values, states = model.table_values(sol.P), model.space.encode()
-        extra = {
-            **_duel_meta(model),
-            "iterations": sol.passes,
-            "policy_rounds": sol.rounds,
-            "linear_sweeps": sol.sweeps,
-            "policy_fallback": sol.fallback,
-            "interface_pairs": sol.interface,
-            "residual": sol.residual,
-            "solve_seconds": sol.seconds,
-            "kernel": kernel.IMPLEMENTATION,
-            "method": method or "policy",
-            "peak_memory_mb": peak_memory_mb(),
-        }
-        if start is not None:
-            extra["started_from"] = str(seed.path)
+            return loaded(rs, kind, table)
     else:
-        raise TableError(_("unknown objective {0!r}").format(objective))
-    folder = save_table(Path(write_target(tables_dir)), rs, objective, values, states, extra, encoding)
+        seed = _rounded_table(rs, kind, tables_dir)
+    est = _check_size(rs, kind, progress)
+    bar = Progress(f"solving {rs.name} {kind}", progress, est["expected"])
+    try:
+        values, states, extra = compute(rs, est, bar, method, seed)
+    finally:
+        bar.close()
+    folder = save_table(Path(write_target(tables_dir)), rs, kind, values, states, extra, encoding)
     from .files import load_table
 
-    return Solution(rs, objective, load_table(folder, rs, objective), solved_now=True)
+    return Solution(rs, kind, load_table(folder, rs, kind), solved_now=True)
+
+
+def solve_race_table(
+    rs: Ruleset, tables_dir=None, *, progress=True, force=False, method=None, encoding="float64", **_how
+) -> Solution:
+    """The ``race`` objective (the registry's solver): its table, found or solved now."""
+    return _stored(rs, "race", tables_dir, _compute_race, progress, force, method, encoding)
+
+
+def solve_duel_table(
+    rs: Ruleset, tables_dir=None, *, progress=True, force=False, method=None, encoding="float64", **_how
+) -> Solution:
+    """The ``duel`` objective (the registry's solver): its table, found or solved now."""
+    return _stored(rs, "duel", tables_dir, _compute_duel, progress, force, method, encoding)
+
+
+def _compute_race(rs: Ruleset, est: dict, bar, method, seed):
+    from thousand.solvers.race import solve_race
+
+    sol = solve_race(rs, progress=bar)
+    extra = {
+        "states": len(sol.space),
+        "iterations": sol.iterations,
+        "residual": sol.residual,
+        "solve_seconds": sol.seconds,
+        "kernel": kernel.IMPLEMENTATION,
+        "method": "policy",
+        "peak_memory_mb": peak_memory_mb(),
+        "player_states": len(sol.space),
+        "value_meaning": "expected turns to win alone",
+    }
+    return sol.turns, sol.space.encode(), extra
+
+
+def _compute_duel(rs: Ruleset, est: dict, bar, method, seed):
+    from thousand.engine.states import build_state_space
+    from thousand.solvers.duel import DuelModel, solve_duel
+
+    model = DuelModel(rs, space=build_state_space(rs, opponents=True, ends=est["ends"]))
+    start = None
+    # the seed's states must be the ones this solver enumerates, in the same order
+    if seed is not None and method != "textbook" and np.array_equal(seed.states, model.space.encode()):
+        start = model.from_table_values(seed.values)
+        if bar.enabled:
+            sys.stderr.write(_("starting from the fixed-point table {0}").format(seed.path) + "\n")
+    sol = solve_duel(rs, model=model, progress=bar, method=method or "policy", start=start)
+    model = sol.model
+    extra = {
+        **_duel_meta(model),
+        "iterations": sol.passes,
+        "policy_rounds": sol.rounds,
+        "linear_sweeps": sol.sweeps,
+        "policy_fallback": sol.fallback,
+        "interface_pairs": sol.interface,
+        "residual": sol.residual,
+        "solve_seconds": sol.seconds,
+        "kernel": kernel.IMPLEMENTATION,
+        "method": method or "policy",
+        "peak_memory_mb": peak_memory_mb(),
+    }
+    if start is not None:
+        extra["started_from"] = str(seed.path)
+    return model.table_values(sol.P), model.space.encode(), extra
