@@ -336,7 +336,7 @@ def test_equal_turns_cli_for_three_players(tmp_path):
     base = ["advise", "pig", "--set", "goal=6", "--set", "equal_turns=true", "--tables", str(tmp_path)]
     r = runner.invoke(main, [*base, "--me", "4", "--opp", "3", "--opp", "2", "--seat", "third", "--turn", "2"])
     assert r.exit_code == 0, r.output
-    assert "exact: the equilibrium of 3 players" in r.output
+    assert "Exact: the best play against 2 players who all play their best." in r.output
     r = runner.invoke(
         main,
         [*base, "--me", "0", "--to-beat", "8", "--tied", "2", "--opp", "5", "--turn", "5", "--dice", "1", "--json"],

@@ -113,12 +113,15 @@ ADVISE = [
 def test_advice_falls_back_on_the_approximation_when_the_duel_does_not_fit(tmp_path, monkeypatch):
     exact = CliRunner().invoke(main, ADVISE + ["--tables", str(tmp_path / "exact")])
     assert exact.exit_code == 0, exact.output
-    assert "APPROXIMATION" not in exact.output
+    assert "Estimate" not in exact.output and _json(exact.output)["advice"][0]["exact"]
     monkeypatch.setattr(duel_module, "MAX_PAIRS", 100)
     r = CliRunner().invoke(main, ADVISE + ["--tables", str(tmp_path / "approx")])
     assert r.exit_code == 0, r.output
     data = _json(r.output)
-    assert data["note"].startswith("APPROXIMATION: the exact duel does not fit here")
+    missing, estimate = data["advice"]
+    assert missing["method"].startswith("No exact advice") and "pairs" in missing["method"]
+    assert estimate["method"].startswith("Estimate: the opponent taken as one who wins each of their turns")
+    assert not estimate["exact"] and data["value"] == "estimated_win_probability"
     values = [o["estimated_win_probability"] for o in data["options"]]
     assert all(0.0 <= v <= 1.0 for v in values) and values == sorted(values, reverse=True)
     # a clear decision comes out as the exact duel's

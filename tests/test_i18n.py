@@ -159,8 +159,8 @@ def test_advice_in_russian_has_the_same_numbers():
     args = ["advise", "pig", "--me", "50", "--opp", "80", "--turn", "20", "--dice", "1"]
     en, ru = run(args), run(["--lang", "ru", *args])
     assert en.exit_code == ru.exit_code == 0
-    assert "P(победы)" in ru.output and "остановиться" in ru.output and "соперник" in ru.output
-    assert "P(win)" not in ru.output
+    assert "шанс на победу" in ru.output and "остановиться" in ru.output and "соперник" in ru.output
+    assert "P(win)" not in ru.output and "chance" not in ru.output
     number = re.compile(r"\d+\.\d{6}")
     assert number.findall(en.output) == number.findall(ru.output) and number.findall(en.output)
     # the option after the command works too, and the next call is English again
@@ -174,7 +174,7 @@ def test_advice_in_russian_has_the_same_numbers():
 
 def test_advice_explains_in_russian_with_the_games_terms():
     r = run(["advise", "classic", "--me", "200", "--turn", "35", "--dice", "3", "--lang", "ru"])
-    assert r.exit_code == 0 and "в яме [200, 300)" in r.output and "остановиться нельзя" in r.output
+    assert r.exit_code == 0 and "в яме от 200 до 300" in r.output and "остановиться нельзя" in r.output
     assert "болтов 0" in r.output
     r = run(["advise", "classic", "--me", "540", "--turn", "15", "--dice", "2", "--lang", "ru"])
     assert r.exit_code == 0 and "самосвал" in r.output, r.output

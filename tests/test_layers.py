@@ -18,7 +18,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = REPO / "solver" / "thousand"  # the source of the package thousand, named as it is imported
 
-LAYERS = ("base", "rules", "kernel", "engine", "solvers", "tables", "analysis", "play", "web", "cli")
+LAYERS = ("base", "rules", "kernel", "engine", "solvers", "tables", "advice", "analysis", "play", "web", "cli")
 
 # third-party packages that belong to one layer (or one module) alone
 CONFINED = {

@@ -63,9 +63,9 @@ def test_hot_dice_must_roll_is_compulsory():
 def test_pits_overtaking_and_samosval():
     rs = load_ruleset("classic")
     g = game("classic")
-    # A: 1,1,1,1,2 -> 200, one die; stop -> 200, in the pit [200, 300)
+    # A: 1,1,1,1,2 -> 200, one die; stop -> 200, in the pit from 200 to 300
     play(g, "roll 1,1,1,1,2", "stop")
-    assert g.states[0].score == 200 and "pit [200, 300)" in g.status(0)
+    assert g.states[0].score == 200 and "pit from 200 to 300" in g.status(0)
     # B opens with 5,5,5 + 1 (60) ... 5,5,5,1,3 -> 60
     play(g, "roll 5,5,5,1,3", "stop")
     assert g.states[1].score == 60
@@ -225,19 +225,20 @@ def test_play_advice_duel_and_race(tmp_path):
     tables = str(tmp_path / "tables")
     r = run(["play", "pig", "--set", "goal=20", "--players", "A", "B", "--tables", tables], "roll 6\n?\n")
     assert r.exit_code == 0, r.output
-    assert "exact: duel against B" in r.output and "P(win)" in r.output
+    assert "Exact: the best play against B, who also plays their best." in r.output and "% to win" in r.output
     r = run(
         ["play", "pig", "--set", "goal=20", "--players", "A", "B", "C", "--tables", tables],
         "roll 6\nroll 4\nstop\nhint\n",
     )
-    assert "exact: the equilibrium of 3 players" in r.output and "race policy" not in r.output
+    assert "Exact: the best play against 2 players who all play their best." in r.output
+    assert "fewest expected turns" not in r.output
     r = run(
         ["play", "pig", "--set", "goal=20", "--players", "A", "B", "C", "--tables", tables, "--advice", "race"],
         "hint\n",
     )
-    assert "APPROXIMATION: race policy" in r.output and "expected turns" in r.output
+    assert "Estimate: the fewest expected turns to reach the goal alone" in r.output and "expected turns" in r.output
     r = run(["play", "pig", "--set", "goal=20", "--players", "A", "B", "--tables", tables, "--advice", "race"], "?\n")
-    assert "race policy" in r.output and "duel against" not in r.output
+    assert "fewest expected turns" in r.output and "best play against" not in r.output
 
 
 def test_play_advice_with_equal_turns(tmp_path):
@@ -246,11 +247,12 @@ def test_play_advice_with_equal_turns(tmp_path):
     base = ["play", "pig", "--set", "goal=20", "--set", "equal_turns=true", "--players", "A", "B", "--tables", tables]
     r = run(base, "roll 6\n?\n")
     assert r.exit_code == 0, r.output
-    assert "exact: duel against B, equal turns" in r.output and "A (first seat)" in r.output
+    assert "Exact: the best play against B, who also plays their best (equal turns)." in r.output
+    assert "A (first seat)" in r.output
     # A banks 6+6+6+4 = 22 (over the goal); B's last turn from 0 after 5,6,6 = 17: B must beat 22
     r = run(base, "roll 6\nroll 6\nroll 6\nroll 4\nstop\nroll 5\nroll 6\nroll 6\n?\n")
     assert r.exit_code == 0, r.output
-    assert "exact: the last turn, beat 22; a tie counts 1/2" in r.output
+    assert "Exact: your last turn, to beat 22; a tie counts half." in r.output
     # with 17 of 22 to beat from 0: stopping loses (17 < 20), and rolling is worth L = g(5) of
     # tests/test_equal_turns.py::test_last_turn_by_hand's recursion
     from fractions import Fraction
@@ -258,7 +260,7 @@ def test_play_advice_with_equal_turns(tmp_path):
     g = {-k: Fraction(1) for k in range(1, 7)}
     for rem in range(0, 6):
         g[rem] = sum(g[rem - f] for f in range(2, 7)) / 6
-    assert f"roll 1  P(win) {float(g[5]):.6f}" in r.output
+    assert f"roll 1  chance to win {float(g[5]):.6f}" in r.output
     # three players: the exact equilibrium by seat, then the round's last turns
     base3 = [
         "play",
@@ -275,11 +277,11 @@ def test_play_advice_with_equal_turns(tmp_path):
         tables,
     ]
     r = run(base3, "roll 4\n?\n")
-    assert "exact: the equilibrium of 3 players" in r.output
+    assert "Exact: the best play against 2 players who all play their best." in r.output
     # A banks 4+5 = 9; B, in its last turn with C still to play, after rolling 6 and 2
     r = run(base3, "roll 4\nroll 5\nstop\nroll 6\nroll 2\n?\n")
     assert r.exit_code == 0, r.output
-    assert "exact: the last turn of the round, beat 9 (held by 1), 1 still to play after you" in r.output
+    assert "Exact: your last turn of the round, to beat 9 (held by 1), 1 still to play after you" in r.output
 
 
 def test_samosval_mid_turn_ends_the_turn():

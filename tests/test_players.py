@@ -252,7 +252,7 @@ def test_advise_three_players_exact(tmp_path):
     assert r.exit_code == 0, r.output
     d = json.loads(r.stdout)
     (part,) = d["advice"]
-    assert part["exact"] and "equilibrium of 3 players" in part["method"]
+    assert part["exact"] and "against 2 players who all play their best" in part["method"]
     ref = reference_pig(goal, faces, 3)
     val = {o["action"]: o["win_probability"] for o in part["options"]}
     assert abs(val["stop"] - ref[((5, 1, 5), 0)][2]) < 1e-12
@@ -263,25 +263,38 @@ def test_advise_three_players_approximation(tmp_path, monkeypatch):
     """Pig to 100 for three players is a million states: not solved on request; the
     approximation read off the duel table is used (the product of the two duels, or the
     duel against the strongest, whichever measured better), its values the duel table's."""
-    import thousand.play.game
+    import thousand.advice.policy
+    from thousand.advice.costs import Cost
+
+    def costs(product: float, duel: float):
+        made = {"product": Cost("product", product, product, ("pig to 50, 3 players",), 50, True)}
+        made["duel"] = Cost("duel", duel, duel, ("pig to 50, 3 players",), 50, True)
+        return lambda method, rs, players, seat_last=None: made.get(method)
+
+    def advice_part(out: str) -> dict:
+        missing, part = json.loads(out)["advice"]
+        assert "options" not in missing and missing["method"].startswith("No exact advice")
+        return part
 
     d = str(tmp_path)
     rs = load_ruleset("pig")
     duel = solve_objective(rs, "duel", d, progress=False)
     args = ["advise", "pig", "--me", "60", "--opp", "90", "--opp", "30", "--turn", "12", "--tables", d, "--json"]
     x, y1, y2 = PlayerState(72), PlayerState(90), PlayerState(30)
-    monkeypatch.setattr(thousand.play.game, "best_duel_method", lambda rs: "product")
+    monkeypatch.setattr(thousand.advice.policy, "measured_cost", costs(0.001, 0.002))
     r = CliRunner().invoke(main, args)
     assert r.exit_code == 0, r.output
-    (part,) = json.loads(r.stdout)["advice"]
+    part = advice_part(r.stdout)
     assert not part["exact"] and "multiplied" in part["method"] and part["value"] == "duel_product"
+    assert "gave up 0.1% of winning chance, on pig to 50, 3 players" in part["method"]
+    assert "This game is longer than any measured (up to 50)" in part["method"]
     stop = next(o for o in part["options"] if o["action"] == "stop")
     assert abs(stop["duel_product"] - (1 - duel.value(y1, x)) * (1 - duel.value(y2, x))) < 1e-12
-    monkeypatch.setattr(thousand.play.game, "best_duel_method", lambda rs: "duel")
-    (part,) = json.loads(CliRunner().invoke(main, args).stdout)["advice"]
-    assert "strongest opponent, opponent 1" in part["method"] and part["value"] == "win_probability"
+    monkeypatch.setattr(thousand.advice.policy, "measured_cost", costs(0.002, 0.001))
+    part = advice_part(CliRunner().invoke(main, args).stdout)
+    assert "strongest opponent, opponent 1" in part["method"] and part["value"] == "estimated_win_probability"
     stop = next(o for o in part["options"] if o["action"] == "stop")
-    assert abs(stop["win_probability"] - (1 - duel.value(y1, x))) < 1e-12
+    assert abs(stop["estimated_win_probability"] - (1 - duel.value(y1, x))) < 1e-12
     r = CliRunner().invoke(
         main,
         [
@@ -314,7 +327,8 @@ def test_play_three_players_uses_the_equilibrium(tmp_path):
         input="roll 6\nroll 4\nstop\nhint\n",
     )
     assert r.exit_code == 0, r.output
-    assert "exact: the equilibrium of 3 players" in r.output and "P(win)" in r.output
+    assert "Exact: the best play against 2 players who all play their best." in r.output
+    assert "% to win" in r.output
     assert (tmp_path / "tables" / f"{load_ruleset('pig', ('goal=20',)).hash}-players3").is_dir()
 
 
@@ -538,51 +552,41 @@ def test_evaluate_players_lists_the_worst_decisions_and_refuses_large_exact_work
     assert "exact: skipped (about" in r.output and "--budget" in r.output and "worst decisions" in r.output
 
 
-def test_measured_costs_are_read_per_kind_of_turn(monkeypatch):
-    """The advice quotes the losses measured on games of the same kind of turn (one die, or
-    several) and picks the duel-table approximation whose worst loss there is smaller."""
-    import thousand.solvers.approx as approx
-    from thousand.play import best_duel_method, measured_cost
+def test_measured_costs_are_quoted_only_for_games_of_the_same_kind(monkeypatch):
+    """A cost is read off the measurements of games of the same kind -- as many players,
+    equal turns alike, the same family of rules -- and says when the game at hand is longer
+    than every one measured; the approximation with the smaller worst loss is chosen."""
+    import thousand.advice.costs as costs
+    from thousand.advice.policy import _least
 
-    fake = {
-        "cases": [
-            {
-                "ruleset": "pig-50",
-                "players": 3,
-                "dice": 1,
-                "losses": {"product": [0.001, 0.002], "duel": [0.01, 0.02], "race": [0.1, 0.2]},
-            },
-            {
-                "ruleset": "plain-500",
-                "players": 3,
-                "dice": 5,
-                "losses": {"product": [0.003, 0.004], "duel": [0.0005, 0.0006], "race": [0.05, 0.06]},
-            },
-        ]
-    }
-    monkeypatch.setattr(approx, "_measured_file", lambda: fake)
-    pig, plain = load_ruleset("pig"), load_ruleset("classic")
-    assert best_duel_method(pig) == "product" and best_duel_method(plain) == "duel"
-    assert approx.measured(5)["duel"] == {"loss_low": 0.0005, "loss_high": 0.0006, "where": "plain-500 (3 players)"}
-    assert "5.0% to 6.0%" in measured_cost("race", plain) and "plain-500" in measured_cost("race", plain)
-    assert approx.measured()["race"]["loss_high"] == 0.2
-    # a case with interactions measured: the 1000 rules read it, plain and Farkle do not
-    fake["cases"].append(
-        {
-            "ruleset": "classic-150",
-            "players": 3,
-            "dice": 5,
-            "interactions": True,
-            "losses": {"product": [0.002, 0.0022], "duel": [0.0025, 0.003], "race": [0.02, 0.023]},
-        }
-    )
-    assert best_duel_method(plain) == "product" and "classic-150" in measured_cost("product", plain)
+    fake = [
+        {"ruleset": "pig-50", "preset": "pig", "goal": 50, "players": 3, "dice": 1,
+         "losses": {"product": [0.001, 0.002], "duel": [0.01, 0.02], "race": [0.1, 0.2]}},
+        {"ruleset": "plain-500", "preset": "plain", "goal": 500, "players": 3, "dice": 5,
+         "losses": {"product": [0.003, 0.004], "duel": [0.0005, 0.0006], "race": [0.05, 0.06]}},
+        {"ruleset": "classic-150", "preset": "classic", "goal": 150, "players": 3, "dice": 5, "interactions": True,
+         "losses": {"product": [0.002, 0.0022], "duel": [0.0025, 0.003]}},
+    ]  # fmt: skip
+    monkeypatch.setattr(costs, "measured_cases", lambda: fake)
+    pig, plain, classic = load_ruleset("pig"), load_ruleset("plain"), load_ruleset("classic")
+    got = {m: costs.measured_cost(m, plain, 3) for m in ("product", "duel", "race")}
+    assert _least(got, "product") == "duel"
+    assert _least({m: costs.measured_cost(m, pig, 3) for m in got}, "x") == "product"
+    race = got["race"]
+    assert (race.low, race.high, race.where) == (0.05, 0.06, ("plain to 500, 3 players",))
+    assert "gave up 5.0% to 6.0% of winning chance" in race.words() and "longer" in race.words()
+    short = costs.measured_cost("race", load_ruleset("plain", ("goal=400",)), 3)
+    assert not short.longer and "longer" not in short.words()
+    # another family, another number of players, equal turns: not measured, nothing quoted
+    assert costs.measured_cost("race", classic, 3) is None
+    assert costs.measured_cost("product", plain, 4) is None
+    assert costs.measured_cost("product", load_ruleset("plain", ("equal_turns=true",)), 3) is None
+    assert costs.measured_cost("product", load_ruleset("farkle"), 3) is None
     # 0.2% and 0.22% both read 0.2%: one figure, not "0.2% to 0.2%"
-    assert "measured: 0.2% for one player" in measured_cost("product", plain)
-    assert best_duel_method(load_ruleset("plain")) == "duel"
-    assert "classic-150" not in measured_cost("race", load_ruleset("farkle"))
-    monkeypatch.setattr(approx, "_measured_file", lambda: {})
-    assert best_duel_method(plain) == "product" and measured_cost("race", plain) == "its cost not measured"
+    assert (
+        "gave up 0.2% of winning chance, on classic to 150, 3 players"
+        in costs.measured_cost("product", classic, 3).words()
+    )
 
 
 def test_memoryless_opponents_advice(tmp_path):
@@ -625,30 +629,23 @@ def test_equal_turns_advice_chooses_by_the_seat(monkeypatch):
     """Without the exact equilibrium of an equal_turns game the advice takes, of the race
     and the memoryless opponent, the one with the smaller worst loss measured in seats like
     the mover's (the last of the round, or an earlier one), and quotes that range."""
-    import thousand.solvers.approx as approx
-    from thousand.play import equal_turns_method
+    import thousand.advice.costs as costs
+    from thousand.advice.policy import _least
 
-    cases = {
-        "cases": [
-            {
-                "ruleset": "a",
-                "players": 3,
-                "equal_turns": True,
-                "losses": {"race": [0.09, 0.05, 0.01], "memoryless": [0.0, 0.01, 0.06]},
-            },
-            {"ruleset": "b", "players": 3, "equal_turns": False, "losses": {"race": [0.5, 0.5, 0.0]}},
-        ]
-    }
-    monkeypatch.setattr(approx, "_measured_file", lambda: cases)
-    rs = load_ruleset("pig", ("equal_turns=true",))
-    method, label = equal_turns_method(rs, last_seat=True)
-    assert (
-        method == "race"
-        and "at most about 1.0% win chance" in label
-        and "last seat: 1.0% for one player" in label
-        and "a (3 players)" in label
+    cases = [
+        {"ruleset": "a", "preset": "pig", "goal": 30, "players": 3, "equal_turns": True,
+         "losses": {"race": [0.09, 0.05, 0.01], "memoryless": [0.0, 0.01, 0.06]}},
+        {"ruleset": "b", "preset": "pig", "goal": 30, "players": 3, "equal_turns": False,
+         "losses": {"race": [0.5, 0.5, 0.0]}},
+    ]  # fmt: skip
+    monkeypatch.setattr(costs, "measured_cases", lambda: cases)
+    rs = load_ruleset("pig", ("goal=30", "equal_turns=true"))
+    last = {m: costs.measured_cost(m, rs, 3, seat_last=True) for m in ("memoryless", "race")}
+    assert _least(last, "memoryless") == "race" and (last["race"].low, last["race"].high) == (0.01, 0.01)
+    assert "Measured in the last seat: one player using it among exact players gave up 1.0%" in last["race"].words(
+        "the last seat"
     )
-    method, label = equal_turns_method(rs, last_seat=False)
-    assert method == "memoryless" and "less than 0.05% to 1.0%" in label and "b (" not in label
-    monkeypatch.setattr(approx, "_measured_file", lambda: {"cases": []})
-    assert equal_turns_method(rs, last_seat=False) == ("memoryless", "its cost not measured")
+    early = {m: costs.measured_cost(m, rs, 3, seat_last=False) for m in ("memoryless", "race")}
+    assert _least(early, "race") == "memoryless" and early["memoryless"].words().count("less than 0.05% to 1.0%") == 1
+    monkeypatch.setattr(costs, "measured_cases", lambda: [])
+    assert _least({m: costs.measured_cost(m, rs, 3, seat_last=False) for m in ("memoryless", "race")}, "x") == "x"

@@ -94,7 +94,7 @@ def test_three_players_say_how_the_values_were_found(tmp_path):
     rs, g = pig_game(["roll 5", "stop", "roll 6", "roll 2", "stop", "roll 1"], goal=12, names=("A", "B", "C"))
     rv = review_game(g, tables_dir=str(tmp_path))
     assert rv.decisions and all(d.method == rv.methods[0] for d in rv.decisions)
-    assert "3 players" in rv.methods[0] and rv.all_exact
+    assert "against 2 players who all play their best" in rv.methods[0] and rv.all_exact
 
 
 def test_the_example_game_reviews_every_roll_or_stop_choice():

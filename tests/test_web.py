@@ -188,7 +188,8 @@ def test_advice_names_its_method_and_ranks_every_option(client):
     r = client.get(f"/api/games/{gid}/advice")
     assert r.status_code == 200, r.text
     (part,) = r.json()["advice"]
-    assert part["exact"] and "exact" in part["method"] and part["value"] == "win_probability"
+    assert part["exact"] and part["method"].startswith("Exact:") and part["value"] == "win_probability"
+    assert part["headline"].endswith("% to win") or "% to win; next best:" in part["headline"]
     values = [o["win_probability"] for o in part["options"]]
     assert {o["action"] for o in part["options"]} == {"roll", "stop"}
     assert values == sorted(values, reverse=True) and all(0 <= v <= 1 for v in values)
@@ -196,8 +197,8 @@ def test_advice_names_its_method_and_ranks_every_option(client):
     gid = new_game(client)["id"]
     entry(client, gid, "roll 1,5,2,3,3")
     parts = client.get(f"/api/games/{gid}/advice").json()["advice"]
-    assert any("APPROXIMATION" in p["method"] and not p["exact"] and p.get("options") for p in parts)
-    assert client.get(f"/api/games/{gid}/advice?lang=ru").json()["advice"][-1]["method"].startswith("совет")
+    assert any(p["method"].startswith("Estimate:") and not p["exact"] and p.get("options") for p in parts)
+    assert client.get(f"/api/games/{gid}/advice?lang=ru").json()["advice"][-1]["method"].startswith("Оценка")
 
 
 def test_a_table_being_solved_shows_progress(folder, tmp_path):
@@ -251,7 +252,7 @@ def test_a_missing_table_is_built_when_asked_once_for_two_phones(folder, tmp_pat
         assert r.status_code == 200 and "`thousand" not in r.text and "thousand solve" not in r.text
         body = r.json()
         assert not any(p["exact"] for p in body["advice"])
-        assert "win chance" in " ".join(p["method"] for p in body["advice"])
+        assert "measured" in " ".join(p["method"] for p in body["advice"])
         (b,) = body["builds"]
         assert b["objective"] == "duel" and b["job"] is None and 0 < b["seconds"][0] <= b["seconds"][1]
         one_line_error(c.post(f"/api/games/{gid}/build", json={"objective": "players5"}), 400)
@@ -304,7 +305,7 @@ def test_three_players_are_told_the_measured_cost_in_words(client):
     text = json.dumps(body)
     assert "`thousand" not in text
     (part,) = [p for p in body["advice"] if p.get("options")]
-    assert "this advice costs at most about" in part["method"] and "%" in part["method"]
+    assert "gave up" in part["method"] and "% of winning chance" in part["method"]
     assert [b["objective"] for b in body["builds"]] == ["players3"]
     ru = client.get(f"/api/games/{gid}/advice?lang=ru").json()
     assert any("шанса на победу" in p["method"] for p in ru["advice"])
@@ -436,7 +437,7 @@ def exact_advice_of_three(c, gid, seconds: float) -> dict:
         assert r.status_code == 202 and r.json()["objective"] == "players3"
         threading.Event().wait(0.05)
     (part,) = r.json()["advice"]
-    assert part["exact"] and "equilibrium of 3 players" in part["method"]
+    assert part["exact"] and "against 2 players who all play their best" in part["method"]
     return part
 
 
@@ -480,7 +481,7 @@ def test_three_players_with_equal_turns_by_seat_then_the_last_turns(folder, tmp_
         r = c.get(f"/api/games/{gid}/advice")
         assert r.status_code == 200, r.text
         (part,) = r.json()["advice"]
-        assert part["exact"] and "last turn of the round, beat 15 (held by 1), 1 still to play" in part["method"]
+        assert part["exact"] and "last turn of the round, to beat 15 (held by 1), 1 still to play" in part["method"]
 
 
 @pytest.mark.slow

@@ -22,7 +22,7 @@ result type (:class:`Solution`) with the same fields for every objective.
 The package is layered; each layer is a subpackage that imports only the layers
 before it (docs/architecture.md; ``tests/test_layers.py`` holds the code to it):
 
-    base -> rules -> kernel -> engine -> solvers -> tables -> analysis -> play -> web -> cli
+    base -> rules -> kernel -> engine -> solvers -> tables -> advice -> analysis -> play -> web -> cli
 
 The names below are imported on first use (PEP 562), so that a command that needs one part
 (a poker-dice answer, a ruleset check) does not wait for the others to load. The module

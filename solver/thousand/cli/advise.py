@@ -9,6 +9,7 @@ import click
 from thousand.base.choices import SEATS
 from thousand.base.errors import StateError
 from thousand.base.i18n import _
+from thousand.base.objectives import objective as objective_named
 from thousand.rules.ruleset import Ruleset
 
 from .options import (
@@ -59,7 +60,15 @@ def _counter_options(prefix: str):
             for name, what in COUNTERS
         ]
     else:
-        opts = [click.option("--unopened", "unopened", is_flag=True, help="You have not opened yet.")]
+        opts = [
+            click.option(
+                "--unopened/--opened",
+                "unopened",
+                default=None,
+                help="You have not opened yet / you have (default: not yet at score 0 where the rules ask an "
+                "opening, else opened).",
+            )
+        ]
         opts += [
             click.option(
                 f"--{name.replace('_', '-')}",
@@ -93,13 +102,23 @@ def _checked_roll(rs: Ruleset, x, turn_total: int, dice: int | None, roll_text: 
 
 
 def _player(rs: Ruleset, score: int, kw: dict):
-    """The mover's state from ``--me`` and its counters."""
+    """The mover's state from ``--me`` and its counters, and a note where the opening was
+    assumed: at 0 in rules with an opening minimum a player has not opened yet (as the
+    scorekeeper knows), unless ``--opened`` says otherwise."""
     from thousand.engine.player import Moves, PlayerState
 
     g = kw.pop
+    unopened = g("unopened")
+    note = ""
+    if unopened is None:
+        unopened = score == 0 and rs.open_min > 0
+        if unopened:
+            note = _("taken as not yet open (at 0, the first bank needs {n} points); --opened says otherwise").format(
+                n=rs.open_min
+            )
     x = PlayerState(
         score,
-        not g("unopened"),
+        not unopened,
         g("bolts"),
         g("pit_tries"),
         g("pit_entry") or 0,
@@ -108,7 +127,7 @@ def _player(rs: Ruleset, score: int, kw: dict):
         g("falls"),
         g("overshoots"),
     )
-    return Moves(rs).check(x)
+    return Moves(rs).check(x), note
 
 
 def _opponents(rs: Ruleset, scores: tuple[int, ...], kw: dict) -> list:
@@ -151,11 +170,11 @@ def _opponents(rs: Ruleset, scores: tuple[int, ...], kw: dict) -> list:
 @set_option
 @click.option(
     "--objective",
-    type=click.Choice(("race", "duel", "rate")),
+    type=click.Choice(("race", "duel", "rate", "turn")),
     default=None,
     help="race: fewest expected turns alone; duel: win probability against --opp "
     "(default: duel when --opp is given, else race); rate: the most points per turn in "
-    "the long run (--me-bolts: your zero turns in a row).",
+    "the long run (--bolts: your zero turns in a row); turn: the most points this turn.",
 )
 @click.option("--me", "me", type=int, required=True, help="Your banked score.")
 @_counter_options("")
@@ -216,35 +235,56 @@ def advise(
     in the last turn of a round, after the first player finished with F, give
     --to-beat F instead of --opp (a tie counts 1/2). With two opponents or more
     (--opp S --opp S ..., in the order they move after you): the exact equilibrium
-    where it exists or is cheap, else the best measured approximation, labelled."""
+    where it exists or is cheap, else the best measured approximation, labelled.
+    The same advice as the scorekeeper's and the web page's (thousand.advice)."""
+    from thousand.advice.policy import Advisor, advice_json, advice_text
+    from thousand.advice.situation import Situation
     from thousand.engine.player import Moves
 
     rs = ruleset_of(rules, overrides)
-    objective = objective or ("duel" if opp or to_beat is not None else "race")
-    _check_seat_options(rs, objective, seat, to_beat, tied)
-    x = _player(rs, me, kw)
+    if objective == "duel" and not opp and to_beat is None:
+        raise StateError(_("the duel needs the opponent's score: --opp S"))
+    alone = objective if objective is not None and not objective_named(objective).opponents else None
+    _check_seat_options(rs, alone, seat, to_beat, tied, len(opp))
+    x, opening_note = _player(rs, me, kw)
     ys = _opponents(rs, opp, kw)
     for y in ys:
         Moves(rs).check_pair(x, y)
-    if to_beat is not None:
-        roll = _checked_roll(rs, x, turn_total, dice, roll_text)
-        _advise_last_turn(rs, x, ys, to_beat, tied, turn_total, dice, roll, as_json)
-    elif len(ys) > 1 and objective == "duel":
-        seat_i = _seat_of_several(rs, seat, len(ys) + 1)
-        roll = _checked_roll(rs, x, turn_total, dice, roll_text)
-        _advise_several(rs, x, ys, seat_i, turn_total, dice, roll, tables_dir, as_json)
+    if alone == "rate" and ys:
+        raise StateError(_("the rate is solitaire: it takes no --opp"))
+    roll = _checked_roll(rs, x, turn_total, dice, roll_text)
+    sit = Situation(
+        rs,
+        x,
+        tuple(ys),
+        seat=SEATS.index(seat) if seat else None,
+        turn_total=turn_total,
+        dice=dice,
+        roll=roll,
+        to_beat=to_beat,
+        tied=tied,
+    )
+    parts = Advisor(rs, "auto", tables_dir).advise(sit, objective=alone)
+    if opening_note:
+        for part in parts:
+            if part.advice is not None:
+                part.advice.note = "; ".join(n for n in (opening_note, part.advice.note) if n)
+    if as_json:
+        main = next((p.advice for p in parts if p.advice is not None), None)
+        data = {
+            "ruleset": rs.name,
+            "ruleset_hash": rs.hash,
+            "players": sit.players,
+            **({"to_beat": to_beat, "tied": tied} if to_beat is not None else {}),
+            **(main.to_json() if main is not None else {}),
+            "advice": advice_json(parts),
+        }
+        click.echo(json.dumps(data))
     else:
-        y = ys[0] if ys else None
-        _check_duel_seat(rs, objective, y, seat)
-        roll = _checked_roll(rs, x, turn_total, dice, roll_text)
-        adv = _advice_of_one(rs, objective, x, y, seat, turn_total, dice, roll, tables_dir, opp)
-        if as_json:
-            click.echo(json.dumps({"ruleset": rs.name, "ruleset_hash": rs.hash, **adv.to_json()}))
-        else:
-            click.echo(adv.render())
+        click.echo(advice_text(parts))
 
 
-def _check_seat_options(rs, objective: str, seat: str | None, to_beat: int | None, tied: int) -> None:
+def _check_seat_options(rs, alone: str | None, seat: str | None, to_beat: int | None, tied: int, opponents: int):
     """--seat, --to-beat and --tied only where they mean something."""
     if (seat or to_beat is not None) and not rs.equal_turns:
         raise StateError(
@@ -252,7 +292,7 @@ def _check_seat_options(rs, objective: str, seat: str | None, to_beat: int | Non
                 name=rs.name
             )
         )
-    if objective == "race" and (seat or to_beat is not None):
+    if alone is not None and (seat or to_beat is not None):
         raise StateError(_("--seat and --to-beat are for the duel; the race has no seats"))
     if to_beat is not None and seat:
         raise StateError(
@@ -263,133 +303,26 @@ def _check_seat_options(rs, objective: str, seat: str | None, to_beat: int | Non
         )
     if tied != 1 and to_beat is None:
         raise StateError(_("--tied K goes with --to-beat F"))
-
-
-def _check_duel_seat(rs, objective: str, y, seat: str | None) -> None:
-    """A duel needs the opponent, and with equal turns the seat (first or second)."""
-    if objective == "duel" and y is None:
-        raise StateError(_("the duel needs the opponent's score: --opp S"))
-    if seat and SEATS.index(seat) > 1:
-        raise StateError(_("--seat {seat}: a duel has the first and the second seat").format(seat=seat))
-    if objective == "duel" and rs.equal_turns and seat is None:
-        raise StateError(
-            _("{name} plays equal turns: say which seat you move in, --seat first or --seat second").format(
-                name=rs.name
-            )
-        )
-
-
-def _seat_of_several(rs, seat: str | None, players: int) -> int | None:
-    """The mover's seat among ``players`` (equal turns only; None otherwise)."""
-    if not rs.equal_turns:
-        return None
+    if to_beat is not None or alone is not None or not opponents or not rs.equal_turns:
+        return
+    players = opponents + 1
     if seat is None:
+        if players == 2:
+            raise StateError(
+                _("{name} plays equal turns: say which seat you move in, --seat first or --seat second").format(
+                    name=rs.name
+                )
+            )
         raise StateError(
             _("{name} plays equal turns: say which seat you move in, --seat first, second, ... (of {n})").format(
                 name=rs.name, n=players
             )
         )
-    seat_i = SEATS.index(seat)
-    if seat_i >= players:
+    if SEATS.index(seat) >= players:
+        if players == 2:
+            raise StateError(_("--seat {seat}: a duel has the first and the second seat").format(seat=seat))
         raise StateError(
             _("--seat {seat}: a game of {n} players has seats first to {last}").format(
                 seat=seat, n=players, last=SEATS[players - 1]
             )
         )
-    return seat_i
-
-
-def _advise_last_turn(rs, x, ys, to_beat: int, tied: int, turn_total, dice, roll, as_json: bool) -> None:
-    """The last turn of an equal-turns round against a finished total (exact, no table)."""
-    from thousand.solvers.advice import last_turn_advisor
-
-    label = "; ".join(
-        [_("you: {me}; last turn against a finished total of {total}").format(me=x.describe(rs), total=to_beat)]
-        + [_("still to play {k}: {opp}").format(k=k + 1, opp=o.describe(rs)) for k, o in enumerate(ys)]
-    )
-    adv = last_turn_advisor(rs, to_beat, tied, ys).advise(x, turn_total, dice, roll, state_label=label)
-    tie = _("a tie counts 1/2") if not ys and tied == 1 else _("a tie at the top among k players is worth 1/k")
-    adv.note = "; ".join(n for n in (adv.note, tie) if n)
-    if as_json:
-        data = {"ruleset": rs.name, "ruleset_hash": rs.hash, "to_beat": to_beat, "tied": tied, **adv.to_json()}
-        click.echo(json.dumps(data))
-    else:
-        click.echo(adv.render())
-
-
-def _advise_several(rs, x, ys, seat_i, turn_total, dice, roll, tables_dir, as_json: bool) -> None:
-    """Three players or more: the equilibrium where it exists or is cheap, else the best
-    measured approximation, labelled (the scorekeeper's advisors)."""
-    from thousand.play.game import Advisors, advice_json, advice_text
-
-    label = "; ".join(
-        [_("you: {me}").format(me=x.describe(rs))]
-        + [_("opponent {k}: {opp}").format(k=k + 1, opp=o.describe(rs)) for k, o in enumerate(ys)]
-    )
-    parts = Advisors(rs, "auto", tables_dir).several(x, ys, turn_total, dice, roll, label, seat=seat_i)
-    if as_json:
-        data = {"ruleset": rs.name, "ruleset_hash": rs.hash, "players": len(ys) + 1, "advice": advice_json(parts)}
-        click.echo(json.dumps(data))
-    else:
-        click.echo(advice_text(parts))
-
-
-def _advice_of_one(rs, objective: str, x, y, seat, turn_total, dice, roll, tables_dir, opp):
-    """One player's advice by the rate, the duel against one opponent, or the race alone."""
-    from thousand.solvers.advice import race_advisor
-    from thousand.tables.solve import solve_objective
-
-    if objective == "rate":
-        return _rate_advice(rs, x, y, turn_total, dice, roll)
-    if objective == "duel":
-        return _duel_advice(rs, x, y, seat, turn_total, dice, roll, tables_dir)
-    adv = race_advisor(solve_objective(rs, objective, tables_dir, progress=True)).advise(x, turn_total, dice, roll)
-    if opp is None:
-        solitaire = _(
-            "solitaire: the fewest expected turns to win alone (give --opp S for the win probability against "
-            "an opponent)"
-        )
-        adv.note = "; ".join(n for n in (solitaire, adv.note) if n)
-    return adv
-
-
-def _rate_advice(rs, x, y, turn_total, dice, roll):
-    from thousand.solvers.advice import rate_advisor
-    from thousand.solvers.rate import solve_rate
-
-    if y is not None:
-        raise StateError(_("the rate is solitaire: it takes no --opp"))
-    rate = solve_rate(rs)
-    adv = rate_advisor(rate).advise(x, turn_total, dice, roll, state_label=_("you: {me}").format(me=x.describe(rs)))
-    gain = _(
-        "long run: {gain} points per turn; an option's value is its points plus the relative value of "
-        "the counter it leaves"
-    ).format(gain=f"{rate.gain:.4f}")
-    adv.note = "; ".join(n for n in (gain, adv.note) if n)
-    return adv
-
-
-def _duel_advice(rs, x, y, seat, turn_total, dice, roll, tables_dir):
-    """The duel's exact advice, or where its table does not fit, the measured
-    memoryless-opponent approximation, labelled."""
-    from thousand.solvers.advice import duel_advisor
-    from thousand.tables.solve import DuelTooLarge, note_rounding, solve_objective
-
-    label = _("you: {me}; opponent: {opp}").format(me=x.describe(rs), opp=y.describe(rs))
-    if seat:
-        label = _("you ({seat} seat): {me}; opponent: {opp}").format(
-            seat=_(seat), me=x.describe(rs), opp=y.describe(rs)
-        )
-    seat_i = ("first", "second").index(seat) if seat else None
-    try:
-        sol = solve_objective(rs, "duel", tables_dir, progress=True)
-    except DuelTooLarge as too_large:
-        from thousand.solvers.geometric import approximation_note
-        from thousand.tables.geometric import geometric_duel
-
-        adv = duel_advisor(geometric_duel(rs, tables_dir), y, seat_i, "estimated_win_probability").advise(
-            x, turn_total, dice, roll, state_label=label
-        )
-        adv.note = "; ".join(n for n in (approximation_note(str(too_large)), adv.note) if n)
-        return adv
-    return note_rounding(sol, duel_advisor(sol, y, seat_i).advise(x, turn_total, dice, roll, state_label=label))

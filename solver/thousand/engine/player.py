@@ -44,7 +44,7 @@ class PlayerState(NamedTuple):
             parts.append(_("bolts {n}").format(n=self.bolts))
         pit = rs.pit_of(self.score)
         if pit:
-            parts.append(_("in pit [{low}, {exit})").format(low=pit.low, exit=pit.exit))
+            parts.append(_("in the pit from {low} to {exit}").format(low=pit.low, exit=pit.exit))
             if rs.pit_attempts:
                 parts.append(_("pit tries {n}, entry {entry}").format(n=self.pit_tries, entry=self.pit_entry))
         if rs.on_barrel(self.score):

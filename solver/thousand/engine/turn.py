@@ -279,7 +279,7 @@ class TurnRules:
             return _("every bank needs at least {need} in one turn (have {t})").format(need=rs.min_bank, t=t)
         pit = rs.pit_of(x.score)
         if pit and x.score + t < pit.exit:
-            return _("in the pit [{low}, {exit}): the bank must reach {exit} ({s} + {t} = {sum})").format(
+            return _("in the pit from {low} to {exit}: the bank must reach {exit} ({s} + {t} = {sum})").format(
                 low=pit.low, exit=pit.exit, s=x.score, t=t, sum=x.score + t
             )
         if rs.barrel.kind == "exact" and x.score + t > rs.goal:

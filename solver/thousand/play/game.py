@@ -20,10 +20,12 @@ the other players (push-off, overtaking) are applied as the rules say.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from thousand.advice.policy import SMALL_DUEL, SMALL_DUEL_EQUAL_TURNS, Advisor, Part, advice_json, advice_text
+from thousand.advice.situation import Situation
 from thousand.base.errors import Refused, StateError, ThousandError
 from thousand.base.i18n import N_, _, dice_count
+from thousand.base.objectives import objective as objective_named
 from thousand.base.untrusted import InputError, cut, load_json
 from thousand.engine.player import PlayerState
 from thousand.engine.turn import TurnEnd, TurnRules, TurnState, finish_turn, next_in_round, round_winners
@@ -41,26 +43,14 @@ __all__ = [
     "Turn",
     "advice_json",
     "advice_text",
-    "best_duel_method",
-    "cost_words",
-    "equal_turns_method",
     "game_entry",
     "keep_label",
-    "measured_cost",
     "normalise_entry",
     "open_game",
     "overshoots_fell",
     "read_save",
     "run_command",
 ]
-
-if TYPE_CHECKING:
-    from thousand.solvers.advice import Advice
-
-SMALL_DUEL = 300  # player states up to which a missing duel table is solved on request (seconds)
-# the same with equal_turns: the first seat's turns run to the final-total horizon (thousands of
-# points with six dice), so a solve costs many times more (93 six-dice states: 24 s)
-SMALL_DUEL_EQUAL_TURNS = 100
 
 
 def _faces(dice) -> str:
@@ -368,7 +358,7 @@ class Game(LoggedGame):
             )
         if not rs.pit_of(x.score) and rs.pit_of(y.score):
             p = rs.pit_of(y.score)
-            out.append(_("in the pit [{low}, {exit})").format(low=p.low, exit=p.exit))
+            out.append(_("in the pit from {low} to {exit}").format(low=p.low, exit=p.exit))
         return (" (" + ", ".join(out) + ")") if out else ""
 
     def _end_turn(self) -> None:
@@ -407,7 +397,7 @@ class Game(LoggedGame):
         pit = rs.pit_of(x.score)
         if pit:
             out.append(
-                _("in the pit [{low}, {exit})").format(low=pit.low, exit=pit.exit)
+                _("in the pit from {low} to {exit}").format(low=pit.low, exit=pit.exit)
                 + (_(" tries {n}/{limit}").format(n=x.pit_tries, limit=rs.pit_attempts) if rs.pit_attempts else "")
             )
         if rs.on_barrel(x.score):
@@ -557,276 +547,51 @@ def normalise_entry(entry: str, rs: Ruleset) -> str:
 # --------------------------------------------------------------------------- advice
 
 
-def _solve_here(rs: Ruleset, objective: str, tables_dir: str | None):
-    from thousand.tables.solve import solve_objective
+class Advisors(Advisor):
+    """The advice layer's :class:`thousand.advice.Advisor` asked about a game in play: the
+    player to move, every other player in the order they move next, the round's last turns."""
 
-    return solve_objective(rs, objective, tables_dir, progress=True)
-
-
-def measured_cost(method: str, rs: Ruleset) -> str:
-    """What ``bench/bench_approx.py`` measured an approximation to cost on games like ``rs``
-    (:func:`thousand.solvers.approx.measured`)."""
-    from thousand.solvers.approx import interacting, measured
-
-    got = measured(rs.dice, interacting(rs), bool(rs.equal_turns)).get(method)
-    if not got:
-        return _("its cost not measured")
-    return cost_words(got["loss_low"], got["loss_high"], got["where"])
-
-
-def _percent(p: float) -> str:
-    return f"{100 * p:.1f}%" if p >= 0.0005 else _("less than 0.05%")
-
-
-def cost_words(low: float, high: float, where: str, seats: str | None = None) -> str:
-    """A measured loss as a player reads it: the most it cost, in win chance, then how it was
-    measured (one player using it among optimal players, on which games, in which seats)."""
-    how = (
-        _("measured: {span} for one player using it among optimal players, on {where}")
-        if seats is None
-        else _("measured in {seats}: {span} for one player using it among optimal players, on {where}")
-    )
-    lo, hi = _percent(low), _percent(high)
-    span = hi if lo == hi else _("{low} to {high}").format(low=lo, high=hi)  # one figure where both round alike
-    return (
-        _("this advice costs at most about {pct} win chance").format(pct=hi)
-        + " ("
-        + how.format(span=span, where=where, seats=seats)
-        + ")"
-    )
-
-
-def best_duel_method(rs: Ruleset) -> str:
-    """Of the approximations read off the duel table, ``product`` or ``duel``, the one whose
-    worst measured loss on games like ``rs`` is smaller (``product`` when nothing is measured)."""
-    from thousand.solvers.approx import interacting, measured
-
-    got = measured(rs.dice, interacting(rs), bool(rs.equal_turns))
-    if "product" in got and "duel" in got and got["duel"]["loss_high"] < got["product"]["loss_high"]:
-        return "duel"
-    return "product"
-
-
-def equal_turns_method(rs: Ruleset, last_seat: bool) -> tuple[str, str]:
-    """Without the exact equilibrium of an ``equal_turns`` game: of the race and the
-    memoryless opponent (the approximations that see the round's last turns or need no
-    duel table), the one whose worst measured loss is smaller in seats like the mover's --
-    the last of the round, whose opponents' wins all leave it a last turn, or an earlier
-    one -- and its measured cost, as a label (``bench/bench_approx.py``, docs/results.md)."""
-    from thousand.solvers.approx import _measured_file
-
-    cases = [c for c in _measured_file().get("cases", []) if c.get("equal_turns")]
-
-    def losses(method):
-        return [
-            v for c in cases for k, v in enumerate(c["losses"].get(method, [])) if (k == c["players"] - 1) == last_seat
-        ]
-
-    got = {m: losses(m) for m in ("memoryless", "race") if losses(m)}
-    if not got:
-        return "memoryless", _("its cost not measured")
-    method = min(got, key=lambda m: max(got[m]))
-    where = ", ".join(f"{c['ruleset']} ({c['players']} players)" for c in cases)
-    seats = _("the last seat") if last_seat else _("a seat before the last")
-    return method, cost_words(min(got[method]), max(got[method]), where, seats)
-
-
-class Advisors:
-    """Advice for the player to move, from the duel and/or race tables (solved on request)."""
-
-    def __init__(self, rs: Ruleset, mode: str, tables_dir: str | None, solver=None, on_request: bool = False):
-        """``solver(rs, objective, tables_dir)`` gives a table's solution (default: found or
-        solved now, with progress on stderr; the web page solves in the background).
-        ``on_request``: a missing table is built when the user asks for it (the web page's
-        build button, :meth:`missing`), so the reasons name no command to type."""
-        self.rs, self.mode, self.tables_dir = rs, mode, tables_dir
-        self.solver = solver or _solve_here
-        self.on_request = on_request
-        # objective -> the solve's estimate (tables.solve.estimate), or why the solver refuses it;
-        # asked once (the web asks at every request)
-        self._estimates: dict = {}
-        self._sol: dict = {}
-        self._players: int | None = None
-
-    def _solution(self, objective: str):
-        if objective not in self._sol:
-            self._sol[objective] = self.solver(self.rs, objective, self.tables_dir)
-        return self._sol[objective]
-
-    def duel_available(self) -> tuple[bool, str]:
-        """Whether the duel table can be used now (found, or small enough to solve in seconds)."""
-        from thousand.tables.files import find_table
-
-        if "duel" in self._sol or find_table(self.rs, "duel", self.tables_dir) is not None:
-            return True, ""
-        if self._players is None:  # counted once (a second for classic)
-            from thousand.engine.states import build_state_space
-
-            self._players = len(build_state_space(self.rs, opponents=True))
-        n = self._players
-        if n <= (SMALL_DUEL_EQUAL_TURNS if self.rs.equal_turns else SMALL_DUEL):
-            return True, ""
-        why = _("the duel table of these rules is not solved yet ({n} player states)").format(n=n)
-        return False, why + self._how_to_build("duel")
-
-    def advice(self, g: Game) -> list[tuple[str, Advice | None, bool]]:
-        """The advice for the player to move: (heading, advice, exact) triples, the heading
-        naming the method (exact, or which approximation); a heading without advice says why
-        a method is missing."""
-        from thousand.solvers.advice import duel_advisor, last_turn_advisor
-        from thousand.tables.solve import note_rounding
-
+    def situation(self, g: Game) -> Situation:
+        """The decision of the player to move in ``g``, as the advice layer reads it."""
         if g.over:
             raise Refused(_("the game is over"))
-        tr, x, rs = g.turn, g.player, self.rs
+        tr, rs = g.turn, self.rs
         roll = tr.roll
         dice = None if roll is not None else tr.dice
-        me = g.names[g.current]
-        others = [j for j in range(len(g.names)) if j != g.current and j not in g.finished]
-
-        def against(j: int) -> str:
-            return _("{me}: {state}; {other}: {other_state}").format(
-                me=me, state=x.describe(rs), other=g.names[j], other_state=g.states[j].describe(rs)
-            )
-
+        n = len(g.names)
+        order = [(g.current + k) % n for k in range(1, n)]
+        common = {"turn_total": tr.total, "dice": dice, "roll": roll}
         if rs.equal_turns and g.finished and self.mode != "race":
-            # the completed round's last turns: exact, and they need no table
+            # the completed round's last turns: against the top final total, the seats after this one still to play
             F = max(g.finished.values())
             tied = sum(1 for v in g.finished.values() if v == F)
-            later = list(range(g.current + 1, len(g.names)))  # the seats still to play after this one
-            if len(g.names) == 2:
-                label = _("{me}: {state}; last turn against {other}'s {total}").format(
-                    me=me, state=x.describe(rs), other=g.names[1 - g.current], total=F
-                )
-                head = _("advice (exact: the last turn, beat {total}; a tie counts 1/2)").format(total=F)
-            else:
-                label = "; ".join(
-                    [_("{me}: {state}; last turn against {total}").format(me=me, state=x.describe(rs), total=F)]
-                    + [_("{me}: {state}").format(me=g.names[j], state=g.states[j].describe(rs)) for j in later]
-                )
-                head = _(
-                    "advice (exact: the last turn of the round, beat {total} (held by {k}), {n} still to play "
-                    "after you; a tie at the top is shared)"
-                ).format(total=F, k=tied, n=len(later))
-            adv = last_turn_advisor(rs, F, tied, [g.states[j] for j in later])
-            return [(head, adv.advise(x, tr.total, dice, roll, state_label=label), True)]
-        if len(others) > 1 and (not rs.equal_turns or not g.finished):
-            # in the order they move next (with equal_turns, before anyone has finished: the seat
-            # of the mover is its place at the table)
-            order = [(g.current + k) % len(g.names) for k in range(1, len(g.names))]
-            order = [j for j in order if j in others]
-            label = "; ".join(
-                [_("{me}: {state}").format(me=me, state=x.describe(rs))]
-                + [_("{me}: {state}").format(me=g.names[j], state=g.states[j].describe(rs)) for j in order]
+            later = list(range(g.current + 1, n))
+            return Situation(
+                rs,
+                g.player,
+                tuple(g.states[j] for j in later),
+                to_beat=F,
+                tied=tied,
+                names=(g.names[g.current], *[g.names[j] for j in later]),
+                **common,
             )
-            return self.several(
-                x, [g.states[j] for j in order], tr.total, dice, roll, label, seat=g.current if rs.equal_turns else None
-            )
-        out: list[tuple[str, Advice | None, bool]] = []
-        use_duel = self.mode == "duel"
-        note = ""
-        if rs.equal_turns and len(g.names) != 2 and self.mode != "race":
-            use_duel, note = False, _("the equal_turns duel is a two-player game")
-        elif self.mode == "auto":
-            use_duel, note = self.duel_available()
-        use_race = self.mode == "race" or not use_duel
-        if use_duel and others and rs.equal_turns and len(g.names) == 2:
-            sol, j = self._solution("duel"), others[0]
-            label = _("{me} ({seat} seat): {state}; {other}: {other_state}").format(
-                me=me,
-                seat=_(("first", "second")[g.current]),
-                state=x.describe(rs),
-                other=g.names[j],
-                other_state=g.states[j].describe(rs),
-            )
-            head = _("advice (exact: duel against {other}, equal turns)").format(other=g.names[j])
-            out.append(
-                (
-                    head,
-                    note_rounding(
-                        sol,
-                        duel_advisor(sol, g.states[j], g.current).advise(x, tr.total, dice, roll, state_label=label),
-                        command=not self.on_request,
-                    ),
-                    True,
-                )
-            )
-        elif use_duel and others and not rs.equal_turns:
-            j = others[0]
-            head = _("advice (exact: duel against {other})").format(other=g.names[j])
-            sol = self._solution("duel")
-            out.append(
-                (
-                    head,
-                    note_rounding(
-                        sol,
-                        duel_advisor(sol, g.states[j]).advise(x, tr.total, dice, roll, state_label=against(j)),
-                        command=not self.on_request,
-                    ),
-                    True,
-                )
-            )
-        elif note:
-            out.append((_("(no duel advice: {why})").format(why=note), None, False))
-        if use_race:
-            out.append(self._race(x, tr.total, dice, roll, _("{me}: {state}").format(me=me, state=x.describe(rs))))
-        return out
-
-    def players_available(self, players: int) -> tuple[bool, str]:
-        """Whether the exact equilibrium of ``players`` seats can be used now: its table is
-        found, or the solver takes the ruleset and it is small enough to solve in seconds."""
-        from thousand.solvers.nplayer import NPlayerError
-        from thousand.tables.files import find_table
-        from thousand.tables.players import SMALL_GAME, objective
-
-        obj = objective(players)
-        if obj in self._sol or find_table(self.rs, obj, self.tables_dir) is not None:
-            return True, ""
-        try:
-            states = self.estimate(obj)["states"]
-        except NPlayerError as exc:
-            return False, str(exc)
-        if states <= SMALL_GAME:
-            return True, ""
-        why = _("the exact table of {n} players is not solved yet ({states:,} states)").format(n=players, states=states)
-        return False, why + self._how_to_build(obj)
-
-    def estimate(self, objective: str) -> dict:
-        """What a solve of ``objective`` would cost here (:func:`thousand.tables.solve.estimate`),
-        asked once per objective; a :class:`thousand.solvers.nplayer.NPlayerError` for a game
-        the N-player solver refuses."""
-        from thousand.solvers.nplayer import NPlayerError
-        from thousand.tables.solve import estimate
-
-        if objective not in self._estimates:
-            try:
-                self._estimates[objective] = estimate(self.rs, objective)
-            except NPlayerError as exc:
-                self._estimates[objective] = str(exc)
-        got = self._estimates[objective]
-        if isinstance(got, str):
-            raise NPlayerError(got)
-        return got
-
-    def _how_to_build(self, objective: str) -> str:
-        """The end of a missing table's reason: how long a build takes, and on the command line
-        the command that builds it; a table too large for one machine says so instead."""
-        from thousand.tables.files import PLAYERS
-
-        est = self.estimate(objective)
-        if est.get("exceeded"):
-            return "; " + _("too large to solve on this machine")
-        sec = est["seconds"][1]
-        text = "; " + (
-            _("about {n} s to solve on this machine").format(n=round(sec))
-            if sec < 120
-            else _("about {n} min to solve on this machine").format(n=round(sec / 60))
+        others = [j for j in order if j not in g.finished]
+        return Situation(
+            rs,
+            g.player,
+            tuple(g.states[j] for j in others),
+            seat=g.current if rs.equal_turns else None,
+            names=(g.names[g.current], *[g.names[j] for j in others]),
+            **common,
         )
-        if self.on_request:
-            return text
-        seats = PLAYERS.fullmatch(objective)
-        flag = f"--players {seats.group(1)}" if seats else f"--objective {objective}"
-        return text + "; " + _("solve it with `{cmd}`").format(cmd=f"thousand solve {self.rs.name} {flag}")
+
+    def advice(self, g: Game) -> list[Part]:
+        """The advice for the player to move (:meth:`thousand.advice.Advisor.advise`)."""
+        return super().advise(self.situation(g))
+
+    def advise(self, g: Game) -> str:  # type: ignore[override]
+        """:meth:`advice` as text."""
+        return advice_text(self.advice(g))
 
     def missing(self, g: Game) -> list[dict]:
         """The tables whose exact advice the position to move lacks, that a build on this
@@ -836,7 +601,6 @@ class Advisors:
         none fits; where the N-player solver refuses the game, the duel table that its
         approximation reads."""
         from thousand.solvers.nplayer import NPlayerError
-        from thousand.tables.players import objective
 
         rs = self.rs
         if g.over or self.mode == "race" or (rs.equal_turns and g.finished):
@@ -844,116 +608,24 @@ class Advisors:
         others = [j for j in range(len(g.names)) if j != g.current and j not in g.finished]
         wanted = []
         if len(others) > 1:
-            obj = objective(len(others) + 1)
+            kind = objective_named("players").kind(len(others) + 1)
             if not self.players_available(len(others) + 1)[0]:
                 try:
-                    self.estimate(obj)
-                    wanted.append(obj)
+                    self.estimate(kind)
+                    wanted.append((kind, True))
                 except NPlayerError:  # refused: the approximation's duel table, where it reads one
                     if not rs.equal_turns:
-                        wanted.append("duel")
+                        wanted.append(("duel", False))
         elif not (rs.equal_turns and len(g.names) != 2):
-            wanted.append("duel")
+            wanted.append(("duel", False))
         out = []
-        for obj in wanted:
-            if obj == "duel" and self.duel_available()[0]:
+        for kind, per_players in wanted:
+            if not per_players and self.duel_available()[0]:
                 continue
-            est = self.estimate(obj)
+            est = self.estimate(kind)
             if not est.get("exceeded"):
-                out.append({"objective": obj, "seconds": [float(x) for x in est["seconds"]]})
+                out.append({"objective": kind, "seconds": [float(x) for x in est["seconds"]]})
         return out
-
-    def several(
-        self, x: PlayerState, opponents: list[PlayerState], total: int, dice, roll, label: str, seat: int | None = None
-    ) -> list[tuple[str, Advice | None, bool]]:
-        """Advice for a mover facing two opponents or more (in the order they move next):
-        the exact equilibrium where it is available, else the best measured approximation
-        (with the duel table at hand, the product of duels or the duel against the strongest
-        opponent, whichever measured the smaller worst loss; else the race), labelled with
-        its measured cost. Under ``equal_turns`` the exact equilibrium needs the mover's
-        ``seat`` (0 = the first), and the duel approximations do not apply: the race or the
-        memoryless opponent instead, by seat (:func:`equal_turns_method`)."""
-        from thousand.solvers.advice import duel_advisor, product_advisor
-        from thousand.tables.players import objective
-
-        N = len(opponents) + 1
-        out: list[tuple[str, Advice | None, bool]] = []
-        if self.mode != "race":
-            ok, why = self.players_available(N)
-            if ok:
-                head = _("advice (exact: the equilibrium of {n} players)").format(n=N)
-                adv = (
-                    self._solution(objective(N))
-                    .advisor(opponents, seat)
-                    .advise(x, total, dice, roll, state_label=label)
-                )
-                return [(head, adv, True)]
-            if self.rs.equal_turns:
-                # the duel-based methods do not see seats: the race or the memoryless opponent (the
-                # rest of the round exact), whichever measured the smaller worst loss in such a seat
-                from thousand.solvers.advice import memoryless_advisor
-                from thousand.tables.geometric import geometric_duel
-
-                method, cost = equal_turns_method(self.rs, seat == N - 1)
-                missing = (_("(no exact advice: {why})").format(why=why), None, False)
-                if method == "race":
-                    head = _(
-                        "advice (APPROXIMATION: race policy — the fewest expected turns to win alone, "
-                        "ignoring the opponents; {cost})"
-                    ).format(cost=cost)
-                    return [missing, (head, self._race(x, total, dice, roll, label)[1], False)]
-                head = _(
-                    "advice (APPROXIMATION: the opponents as one memoryless opponent — each wins a turn "
-                    "with the chance its expected turns alone give —, the rest of the round exact; {cost})"
-                ).format(cost=cost)
-                geo = geometric_duel(self.rs, self.tables_dir, progress=self.solver is _solve_here)
-                adv = memoryless_advisor(geo, opponents, seat).advise(x, total, dice, roll, state_label=label)
-                return [missing, (head, adv, False)]
-            use_duel, note = (True, "") if self.mode == "duel" else self.duel_available()
-            if use_duel:
-                # the approximation from the duel table that measured the smaller worst loss
-                sol = self._solution("duel")
-                if best_duel_method(self.rs) == "duel":
-                    j = min(range(len(opponents)), key=lambda k: sol.value(x, opponents[k]))
-                    head = _(
-                        "advice (APPROXIMATION: a duel against the strongest opponent, opponent {k} — your "
-                        "duel P(win) is lowest against them — ignoring the others; {cost})"
-                    ).format(k=j + 1, cost=measured_cost("duel", self.rs))
-                    adv = duel_advisor(sol, opponents[j]).advise(x, total, dice, roll, state_label=label)
-                else:
-                    head = _(
-                        "advice (APPROXIMATION: your duel chances against each opponent, multiplied; {cost})"
-                    ).format(cost=measured_cost("product", self.rs))
-                    adv = product_advisor(sol, opponents).advise(x, total, dice, roll, state_label=label)
-                return [(head, adv, False)]
-            out.append((_("(no duel advice: {why})").format(why=note), None, False))
-        out.append(self._race(x, total, dice, roll, label))
-        return out
-
-    def _race(self, x: PlayerState, total: int, dice, roll, label: str) -> tuple[str, Advice, bool]:
-        from thousand.solvers.advice import race_advisor
-
-        head = _(
-            "advice (APPROXIMATION: race policy — the fewest expected turns to win alone, "
-            "ignoring the opponents; {cost})"
-        ).format(cost=measured_cost("race", self.rs))
-        return head, race_advisor(self._solution("race")).advise(x, total, dice, roll, state_label=label), False
-
-    def advise(self, g: Game) -> str:
-        """:meth:`advice` as text."""
-        return advice_text(self.advice(g))
-
-
-def advice_text(parts) -> str:
-    """(heading, advice, exact) parts as text: each heading, its advice below it."""
-    return "\n".join(head + ("\n" + adv.render() if adv is not None else "") for head, adv, _exact in parts)
-
-
-def advice_json(parts) -> list[dict]:
-    """(heading, advice, exact) parts as JSON: the method, whether exact, and the advice's fields."""
-    return [
-        {"method": head, "exact": exact, **(adv.to_json() if adv is not None else {})} for head, adv, exact in parts
-    ]
 
 
 # --------------------------------------------------------------------------- the command

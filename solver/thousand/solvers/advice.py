@@ -111,6 +111,7 @@ class Advice:
             "dice": self.dice,
             "roll": list(self.roll) if self.roll else None,
             "best": self.best.label(),
+            "headline": self.headline(),
             "margin": self.margin,
             "note": self.note or None,
             "options": [
@@ -125,15 +126,35 @@ class Advice:
         }
 
     def value_label(self) -> str:
-        """The name of the options' values, in words: "P(win)", "expected turns", ..."""
+        """The name of the options' values, in words: "chance to win", "expected turns", ..."""
         return {
-            "win_probability": _("P(win)"),
+            "win_probability": _("chance to win"),
             "expected_turns": _("expected turns"),
             "expected_points": _("expected points"),
             "long_run_points": _("points (long run)"),
-            "duel_product": _("product of duel P(win)"),
-            "estimated_win_probability": _("estimated P(win)"),
+            "duel_product": _("rating (not a chance)"),
+            "estimated_win_probability": _("chance to win, estimated"),
         }[self.value_name]
+
+    def worth(self, v: float) -> str:
+        """A value as a player reads it: "26.6% to win", "≈ 26.6% to win", "3.21 turns", ..."""
+        return {
+            "win_probability": _("{p} to win"),
+            "estimated_win_probability": _("≈ {p} to win (estimated)"),
+            "duel_product": _("rated {r} (the estimate ranks the options; it is not a chance)"),
+            "expected_turns": _("{n} turns to the goal on average"),
+            "expected_points": _("{n} points on average"),
+            "long_run_points": _("worth {n} points in the long run"),
+        }[self.value_name].format(p=f"{100 * v:.1f}%", r=f"{v:.4f}", n=f"{v:.2f}")
+
+    def headline(self) -> str:
+        """What to do and what it is worth, then the next best option, in one line."""
+        best = self.best.label()
+        line = _("{what} — {worth}").format(what=best[:1].upper() + best[1:], worth=self.worth(self.best.value))
+        if len(self.options) > 1:
+            nxt = self.options[1]
+            line += "; " + _("next best: {what}, {worth}").format(what=nxt.label(), worth=self.worth(nxt.value))
+        return line
 
     def render(self) -> str:
         head = _("{state}; turn total {t}").format(state=self.state, t=self.turn_total)

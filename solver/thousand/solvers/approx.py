@@ -49,10 +49,6 @@ What each costs in win probability against the exact equilibrium is measured by
 
 from __future__ import annotations
 
-import json
-from functools import lru_cache
-from importlib import resources
-
 import numpy as np
 
 from thousand import kernel
@@ -70,7 +66,6 @@ __all__ = [
     "RaceDecider",
     "duel_matrix",
     "interacting",
-    "measured",
     "race_turns",
 ]
 
@@ -280,47 +275,8 @@ class MemorylessDecider:
         return stop, bust, np.ones(K)
 
 
-@lru_cache(maxsize=1)
-def _measured_file() -> dict:
-    try:
-        text = resources.files("thousand.solvers").joinpath("approx_measured.json").read_text(encoding="utf-8")
-    except (FileNotFoundError, OSError):
-        return {}
-    return json.loads(text)
-
-
 def interacting(rs) -> bool:
     """Whether a ruleset's moves change other players or cost penalties (overtaking,
     push-off, barrels, bolts, dumps, pits with attempts): the 1000 games, as against Pig,
     plain and Farkle."""
     return bool(rs.overtake or rs.barrel.kind != "none" or rs.bolts.limit or rs.dump or rs.pit_attempts)
-
-
-def measured(dice: int | None = None, interactions: bool | None = None, equal_turns: bool | None = None) -> dict:
-    """What ``bench/bench_approx.py --write`` measured (docs/results.md): per method, the
-    least and the largest loss of one seat playing it among equilibrium players, and where.
-    With ``dice``, only the cases of the same kind of turn (one die, or several), when any
-    were measured: the methods do not rank alike on Pig and on the five- and six-dice games;
-    with ``interactions`` too, of those only the cases that have them (or have none) alike,
-    when any were measured (:func:`interacting`); with ``equal_turns`` first of all the cases
-    that play equal turns (or do not) alike, when any were measured."""
-    cases = _measured_file().get("cases", [])
-    if equal_turns is not None:
-        alike = [c for c in cases if bool(c.get("equal_turns", False)) == equal_turns]
-        cases = alike or cases
-    if dice is not None:
-        alike = [c for c in cases if (c["dice"] == 1) == (dice == 1)]
-        cases = alike or cases
-    if interactions is not None:
-        alike = [c for c in cases if bool(c.get("interactions", False)) == interactions]
-        cases = alike or cases
-    out: dict = {}
-    for name in METHODS:
-        losses = [v for c in cases for v in c["losses"].get(name, [])]
-        if losses:
-            out[name] = {
-                "loss_low": min(losses),
-                "loss_high": max(losses),
-                "where": ", ".join(f"{c['ruleset']} ({c['players']} players)" for c in cases),
-            }
-    return out

@@ -51,10 +51,8 @@ __all__ = [
     "WARM",
     "GeometricDuel",
     "GeometricSolution",
-    "approximation_note",
     "bellman_residual",
     "discounts",
-    "measured",
     "solve_geometric",
     "stand_ins",
 ]
@@ -335,41 +333,3 @@ def stand_ins(model) -> tuple[dict, object]:
         "geometric": 1.0 - V[rows] * d[None, :],
         "race": np.ascontiguousarray(np.broadcast_to((a * race.turns[rows])[:, None], (n, n))),
     }, geo
-
-
-def measured() -> dict:
-    """What ``bench/bench_duel_approx.py --write`` measured: per method, the least and
-    the largest loss in win probability of one player using it against the exact duel
-    (either seat), and on which rulesets."""
-    from .approx import _measured_file
-
-    cases = _measured_file().get("duel_cases", [])
-    out: dict = {}
-    for name in ("geometric", "race"):
-        losses = [v for c in cases for v in c["losses"].get(name, [])]
-        if losses:
-            out[name] = {
-                "loss_low": min(losses),
-                "loss_high": max(losses),
-                "where": ", ".join(c["ruleset"] for c in cases),
-            }
-    return out
-
-
-def approximation_note(why: str) -> str:
-    """The label of advice by this approximation: what it is, why, and its measured cost."""
-    from thousand.base.i18n import _
-
-    m = measured().get("geometric")
-    cost = (
-        _(
-            "measured on {where}: one player playing it loses {low:.4f} to {high:.4f} win probability "
-            "against the exact duel"
-        ).format(where=m["where"], low=m["loss_low"], high=m["loss_high"])
-        if m
-        else _("its loss is not measured yet (bench/bench_duel_approx.py)")
-    )
-    return _(
-        "APPROXIMATION: the exact duel does not fit here ({why}); the opponent is taken to win each of its "
-        "turns with chance 1/N, N its expected turns to win alone, and values are estimates; {cost}"
-    ).format(why=why, cost=cost)

@@ -204,7 +204,7 @@ PAGE_WORDS = {
         "The game changed on the server while this phone was away; the entries kept here were not sent: {0}"
     ),
     "st_unopened": N_("unopened (needs {n})"),
-    "st_pit": N_("in the pit [{low}, {exit})"),
+    "st_pit": N_("in the pit from {low} to {exit}"),
     "st_tries": N_(" tries {n}/{limit}"),
     "st_barrel": N_("on the barrel"),
     "st_bolts": N_("bolts {n}/{limit}"),
@@ -231,7 +231,7 @@ PAGE_WORDS = {
     "hot_compulsory": N_("hot dice: rolling all {n} dice again is compulsory"),
     "not_opened": N_("not opened yet: the first bank needs at least {need} in one turn (have {t})"),
     "min_bank": N_("every bank needs at least {need} in one turn (have {t})"),
-    "in_pit": N_("in the pit [{low}, {exit}): the bank must reach {exit} ({s} + {t} = {sum})"),
+    "in_pit": N_("in the pit from {low} to {exit}: the bank must reach {exit} ({s} + {t} = {sum})"),
     "over_exact": N_("over {goal}: the open barrel needs exactly {goal}"),
     "on_barrel": N_("on the barrel: only a bank that reaches {goal} is allowed ({s} + {t} = {sum})"),
     "no_roll": N_("there is no roll to set dice aside from (roll first)"),

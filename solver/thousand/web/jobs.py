@@ -92,17 +92,16 @@ class Solves:
         """The solution of ``objective`` for ``rs`` if its table exists (or a solve has
         finished); otherwise :class:`Solving` (a solve is started on the first ask)."""
         from thousand.tables.files import find_table
-        from thousand.tables.solve import loaded
+        from thousand.tables.solve import solve_objective
 
         key = (rs.hash, objective)
         with self._guard:
             job = self._jobs.get(key)
-            if job is None or not job.done:
-                # a solve writes its table (atomically) a moment before its thread ends: what is on
-                # disk is the answer, as the advisors' own look at the disk says
-                table = find_table(rs, objective, self.tables_dir)
-                if table is not None:
-                    return loaded(rs, objective, table)
+            # a solve writes its table (atomically) a moment before its thread ends: what is on
+            # disk is the answer, as the advisors' own look at the disk says; it is read as its
+            # objective reads its tables (the geometric one with its race table)
+            if (job is None or not job.done) and find_table(rs, objective, self.tables_dir) is not None:
+                return solve_objective(rs, objective, self.tables_dir, progress=False)
             if job is None:
                 job = self._jobs[key] = Job(rs, objective, self.tables_dir)
         if not job.done:
