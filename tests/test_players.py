@@ -649,3 +649,16 @@ def test_equal_turns_advice_chooses_by_the_seat(monkeypatch):
     assert _least(early, "race") == "memoryless" and early["memoryless"].words().count("less than 0.05% to 1.0%") == 1
     monkeypatch.setattr(costs, "measured_cases", lambda: [])
     assert _least({m: costs.measured_cost(m, rs, 3, seat_last=False) for m in ("memoryless", "race")}, "x") == "x"
+
+
+def test_the_optimal_bot_plays_the_advice_and_gives_up_nothing_among_equilibrium_players(tmp_path):
+    """``optimal`` among three players plays what the advice layer advises; with the
+    equilibrium's table at hand that is the equilibrium, so its exact chance in every seat
+    is the equilibrium's own (evaluated through the bot's enumerated turns, a separate path
+    from the solver's)."""
+    from thousand.analysis.seats import evaluate_players
+
+    rs = load_ruleset("pig", ("goal=10",))
+    rep = evaluate_players(rs, "optimal", 3, games=0, tables_dir=str(tmp_path), progress=False)
+    got, eq = rep["json"]["exact"]["seats"], rep["json"]["equilibrium_seats"]
+    assert got == pytest.approx(eq, abs=1e-12) and abs(sum(eq) - 1) < 1e-12

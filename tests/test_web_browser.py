@@ -153,10 +153,13 @@ def test_three_players_of_classic_on_a_phone(server, browser, tmp_path):
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#advice .bar-row")) == 2)
     # three players of classic: the best measured approximation that the shipped duel table allows
     # (on the small classic with three players, the product of the duels lost least)
-    assert css("#advice h3").text.startswith(
-        "advice (APPROXIMATION: your duel chances against each opponent, multiplied"
-    )
-    assert "P(win)" in css("#advice .bar-row.best").text
+    # the first line says what to do; how it was found is one tap below
+    assert css("#advice h3").text.startswith("Stop — rated 0.")
+    how = css("#advice details")
+    assert not css("#advice details p").is_displayed()
+    how.find_element(By.TAG_NAME, "summary").click()
+    assert css("#advice details p").text.startswith("Estimate: your two-player chances against each opponent")
+    assert "rating (not a chance)" in css("#advice .bar-row.best").text
     no_sideways_scroll()
     b.execute_script("window.scrollTo(0, document.getElementById('where').offsetTop - 70)")
     b.save_screenshot(str(out / "web-advice.png"))
@@ -344,8 +347,9 @@ def test_three_phones_play_one_game_of_1000_and_each_follows_the_others(lan_serv
         assert [_scores(p) for p in phones] == [["100", "50", "0"]] * 3
         cat.find_element(By.ID, "advice-btn").click()
         advice = waits[2].until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#advice .bar-row")))
+        cat.find_element(By.CSS_SELECTOR, "#advice details summary").click()
         text = cat.find_element(By.ID, "advice").text
-        assert advice.is_displayed() and "3 players" in text and "costs at most about" in text
+        assert advice.is_displayed() and "3 players" in text and "of winning chance" in text
         assert cat.execute_script("return document.documentElement.scrollWidth") <= WIDTH
         cat.save_screenshot(str(out / "web-three-phones.png"))
         _tap_roll(cat, waits[2], (2, 3, 4, 6, 6), "Ann to play")
@@ -435,8 +439,9 @@ def test_three_players_build_the_exact_table_on_the_page_and_play_to_the_end(tmp
     step(6)
     b.find_element(By.ID, "advice-btn").click()
     button = wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#advice .build-btn")))
+    b.find_element(By.CSS_SELECTOR, "#advice details summary").click()
     text = b.find_element(By.ID, "advice").text
-    assert "this advice costs at most about" in text and "thousand solve" not in text
+    assert "of winning chance" in text and "thousand solve" not in text
     assert "the table of 3 players" in button.text
     button.click()
     bar = wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#advice .build .progress")))
@@ -446,7 +451,10 @@ def test_three_players_build_the_exact_table_on_the_page_and_play_to_the_end(tmp
     assert b.execute_script("return document.documentElement.scrollWidth") <= WIDTH
     b.execute_script("arguments[0].scrollIntoView()", bar)
     b.save_screenshot(str(out / "web-build.png"))
-    WebDriverWait(b, 300).until(lambda d: "exact: the equilibrium of 3 players" in d.find_element(By.ID, "advice").text)
+    WebDriverWait(b, 300).until(
+        lambda d: "Exact: the best play against 2 players"
+        in d.execute_script("return document.querySelector('#advice details p').textContent")
+    )
     assert not b.find_elements(By.CSS_SELECTOR, "#advice .build")
     # Ann 6 x 5 = 30 and stops; Bob and Cat throw a 1; Ann 6 x 5 again: 60 wins
     for what in [6, 6, 6, 6, "stop", 1, 1, 6, 6, 6, 6, 6, "stop"]:

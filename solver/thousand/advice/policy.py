@@ -39,6 +39,7 @@ SMALL_DUEL = 300  # player states up to which a missing duel table is solved on 
 # the same with equal_turns: the first seat's turns run to the final-total horizon (thousands of
 # points with six dice), so a solve costs many times more (93 six-dice states: 24 s)
 SMALL_DUEL_EQUAL_TURNS = 100
+ADVISORS_KEPT = 4096  # turn advisors an Advisor keeps (each with its few solved turns)
 
 
 class Part(NamedTuple):
@@ -72,6 +73,7 @@ class Advisor:
         self._estimates: dict = {}  # table kind -> the solve's estimate, or why the solver refuses it
         self._sol: dict = {}
         self._player_states: int | None = None
+        self._advisors: dict = {}
 
     # ------------------------------------------------------------ the tables at hand
 
@@ -176,6 +178,17 @@ class Advisor:
     def _give(self, adv, sit: Situation) -> Advice:
         return adv.advise(sit.me, sit.turn_total, sit.dice, sit.roll, state_label=sit.label())
 
+    def _kept(self, key: tuple, make):
+        """The turn advisor ``make()`` for ``key`` (a method and what it reads of the
+        situation), kept: a bot or a review asks about the same situations again and again,
+        and a kept advisor keeps its solved turns."""
+        adv = self._advisors.get(key)
+        if adv is None:
+            if len(self._advisors) >= ADVISORS_KEPT:
+                self._advisors.clear()
+            adv = self._advisors[key] = make()
+        return adv
+
     def _alone(self, sit: Situation, objective: str) -> Part:
         """A player alone, by the objective asked for: its exact advice, and what it optimises."""
         obj = objective_named(objective)
@@ -184,7 +197,12 @@ class Advisor:
         return Part(_("Alone: {what}.").format(what=_(obj.meaning)), self._rounded(sol, adv), True)
 
     def _last_turn(self, sit: Situation) -> Part:
-        adv = objective_named("last turn").advisor(self.rs, sit.opponents, None, to_beat=sit.to_beat, tied=sit.tied)
+        adv = self._kept(
+            ("last turn", sit.opponents, sit.to_beat, sit.tied),
+            lambda: objective_named("last turn").advisor(
+                self.rs, sit.opponents, None, to_beat=sit.to_beat, tied=sit.tied
+            ),
+        )
         if not sit.opponents and sit.tied == 1:
             head = _("Exact: your last turn, to beat {total}; a tie counts half.").format(total=sit.to_beat)
         else:
@@ -207,7 +225,10 @@ class Advisor:
                 ok, why = False, str(too_large)
         if ok:
             seat = sit.seat if rs.equal_turns else None
-            adv = self._give(objective_named("duel").advisor(sol, sit.opponents, seat), sit)
+            made = self._kept(
+                ("duel", sit.opponents, seat), lambda: objective_named("duel").advisor(sol, sit.opponents, seat)
+            )
+            adv = self._give(made, sit)
             head = (
                 _("Exact: the best play against {other}, who also plays their best (equal turns).")
                 if rs.equal_turns
@@ -242,7 +263,11 @@ class Advisor:
             ok, why = self.players_available(N)
             if ok:
                 kind = objective_named("players").kind(N)
-                adv = self._give(objective_named("players").advisor(self.solution(kind), sit.opponents, sit.seat), sit)
+                made = self._kept(
+                    (kind, sit.opponents, sit.seat),
+                    lambda: objective_named("players").advisor(self.solution(kind), sit.opponents, sit.seat),
+                )
+                adv = self._give(made, sit)
                 head = _("Exact: the best play against {n} players who all play their best.").format(n=N - 1)
                 return [Part(head, adv, True)]
             missing = Part(_("No exact advice: {why}.").format(why=why), None, False)

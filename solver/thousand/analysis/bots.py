@@ -388,14 +388,40 @@ class RandomBot(Bot):
 
 class TableBot(Bot):
     """The best action by a solved table (``optimal``: the duel table; ``race``: the race
-    table, blind to the opponent)."""
+    table, blind to the opponent). ``optimal`` among three players or more plays what the
+    advice layer advises there (:class:`thousand.advice.Advisor`: the equilibrium where its
+    table is at hand, else the best measured approximation), as a player asking it would."""
 
-    def __init__(self, oracle, name: str):
+    def __init__(self, oracle, name: str, tables_dir: str | None = None):
         super().__init__()
         self.oracle, self.name = oracle, name
+        self.tables_dir = tables_dir
+        self._advisor = None
 
     def decide(self, state: BotState) -> Action:
+        if self.name == "optimal" and state.others:
+            return self._advised(state)
         return self.oracle.best(state)
+
+    def _advised(self, state: BotState) -> Action:
+        from thousand.advice.policy import Advisor
+        from thousand.advice.situation import Situation
+
+        if self._advisor is None:
+            self._advisor = Advisor(state.ruleset, "auto", self.tables_dir)
+        last = state.to_beat is not None
+        sit = Situation(
+            state.ruleset,
+            state.me,
+            state.later if last else state.opponents,
+            seat=None if last else state.seat,
+            turn_total=state.turn_total,
+            roll=state.roll,
+            to_beat=state.to_beat,
+            tied=max(state.tied, 1),
+        )
+        adv = next(p.advice for p in self._advisor.advise(sit) if p.advice is not None)
+        return adv.best.detail["action"]
 
 
 class _Late(BaseException):
@@ -759,7 +785,7 @@ def load_bot(
         obj = objective if spec == "optimal" and objective_named(objective).opponents else "race"
         if obj not in oracles:
             oracles[obj] = Oracle(rs, obj, tables_dir)
-        return TableBot(oracles[obj], spec)
+        return TableBot(oracles[obj], spec, tables_dir)
     if spec.startswith("hold:"):
         try:
             n = int(spec[5:])

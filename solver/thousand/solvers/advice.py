@@ -32,6 +32,7 @@ from thousand.rules.ruleset import Ruleset
 from .lastturn import LastRound, first_seat_T, last_turn_ends, last_turn_horizon, last_turn_values
 
 __all__ = [
+    "SOLVED_KEPT",
     "VALUE_TIE",
     "Advice",
     "Option",
@@ -55,6 +56,7 @@ __all__ = [
 ]
 
 VALUE_TIE = 1e-12  # values this close are equal: the solver settles them to about 1e-13
+SOLVED_KEPT = 64  # solved turns a TurnAdvisor keeps (one per player state and horizon)
 
 
 def nearer(p: float, q: float, target: float) -> bool:
@@ -141,7 +143,7 @@ class Advice:
         return {
             "win_probability": _("{p} to win"),
             "estimated_win_probability": _("≈ {p} to win (estimated)"),
-            "duel_product": _("rated {r} (the estimate ranks the options; it is not a chance)"),
+            "duel_product": _("rated {r}"),
             "expected_turns": _("{n} turns to the goal on average"),
             "expected_points": _("{n} points on average"),
             "long_run_points": _("worth {n} points in the long run"),
@@ -205,13 +207,22 @@ class TurnAdvisor:
         self.values_of, self.show = values_of, show
         self.higher, self.value_name = higher_is_better, value_name
         self.table = kernel.roll_table(rs)
+        self._solved: dict = {}
 
     def solve_turn(self, x: PlayerState, total: int = 0) -> SolvedTurn:
-        """The turn DP of ``x`` with the objective's end values (full tables)."""
-        ends = TurnEnds.of(self.moves, x, T=max(self.horizon(x), total) // self.rs.unit)
-        stop_v, forced_v, bust_v, win_v = self.values_of(ends)
-        tv = kernel.turn_dp(self.table, ends.stop_ok, stop_v, ends.forced_ok, forced_v, bust_v, win_v, full=True)
-        return SolvedTurn(ends, stop_v, forced_v, bust_v, win_v, tv)
+        """The turn DP of ``x`` with the objective's end values (full tables); the last
+        few kept, as the decisions of one turn ask for the same one again."""
+        T = max(self.horizon(x), total) // self.rs.unit
+        got = self._solved.get((x, T))
+        if got is None:
+            ends = TurnEnds.of(self.moves, x, T=T)
+            stop_v, forced_v, bust_v, win_v = self.values_of(ends)
+            tv = kernel.turn_dp(self.table, ends.stop_ok, stop_v, ends.forced_ok, forced_v, bust_v, win_v, full=True)
+            got = SolvedTurn(ends, stop_v, forced_v, bust_v, win_v, tv)
+            if len(self._solved) >= SOLVED_KEPT:
+                self._solved.clear()
+            self._solved[(x, T)] = got
+        return got
 
     def advise(
         self,
@@ -254,6 +265,7 @@ class TurnAdvisor:
                             dice=a.keep,
                             points=a.points,
                             then=self.then_label(a, nxt),
+                            detail={"action": a},  # the engine's action, for a bot that plays the advice
                         )
                     )
                 if not any(a.then in ("stop", "banked (confirmed)") for a in legal):

@@ -171,11 +171,12 @@ PAGE_WORDS = {
     "set_aside": N_("Set aside"),
     "solving": N_("Solving the table for this advice"),
     "seconds_left": N_("about {0} s left"),
+    "how_found": N_("How this advice was found"),
     "offline": N_(
         "The server is away: the score sheet as this phone last saw it. Entries and advice wait until it is back."
     ),
     "server_away": N_("the server cannot be reached; try again when it is back"),
-    "table_duel": N_("the duel table"),
+    "table_duel": N_("the exact two-player table"),
     "table_players": N_("the table of {0} players"),
     "build_exact": N_("Exact advice: build {0} (about {1} on the server)"),
     "building": N_("Building {0}"),

@@ -578,20 +578,36 @@ async function advice() {
   // the advice itself first; a heading without options (why a method is missing) after it
   const parts = [...res.data.advice].sort((x, y) => (y.options ? 1 : 0) - (x.options ? 1 : 0));
   for (const part of parts) {
-    const h = document.createElement(part.options ? "h3" : "p");
-    h.textContent = part.method;
-    h.className = part.options ? (part.exact ? "" : "approx") : "muted";
-    box.append(h);
-    if (!part.options) continue;
+    if (!part.options) {
+      // why a method is missing: a line in small print
+      const why = document.createElement("p");
+      why.className = "muted";
+      why.textContent = part.method;
+      box.append(why);
+      continue;
+    }
+    // first what to do and what it is worth; how it was found one tap below
+    const h = document.createElement("h3");
+    h.textContent = part.headline;
+    h.className = part.exact ? "" : "approx";
+    const how = document.createElement("details");
+    const sum = document.createElement("summary");
+    sum.textContent = t("how_found");
+    const said = document.createElement("p");
+    said.textContent = part.method;
+    how.append(sum, said);
     if (part.note) {
       const n = document.createElement("p");
       n.className = "muted";
       n.textContent = part.note;
-      box.append(n);
+      how.append(n);
     }
-    const win = part.value === "win_probability" || part.value === "duel_product";
+    box.append(h, how);
+    const chance = part.value === "win_probability" || part.value === "estimated_win_probability";
+    const higher = part.value !== "expected_turns";
     const vals = part.options.map((o) => o[part.value]);
-    const best = win ? Math.max(...vals) : Math.min(...vals);
+    const best = higher ? Math.max(...vals) : Math.min(...vals);
+    const worst = higher ? Math.min(...vals) : Math.max(...vals);
     part.options.forEach((o, k) => {
       const v = o[part.value];
       const row = document.createElement("div");
@@ -601,12 +617,19 @@ async function advice() {
       const a = document.createElement("span");
       a.textContent = o.label;
       const b = document.createElement("span");
-      b.textContent = `${part.value_label} ${win ? (100 * v).toFixed(2) + "%" : v.toFixed(2)}`;
+      const shown = chance ? (100 * v).toFixed(1) + "%" : v.toFixed(part.value === "duel_product" ? 4 : 2);
+      // the margin to the best option, in the options' own terms
+      const gap = k === 0 ? "" : ` (${chance ? "−" + (100 * Math.abs(best - v)).toFixed(1) : "−" + Math.abs(best - v).toFixed(2)})`;
+      b.textContent = `${part.value_label} ${shown}${gap}`;
       label.append(a, b);
       const bar = document.createElement("div");
       bar.className = "bar";
       const fill = document.createElement("i");
-      fill.style.width = `${Math.round(100 * (win ? v : (v > 0 ? best / v : 0)))}%`;
+      // bars relative to the options: the best fills the bar, the worst a sliver, so that a
+      // margin of a point shows (absolute chances of 26.9% and 25.8% would look the same)
+      const span = Math.abs(best - worst);
+      const share = span > 0 ? 1 - Math.abs(best - v) / span : 1;
+      fill.style.width = `${Math.round(8 + 92 * share)}%`;
       bar.append(fill);
       row.append(label, bar);
       box.append(row);
