@@ -10,6 +10,7 @@ added to the source, before anything runs it.
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from pathlib import Path
 
@@ -334,3 +335,31 @@ def test_a_clone_folder_named_thousand_does_not_hide_the_package(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().endswith("__init__.py") and str(tmp_path) not in r.stdout
+
+
+OBJECTIVE_NAMES = r"(turn|race|duel|rate|players\d*|geometric|poker|last turn)"
+COMPARES_OBJECTIVE = re.compile(
+    rf"""\b(objective|obj|kind)\s*(==|!=)\s*["']{OBJECTIVE_NAMES}["']"""
+    rf"""|["']{OBJECTIVE_NAMES}["']\s*(==|!=)\s*\w*(objective|obj|kind)\b"""
+    r"""|\b(objective|obj)\s+(not\s+)?in\s+\("""
+)
+
+
+def test_no_module_but_the_registry_compares_objective_names():
+    """Each objective is described once (thousand.base.objectives); everything else asks the
+    registry what an objective is, never which one it is by name."""
+    found = [
+        f"{path.relative_to(REPO)}:{n}: {line.strip()}"
+        for name, path in module_files().items()
+        if name != "thousand.base.objectives"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if COMPARES_OBJECTIVE.search(line)
+    ]
+    assert not found, found
+
+
+def test_the_check_for_objective_comparisons_catches_them():
+    for line in ('if objective == "duel":', "race = obj != 'race'", 'if "rate" == objective:', "if objective in ("):
+        assert COMPARES_OBJECTIVE.search(line), line
+    for line in ('objective_named("duel").advisor(', 'if self.mode == "race":', 'kind = "keep"'):
+        assert not COMPARES_OBJECTIVE.search(line), line

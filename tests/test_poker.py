@@ -337,7 +337,7 @@ def test_cli_advise_and_solve(runner):
         "--to-beat",
         "full:6,2",
     )
-    assert r.exit_code == 0 and "only 1,2,3" in r.stdout and "P(win)" in r.stdout
+    assert r.exit_code == 0 and "only 1,2,3" in r.stdout and "chance to win" in r.stdout
     r = run(runner, "solve", "poker", "--players", "3", "--json")
     d = json.loads(r.stdout)
     assert r.exit_code == 0 and abs(sum(d["seat_values"]) - 1) < 1e-12 and len(d["seat_values"]) == 3

@@ -452,8 +452,10 @@ def test_three_players_build_the_exact_table_on_the_page_and_play_to_the_end(tmp
     b.execute_script("arguments[0].scrollIntoView()", bar)
     b.save_screenshot(str(out / "web-build.png"))
     WebDriverWait(b, 300).until(
-        lambda d: "Exact: the best play against 2 players"
-        in d.execute_script("return document.querySelector('#advice details p').textContent")
+        lambda d: (
+            "Exact: the best play against 2 players"
+            in d.execute_script("return document.querySelector('#advice details p').textContent")
+        )
     )
     assert not b.find_elements(By.CSS_SELECTOR, "#advice .build")
     # Ann 6 x 5 = 30 and stops; Bob and Cat throw a 1; Ann 6 x 5 again: 60 wins

@@ -44,11 +44,14 @@ ADVISORS_KEPT = 4096  # turn advisors an Advisor keeps (each with its few solved
 
 class Part(NamedTuple):
     """One method's answer: its heading (the method in words, or why it is missing), the
-    advice (None where the heading says why there is none) and whether it is exact."""
+    advice (None where the heading says why there is none), whether it is exact, and the
+    method's short name (``duel``, ``equilibrium``, ``last turn``, ``product``,
+    ``strongest``, ``memoryless``, ``race``, ``alone race``, ... ; ``missing`` for a reason)."""
 
     heading: str
     advice: Advice | None
     exact: bool
+    method: str = ""
 
 
 def _solve_here(rs: Ruleset, kind: str, tables_dir: str | None):
@@ -72,7 +75,6 @@ class Advisor:
         self.on_request = on_request
         self._estimates: dict = {}  # table kind -> the solve's estimate, or why the solver refuses it
         self._sol: dict = {}
-        self._player_states: int | None = None
         self._advisors: dict = {}
 
     # ------------------------------------------------------------ the tables at hand
@@ -88,11 +90,7 @@ class Advisor:
 
         if "duel" in self._sol or find_table(self.rs, "duel", self.tables_dir) is not None:
             return True, ""
-        if self._player_states is None:  # counted once (a second for classic)
-            from thousand.engine.states import build_state_space
-
-            self._player_states = len(build_state_space(self.rs, opponents=True))
-        n = self._player_states
+        n = self.estimate("duel")["player_states"]  # listed once, and the estimate keeps them
         if n <= (SMALL_DUEL_EQUAL_TURNS if self.rs.equal_turns else SMALL_DUEL):
             return True, ""
         why = _("the exact two-player table of these rules is not solved yet ({n} player states)").format(n=n)
@@ -194,7 +192,10 @@ class Advisor:
         obj = objective_named(objective)
         sol = self.solution(obj.name) if obj.stored else obj.solve(self.rs, self.tables_dir, progress=True)
         adv = self._give(obj.advisor(sol, (), None), sit)
-        return Part(_("Alone: {what}.").format(what=_(obj.meaning)), self._rounded(sol, adv), True)
+        head = _("Alone: {what}.").format(what=_(obj.meaning))
+        if getattr(sol, "rate", None) is not None:  # the long run's worth, which the options are measured against
+            head += " " + _("At best {gain} points a turn in the long run.").format(gain=f"{sol.rate.gain:.2f}")
+        return Part(head, self._rounded(sol, adv), True, f"alone {obj.name}")
 
     def _last_turn(self, sit: Situation) -> Part:
         adv = self._kept(
@@ -210,7 +211,7 @@ class Advisor:
                 "Exact: your last turn of the round, to beat {total} (held by {k}), {n} still to play after you; "
                 "a tie at the top is shared."
             ).format(total=sit.to_beat, k=sit.tied, n=len(sit.opponents))
-        return Part(head, self._give(adv, sit), True)
+        return Part(head, self._give(adv, sit), True, "last turn")
 
     def _duel(self, sit: Situation) -> list[Part]:
         """One opponent: the exact duel, else the best measured estimate."""
@@ -234,8 +235,8 @@ class Advisor:
                 if rs.equal_turns
                 else _("Exact: the best play against {other}, who also plays their best.")
             ).format(other=sit.called(1))
-            return [Part(head, self._rounded(sol, adv), True)]
-        missing = Part(_("No exact advice: {why}.").format(why=why), None, False)
+            return [Part(head, self._rounded(sol, adv), True, "duel")]
+        missing = Part(_("No exact advice: {why}.").format(why=why), None, False, "missing")
         return [missing, self._estimate_one(sit)]
 
     def _estimate_one(self, sit: Situation) -> Part:
@@ -254,7 +255,7 @@ class Advisor:
             "Estimate: the opponent taken as one who wins each of their turns with a fixed chance (from how "
             "many turns they need alone). {cost}"
         ).format(cost=_cost_words(costs["geometric"]))
-        return Part(head, adv, False)
+        return Part(head, adv, False, "memoryless")
 
     def _several(self, sit: Situation) -> list[Part]:
         """Two opponents or more: the exact equilibrium, else the best measured approximation."""
@@ -269,8 +270,8 @@ class Advisor:
                 )
                 adv = self._give(made, sit)
                 head = _("Exact: the best play against {n} players who all play their best.").format(n=N - 1)
-                return [Part(head, adv, True)]
-            missing = Part(_("No exact advice: {why}.").format(why=why), None, False)
+                return [Part(head, adv, True, "equilibrium")]
+            missing = Part(_("No exact advice: {why}.").format(why=why), None, False, "missing")
             if self.rs.equal_turns:
                 return [missing, self._estimate_equal_turns(sit)]
             duel_ok, note = (True, "") if self.mode == "duel" else self.duel_available()
@@ -278,7 +279,7 @@ class Advisor:
                 return [missing, self._estimate_from_duels(sit)]
             return [
                 missing,
-                Part(_("No estimate from the two-player table: {why}.").format(why=note), None, False),
+                Part(_("No estimate from the two-player table: {why}.").format(why=note), None, False, "missing"),
                 self._race(sit, cost=measured_cost("race", self.rs, N)),
             ]
         return [self._race(sit, cost=measured_cost("race", self.rs, N))]
@@ -292,6 +293,7 @@ class Advisor:
         costs = {m: measured_cost(m, self.rs, N) for m in ("product", "duel")}
         method = _least(costs, default="product")
         sol = self.solution("duel")
+        mid = "strongest" if method == "duel" else "product"
         if method == "duel":
             j = min(range(len(sit.opponents)), key=lambda k: sol.value(sit.me, sit.opponents[k]))
             adv = self._give(duel_advisor(sol, sit.opponents[j]), sit)
@@ -306,7 +308,7 @@ class Advisor:
                 "Estimate: your two-player chances against each opponent, multiplied; the values rank the "
                 "options but are not your chance of winning. {cost}"
             ).format(cost=_cost_words(costs["product"]))
-        return Part(head, self._rounded(sol, adv), False)
+        return Part(head, self._rounded(sol, adv), False, mid)
 
     def _estimate_equal_turns(self, sit: Situation) -> Part:
         """Equal turns without the equilibrium: the race or the memoryless opponent (the rest
@@ -324,7 +326,7 @@ class Advisor:
             "Estimate: the opponents taken as one who wins each of their turns with a fixed chance, the rest "
             "of the round exact. {cost}"
         ).format(cost=_cost_words(costs["memoryless"], seats))
-        return Part(head, adv, False)
+        return Part(head, adv, False, "memoryless")
 
     def _race(self, sit: Situation, cost: Cost | None = None, seats: str | None = None, alone: bool = False) -> Part:
         from thousand.solvers.advice import race_advisor
@@ -332,13 +334,13 @@ class Advisor:
         adv = self._give(race_advisor(self.solution("race")), sit)
         if alone:
             head = _("Alone: the fewest expected turns to reach the goal.")
-            return Part(head, adv, True)
+            return Part(head, adv, True, "alone race")
         if cost is None and sit.opponents:
             cost = measured_cost("race", self.rs, sit.players)
         head = _(
             "Estimate: the fewest expected turns to reach the goal alone, the opponents left aside. {cost}"
         ).format(cost=_cost_words(cost, seats))
-        return Part(head, adv, False)
+        return Part(head, adv, False, "race")
 
     def _rounded(self, sol, adv: Advice) -> Advice:
         from thousand.tables.solve import note_rounding
@@ -362,7 +364,7 @@ def advice_text(parts: list[Part]) -> str:
     """Parts as text: each advice's first line says what to do and what it is worth, the
     method one line below it, then every option."""
     out = []
-    for head, adv, _exact in parts:
+    for head, adv, _exact, _method in parts:
         if adv is None:
             out.append(head)
         else:
@@ -375,5 +377,6 @@ def advice_text(parts: list[Part]) -> str:
 def advice_json(parts: list[Part]) -> list[dict]:
     """Parts as JSON: the method, whether exact, and the advice's fields."""
     return [
-        {"method": head, "exact": exact, **(adv.to_json() if adv is not None else {})} for head, adv, exact in parts
+        {"method": head, "method_id": mid, "exact": exact, **(adv.to_json() if adv is not None else {})}
+        for head, adv, exact, mid in parts
     ]

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from thousand.base.choices import SEATS
+from thousand.base.choices import OBJECTIVES, SEATS
 from thousand.base.errors import StateError
 from thousand.base.i18n import _
 from thousand.base.objectives import objective as objective_named
@@ -170,7 +170,7 @@ def _opponents(rs: Ruleset, scores: tuple[int, ...], kw: dict) -> list:
 @set_option
 @click.option(
     "--objective",
-    type=click.Choice(("race", "duel", "rate", "turn")),
+    type=click.Choice(OBJECTIVES),
     default=None,
     help="race: fewest expected turns alone; duel: win probability against --opp "
     "(default: duel when --opp is given, else race); rate: the most points per turn in "
@@ -242,7 +242,7 @@ def advise(
     from thousand.engine.player import Moves
 
     rs = ruleset_of(rules, overrides)
-    if objective == "duel" and not opp and to_beat is None:
+    if objective is not None and objective_named(objective).opponents and not opp and to_beat is None:
         raise StateError(_("the duel needs the opponent's score: --opp S"))
     alone = objective if objective is not None and not objective_named(objective).opponents else None
     _check_seat_options(rs, alone, seat, to_beat, tied, len(opp))

@@ -585,9 +585,10 @@ class Advisors(Advisor):
             **common,
         )
 
-    def advice(self, g: Game) -> list[Part]:
-        """The advice for the player to move (:meth:`thousand.advice.Advisor.advise`)."""
-        return super().advise(self.situation(g))
+    def advice(self, g: Game, objective: str | None = None) -> list[Part]:
+        """The advice for the player to move (:meth:`thousand.advice.Advisor.advise`; an
+        ``objective`` of a player alone, ``turn`` say, values the options by it instead)."""
+        return super().advise(self.situation(g), objective)
 
     def advise(self, g: Game) -> str:  # type: ignore[override]
         """:meth:`advice` as text."""

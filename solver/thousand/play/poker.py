@@ -303,7 +303,7 @@ HELP = N_("""commands (one per line):
                      throw, then the dice picked up; 'roll' alone: the program throws
   reroll F,F,...     pick up these dice to throw again (e.g. reroll 3,2,1)
   stop               keep the hand (the turn ends; it also ends after the last throw)
-  ? | hint           advice: stop or which dice to re-roll, with P(win) for every option
+  ? | hint           advice: stop or which dice to re-roll, with the chance to win of every option
   sheet              show the sheet
   undo               take back the last entry
   save FILE          save the game as JSON (resume: thousand play --resume FILE)

@@ -28,6 +28,7 @@ from pathlib import Path
 from thousand.base.choices import REVIEW_OBJECTIVES
 from thousand.base.errors import StateError, ThousandError
 from thousand.base.i18n import _
+from thousand.base.objectives import REGISTRY
 from thousand.rules.poker import PokerRuleset
 
 from .game import Advisors, Game, normalise_entry, read_save
@@ -192,14 +193,12 @@ def review_game(
     log = list(g.log)
     replay = Game(rs, list(g.names), g.spec, g.overrides, g.seed)
     advisors = advisors or Advisors(rs, mode, tables_dir, solver=solver)
-    turn_sol = None
-    if objective == "turn":
-        from thousand.tables.solve import solve
-
-        turn_sol = solve(rs, "turn")
+    # "turn" is the registry's objective of a player alone (the points of the turn); "win" the
+    # game's chance, which the advice layer finds its own way
+    alone = objective if objective in REGISTRY else None
     decisions: list[Decision] = []
     methods: list[str] = []
-    value_name = "expected_points" if objective == "turn" else "win_probability"
+    value_name = REGISTRY[alone].value_name if alone else "win_probability"
     for k, raw in enumerate(log):
         entry = normalise_entry(raw, rs)
         tr = replay.turn
@@ -212,20 +211,12 @@ def review_game(
         elif not replay.over and tr.roll is None and verb in ("roll", "stop") and replay.engine.can_stop(tr.state):
             kind = "roll or stop"
         if kind is not None:
-            if turn_sol is not None:
-                adv = turn_sol.advise(
-                    replay.player,
-                    turn=tr.total,
-                    dice=None if tr.roll is not None else tr.dice,
-                    roll=tr.roll,
-                )
-                method, exact = _("exact: the most expected points of the turn"), True
-            else:
-                method, adv, exact = next(
-                    ((h, a, e) for h, a, e in advisors.advice(replay) if a is not None), (None, None, False)
-                )
-                if adv is None:
-                    raise StateError(_("no advice for entry {n} ({entry}) of this game").format(n=k + 1, entry=raw))
+            method, adv, exact = next(
+                ((p.heading, p.advice, p.exact) for p in advisors.advice(replay, alone) if p.advice is not None),
+                (None, None, False),
+            )
+            if adv is None:
+                raise StateError(_("no advice for entry {n} ({entry}) of this game").format(n=k + 1, entry=raw))
             chosen = _chosen(adv, kind, entry, kept)
             if chosen is None:  # pragma: no cover - the scorekeeper refuses what the rules never offer
                 raise StateError(_("entry {n} ({entry}) is no option of the advice").format(n=k + 1, entry=raw))

@@ -59,6 +59,14 @@ VALUE_TIE = 1e-12  # values this close are equal: the solver settles them to abo
 SOLVED_KEPT = 64  # solved turns a TurnAdvisor keeps (one per player state and horizon)
 
 
+def _percent(p: float) -> str:
+    """A chance in per cent, to a tenth where that shows it, else to two significant digits
+    (a chance of 8 in a million is not "0.0%")."""
+    if p == 0 or p >= 0.001:
+        return f"{100 * p:.1f}%"
+    return f"{100 * p:.2g}%"
+
+
 def nearer(p: float, q: float, target: float) -> bool:
     """Whether ``p`` is closer to ``target`` than ``q`` by more than :data:`VALUE_TIE`:
     a head start is preferred only when it is really closer to even, so that two head
@@ -147,7 +155,7 @@ class Advice:
             "expected_turns": _("{n} turns to the goal on average"),
             "expected_points": _("{n} points on average"),
             "long_run_points": _("worth {n} points in the long run"),
-        }[self.value_name].format(p=f"{100 * v:.1f}%", r=f"{v:.4f}", n=f"{v:.2f}")
+        }[self.value_name].format(p=_percent(v), r=f"{v:.4f}", n=f"{v:.2f}")
 
     def headline(self) -> str:
         """What to do and what it is worth, then the next best option, in one line."""

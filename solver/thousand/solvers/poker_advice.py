@@ -164,7 +164,7 @@ class PokerAdvice:
 
     def render(self, limit: int = 12) -> str:
         s = self.state
-        name = _("P(win)") if self.objective == "win" else _("P(reach)")
+        name = _("chance to win") if self.objective == "win" else _("chance to reach it")
         lines = [
             f"{self.rs.name}: {self.situation}",
             _("throw {k} of {n}: {dice} — {hand}").format(

@@ -596,13 +596,14 @@ async function advice() {
     const said = document.createElement("p");
     said.textContent = part.method;
     how.append(sum, said);
+    box.append(h, how);
     if (part.note) {
+      // what the rules say of this turn (no stop yet, samosval ahead): in sight, not folded away
       const n = document.createElement("p");
       n.className = "muted";
       n.textContent = part.note;
-      how.append(n);
+      box.append(n);
     }
-    box.append(h, how);
     const chance = part.value === "win_probability" || part.value === "estimated_win_probability";
     const higher = part.value !== "expected_turns";
     const vals = part.options.map((o) => o[part.value]);
