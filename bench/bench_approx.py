@@ -45,8 +45,8 @@ from thousand.solvers.approx import (
     race_turns,
 )
 from thousand.solvers.nplayer import EquilibriumDecider, evaluate_profile, solve_nplayer  # noqa: E402
-from thousand.tables.geometric import geometric_duel  # noqa: E402
-from thousand.tables.solve import solve  # noqa: E402
+from thousand.storage.geometric import geometric_duel  # noqa: E402
+from thousand.storage.solve import solve  # noqa: E402
 
 CASES = {  # name: (preset, overrides, players)
     "pig-50": ("pig", ("goal=50",), 3),

@@ -1,4 +1,4 @@
 """Solved tables shipped with thousand (installed as the subpackage ``thousand.shipped_tables``).
 
-One folder per ruleset hash and objective; see solver/thousand/tables/files.py for the format.
+One folder per ruleset hash and objective; see solver/thousand/storage/files.py for the format.
 """

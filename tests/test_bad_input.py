@@ -20,7 +20,7 @@ from thousand.engine import TurnRules, TurnState
 from thousand.engine.player import Moves, PlayerState
 from thousand.play import Game
 from thousand.rules import load_ruleset
-from thousand.tables import shipped_tables
+from thousand.storage import shipped_tables
 
 PIG_DUEL = "6049f6a439fd12a1-duel"
 HERE = Path(__file__).parent / "bots"
@@ -90,7 +90,7 @@ def test_a_damaged_table_is_refused_with_how_to_repair_it(pig_tables, damage):
 def test_a_fixed_point_table_whose_meta_lies_is_refused(pig_tables, edit):
     """A fixed-point copy of the Pig table (uint32 values) with meta.json edited: an encoding
     that does not match the array or an error bound no rounding can have."""
-    from thousand.tables import load_table, save_table
+    from thousand.storage import load_table, save_table
 
     rs = load_ruleset("pig")
     table = load_table(pig_tables / PIG_DUEL, rs, "duel")
@@ -114,8 +114,8 @@ def test_a_table_without_checksums_is_refused(pig_tables):
 
 
 def test_every_shipped_table_passes_its_checks():
-    from thousand.tables import load_table
-    from thousand.tables.solve import solve
+    from thousand.storage import load_table
+    from thousand.storage.solve import solve
 
     seen = 0
     for folder in shipped_tables().iterdir():
@@ -125,14 +125,14 @@ def test_every_shipped_table_passes_its_checks():
 
             rs = ruleset_from_mapping(meta["ruleset"])
             if meta["objective"] == "poker":
-                from thousand.tables import find_table
-                from thousand.tables.poker import load_poker
+                from thousand.storage import find_table
+                from thousand.storage.poker import load_poker
 
                 table = find_table(rs, "poker", None)
                 assert str(table.path) == str(folder) and load_poker(table, rs).players == meta["players"]
             elif meta["objective"] == "geometric":  # the duel approximation's table (thousand.solvers.geometric)
-                from thousand.tables import find_table
-                from thousand.tables.geometric import geometric_duel
+                from thousand.storage import find_table
+                from thousand.storage.geometric import geometric_duel
 
                 assert str(find_table(rs, "geometric", None).path) == str(folder)
                 g = geometric_duel(rs, progress=False)
@@ -383,7 +383,7 @@ def test_tables_list_verify_clean(pig_tables):
 
 def test_a_long_solve_says_what_it_costs(capsys):
     from thousand.base.progress import Progress
-    from thousand.tables.solve import _check_size
+    from thousand.storage.solve import _check_size
 
     est = _check_size(load_ruleset("classic"), "duel", True)
     from thousand.engine.states import build_state_space

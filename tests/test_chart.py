@@ -11,7 +11,7 @@ from thousand.cli import main
 from thousand.engine.player import PlayerState
 from thousand.rules import load_ruleset
 from thousand.solvers.advice import duel_advisor, race_advisor
-from thousand.tables.solve import solve_objective
+from thousand.storage.solve import solve_objective
 
 
 def run(args):

@@ -409,8 +409,8 @@ def test_a_fixed_point_table_answers_and_a_forced_solve_starts_from_it(name, tmp
     """A fixed-point table: each value within 1/(2 (2^32 - 1)) of the solved one (as
     meta.json says), the advice labelled, and a forced solve that starts from it lands on the
     cold solve's values in fewer passes, stored exactly and then preferred."""
-    from thousand.tables import FIXED32_SCALE, find_table
-    from thousand.tables.solve import solve_objective
+    from thousand.storage import FIXED32_SCALE, find_table
+    from thousand.storage.solve import solve_objective
 
     rs, sol = solved(name)
     # a cache of its own: an exact table of these rules solved by an earlier test would win the lookup
@@ -434,7 +434,7 @@ def test_a_fixed_point_table_answers_and_a_forced_solve_starts_from_it(name, tmp
     assert r.exit_code == 0, r.output
     assert "32-bit fixed point" in json.loads(r.stdout)["note"]
     # as a shipped table: the exact solve goes to the cache (the tests' own) and wins the lookup
-    from thousand.tables import files as tables
+    from thousand.storage import files as tables
 
     monkeypatch.setattr(tables, "shipped_tables", lambda: rounded)
     again = solve_objective(rs, "duel", None, progress=False, force=True)
@@ -448,7 +448,7 @@ def test_tables_round_stores_an_exact_table_in_fixed_point(tmp_path):
     """`thousand tables round` (how the largest shipped tables are made): the shipped Pig
     table rounded, each value within the bound of the exact one; a table that is itself
     rounded is not rounded again."""
-    from thousand.tables import FIXED32_SCALE, find_table, load_table
+    from thousand.storage import FIXED32_SCALE, find_table, load_table
 
     rs = load_ruleset("pig")
     exact = find_table(rs, "duel", None)
@@ -492,7 +492,7 @@ def test_textbook_baseline_reaches_the_same_fixed_point():
 def test_fair_compensation_is_the_start_closest_to_even(tmp_path):
     """The second player's extra starting points that bring P(first wins) closest
     to 1/2, checked against exact fractions on a tiny Pig."""
-    from thousand.tables.solve import solve_objective
+    from thousand.storage.solve import solve_objective
 
     rs, sol = solved("pig-10")
     states = sol.model.space.states
@@ -524,7 +524,7 @@ SHIPPED_DUELS = [
 
 @pytest.mark.parametrize("preset", SHIPPED_DUELS)
 def test_shipped_duel_tables_load_and_are_converged(preset):
-    from thousand.tables import folder_name, load_table, shipped_tables
+    from thousand.storage import folder_name, load_table, shipped_tables
 
     rs = load_ruleset(preset)
     table = load_table(shipped_tables() / folder_name(rs, "duel"), rs, "duel")
@@ -540,7 +540,7 @@ def test_shipped_duel_tables_are_fixed_points_of_todays_rules(preset):
     Bellman residual of an exact table is the solve's; of a fixed-point one, at most twice its
     rounding (the turn DP moves no value by more than its inputs moved)."""
     from thousand.solvers.duel import bellman_residual
-    from thousand.tables import FIXED32_SCALE, folder_name, load_table, shipped_tables
+    from thousand.storage import FIXED32_SCALE, folder_name, load_table, shipped_tables
 
     rs = load_ruleset(preset)
     table = load_table(shipped_tables() / folder_name(rs, "duel"), rs, "duel")

@@ -180,7 +180,7 @@ def test_last_turn_advice_values_every_option():
 def test_advice_matches_the_table(tmp_path):
     """A turn's opening roll, re-solved by the advisor, is the stored value, for both seats."""
     from thousand.solvers.advice import duel_advisor
-    from thousand.tables.solve import solve_objective
+    from thousand.storage.solve import solve_objective
 
     rs = from_mapping(TINY_EQUAL_TURNS["equal-barrel"])
     solution = solve_objective(rs, "duel", str(tmp_path), progress=False)
@@ -243,8 +243,8 @@ def test_equal_turns_cli(tmp_path):
 
 
 def test_equal_turns_table_checks(tmp_path):
-    from thousand.tables.files import TableError, load_table
-    from thousand.tables.solve import solve_objective
+    from thousand.storage.files import TableError, load_table
+    from thousand.storage.solve import solve_objective
 
     rs = from_mapping(TINY_EQUAL_TURNS["equal-exact"])
     sol = solve_objective(rs, "duel", str(tmp_path), progress=False)
@@ -256,7 +256,7 @@ def test_equal_turns_table_checks(tmp_path):
     v = np.load(folder / "values.npy")
     np.save(folder / "values.npy", v[0])
     # a consistent table of the wrong shape (its checksum made to match): the shape check refuses it
-    from thousand.tables import file_sha256
+    from thousand.storage import file_sha256
 
     sums = dict(meta["sha256"], **{"values.npy": file_sha256(folder / "values.npy")})
     (folder / "meta.json").write_text(json.dumps(dict(meta, values_shape=list(v[0].shape), sha256=sums)))

@@ -278,7 +278,7 @@ def test_cli_rate_solve_and_advise():
 def test_min_bank_duel_near_the_goal():
     """A player 50 short of the goal still needs a bank of min_bank: the turn's horizon (its
     saturation) covers it, so the duel converges to win probabilities in [0, 1]."""
-    from thousand.tables.solve import solve
+    from thousand.storage.solve import solve
 
     sol = solve(load_ruleset("farkle", ["goal=1000", "min_bank=300"]), "duel")
     assert sol.residual < 1e-12 and 0 <= sol.values.min() and sol.values.max() <= 1

@@ -28,7 +28,7 @@ from click.testing import CliRunner
 
 from thousand.cli import main
 from thousand.rules import load_ruleset
-from thousand.tables import shipped_tables
+from thousand.storage import shipped_tables
 
 PIG_DUEL = "6049f6a439fd12a1-duel"
 
@@ -330,7 +330,7 @@ def test_a_table_of_other_rules_is_refused_whatever_its_hash_field_says(tmp_path
 def test_a_table_with_states_taken_away_is_refused(tmp_path):
     """A table whose states and meta.json were cut down together (and its checksums made
     again) lacks states these rules reach: refused, not used."""
-    from thousand.tables.files import ARRAYS, file_sha256
+    from thousand.storage.files import ARRAYS, file_sha256
 
     folder = tmp_path / PIG_DUEL
     shutil.copytree(shipped_tables() / PIG_DUEL, folder)
@@ -363,7 +363,7 @@ def test_the_unfinished_write_of_a_killed_solve_is_found_and_removed(tmp_path):
     """A solve killed while it writes its table leaves a folder named after the table and
     its process; `tables list` shows it, `tables clean` removes it and says how much it
     freed, and the next solve of the same table removes it before it starts."""
-    from thousand.tables.files import folder_name
+    from thousand.storage.files import folder_name
 
     rs = load_ruleset("pig", ("goal=40",))
     tables = tmp_path / "t"

@@ -19,7 +19,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = REPO / "solver" / "thousand"  # the source of the package thousand, named as it is imported
 
-LAYERS = ("base", "rules", "kernel", "engine", "solvers", "tables", "advice", "analysis", "play", "web", "cli")
+LAYERS = ("base", "rules", "kernel", "engine", "solvers", "storage", "advice", "analysis", "play", "web", "cli")
 
 # third-party packages that belong to one layer (or one module) alone
 CONFINED = {
@@ -259,8 +259,27 @@ def test_old_module_paths_import_with_a_deprecation_warning():
             module = importlib.import_module(f"thousand.{old}")
         del sys.modules[f"thousand.{old}"]  # so that the next import warns again
         assert len(caught) == 1, [str(w.message) for w in caught]
-        if len(new) == 1:
+        if len(new) == 1 and not any(k.startswith(old + ".") for k in MOVED):
             assert module is importlib.import_module(f"thousand.{new[0]}")
+
+
+def test_the_old_package_of_tables_serves_its_modules_as_the_new_ones():
+    """``thousand.tables`` (0.2) is ``thousand.storage``: its modules import as the very new
+    modules (one class, one function object), never as second copies of their files."""
+    import sys
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        for old in [m for m in sys.modules if m == "thousand.tables" or m.startswith("thousand.tables.")]:
+            del sys.modules[old]
+        import thousand.tables.solve as old_solve
+        from thousand.tables import find_table
+        from thousand.tables.players import PlayersSolution
+    import thousand.storage.players
+    import thousand.storage.solve
+
+    assert old_solve is thousand.storage.solve and PlayersSolution is thousand.storage.players.PlayersSolution
+    assert find_table is thousand.storage.files.find_table
 
 
 def test_old_paths_of_split_modules_find_each_name_where_it_went():
@@ -279,9 +298,9 @@ def test_old_paths_of_split_modules_find_each_name_where_it_went():
     from thousand.solvers.geometric import solve_geometric as sg
     from thousand.solvers.poker import solve_poker as sp
     from thousand.solvers.turn import expected_turn_points as etp
-    from thousand.tables.geometric import geometric_duel as gd
-    from thousand.tables.poker import poker_solution as ps
-    from thousand.tables.solve import solve_objective as so
+    from thousand.storage.geometric import geometric_duel as gd
+    from thousand.storage.poker import poker_solution as ps
+    from thousand.storage.solve import solve_objective as so
 
     assert (
         geometric_duel,
@@ -296,26 +315,26 @@ def test_old_paths_of_split_modules_find_each_name_where_it_went():
 
 
 def test_the_former_modules_names_are_offered_by_their_packages():
-    """``thousand.rules``, ``engine``, ``tables`` and ``play`` were modules; every public name
-    they had still imports from the package, with no warning."""
+    """``thousand.rules``, ``engine``, ``tables`` (now ``storage``) and ``play`` were modules;
+    every public name they had still imports from the package, with no warning."""
     import thousand.engine.turn
     import thousand.play.game
     import thousand.play.session
     import thousand.rules.ruleset
-    import thousand.tables.files
+    import thousand.storage.files
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         from thousand.engine import TurnRules, finish_turn
         from thousand.play import Game, LoggedGame, run_session
         from thousand.rules import Ruleset, dump_toml, load_ruleset
-        from thousand.tables import find_table, load_table
+        from thousand.storage import find_table, load_table
     assert TurnRules is thousand.engine.turn.TurnRules and finish_turn is thousand.engine.turn.finish_turn
     assert Game is thousand.play.game.Game and LoggedGame is thousand.play.session.LoggedGame
     assert run_session is thousand.play.session.run_session
     assert Ruleset is thousand.rules.ruleset.Ruleset and load_ruleset is thousand.rules.ruleset.load_ruleset
     assert dump_toml({"a": 1}) == "a = 1\n"
-    assert find_table is thousand.tables.files.find_table and load_table is thousand.tables.files.load_table
+    assert find_table is thousand.storage.files.find_table and load_table is thousand.storage.files.load_table
 
 
 def test_a_clone_folder_named_thousand_does_not_hide_the_package(tmp_path):

@@ -18,7 +18,7 @@ from thousand.engine.player import Moves
 from thousand.rules import load_ruleset
 from thousand.solvers import nplayer
 from thousand.solvers.nplayer import NPlayerError, solve_nplayer
-from thousand.tables.solve import solve_objective
+from thousand.storage.solve import solve_objective
 
 
 def test_two_players_are_the_duel(tmp_path):
@@ -312,10 +312,10 @@ def test_a_bot_among_equilibrium_players_with_interactions(name, tmp_path):
 
 @pytest.mark.parametrize("name", ["overtaking-bolts", "barrel-push-off", "dump-opening"])
 def test_exact_advice_with_interactions_is_the_equilibrium(name, tmp_path):
-    """The advice for three players (thousand.tables.players: the turn engine's own turn, each end
+    """The advice for three players (thousand.storage.players: the turn engine's own turn, each end
     valued in the stored table with the others as the end leaves them) gives, at the start
     of a turn, the solver's value of the mover in every state."""
-    from thousand.tables.players import solve_players
+    from thousand.storage.players import solve_players
 
     rs = tiny.solved(TINY_DUELS, name)[0]
     table = solve_players(rs, 3, tmp_path)
@@ -532,7 +532,7 @@ def test_exact_advice_with_equal_turns_is_the_equilibrium(name, tmp_path):
     a turn, the solver's value of the mover; the seat is required."""
     from thousand.base.errors import StateError
     from thousand.solvers.nplayer import EquilibriumDecider, evaluate_profile
-    from thousand.tables.players import solve_players
+    from thousand.storage.players import solve_players
 
     rs = tiny.solved(tiny.TINY_EQUAL_TURNS, name)[0]
     table = solve_players(rs, 3, tmp_path)

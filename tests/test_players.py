@@ -1,6 +1,6 @@
 """Three players and more: exact evaluation of fixed decisions (thousand.solvers.nplayer.
 evaluate_profile) against a value iteration written apart; the approximations of
-thousand.solvers.approx; the N-player tables (thousand.tables.players) with their checks; and the
+thousand.solvers.approx; the N-player tables (thousand.storage.players) with their checks; and the
 interfaces: `thousand solve --players`, `thousand advise --opp ... --opp ...`, `thousand
 play` with three players."""
 
@@ -23,9 +23,9 @@ from thousand.engine.states import WIN_INDEX
 from thousand.rules import load_ruleset
 from thousand.solvers.approx import DuelDecider, FinishDecider, ProductDecider, RaceDecider, duel_matrix, race_turns
 from thousand.solvers.nplayer import EquilibriumDecider, NPlayerError, evaluate_profile, solve_nplayer
-from thousand.tables import load_table
-from thousand.tables.players import objective, solve_players
-from thousand.tables.solve import solve_objective
+from thousand.storage import load_table
+from thousand.storage.players import objective, solve_players
+from thousand.storage.solve import solve_objective
 
 
 def small_pig(goal: int, faces: int):
@@ -598,7 +598,7 @@ def test_memoryless_opponents_advice(tmp_path):
     from thousand.solvers.advice import duel_advisor, memoryless_advisor
     from thousand.solvers.approx import MemorylessDecider
     from thousand.solvers.nplayer import NPlayerGame
-    from thousand.tables.geometric import geometric_duel
+    from thousand.storage.geometric import geometric_duel
 
     rs = load_ruleset("pig", ("goal=10",))
     geo = geometric_duel(rs, str(tmp_path), progress=False)

@@ -28,8 +28,8 @@ from thousand.play.poker import PokerGame
 from thousand.rules import load_ruleset
 from thousand.rules.poker import ROLLS
 from thousand.solvers.poker import MAX_PLAYERS, solve_poker
-from thousand.tables import find_table
-from thousand.tables.poker import load_poker, poker_solution
+from thousand.storage import find_table
+from thousand.storage.poker import load_poker, poker_solution
 
 ALL_ROLLS = list(product(range(1, 7), repeat=5))
 
@@ -307,7 +307,7 @@ def test_table_is_stored_checked_and_extended(tmp_path):
 
 
 def test_shipped_poker_table_answers_without_solving(poker, monkeypatch):
-    import thousand.tables.poker as g
+    import thousand.storage.poker as g
 
     monkeypatch.setattr(g, "solve_poker", lambda *a, **k: pytest.fail("solved instead of loading"))
     sol = poker_solution(poker, MAX_PLAYERS)

@@ -290,7 +290,7 @@ def test_advise_cli(tmp_path):
 @pytest.mark.parametrize("preset", [p for p in preset_names("1000") if p != "six-dice"])
 def test_every_shipped_race_table_loads(preset):
     """The race tables in tables/ load for their preset (hash, format, model version)."""
-    from thousand.tables import folder_name, load_table, shipped_tables
+    from thousand.storage import folder_name, load_table, shipped_tables
 
     rs = load_ruleset(preset)
     folder = shipped_tables() / folder_name(rs, "race")

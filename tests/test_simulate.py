@@ -18,7 +18,7 @@ from thousand.engine.player import Moves, PlayerState
 from thousand.rules import from_mapping, load_ruleset
 from thousand.rules.scoring import RollScorer
 from thousand.solvers.advice import duel_advisor
-from thousand.tables.solve import solve_objective
+from thousand.storage.solve import solve_objective
 
 TINY = {
     **TINY_DUELS,

@@ -146,7 +146,7 @@ def test_an_interrupted_store_solve_goes_on_from_its_values(tmp_path, monkeypatc
     damaged one, is refused in one line; force starts again over it."""
     from thousand.base.errors import TableError
     from thousand.solvers import duel
-    from thousand.tables.solve import solve_duel_to_store
+    from thousand.storage.solve import solve_duel_to_store
 
     rs = from_mapping(TINY["overtaking-bolts"])
     path = tmp_path / "v.npy"

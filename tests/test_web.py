@@ -445,7 +445,7 @@ def test_three_players_get_the_exact_equilibrium(folder, tmp_path):
     """Three players of a small Pig: the equilibrium of three is solved in the background
     and the advice is exact, its stop value the table's value of the banked state."""
     from thousand.engine.player import PlayerState
-    from thousand.tables.players import solve_players
+    from thousand.storage.players import solve_players
 
     tables = tmp_path / "tables"
     with AppClient(create_app(folder, str(tables))) as c:
@@ -463,7 +463,7 @@ def test_three_players_with_equal_turns_by_seat_then_the_last_turns(folder, tmp_
     """Equal turns, three players: the equilibrium (seats in the state) gives the second
     seat's advice; once A has finished, B's last turn is exact with C still to play."""
     from thousand.engine.player import PlayerState
-    from thousand.tables.players import solve_players
+    from thousand.storage.players import solve_players
 
     tables = tmp_path / "tables"
     with AppClient(create_app(folder, str(tables))) as c:
@@ -490,7 +490,7 @@ def test_three_players_of_a_small_classic_get_the_exact_equilibrium(folder, tmp_
     push-off: the equilibrium is solved in the background (the levels swept until they
     settle) and the advice is exact, its best value the table's value of the state."""
     from thousand.engine.player import Moves
-    from thousand.tables.players import solve_players
+    from thousand.storage.players import solve_players
 
     tables = tmp_path / "tables"
     sets = [

@@ -56,14 +56,14 @@ _WHERE = {
     "Ruleset": "rules.ruleset",
     "load_ruleset": "rules.ruleset",
     "preset_names": "rules.ruleset",
-    "METHODS": "tables.solve",
-    "OBJECTIVES": "tables.solve",
-    "Solution": "tables.solve",
-    "PlayersSolution": "tables.players",
-    "solve_players": "tables.players",
+    "METHODS": "storage.solve",
+    "OBJECTIVES": "storage.solve",
+    "Solution": "storage.solve",
+    "PlayersSolution": "storage.players",
+    "solve_players": "storage.players",
     "PokerRuleset": "rules.poker",
     "PokerSolution": "solvers.poker",
-    "solve_poker": "tables.poker",
+    "solve_poker": "storage.poker",
 }
 
 __all__ = sorted([*_WHERE, "solve", "__version__"])
@@ -73,7 +73,7 @@ _compat.install()
 
 def __getattr__(name: str):
     if name == "solve":
-        from thousand.tables.solve import solve
+        from thousand.storage.solve import solve
 
         return solve
     where = _WHERE.get(name)
@@ -93,7 +93,7 @@ def __dir__():
 
 class _Package(_types.ModuleType):
     """``thousand.solve`` is the function, although ``thousand.solve`` was also a module
-    (now an alias of :mod:`thousand.tables.solve`): the import system binds a loaded
+    (now an alias of :mod:`thousand.storage.solve`): the import system binds a loaded
     submodule to its package's attribute, which would hide the function; that one binding
     is ignored (the module stays in ``sys.modules``)."""
 

@@ -2,8 +2,10 @@
 gives :mod:`thousand.solvers.duel` with a DeprecationWarning that names the new path.
 
 A module that kept its name as a package (``thousand.rules``, ``thousand.engine``,
-``thousand.kernel``, ``thousand.tables``, ``thousand.play``) offers its former names from
-the package itself and needs nothing here. A module whose names were split among new
+``thousand.kernel``, ``thousand.play``) offers its former names from the package itself and
+needs nothing here. ``thousand.tables`` (a module before 0.2, a package in 0.2) is
+``thousand.storage`` now, named for what it holds beside the data folder ``tables/``; its
+old paths, the package's modules included, are served here. A module whose names were split among new
 modules (:data:`MOVED` lists more than one) is served by a stand-in module that looks each
 name up in them in order. CHANGELOG.md lists every move.
 """
@@ -40,12 +42,12 @@ MOVED: dict[str, tuple[str, ...]] = {
     "rate": ("solvers.rate",),
     "nplayer": ("solvers.nplayer",),
     "approx": ("solvers.approx",),
-    "geometric": ("solvers.geometric", "tables.geometric"),
+    "geometric": ("solvers.geometric", "storage.geometric"),
     "advisor": ("solvers.advice",),
     "poker.advisor": ("solvers.poker_advice",),
-    "poker.game": ("solvers.poker", "tables.poker"),
-    "solve": ("tables.solve", "base.progress"),
-    "players": ("tables.players",),
+    "poker.game": ("solvers.poker", "storage.poker"),
+    "solve": ("storage.solve", "base.progress"),
+    "players": ("storage.players",),
     "oracle": ("analysis.oracle",),
     "bots": ("analysis.bots",),
     "exact": ("analysis.exact",),
@@ -58,7 +60,20 @@ MOVED: dict[str, tuple[str, ...]] = {
     "poker.bots": ("analysis.poker_bots",),
     "poker.evaluate": ("analysis.poker_evaluate",),
     "poker.play": ("play.poker",),
+    # 0.2's package of tables, renamed after 0.2
+    "tables": ("storage",),
+    "tables.files": ("storage.files",),
+    "tables.solve": ("storage.solve",),
+    "tables.players": ("storage.players",),
+    "tables.geometric": ("storage.geometric",),
+    "tables.poker": ("storage.poker",),
+    "tables.cluster": ("storage.cluster",),
 }
+
+
+def _has_children(old: str) -> bool:
+    """Whether old paths lie below ``old`` (then its stand-in is a package of them)."""
+    return any(k.startswith(old + ".") for k in MOVED)
 
 
 def _caller_level() -> int:
@@ -87,7 +102,7 @@ class _Moved(importlib.abc.Loader):
             DeprecationWarning,
             stacklevel=_caller_level(),
         )
-        if len(targets) == 1:
+        if len(targets) == 1 and not _has_children(self.old):
             # the very module, so that its identity (and monkeypatching it) is kept
             sys.modules[name] = importlib.import_module(targets[0])
             return
@@ -101,8 +116,10 @@ class _Moved(importlib.abc.Loader):
 
         module.__getattr__ = __getattr__
         module.__doc__ = f"Deprecated: the names of {', '.join(targets)}."
-        if not targets:
-            module.__path__ = []  # a package of old paths only (thousand.poker)
+        if not targets or _has_children(self.old):
+            # a package of old paths (thousand.poker, thousand.tables): its modules are served
+            # here too, never found again as files under a new name
+            module.__path__ = []
 
 
 class _Finder(importlib.abc.MetaPathFinder):
@@ -112,7 +129,8 @@ class _Finder(importlib.abc.MetaPathFinder):
         old = fullname[len("thousand.") :]
         if old not in MOVED:
             return None
-        return importlib.machinery.ModuleSpec(fullname, _Moved(old, MOVED[old]), is_package=not MOVED[old])
+        package = not MOVED[old] or _has_children(old)
+        return importlib.machinery.ModuleSpec(fullname, _Moved(old, MOVED[old]), is_package=package)
 
 
 def install() -> None:

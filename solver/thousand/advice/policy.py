@@ -55,7 +55,7 @@ class Part(NamedTuple):
 
 
 def _solve_here(rs: Ruleset, kind: str, tables_dir: str | None):
-    from thousand.tables.solve import solve_objective
+    from thousand.storage.solve import solve_objective
 
     return solve_objective(rs, kind, tables_dir, progress=True)
 
@@ -86,7 +86,7 @@ class Advisor:
 
     def duel_available(self) -> tuple[bool, str]:
         """Whether the duel table can be used now (found, or small enough to solve in seconds)."""
-        from thousand.tables.files import find_table
+        from thousand.storage.files import find_table
 
         if "duel" in self._sol or find_table(self.rs, "duel", self.tables_dir) is not None:
             return True, ""
@@ -100,8 +100,8 @@ class Advisor:
         """Whether the exact equilibrium of ``players`` seats can be used now: its table is
         found, or the solver takes the ruleset and it is small enough to solve in seconds."""
         from thousand.solvers.nplayer import NPlayerError
-        from thousand.tables.files import find_table
-        from thousand.tables.players import SMALL_GAME
+        from thousand.storage.files import find_table
+        from thousand.storage.players import SMALL_GAME
 
         kind = objective_named("players").kind(players)
         if kind in self._sol or find_table(self.rs, kind, self.tables_dir) is not None:
@@ -119,7 +119,7 @@ class Advisor:
         """What a solve of the table ``kind`` would cost here, asked once per kind; a
         :class:`thousand.solvers.nplayer.NPlayerError` for a game the N-player solver refuses."""
         from thousand.solvers.nplayer import NPlayerError
-        from thousand.tables.solve import estimate
+        from thousand.storage.solve import estimate
 
         if kind not in self._estimates:
             try:
@@ -218,7 +218,7 @@ class Advisor:
         rs = self.rs
         ok, why = (True, "") if self.mode == "duel" else self.duel_available()
         if ok:
-            from thousand.tables.solve import DuelTooLarge
+            from thousand.storage.solve import DuelTooLarge
 
             try:
                 sol = self.solution("duel")
@@ -343,7 +343,7 @@ class Advisor:
         return Part(head, adv, False, "race")
 
     def _rounded(self, sol, adv: Advice) -> Advice:
-        from thousand.tables.solve import note_rounding
+        from thousand.storage.solve import note_rounding
 
         return note_rounding(sol, adv, command=not self.on_request) if hasattr(sol, "rounding_note") else adv
 

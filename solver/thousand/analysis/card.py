@@ -576,7 +576,7 @@ class CardDuel:
     def __init__(self, rs: Ruleset, solution=None, tables_dir: str | None = None, progress: bool = False):
         from thousand.engine.states import build_state_space
         from thousand.solvers.duel import DuelModel
-        from thousand.tables.solve import estimate, solve_objective
+        from thousand.storage.solve import estimate, solve_objective
 
         t0 = time.perf_counter()
         self.rs = rs

@@ -357,7 +357,7 @@ def chart_rows(
     overrides: tuple[str, ...] = (),
 ) -> list[dict]:
     """The numbers behind a chart (see the module doc)."""
-    from thousand.tables.solve import solve_objective
+    from thousand.storage.solve import solve_objective
 
     against = objective_named(objective).opponents  # the duel's charts, else the race's
     if kind == "win" and not against:

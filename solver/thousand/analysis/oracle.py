@@ -55,7 +55,7 @@ class Oracle(_ActionValues):
     """Values of actions by a solved table (objective ``duel`` or ``race``)."""
 
     def __init__(self, rs: Ruleset, objective: str, tables_dir: str | None = None, progress: bool = True):
-        from thousand.tables.solve import solve_objective
+        from thousand.storage.solve import solve_objective
 
         self.rs, self.objective = rs, objective
         self.kind = objective_named(objective)
@@ -154,7 +154,7 @@ class Oracle(_ActionValues):
 
 class EquilibriumOracle(_ActionValues):
     """Values of actions by the equilibrium of three players or more (a
-    :class:`thousand.tables.players.PlayersSolution`): the mover's chance of winning when
+    :class:`thousand.storage.players.PlayersSolution`): the mover's chance of winning when
     every other player plays the equilibrium,
 
         V(a) = sum over the turn's ends e reached after action a of p(e) * V_mover(next state),

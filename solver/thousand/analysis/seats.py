@@ -2,7 +2,7 @@
 report of ``thousand evaluate RULES --players N``.
 
 The bot takes each seat in turn; the other seats play the exact equilibrium of N players
-(:mod:`thousand.tables.players`, solved or loaded). The bot's chance in each seat is set beside
+(:mod:`thousand.storage.players`, solved or loaded). The bot's chance in each seat is set beside
 the equilibrium's own chance there; the difference is what the bot gives up.
 
 * Exact: every turn of the bot is enumerated forward over the rolls with their exact
@@ -32,7 +32,7 @@ from thousand.rules.ruleset import Ruleset
 from thousand.solvers.advice import last_turn_advisor
 from thousand.solvers.approx import _digits
 from thousand.solvers.nplayer import EquilibriumDecider, NPlayerError, NPlayerSolution, evaluate_profile, turn_ends
-from thousand.tables.players import PlayersSolution, solve_players
+from thousand.storage.players import PlayersSolution, solve_players
 
 from .blunders import Blunders
 from .bots import load_bot

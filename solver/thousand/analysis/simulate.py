@@ -407,7 +407,7 @@ def race_player_tables(rs: Ruleset, table: kernel.RollTable, J: np.ndarray, plan
 def _table_values(rs: Ruleset, objective: str, space: StateSpace, tables_dir):
     """The stored table of ``objective`` in the state order of ``space``; None
     if the table lacks some state of ``space``."""
-    from thousand.tables.solve import solve_objective
+    from thousand.storage.solve import solve_objective
 
     sol = solve_objective(rs, objective, tables_dir, progress=False)
     perm = np.empty(len(space), np.int64)

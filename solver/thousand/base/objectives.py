@@ -140,7 +140,7 @@ def _load(ref: str):
 
 
 _ADVICE = "thousand.solvers.advice"
-_SOLVE = "thousand.tables.solve"
+_SOLVE = "thousand.storage.solve"
 
 REGISTRY: dict[str, Objective] = {
     o.name: o
@@ -213,7 +213,7 @@ REGISTRY: dict[str, Objective] = {
             solver=f"{_SOLVE}:solve_duel_table",
             advised_by=f"{_ADVICE}:duel_advice",
             estimator=f"{_SOLVE}:estimate_duel",
-            table_check="thousand.tables.files:check_duel_table",
+            table_check="thousand.storage.files:check_duel_table",
             options="--objective duel",
             cluster_methods=("passes", "policy"),
             encodings=("float64", "fixed32"),
@@ -232,10 +232,10 @@ REGISTRY: dict[str, Objective] = {
             seated=True,
             methods=("levels",),
             stored=True,
-            solver="thousand.tables.players:solve_players_table",
-            advised_by="thousand.tables.players:players_advice",
-            estimator="thousand.tables.players:estimate",
-            table_check="thousand.tables.files:check_players_table",
+            solver="thousand.storage.players:solve_players_table",
+            advised_by="thousand.storage.players:players_advice",
+            estimator="thousand.storage.players:estimate",
+            table_check="thousand.storage.files:check_players_table",
             options="--players {players}",
             per_players=True,
         ),
@@ -252,9 +252,9 @@ REGISTRY: dict[str, Objective] = {
             seated=True,
             methods=("policy",),
             stored=True,
-            solver="thousand.tables.geometric:solve_geometric_table",
+            solver="thousand.storage.geometric:solve_geometric_table",
             advised_by=f"{_ADVICE}:geometric_advice",
-            table_check="thousand.tables.files:check_geometric_table",
+            table_check="thousand.storage.files:check_geometric_table",
         ),
         Objective(
             name="poker",
@@ -269,9 +269,9 @@ REGISTRY: dict[str, Objective] = {
             seated=False,
             methods=("backward",),
             stored=True,
-            solver="thousand.tables.poker:solve_poker_table",
+            solver="thousand.storage.poker:solve_poker_table",
             advised_by="thousand.solvers.poker_advice:advise",
-            # its situations are checked as they are read (thousand.tables.poker.load_poker)
+            # its situations are checked as they are read (thousand.storage.poker.load_poker)
             options="--players {players}",
             state_fields="poker",
         ),

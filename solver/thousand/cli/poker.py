@@ -83,7 +83,7 @@ def poker_solve(rules, overrides, players, reach, tables_dir, force, as_json) ->
         )
         return
     from thousand.solvers.poker import MAX_PLAYERS
-    from thousand.tables.poker import poker_solution
+    from thousand.storage.poker import poker_solution
 
     if not 2 <= players <= MAX_PLAYERS:
         raise StateError(_("--players must be 2 to {0}, not {1}").format(MAX_PLAYERS, players))
@@ -163,7 +163,7 @@ def poker_advise(
     from thousand.rules.poker import parse_dice
     from thousand.solvers.poker import situation_of
     from thousand.solvers.poker_advice import advise, advise_reach, turn_state
-    from thousand.tables.poker import poker_solution
+    from thousand.storage.poker import poker_solution
 
     rs = ruleset_of(rules, overrides, poker=True)
     dice = parse_dice(roll_text, None)
@@ -220,7 +220,7 @@ def poker_evaluate(
     """Poker dice: a bot's chance in each seat against optimal players, and its worst decisions."""
     from thousand.analysis.poker_evaluate import EXACT_BUDGET, evaluate_poker
     from thousand.solvers.poker import MAX_PLAYERS
-    from thousand.tables.poker import poker_solution
+    from thousand.storage.poker import poker_solution
 
     rs = ruleset_of(rules, overrides, poker=True)
     budget = EXACT_BUDGET if budget is None else budget

@@ -121,7 +121,7 @@ def solve(
     as_json: bool,
 ) -> None:
     """Solve a ruleset for an objective and print the value of the initial state."""
-    from thousand.tables.solve import solve as solve_rules
+    from thousand.storage.solve import solve as solve_rules
 
     rs = ruleset_of(rules, overrides)
     t0 = time.perf_counter()
@@ -213,7 +213,7 @@ def _check_options(chosen, players, method, fixed_point, store, memory_mb, clust
 
 def _solve_to_store(rs, store: str, memory_mb: float, force: bool, as_json: bool, t0: float) -> None:
     """The duel solved out of core into ``store`` (no table)."""
-    from thousand.tables.solve import solve_duel_to_store
+    from thousand.storage.solve import solve_duel_to_store
 
     data = solve_duel_to_store(rs, store, memory_mb, force=force)
     data["seconds"] = round(time.perf_counter() - t0, 6)

@@ -33,7 +33,7 @@ def tables() -> None:
 @json_option
 def tables_list(tables_dir: str | None, as_json: bool) -> None:
     """Every stored table on the search path, with its ruleset, objective, size and state."""
-    from thousand.tables.files import leftovers, search_path, stored_tables
+    from thousand.storage.files import leftovers, search_path, stored_tables
 
     found = stored_tables(tables_dir)
     lines = [
@@ -59,7 +59,7 @@ def tables_list(tables_dir: str | None, as_json: bool) -> None:
 @json_option
 def tables_verify(tables_dir: str | None, as_json: bool) -> None:
     """Check every stored table (checksums, ruleset, format, ranges); exit 2 if one fails."""
-    from thousand.tables.files import stored_tables
+    from thousand.storage.files import stored_tables
 
     found = stored_tables(tables_dir)
     bad = [t for t in found if t.problem]
@@ -91,7 +91,7 @@ def tables_round(rules: str, overrides: tuple[str, ...], to_dir: str, tables_dir
 
     import numpy as np
 
-    from thousand.tables.files import FIXED32, find_table, load_table, save_table
+    from thousand.storage.files import FIXED32, find_table, load_table, save_table
 
     rs = ruleset_of(rules, overrides)
     table = find_table(rs, "duel", tables_dir)
@@ -129,7 +129,7 @@ def tables_clean(tables_dir: str | None, everything: bool, as_json: bool) -> Non
     never touched."""
     import shutil
 
-    from thousand.tables.files import remove_leftovers, search_path, shipped_tables, stored_tables
+    from thousand.storage.files import remove_leftovers, search_path, shipped_tables, stored_tables
 
     gone = [t for t in stored_tables(tables_dir) if t.where != "shipped" and (everything or t.problem)]
     for t in gone:

@@ -281,7 +281,7 @@ class PokerAdvisor:
 
     def advise(self, g: PokerGame) -> str:
         from thousand.solvers.poker_advice import advise
-        from thousand.tables.poker import poker_solution
+        from thousand.storage.poker import poker_solution
 
         if g.over:
             raise Refused(_("the game is over"))

@@ -214,7 +214,7 @@ class GeometricDuel:
 
     objective = "geometric"
     solved_now = False
-    table = None  # the stored table it was read from (thousand.tables.geometric)
+    table = None  # the stored table it was read from (thousand.storage.geometric)
 
     def start_value(self) -> float:
         """The first player's estimated chance from the start, against one opponent in

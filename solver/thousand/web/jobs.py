@@ -3,7 +3,7 @@
 The advice of a game needs a table (the race or the duel of its ruleset); when the table
 is neither shipped nor stored, :meth:`Solves.solution` starts one solve per (ruleset,
 objective) in a thread and raises :class:`Solving`, whose progress (the time so far against
-the estimate of :func:`thousand.tables.solve.estimate`) the page polls. The finished table is
+the estimate of :func:`thousand.storage.solve.estimate`) the page polls. The finished table is
 stored as the command line stores it, so a restart finds it.
 """
 
@@ -28,7 +28,7 @@ class Solving(Exception):
 
 class Job:
     def __init__(self, rs: Ruleset, objective: str, tables_dir: str | None):
-        from thousand.tables.solve import estimate
+        from thousand.storage.solve import estimate
 
         self.rs, self.objective, self.tables_dir = rs, objective, tables_dir
         self.expected = float(estimate(rs, objective)["seconds"][1])
@@ -39,7 +39,7 @@ class Job:
         self.thread.start()
 
     def _run(self) -> None:
-        from thousand.tables.solve import solve_objective
+        from thousand.storage.solve import solve_objective
 
         try:
             self.solution = solve_objective(self.rs, self.objective, self.tables_dir, progress=False)
@@ -91,8 +91,8 @@ class Solves:
     def solution(self, rs: Ruleset, objective: str, tables_dir: str | None = None):
         """The solution of ``objective`` for ``rs`` if its table exists (or a solve has
         finished); otherwise :class:`Solving` (a solve is started on the first ask)."""
-        from thousand.tables.files import find_table
-        from thousand.tables.solve import solve_objective
+        from thousand.storage.files import find_table
+        from thousand.storage.solve import solve_objective
 
         key = (rs.hash, objective)
         with self._guard:

@@ -1,7 +1,7 @@
 """Tables solved on a Dask cluster: the checkpoints' folder, the client and its progress
 line, the solve, the table written and the folder removed -- one run for the duel
-(:func:`thousand.tables.solve.solve_duel_on_cluster`) and the N-player equilibrium
-(:func:`thousand.tables.players.solve_players`); the solvers are
+(:func:`thousand.storage.solve.solve_duel_on_cluster`) and the N-player equilibrium
+(:func:`thousand.storage.players.solve_players`); the solvers are
 :mod:`thousand.solvers.cluster` and :mod:`thousand.solvers.cluster_nplayer`."""
 
 from __future__ import annotations

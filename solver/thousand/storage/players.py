@@ -4,7 +4,7 @@ for the player to move -- exact from the equilibrium, or by the best measured
 approximation of :mod:`thousand.solvers.approx`, labelled with its measured cost.
 
 The table of ``N`` players is ``<ruleset hash>-players<N>/`` in the usual format
-(:mod:`thousand.tables`): ``values.npy`` (seats * m**N, N) float64, row ``c m**N + sum_k
+(:mod:`thousand.storage`): ``values.npy`` (seats * m**N, N) float64, row ``c m**N + sum_k
 x_k m**(N-1-k)`` for the player states ``x_0`` (the mover), ``x_1``, ... (the others in
 the order they move next) with the mover in seat ``c`` (``equal_turns``: the seat matters,
 ``seats`` = N; otherwise c = 0, one seat), column ``j`` the chance of the player in place
@@ -350,7 +350,7 @@ def solve_players(
 
 def _solve_players_on_cluster(rs, players, tables_dir, cluster, checkpoint, progress) -> PlayersSolution:
     """:func:`solve_players` on a Dask cluster: the duel's ``--cluster`` run
-    (:func:`thousand.tables.cluster.on_cluster`) around the N-player equilibrium of
+    (:func:`thousand.storage.cluster.on_cluster`) around the N-player equilibrium of
     :func:`thousand.solvers.cluster_nplayer.solve_nplayer_on_cluster`."""
     from thousand.solvers.cluster_nplayer import solve_nplayer_on_cluster
     from thousand.solvers.nplayer import check_supported

@@ -814,7 +814,7 @@ def solve_objective(
     encoding: str = "float64",
 ) -> Solution:
     """The table of ``objective`` (a table kind: ``race``, ``duel``, ``players3``: a
-    :class:`thousand.tables.players.PlayersSolution`) for ``rs``: found on the search path, or
+    :class:`thousand.storage.players.PlayersSolution`) for ``rs``: found on the search path, or
     solved now (progress on stderr) and written atomically, by the objective's solver in the
     registry (:mod:`thousand.base.objectives`)."""
     obj, players = table_kind(objective)

@@ -1,5 +1,5 @@
 """Poker dice's table: the seat-order game's values ``T[(n, m)][b, j]`` as one checked
-table ``<hash>-poker`` (:mod:`thousand.tables`), found, or solved and written now.
+table ``<hash>-poker`` (:mod:`thousand.storage`), found, or solved and written now.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def save_poker(sol: PokerSolution, root):
 
 
 def load_poker(table, rs: PokerRuleset) -> PokerSolution:
-    """A :class:`PokerSolution` from a loaded table (checked by :func:`thousand.tables.load_table`);
+    """A :class:`PokerSolution` from a loaded table (checked by :func:`thousand.storage.load_table`);
     an incomplete or inconsistent one is a :class:`TableError`."""
     meta, values, states = table.meta, np.asarray(table.values), table.states
     players, H = meta.get("players"), rs.hands.count

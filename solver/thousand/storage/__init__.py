@@ -1,9 +1,9 @@
-"""thousand.tables: solved tables on disk and the one entry point that solves or loads them
--- :func:`~thousand.tables.solve.solve` and :class:`~thousand.tables.solve.Solution`, the
+"""thousand.storage: solved tables on disk and the one entry point that solves or loads them
+-- :func:`~thousand.storage.solve.solve` and :class:`~thousand.storage.solve.Solution`, the
 N-player tables, the geometric approximation's and poker dice's tables.
 
 May import every layer below it: base, rules, kernel, engine, solvers. The names of the
-former module ``thousand.tables`` are offered here (:mod:`thousand.tables.files`).
+former module ``thousand.storage`` are offered here (:mod:`thousand.storage.files`).
 """
 
 from thousand.base.exports import lazy_names
