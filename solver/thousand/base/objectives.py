@@ -27,6 +27,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from .i18n import N_
+
 __all__ = [
     "CHOSEN",
     "REGISTRY",
@@ -46,7 +48,8 @@ class Objective:
     meaning: str
     #: the start value as the solve's summary names it
     start: str
-    #: the value's key in JSON answers, and its short label beside a number
+    #: the value's key in JSON answers, and its short label beside a number (in words;
+    #: translated where it is shown)
     value_name: str
     value_label: str
     #: whether a larger value is better (a chance, points) or a smaller one (turns)
@@ -124,15 +127,6 @@ class Objective:
         if self.table_check:
             _load(self.table_check)(folder, meta, values, states, rs, players, repair)
 
-    def better(self, a: float, b: float) -> bool:
-        """Whether value ``a`` is better than ``b``."""
-        return a > b if self.higher_is_better else a < b
-
-    def best_of(self, values) -> int:
-        """The index of the best of ``values``."""
-        pick = max if self.higher_is_better else min
-        return pick(range(len(values)), key=values.__getitem__)
-
 
 def _load(ref: str):
     module, _sep, name = ref.partition(":")
@@ -140,6 +134,15 @@ def _load(ref: str):
 
 
 _ADVICE = "thousand.solvers.advice"
+# what every objective valued as a chance of winning against opponents shares
+_CHANCE = {
+    "value_name": "win_probability",
+    "value_label": N_("chance to win"),
+    "higher_is_better": True,
+    "low": 0.0,
+    "high": 1.0,
+    "opponents": True,
+}
 _SOLVE = "thousand.storage.solve"
 
 REGISTRY: dict[str, Objective] = {
@@ -150,7 +153,7 @@ REGISTRY: dict[str, Objective] = {
             meaning="the expected points one turn banks (a bust, a mid-turn dump and an overshoot bank nothing)",
             start="the best expected score of one turn from the start",
             value_name="expected_points",
-            value_label="points",
+            value_label=N_("expected points"),
             higher_is_better=True,
             low=0.0,
             high=float("inf"),
@@ -166,8 +169,8 @@ REGISTRY: dict[str, Objective] = {
             name="rate",
             meaning="points per turn in the long run, zero turns and their penalties counted",
             start="the most points per turn in the long run",
-            value_name="points_per_turn",
-            value_label="points per turn",
+            value_name="long_run_points",
+            value_label=N_("points (long run)"),
             higher_is_better=True,
             low=-float("inf"),
             high=float("inf"),
@@ -184,7 +187,7 @@ REGISTRY: dict[str, Objective] = {
             meaning="the expected turns to reach the goal alone",
             start="expected turns to win alone from the start",
             value_name="expected_turns",
-            value_label="turns",
+            value_label=N_("expected turns"),
             higher_is_better=False,
             low=1.0,
             high=float("inf"),
@@ -201,12 +204,7 @@ REGISTRY: dict[str, Objective] = {
             name="duel",
             meaning="the probability that the player to move wins, both playing optimally",
             start="P(first player wins) with optimal play",
-            value_name="win_probability",
-            value_label="P(win)",
-            higher_is_better=True,
-            low=0.0,
-            high=1.0,
-            opponents=True,
+            **_CHANCE,
             seated=True,
             methods=("policy", "passes", "textbook"),
             stored=True,
@@ -223,12 +221,7 @@ REGISTRY: dict[str, Objective] = {
             name="players",
             meaning="every player's chance of winning, all playing the equilibrium of N players",
             start="P(win) by seat with equilibrium play",
-            value_name="win_probability",
-            value_label="P(win)",
-            higher_is_better=True,
-            low=0.0,
-            high=1.0,
-            opponents=True,
+            **_CHANCE,
             seated=True,
             methods=("levels",),
             stored=True,
@@ -243,12 +236,7 @@ REGISTRY: dict[str, Objective] = {
             name="geometric",
             meaning="P(win) against opponents taken as one memoryless opponent (an approximation)",
             start="P(win) against a memoryless opponent",
-            value_name="win_probability",
-            value_label="P(win)",
-            higher_is_better=True,
-            low=0.0,
-            high=1.0,
-            opponents=True,
+            **_CHANCE,
             seated=True,
             methods=("policy",),
             stored=True,
@@ -260,12 +248,7 @@ REGISTRY: dict[str, Objective] = {
             name="poker",
             meaning="the probability of winning a game of poker dice, every player optimal",
             start="P(win) by seat",
-            value_name="win_probability",
-            value_label="P(win)",
-            higher_is_better=True,
-            low=0.0,
-            high=1.0,
-            opponents=True,
+            **_CHANCE,
             seated=False,
             methods=("backward",),
             stored=True,
@@ -279,12 +262,7 @@ REGISTRY: dict[str, Objective] = {
             name="last turn",
             meaning="the chance of the round's top in a last turn of an equal-turns round",
             start="P(the round's top)",
-            value_name="win_probability",
-            value_label="P(win)",
-            higher_is_better=True,
-            low=0.0,
-            high=1.0,
-            opponents=True,
+            **_CHANCE,
             seated=False,
             methods=("dp",),
             stored=False,

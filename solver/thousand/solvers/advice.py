@@ -23,7 +23,7 @@ import numpy as np
 
 from thousand import kernel
 from thousand.base.errors import StateError
-from thousand.base.i18n import _, dice_count
+from thousand.base.i18n import N_, _, dice_count
 from thousand.engine.ends import TurnEnds
 from thousand.engine.player import WIN, Moves, PlayerState
 from thousand.engine.turn import TurnEnd, TurnRules
@@ -137,14 +137,14 @@ class Advice:
 
     def value_label(self) -> str:
         """The name of the options' values, in words: "chance to win", "expected turns", ..."""
-        return {
-            "win_probability": _("chance to win"),
-            "expected_turns": _("expected turns"),
-            "expected_points": _("expected points"),
-            "long_run_points": _("points (long run)"),
-            "duel_product": _("rating (not a chance)"),
-            "estimated_win_probability": _("chance to win, estimated"),
-        }[self.value_name]
+        from thousand.base.objectives import REGISTRY
+
+        labels = {o.value_name: o.value_label for o in REGISTRY.values()}
+        # the approximations' values, which are no objective's
+        labels.update(
+            duel_product=N_("rating (not a chance)"), estimated_win_probability=N_("chance to win, estimated")
+        )
+        return _(labels[self.value_name])
 
     def worth(self, v: float) -> str:
         """A value as a player reads it: "26.6% to win", "≈ 26.6% to win", "3.21 turns", ..."""
