@@ -662,3 +662,63 @@ def test_the_optimal_bot_plays_the_advice_and_gives_up_nothing_among_equilibrium
     rep = evaluate_players(rs, "optimal", 3, games=0, tables_dir=str(tmp_path), progress=False)
     got, eq = rep["json"]["exact"]["seats"], rep["json"]["equilibrium_seats"]
     assert got == pytest.approx(eq, abs=1e-12) and abs(sum(eq) - 1) < 1e-12
+
+
+@pytest.mark.parametrize("sets, seat", [(("goal=12",), None), (("goal=8", "equal_turns=true"), 1)])
+def test_every_players_chance_after_each_option(tmp_path, sets, seat):
+    """Exact advice of three players gives each option every player's chance (the mover's
+    first, then the opponents in the order they move): they sum to 1, the mover's is the
+    option's value, and stopping gives the table's own vector of the banked state (read
+    straight off the table, rotated to the mover first)."""
+    import random
+
+    from thousand.advice.policy import Advisor
+    from thousand.advice.situation import Situation
+    from thousand.storage.players import solve_players
+
+    rs = load_ruleset("pig", sets)
+    sol = solve_players(rs, 3, str(tmp_path))
+    advisor = Advisor(rs, "auto", str(tmp_path))
+    rnd = random.Random(7)
+    checked = 0
+    for _k in range(40):
+        me, o1, o2 = (PlayerState(rnd.randrange(rs.goal)) for _j in range(3))
+        total = rnd.choice([0, *range(2, rs.goal - me.score + 6)])  # a 1 ends the turn: no total of 1
+        sit = Situation(rs, me, (o1, o2), seat=seat, turn_total=total, dice=1)
+        (part,) = advisor.advise(sit)
+        assert part.exact and part.method == "equilibrium"
+        for o in part.advice.options:
+            c = np.asarray(o.detail["chances"])
+            assert abs(c.sum() - 1) < 1e-12 and abs(c[0] - o.value) < 1e-12
+            if o.action == "stop" and me.score + total < rs.goal:
+                after = sol.value([o1, o2, PlayerState(me.score + total)], (seat or 0) + 1)
+                assert np.allclose(c, np.roll(after, 1), atol=1e-12, rtol=0)
+                checked += 1
+    assert checked >= 5
+    out = CliRunner().invoke(
+        main,
+        ["advise", "pig", *[a for s in sets for a in ("--set", s)], "--me", "3", "--opp", "5", "--opp", "1"]
+        + (["--seat", "second"] if seat else [])
+        + ["--turn", "2", "--tables", str(tmp_path), "--json"],
+    )
+    assert out.exit_code == 0, out.output
+    options = json.loads(out.stdout)["options"]
+    assert all(len(o["chances"]) == 3 and abs(o["chances"][0] - o["win_probability"]) < 1e-12 for o in options)
+
+
+def test_a_mixed_state_is_named_by_every_players_state_and_its_weight(tmp_path):
+    """``solve --players N --json`` lists the states where the mover mixes: a state's row of
+    the table decoded back into the players' states (mover first) and its seat."""
+    from thousand.storage.players import solve_players
+
+    for sets, seats in ((("goal=12",), 1), (("goal=8", "equal_turns=true"), 3)):
+        sol = solve_players(load_ruleset("pig", sets), 3, str(tmp_path))
+        x = [PlayerState(5), PlayerState(0), PlayerState(7)]
+        seat = seats - 1
+        got = sol.mixed_state(sol.flat(x, seat), 0.25)
+        assert got["scores"] == [5, 0, 7] and got["weight"] == 0.25
+        assert got["seat"] == (seats if seats > 1 else None)
+    r = CliRunner().invoke(
+        main, ["solve", "pig", "--set", "goal=12", "--players", "3", "--tables", str(tmp_path), "--json"]
+    )
+    assert r.exit_code == 0 and json.loads(r.stdout)["mixed"] == []  # Pig to 12 mixes nowhere

@@ -64,13 +64,22 @@ class Advisor:
     """Advice for the player to move, from the tables the rules have (solved on request)."""
 
     def __init__(
-        self, rs: Ruleset, mode: str = "auto", tables_dir: str | None = None, solver=None, on_request: bool = False
+        self,
+        rs: Ruleset,
+        mode: str = "auto",
+        tables_dir: str | None = None,
+        solver=None,
+        on_request: bool = False,
+        chances: bool = True,
     ):
         """``solver(rs, kind, tables_dir)`` gives a table's solution (default: found or solved
         now, with progress on stderr; the web page solves in the background). ``on_request``:
         a missing table is built when the user asks for it (the web page's build button), so
-        the reasons name no command to type."""
+        the reasons name no command to type. ``chances``: the exact advice of three players or
+        more gives every player's chance after each option (a bot, which plays the best option
+        only, does without)."""
         self.rs, self.mode, self.tables_dir = rs, mode, tables_dir
+        self.chances = chances
         self.solver = solver or _solve_here
         self.on_request = on_request
         self._estimates: dict = {}  # table kind -> the solve's estimate, or why the solver refuses it
@@ -269,6 +278,13 @@ class Advisor:
                     lambda: objective_named("players").advisor(self.solution(kind), sit.opponents, sit.seat),
                 )
                 adv = self._give(made, sit)
+                if self.chances:  # every player's chance after each option, the mover's first
+                    table = self.solution(kind)
+                    for option, c in zip(
+                        adv.options, table.option_chances(made, sit.me, sit.opponents, sit.seat, adv.options)
+                    ):
+                        option.detail["chances"] = c
+                    adv.others = [sit.called(k + 1) for k in range(len(sit.opponents))]
                 head = _("Exact: the best play against {n} players who all play their best.").format(n=N - 1)
                 return [Part(head, adv, True, "equilibrium")]
             missing = Part(_("No exact advice: {why}.").format(why=why), None, False, "missing")

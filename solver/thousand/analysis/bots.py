@@ -408,7 +408,7 @@ class TableBot(Bot):
         from thousand.advice.situation import Situation
 
         if self._advisor is None:
-            self._advisor = Advisor(state.ruleset, "auto", self.tables_dir)
+            self._advisor = Advisor(state.ruleset, "auto", self.tables_dir, chances=False)
         last = state.to_beat is not None
         sit = Situation(
             state.ruleset,

@@ -102,6 +102,7 @@ class Advice:
     roll: tuple[int, ...] | None
     options: list[Option]
     note: str = ""
+    others: list = field(default_factory=list)  # the opponents' names, where options carry every player's chance
 
     @property
     def best(self) -> Option:
@@ -129,6 +130,7 @@ class Advice:
                     "action": o.action,
                     "label": o.label(),
                     self.value_name: o.value,
+                    **({"chances": [float(c) for c in o.detail["chances"]]} if "chances" in o.detail else {}),
                     **({"keep": list(o.dice), "points": o.points, "then": o.then} if o.action == "keep" else {}),
                 }
                 for o in self.options
@@ -187,6 +189,9 @@ class Advice:
         for k, o in enumerate(self.options):
             mark = best if k == 0 else ""
             lines.append(f"  {mark:{len(best)}}  {o.label():<{width}}  {name} {fmt.format(o.value)}")
+            if "chances" in o.detail and self.others:
+                theirs = ", ".join(f"{who} {_percent(c)}" for who, c in zip(self.others, o.detail["chances"][1:]))
+                lines.append(f"  {'':{len(best)}}  {'':<{width}}  " + _("the others: {chances}").format(chances=theirs))
         if self.margin is not None:
             lines.append("  " + _("margin to the second-best option: {m}").format(m=fmt.format(self.margin)))
         return "\n".join(lines)
@@ -245,9 +250,18 @@ class TurnAdvisor:
         notes: list[str] = []
         opts: list[Option] = []
         if s.roll is None:
-            opts.append(Option("roll", self.show(sol.value(self.engine, s)), then=_("roll {n}").format(n=s.dice)))
+            # each option's detail names the node of the turn it leads to (its total, for the DP's horizon)
+            here = {"node": s, "total": s.total}
+            opts.append(
+                Option("roll", self.show(sol.value(self.engine, s)), then=_("roll {n}").format(n=s.dice), detail=here)
+            )
             if self.engine.can_stop(s):
-                opts.append(Option("stop", self.show(sol.value(self.engine, self.engine.stop(s))), then=_("stop")))
+                stop = self.engine.stop(s)
+                opts.append(
+                    Option(
+                        "stop", self.show(sol.value(self.engine, stop)), then=_("stop"), detail={**here, "node": stop}
+                    )
+                )
                 notes.append(self.bank_warning(x, s.total))
             elif s.total > 0:
                 notes.append(_("cannot stop: {why}").format(why=self.engine.stop_refusal(s)))
@@ -260,6 +274,7 @@ class TurnAdvisor:
                         kind,
                         self.show(sol.value(self.engine, after)),
                         then=_("instant win") if kind == "win" else _("bust: the turn is lost"),
+                        detail={"node": after, "total": s.total},
                     )
                 )
             else:
@@ -273,7 +288,8 @@ class TurnAdvisor:
                             dice=a.keep,
                             points=a.points,
                             then=self.then_label(a, nxt),
-                            detail={"action": a},  # the engine's action, for a bot that plays the advice
+                            # the engine's action (for a bot that plays the advice) and where it leads
+                            detail={"action": a, "node": nxt, "total": s.total},
                         )
                     )
                 if not any(a.then in ("stop", "banked (confirmed)") for a in legal):

@@ -104,6 +104,7 @@ class PlayersSolution:
         from thousand.solvers.nplayer import seat_count
 
         self.seats = seat_count(rs, players)
+        self._last_round: LastRound | None = None
 
     @property
     def meta(self) -> dict:
@@ -205,7 +206,7 @@ class PlayersSolution:
         horizon = None
         if r:
             top = int(self.meta["last_turn_horizon"])
-            rest = LastRound(rs, kernel.roll_table(rs), [decode(row) for row in self.table.states], top)
+            rest = self.last_round()
             Y = 0
             for o in opponents[:r]:
                 Y = Y * self.m + self.index[o]
@@ -231,6 +232,111 @@ class PlayersSolution:
 
         return TurnAdvisor(self.rs, "duel", values_of, float, True, "win_probability", horizon=horizon)
 
+    def option_chances(self, adv, me: PlayerState, opponents, seat: int | None, options) -> list[np.ndarray]:
+        """Every player's chance after each of ``options`` (the options of advice from
+        :meth:`advisor`'s ``adv`` for ``me``; the mover first, then ``opponents`` in the
+        order they move): the mover plays on by the equilibrium (its own best, as the
+        advice's values say), and each turn end leads to a game state whose whole value
+        vector the table holds,
+
+            C(node) = sum over rolls r of p(r) C(after(node, r)),  after a choice the
+            mover's best option's C;  C(end) = the table's vector of the state it leads to.
+
+        Its first entry is the option's value; the entries sum to 1."""
+        from thousand.engine.turn import TurnEnd, roll_outcomes
+
+        opponents = [self.moves.check(o) for o in opponents]
+        seat = self.check_seat(seat)
+        engine, N, rs = adv.engine, self.players, self.rs
+        solved = adv.solve_turn(me, max((o.detail.get("total", 0) for o in options), default=0))
+        ends, u = solved.ends, rs.unit
+        r = N - 1 - seat if self.seats > 1 else 0  # the later seats a win leaves their last turns
+        V = self.table.values
+
+        def state_vector(others, y) -> np.ndarray:
+            # the table's row lists the next mover first and the mover last: the mover first again
+            return np.roll(np.asarray(V[self.flat([*others, y], seat + 1)], dtype=float), 1)
+
+        def end_vector(end: TurnEnd) -> np.ndarray:
+            if end.kind == "bust":
+                return state_vector(opponents, ends.bust_next)
+            if end.kind == "win":
+                return self._win_vector(r, opponents, ends.x.score + end.total)
+            t = min(end.total // u, ends.T)
+            y = ends.stop_next[t] if end.kind == "stop" else ends.forced_next[t]
+            if y is None:
+                return np.zeros(N)
+            if y == WIN:
+                return self._win_vector(r, opponents, ends.x.score + t * u)
+            change = ends.others_after(self.moves, t)
+            return state_vector([self.moves.affect_opponent(o, *change) for o in opponents], y)
+
+        cap = ends.T * u  # from this total on, every total ends the turn alike (the DP's horizon)
+
+        def key(node):
+            return node if isinstance(node, TurnEnd) or node.total <= cap else node._replace(total=cap)
+
+        # every node before a roll that the options reach, playing the mover's best: one row
+        # each of C = P C + B (P: the chance of the next node, B: of the ends' vectors)
+        index: dict = {}
+        rows: list = []  # per node: [(p, next node key or end vector)]
+        todo = [key(o.detail["node"]) for o in options if not isinstance(o.detail["node"], TurnEnd)]
+        for node in todo:
+            if node in index:
+                continue
+            index[node] = len(rows)
+            row = []
+            for faces, p in roll_outcomes(rs, node.dice):
+                after = engine.after_roll(node, faces)
+                if not isinstance(after, TurnEnd):
+                    legal = engine.legal(after)
+                    # the mover's best by its own values (the first of equals, as the advice lists them)
+                    best = max(legal, key=lambda a, s=after: solved.value(engine, engine.apply(s, a)))
+                    after = engine.apply(after, best)
+                if isinstance(after, TurnEnd):
+                    row.append((p, end_vector(after)))
+                else:
+                    row.append((p, key(after)))
+                    todo.append(key(after))
+            rows.append(row)
+        n = len(rows)
+        P, B = np.zeros((n, n)), np.zeros((n, N))
+        for k, row in enumerate(rows):
+            for p, nxt in row:
+                if isinstance(nxt, np.ndarray):
+                    B[k] += p * nxt
+                else:
+                    P[k, index[nxt]] += p
+        C = np.linalg.solve(np.eye(n) - P, B) if n else B
+
+        def node_vector(node) -> np.ndarray:
+            return end_vector(node) if isinstance(node, TurnEnd) else C[index[key(node)]]
+
+        return [node_vector(o.detail["node"]) for o in options]
+
+    def _win_vector(self, r: int, opponents, final: int) -> np.ndarray:
+        """Every player's chance when the mover reaches the goal with ``final`` points: the
+        game's end, or with equal turns the rest of the round (the ``r`` players after the
+        mover play their last turns; those before it have played theirs)."""
+        out = np.zeros(self.players)
+        if not r:
+            out[0] = 1.0
+            return out
+        Y = 0
+        for o in opponents[:r]:
+            Y = Y * self.m + self.index[o]
+        out[: r + 1] = self.last_round().value(r, Y, final)
+        return out
+
+    def last_round(self) -> LastRound:
+        """The rest of an equal-turns round after a win, to the table's horizon (built once:
+        it keeps the chains it has solved)."""
+        if self._last_round is None:
+            top = int(self.meta["last_turn_horizon"])
+            states = [decode(row) for row in self.table.states]
+            self._last_round = LastRound(self.rs, kernel.roll_table(self.rs), states, top)
+        return self._last_round
+
     def advise(
         self, me: PlayerState, opponents, *, turn: int = 0, dice: int | None = None, roll=None, seat: int | None = None
     ):
@@ -241,6 +347,21 @@ class PlayersSolution:
         roll = tuple(roll) if roll is not None else None
         adv.engine.check_reachable(adv.engine.state(me, turn, dice, roll))
         return adv.advise(me, turn, dice, roll)
+
+    def mixed_state(self, flat: int, weight: float) -> dict:
+        """A state where the mover mixes, as JSON: every player's state (the mover first, then
+        in the order they move), the mover's seat under equal turns, and the weight: where the
+        mover's turn policies, ordered along its bust value, change at a breakpoint, it plays
+        the one above with this probability and the one below otherwise (docs/solver.md)."""
+        seat, rest = divmod(flat, self.m**self.players)
+        rows = [(rest // self.m ** (self.players - 1 - k)) % self.m for k in range(self.players)]
+        states = [decode(self.table.states[i]) for i in rows]
+        return {
+            "scores": [x.score for x in states],
+            "states": [x._asdict() for x in states],
+            "seat": seat + 1 if self.seats > 1 else None,
+            "weight": weight,
+        }
 
     def summary(self) -> dict:
         m = self.meta
@@ -253,6 +374,7 @@ class PlayersSolution:
             ],
             "certificate": m["certificate"],
             "mixed_states": len(m.get("mixed", [])),
+            "mixed": [self.mixed_state(int(k), float(w)) for k, w in m.get("mixed", [])],
             "states": m["states"],
             "player_states": m["player_states"],
             "sweeps": m.get("sweeps"),
@@ -262,6 +384,21 @@ class PlayersSolution:
             "table": str(self.table.path),
             "solved_now": self.solved_now,
         }
+
+    def _mixed_text(self, shown: int = 4) -> str:
+        """A few of the mixed states, in words (``solve --json`` lists them all)."""
+        mixed = self.meta.get("mixed", [])
+        if not mixed:
+            return ""
+        some = [self.mixed_state(int(k), float(w)) for k, w in mixed[:shown]]
+        text = "; ".join(
+            "scores "
+            + ", ".join(map(str, d["scores"]))
+            + (f" (seat {d['seat']})" if d["seat"] else "")
+            + f": weight {d['weight']:.6f}"
+            for d in some
+        )
+        return f" ({text}{'; ...' if len(mixed) > shown else ''})"
 
     def describe(self) -> str:
         m = self.meta
@@ -278,7 +415,7 @@ class PlayersSolution:
             f"  fair compensation ({'each seat behind' if self.seats > 1 else 'each later seat'} alone, "
             f"closest to 1/{self.players}): {fair}\n"
             f"  certificate (the largest gain of a deviation) {m['certificate']:.1e}; "
-            f"{len(m.get('mixed', []))} states where the mover mixes\n"
+            f"{len(m.get('mixed', []))} states where the mover mixes{self._mixed_text()}\n"
             f"  {m['states']:,} states, {sweeps}{m['solve_seconds']:.2f} s ({how})\n  table: {self.table.path}"
         )
 
