@@ -125,6 +125,7 @@ class Advice:
             "headline": self.headline(),
             "margin": self.margin,
             "note": self.note or None,
+            **({"others": list(self.others)} if self.others else {}),
             "options": [
                 {
                     "action": o.action,

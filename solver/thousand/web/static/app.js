@@ -633,6 +633,13 @@ async function advice() {
       fill.style.width = `${Math.round(8 + 92 * share)}%`;
       bar.append(fill);
       row.append(label, bar);
+      if (o.chances && part.others) {
+        // every other player's chance after this option, one line below the mover's
+        const them = document.createElement("div");
+        them.className = "others muted";
+        them.textContent = part.others.map((name, j) => `${name} ${(100 * o.chances[j + 1]).toFixed(1)}%`).join(", ");
+        row.append(them);
+      }
       box.append(row);
     });
   }
