@@ -7,9 +7,11 @@ play` with three players."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 from itertools import product
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -722,3 +724,37 @@ def test_a_mixed_state_is_named_by_every_players_state_and_its_weight(tmp_path):
         main, ["solve", "pig", "--set", "goal=12", "--players", "3", "--tables", str(tmp_path), "--json"]
     )
     assert r.exit_code == 0 and json.loads(r.stdout)["mixed"] == []  # Pig to 12 mixes nowhere
+
+
+def test_an_exported_equilibrium_checks_with_the_standalone_script(tmp_path):
+    """``thousand tables export`` writes the equilibrium so that docs/check_pig_equilibrium.py
+    (NumPy only, Pig's turn written from the rules) finds every state's chances summing to 1
+    and every mover's chance its best one-turn answer to the file's values."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "pig.npz"
+    args = ["tables", "export", "pig", "--set", "goal=20", "--players", "3", "--out", str(out)]
+    r = CliRunner().invoke(main, [*args, "--tables", str(tmp_path), "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["states"] == 20**3  # the scores 0 to 19 of each player
+    data = np.load(out)
+    assert data["values"].shape == (20**3, 3) and int(data["players"]) == 3 and "goal = 20" in str(data["ruleset"])
+    script = Path(__file__).resolve().parents[1] / "docs" / "check_pig_equilibrium.py"
+    done = subprocess.run([sys.executable, str(script), str(out)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    sums, gap = (float(x) for x in re.findall(r"within ([0-9.e+-]+)", done.stdout))
+    assert sums < 1e-12 and gap < 1e-12
+    # a state whose mover's chance is altered by 1e-6 is caught
+    bad = dict(data)
+    bad["values"] = data["values"].copy()
+    bad["values"][1234] += np.array([1e-6, -1e-6, 0.0])
+    np.savez(tmp_path / "bad.npz", **bad)
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "bad.npz")], capture_output=True, text=True)
+    assert float(re.findall(r"within ([0-9.e+-]+)", done.stdout)[1]) > 5e-7
+    # bad input: one line, exit 2
+    for wrong, says in ((["--players", "2"], "3 players or more"), (["--out", str(tmp_path / "x.csv")], ".npz")):
+        r = CliRunner().invoke(
+            main, ["tables", "export", "pig", "--set", "goal=20", "--players", "3", "--out", str(out), *wrong]
+        )
+        assert r.exit_code == 2 and says in r.stderr, r.output

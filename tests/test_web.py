@@ -438,6 +438,10 @@ def exact_advice_of_three(c, gid, seconds: float) -> dict:
         threading.Event().wait(0.05)
     (part,) = r.json()["advice"]
     assert part["exact"] and "against 2 players who all play their best" in part["method"]
+    # every player's chance after each option: the mover's first (its value), summing to 1
+    assert len(part["others"]) == 2
+    for o in part["options"]:
+        assert abs(sum(o["chances"]) - 1) < 1e-9 and abs(o["chances"][0] - o[part["value"]]) < 1e-12
     return part
 
 

@@ -20,7 +20,7 @@ from .options import (
     tables_option,
 )
 
-__all__ = ["tables", "tables_clean", "tables_list", "tables_round", "tables_verify"]
+__all__ = ["tables", "tables_clean", "tables_export", "tables_list", "tables_round", "tables_verify"]
 
 
 @click.group(cls=Group)
@@ -148,5 +148,38 @@ def tables_clean(tables_dir: str | None, everything: bool, as_json: bool) -> Non
             [f"removed {t.path}" for t in gone]
             + [f"removed {x.path} (an interrupted solve's unfinished write)" for x in left]
             + [f"{len(gone)} tables and {len(left)} unfinished writes removed, {freed / 2**20:.1f} MB freed"]
+        ),
+    )
+
+
+@tables.command("export")
+@rules_argument
+@set_option
+@click.option("--players", "players", type=int, required=True, help="The equilibrium of this many players (3 or more).")
+@click.option("--out", "out", required=True, metavar="FILE.npz", help="Where to write it (an .npz; docs/export.md).")
+@tables_option
+@json_option
+def tables_export(
+    rules: str, overrides: tuple[str, ...], players: int, out: str, tables_dir: str | None, as_json: bool
+) -> None:
+    """Export the equilibrium of N players for anyone to check: every seat's chance in every
+    state, the states where a mover mixes and the rules in full (docs/export.md; a standalone
+    script there re-checks Pig's equations from the file alone)."""
+    from thousand.base.untrusted import output_file
+    from thousand.storage.players import solve_players
+
+    rs = ruleset_of(rules, overrides)
+    if players < 3:
+        raise StateError(_("--players {0}: the export is of an equilibrium of 3 players or more").format(players))
+    if not out.endswith(".npz"):
+        raise StateError(_("--out {0}: the export is an .npz file; name it so").format(out))
+    target = output_file(out, "--out")
+    sol = solve_players(rs, players, tables_dir, progress=True)
+    got = sol.export(target)
+    emit(
+        got,
+        as_json,
+        _("wrote the equilibrium of {n} players of {name} to {out}: {states:,} states, {mb:.1f} MB").format(
+            n=players, name=rs.name, out=got["out"], states=got["states"], mb=got["bytes"] / 2**20
         ),
     )

@@ -363,6 +363,41 @@ class PlayersSolution:
             "weight": weight,
         }
 
+    def export(self, path) -> dict:
+        """Write the equilibrium for anyone to check (docs/export.md): an ``.npz`` of the
+        values (every seat's chance in every state), the player states, the mixed states
+        and the rules in full. Written beside, then renamed: a reader never sees half a file."""
+        import os
+        import tempfile
+
+        from thousand.rules.text import dump_toml
+
+        path = Path(path)
+        arrays = {
+            "values": np.asarray(self.table.values, dtype=np.float64),
+            "states": np.asarray(self.table.states, dtype=np.int64),
+            "fields": np.array(list(self.table.meta.get("state_fields", [])), dtype=str),
+            "players": np.int64(self.players),
+            "seats": np.int64(self.seats),
+            "mixed": np.array([[k, w] for k, w in self.meta.get("mixed", [])], dtype=np.float64).reshape(-1, 2),
+            "certificate": np.float64(self.meta["certificate"]),
+            "ruleset": np.array(dump_toml(self.rs.to_mapping())),
+        }
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".npz", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.savez_compressed(fh, **arrays)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return {
+            "out": str(path),
+            "states": int(arrays["values"].shape[0]),
+            "players": self.players,
+            "bytes": path.stat().st_size,
+        }
+
     def summary(self) -> dict:
         m = self.meta
         fair = self.fair_compensation()

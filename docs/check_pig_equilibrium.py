@@ -1,0 +1,80 @@
+"""Check an exported equilibrium of Pig from the file alone (it imports numpy, not thousand).
+
+    python docs/check_pig_equilibrium.py pig-3.npz
+
+The file is written by ``thousand tables export pig --players N --out pig-3.npz``; its
+format is docs/export.md. Pig's rules, written here from docs/rules.md and not read from the
+solver: a turn rolls one six-faced die; a 1 ends it with nothing banked, any other face adds
+to the turn total; the player may stop after any roll that scored and bank the total; the
+first player whose banked score reaches the goal wins at once.
+
+What it checks, for every state of the file (a row: the scores of the player to move and
+then of the others in the order they move, and every player's chance in that order):
+
+1. the chances of a state sum to 1;
+2. the mover's chance is its best one-turn answer to the file's values: with
+   ``B(t)`` its chance when it banks ``t`` (1 at the goal, else its entry, the last, in the
+   state that follows) and ``Z`` its chance after a 1 (the state that follows a bust),
+
+       R(t) = max( B(t) if t > 0,  Z/6 + sum over faces f = 2..6 of R(t + f)/6 ),
+
+   the mover's chance is ``R(0)`` (a turn starts with a roll). The largest gap over the
+   states is the certificate: how much any mover could gain by playing its turn otherwise
+   (at a state where the mover mixes, both policies it mixes are best, so the gap is 0
+   there too).
+
+It prints both largest errors; an equilibrium has them at rounding (about 1e-15).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+
+def check(path: str) -> tuple[float, float]:
+    data = np.load(path)
+    values, states, players = data["values"], data["states"], int(data["players"])
+    if int(data["seats"]) != 1:
+        raise SystemExit("equal turns: the mover's seat is part of the state; this script checks the plain game")
+    rules = str(data["ruleset"])
+    goal = int(next(line.split("=")[1] for line in rules.splitlines() if line.startswith("goal")))
+    fields = list(data["fields"])
+    scores = states[:, fields.index("score")]
+    m, N = len(scores), players
+    sums = float(np.max(np.abs(values.sum(axis=1) - 1.0)))
+
+    # every state as the rows of its players' scores, mover first
+    flat = np.arange(m**N)
+    rows = np.stack([(flat // m ** (N - 1 - k)) % m for k in range(N)], axis=1)
+    others = rows[:, 1:]
+
+    def after(mover_rows: np.ndarray) -> np.ndarray:
+        """The flat index of the state that follows: the others in order, the mover last."""
+        nxt = np.concatenate([others, mover_rows[:, None]], axis=1)
+        return (nxt * (m ** np.arange(N - 1, -1, -1))).sum(axis=1)
+
+    me = scores[rows[:, 0]]
+    bust = values[after(rows[:, 0]), N - 1]
+    row_of_score = np.zeros(goal, dtype=np.int64)
+    row_of_score[scores] = np.arange(m)
+    # R(t) from the largest total down; the six totals above t are all a roll reaches
+    ahead = {t: np.ones(m**N) for t in range(goal + 1, goal + 7)}
+    for t in range(goal, -1, -1):
+        total = me + t
+        won = total >= goal
+        roll = bust / 6 + sum(np.where(total + f >= goal, 1.0, ahead[t + f]) / 6 for f in range(2, 7))
+        if t == 0:
+            R0 = roll
+            break
+        bank = np.where(won, 1.0, values[after(row_of_score[np.minimum(total, goal - 1)]), N - 1])
+        ahead[t] = np.where(won, 1.0, np.maximum(bank, roll))
+        ahead.pop(t + 6, None)
+    gap = float(np.max(np.abs(R0 - values[:, 0])))
+    return sums, gap
+
+
+if __name__ == "__main__":
+    sums, gap = check(sys.argv[1])
+    print(f"chances sum to 1 within {sums:.1e}; the mover's chance is its best turn within {gap:.1e}")
