@@ -21,9 +21,20 @@ then of the others in the order they move, and every player's chance in that ord
    the mover's chance is ``R(0)`` (a turn starts with a roll). The largest gap over the
    states is the certificate: how much any mover could gain by playing its turn otherwise
    (at a state where the mover mixes, both policies it mixes are best, so the gap is 0
-   there too).
+   there too);
+3. every other player's chance follows from the mover's turn: playing its best (stopping
+   where banking is worth more than rolling on), each turn end leads to a state whose whole
+   row the file holds, and
 
-It prints both largest errors; an equilibrium has them at rounding (about 1e-15).
+       C(t) = the row of the banked state if the mover stops at t,
+              else  (row after a 1)/6 + sum over f = 2..6 of C(t + f)/6,
+
+   must give the state's own row at t = 0, for every seat. A mixed state (listed in the
+   file) plays two policies and is left out, and so is a state where stopping and rolling
+   on tie within 1e-12 somewhere in the turn (its policy is the solver's choice of two
+   equals): both are counted.
+
+It prints the largest errors; an equilibrium has them at rounding (about 1e-15).
 """
 
 from __future__ import annotations
@@ -33,7 +44,7 @@ import sys
 import numpy as np
 
 
-def check(path: str) -> tuple[float, float]:
+def check(path: str) -> tuple[float, float, float]:
     data = np.load(path)
     values, states, players = data["values"], data["states"], int(data["players"])
     if int(data["seats"]) != 1:
@@ -56,25 +67,49 @@ def check(path: str) -> tuple[float, float]:
         return (nxt * (m ** np.arange(N - 1, -1, -1))).sum(axis=1)
 
     me = scores[rows[:, 0]]
-    bust = values[after(rows[:, 0]), N - 1]
+    bust_rows = after(rows[:, 0])
+    bust = values[bust_rows, N - 1]
     row_of_score = np.zeros(goal, dtype=np.int64)
     row_of_score[scores] = np.arange(m)
-    # R(t) from the largest total down; the six totals above t are all a roll reaches
-    ahead = {t: np.ones(m**N) for t in range(goal + 1, goal + 7)}
+    won_row = np.zeros(N)
+    won_row[N - 1] = 1.0  # the mover wins: in the order of the next state, the mover is last
+    # R(t) (the mover's best) and C(t) (every chance, in the next state's order) from the
+    # largest total down; the six totals above t are all a roll reaches
+    R = {t: np.ones(m**N) for t in range(goal + 1, goal + 7)}
+    C = {t: np.broadcast_to(won_row, (m**N, N)) for t in range(goal + 1, goal + 7)}
+    ties = np.zeros(m**N, dtype=bool)
     for t in range(goal, -1, -1):
         total = me + t
         won = total >= goal
-        roll = bust / 6 + sum(np.where(total + f >= goal, 1.0, ahead[t + f]) / 6 for f in range(2, 7))
+        roll = bust / 6 + sum(np.where(total + f >= goal, 1.0, R[t + f]) / 6 for f in range(2, 7))
+        roll_c = values[bust_rows] / 6 + sum(
+            np.where((total + f >= goal)[:, None], won_row, C[t + f]) / 6 for f in range(2, 7)
+        )
         if t == 0:
-            R0 = roll
+            R0, C0 = roll, roll_c
             break
-        bank = np.where(won, 1.0, values[after(row_of_score[np.minimum(total, goal - 1)]), N - 1])
-        ahead[t] = np.where(won, 1.0, np.maximum(bank, roll))
-        ahead.pop(t + 6, None)
+        banked = values[after(row_of_score[np.minimum(total, goal - 1)])]
+        bank = np.where(won, 1.0, banked[:, N - 1])
+        stop = won | (bank > roll)
+        ties |= ~won & (np.abs(bank - roll) <= 1e-12)
+        R[t] = np.where(won, 1.0, np.maximum(bank, roll))
+        C[t] = np.where(won[:, None], won_row, np.where(stop[:, None], banked, roll_c))
+        R.pop(t + 6, None)
+        C.pop(t + 6, None)
     gap = float(np.max(np.abs(R0 - values[:, 0])))
-    return sums, gap
+    # the next state's order (the others, then the mover) back to the mover first
+    C0 = np.roll(C0, 1, axis=1)
+    mixed = np.zeros(m**N, dtype=bool)
+    mixed[data["mixed"][:, 0].astype(np.int64)] = True
+    pure = ~mixed & ~ties
+    seats = float(np.max(np.abs(C0[pure] - values[pure]))) if pure.any() else 0.0
+    print(f"{int(mixed.sum())} mixed states and {int((ties & ~mixed).sum())} with a tie left out of check 3")
+    return sums, gap, seats
 
 
 if __name__ == "__main__":
-    sums, gap = check(sys.argv[1])
-    print(f"chances sum to 1 within {sums:.1e}; the mover's chance is its best turn within {gap:.1e}")
+    sums, gap, seats = check(sys.argv[1])
+    print(
+        f"chances sum to 1 within {sums:.1e}; the mover's chance is its best turn within {gap:.1e}; "
+        f"every seat's chance follows the mover's turn within {seats:.1e}"
+    )

@@ -743,8 +743,8 @@ def test_an_exported_equilibrium_checks_with_the_standalone_script(tmp_path):
     script = Path(__file__).resolve().parents[1] / "docs" / "check_pig_equilibrium.py"
     done = subprocess.run([sys.executable, str(script), str(out)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    sums, gap = (float(x) for x in re.findall(r"within ([0-9.e+-]+)", done.stdout))
-    assert sums < 1e-12 and gap < 1e-12
+    sums, gap, seats = (float(x) for x in re.findall(r"within ([0-9.e+-]+)", done.stdout))
+    assert sums < 1e-12 and gap < 1e-12 and seats < 1e-12
     # a state whose mover's chance is altered by 1e-6 is caught
     bad = dict(data)
     bad["values"] = data["values"].copy()
@@ -752,6 +752,14 @@ def test_an_exported_equilibrium_checks_with_the_standalone_script(tmp_path):
     np.savez(tmp_path / "bad.npz", **bad)
     done = subprocess.run([sys.executable, str(script), str(tmp_path / "bad.npz")], capture_output=True, text=True)
     assert float(re.findall(r"within ([0-9.e+-]+)", done.stdout)[1]) > 5e-7
+    # and a state whose other seats' chances are swapped (still summing to 1) by the third check
+    bad["values"] = data["values"].copy()
+    bad["values"][2345, [1, 2]] = bad["values"][2345, [2, 1]] + np.array([0.0, 1e-9])
+    bad["values"][2345, 1] -= 1e-9
+    np.savez(tmp_path / "bad.npz", **bad)
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "bad.npz")], capture_output=True, text=True)
+    got = [float(x) for x in re.findall(r"within ([0-9.e+-]+)", done.stdout)]
+    assert got[2] > 1e-9 or abs(data["values"][2345, 1] - data["values"][2345, 2]) < 1e-9
     # bad input: one line, exit 2
     for wrong, says in ((["--players", "2"], "3 players or more"), (["--out", str(tmp_path / "x.csv")], ".npz")):
         r = CliRunner().invoke(
