@@ -113,8 +113,13 @@ def measured_cost(method: str, rs: Ruleset, players: int, seat_last: bool | None
                 losses.append(v)
     if not losses:
         return None
-    where = tuple(
+    # each kind of game once (variants of one game, its pits or barrel changed, counted)
+    games = [
         _("{preset} to {goal}, {n} players").format(preset=c["preset"], goal=c["goal"], n=c["players"]) for c in cases
+    ]
+    where = tuple(
+        g if games.count(g) == 1 else _("{game} ({k} variants)").format(game=g, k=games.count(g))
+        for g in dict.fromkeys(games)
     )
     longest = max(int(c["goal"]) for c in cases)
     return Cost(method, min(losses), max(losses), where, longest, rs.goal > longest)

@@ -99,10 +99,15 @@ class Advisor:
 
         if "duel" in self._sol or find_table(self.rs, "duel", self.tables_dir) is not None:
             return True, ""
-        n = self.estimate("duel")["player_states"]  # listed once, and the estimate keeps them
+        est = self.estimate("duel")  # the player states listed once (up to the solver's limit), and kept
+        n = est["player_states"]
         if n <= (SMALL_DUEL_EQUAL_TURNS if self.rs.equal_turns else SMALL_DUEL):
             return True, ""
-        why = _("the exact two-player table of these rules is not solved yet ({n} player states)").format(n=n)
+        why = (
+            _("the exact two-player table of these rules is not solved yet (at least {n:,} player states)")
+            if est.get("exceeded")
+            else _("the exact two-player table of these rules is not solved yet ({n:,} player states)")
+        ).format(n=n)
         return False, why + self.how_to_build("duel")
 
     def players_available(self, players: int) -> tuple[bool, str]:
