@@ -44,7 +44,7 @@ class Objective:
     """One objective: what it is, how it is solved and stored, and how its value reads."""
 
     name: str
-    #: what a value is, in words (the start value of a solve is this from the start)
+    #: what a value is, in words (translated where it is shown; a solve's start value is this from the start)
     meaning: str
     #: the start value as the solve's summary names it
     start: str
@@ -150,7 +150,7 @@ REGISTRY: dict[str, Objective] = {
     for o in (
         Objective(
             name="turn",
-            meaning="the expected points one turn banks (a bust, a mid-turn dump and an overshoot bank nothing)",
+            meaning=N_("the expected points one turn banks (a bust, a mid-turn dump and an overshoot bank nothing)"),
             start="the best expected score of one turn from the start",
             value_name="expected_points",
             value_label=N_("expected points"),
@@ -167,7 +167,7 @@ REGISTRY: dict[str, Objective] = {
         ),
         Objective(
             name="rate",
-            meaning="points per turn in the long run, zero turns and their penalties counted",
+            meaning=N_("points per turn in the long run, zero turns and their penalties counted"),
             start="the most points per turn in the long run",
             value_name="long_run_points",
             value_label=N_("points (long run)"),
@@ -184,7 +184,7 @@ REGISTRY: dict[str, Objective] = {
         ),
         Objective(
             name="race",
-            meaning="the expected turns to reach the goal alone",
+            meaning=N_("the expected turns to reach the goal alone"),
             start="expected turns to win alone from the start",
             value_name="expected_turns",
             value_label=N_("expected turns"),
@@ -202,7 +202,7 @@ REGISTRY: dict[str, Objective] = {
         ),
         Objective(
             name="duel",
-            meaning="the probability that the player to move wins, both playing optimally",
+            meaning=N_("the probability that the player to move wins, both playing optimally"),
             start="P(first player wins) with optimal play",
             **_CHANCE,
             seated=True,
@@ -219,7 +219,7 @@ REGISTRY: dict[str, Objective] = {
         ),
         Objective(
             name="players",
-            meaning="every player's chance of winning, all playing the equilibrium of N players",
+            meaning=N_("every player's chance of winning, all playing the equilibrium of N players"),
             start="P(win) by seat with equilibrium play",
             **_CHANCE,
             seated=True,
@@ -234,7 +234,7 @@ REGISTRY: dict[str, Objective] = {
         ),
         Objective(
             name="geometric",
-            meaning="P(win) against opponents taken as one memoryless opponent (an approximation)",
+            meaning=N_("the chance of winning against opponents taken as one memoryless opponent (an estimate)"),
             start="P(win) against a memoryless opponent",
             **_CHANCE,
             seated=True,
@@ -246,7 +246,7 @@ REGISTRY: dict[str, Objective] = {
         ),
         Objective(
             name="poker",
-            meaning="the probability of winning a game of poker dice, every player optimal",
+            meaning=N_("the probability of winning a game of poker dice, every player optimal"),
             start="P(win) by seat",
             **_CHANCE,
             seated=False,
@@ -260,7 +260,7 @@ REGISTRY: dict[str, Objective] = {
         ),
         Objective(
             name="last turn",
-            meaning="the chance of the round's top in a last turn of an equal-turns round",
+            meaning=N_("the chance of the round's top in a last turn of an equal-turns round"),
             start="P(the round's top)",
             **_CHANCE,
             seated=False,
