@@ -10,14 +10,14 @@ from pathlib import Path
 import numpy as np
 
 from thousand import kernel
-from thousand.base.progress import Progress, peak_memory_mb
+from thousand.base.progress import Progress
 from thousand.engine.states import build_state_space, decode
 from thousand.rules.ruleset import Ruleset
 from thousand.solvers.geometric import GRID, GeometricDuel, solve_geometric
 from thousand.solvers.lastturn import last_turn_horizon
 
 from .files import find_table, load_table, save_table, write_target
-from .solve import solve_objective
+from .solve import player_table_meta, solve_objective
 
 __all__ = ["geometric_duel", "solve_geometric_table"]
 
@@ -44,19 +44,13 @@ def geometric_duel(rs: Ruleset, tables_dir: str | None = None, progress: bool = 
         horizon = None
         if rs.equal_turns:
             horizon = int(last_turn_horizon(rs, kernel.roll_table(rs), space.states))
+        meaning = (
+            "V[state, k]: best chance of winning against an opponent who wins each of its turns with chance 1/grid[k]"
+        )
         extra = {
-            "states": len(space),
-            "player_states": len(space),
-            "iterations": sol.iterations,
-            "residual": sol.residual,
-            "solve_seconds": sol.seconds,
-            "kernel": kernel.IMPLEMENTATION,
-            "method": "policy",
-            "peak_memory_mb": peak_memory_mb(),
+            **player_table_meta(len(space), sol, meaning),
             "grid": [float(g) for g in sol.grid],
             "last_turn_horizon": horizon,
-            "value_meaning": "V[state, k]: best chance of winning against an opponent who wins each of its "
-            "turns with chance 1/grid[k]",
         }
         folder = save_table(Path(write_target(tables_dir)), rs, "geometric", sol.values, space.encode(), extra)
         table = load_table(folder, rs, "geometric")

@@ -46,6 +46,7 @@ __all__ = [
     "estimate",
     "loaded",
     "note_rounding",
+    "player_table_meta",
     "solve",
     "solve_duel_on_cluster",
     "solve_duel_to_store",
@@ -863,21 +864,27 @@ def solve_duel_table(
     return _stored(rs, "duel", tables_dir, _compute_duel, progress, force, method, encoding)
 
 
-def _compute_race(rs: Ruleset, est: dict, bar, method, seed):
-    from thousand.solvers.race import solve_race
-
-    sol = solve_race(rs, progress=bar)
-    extra = {
-        "states": len(sol.space),
+def player_table_meta(n: int, sol, meaning: str, method: str = "policy") -> dict:
+    """What the meta.json of a table over ``n`` player states says of its solve ``sol``
+    (with ``iterations``, ``residual`` and ``seconds``) and of its values."""
+    return {
+        "states": n,
+        "player_states": n,
         "iterations": sol.iterations,
         "residual": sol.residual,
         "solve_seconds": sol.seconds,
         "kernel": kernel.IMPLEMENTATION,
-        "method": "policy",
+        "method": method,
         "peak_memory_mb": peak_memory_mb(),
-        "player_states": len(sol.space),
-        "value_meaning": "expected turns to win alone",
+        "value_meaning": meaning,
     }
+
+
+def _compute_race(rs: Ruleset, est: dict, bar, method, seed):
+    from thousand.solvers.race import solve_race
+
+    sol = solve_race(rs, progress=bar)
+    extra = player_table_meta(len(sol.space), sol, "expected turns to win alone")
     return sol.turns, sol.space.encode(), extra
 
 
