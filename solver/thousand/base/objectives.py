@@ -59,8 +59,6 @@ class Objective:
     high: float
     #: a value needs the other players' states (a game against them, not a player alone)
     opponents: bool
-    #: with ``equal_turns``, values per seat of the mover
-    seated: bool
     #: the methods that solve it, the default first (docs/solver.md)
     methods: tuple[str, ...]
     #: solved into a stored table (else solved in a moment, whenever asked)
@@ -158,7 +156,6 @@ REGISTRY: dict[str, Objective] = {
             low=0.0,
             high=float("inf"),
             opponents=False,
-            seated=False,
             methods=("dp",),
             stored=False,
             solver=f"{_SOLVE}:solve_turn",
@@ -175,7 +172,6 @@ REGISTRY: dict[str, Objective] = {
             low=-float("inf"),
             high=float("inf"),
             opponents=False,
-            seated=False,
             methods=("policy",),
             stored=False,
             solver=f"{_SOLVE}:solve_rate",
@@ -192,7 +188,6 @@ REGISTRY: dict[str, Objective] = {
             low=1.0,
             high=float("inf"),
             opponents=False,
-            seated=False,
             methods=("policy",),
             stored=True,
             solver=f"{_SOLVE}:solve_race_table",
@@ -205,7 +200,6 @@ REGISTRY: dict[str, Objective] = {
             meaning=N_("the probability that the player to move wins, both playing optimally"),
             start="P(first player wins) with optimal play",
             **_CHANCE,
-            seated=True,
             methods=("policy", "passes", "textbook"),
             stored=True,
             solver=f"{_SOLVE}:solve_duel_table",
@@ -222,7 +216,6 @@ REGISTRY: dict[str, Objective] = {
             meaning=N_("every player's chance of winning, all playing the equilibrium of N players"),
             start="P(win) by seat with equilibrium play",
             **_CHANCE,
-            seated=True,
             methods=("levels",),
             stored=True,
             solver="thousand.storage.players:solve_players_table",
@@ -237,7 +230,6 @@ REGISTRY: dict[str, Objective] = {
             meaning=N_("the chance of winning against opponents taken as one memoryless opponent (an estimate)"),
             start="P(win) against a memoryless opponent",
             **_CHANCE,
-            seated=True,
             methods=("policy",),
             stored=True,
             solver="thousand.storage.geometric:solve_geometric_table",
@@ -249,7 +241,6 @@ REGISTRY: dict[str, Objective] = {
             meaning=N_("the probability of winning a game of poker dice, every player optimal"),
             start="P(win) by seat",
             **_CHANCE,
-            seated=False,
             methods=("backward",),
             stored=True,
             solver="thousand.storage.poker:solve_poker_table",
@@ -263,7 +254,6 @@ REGISTRY: dict[str, Objective] = {
             meaning=N_("the chance of the round's top in a last turn of an equal-turns round"),
             start="P(the round's top)",
             **_CHANCE,
-            seated=False,
             methods=("dp",),
             stored=False,
             solver="",  # solved for each situation by its advisor
@@ -273,7 +263,7 @@ REGISTRY: dict[str, Objective] = {
 }
 
 #: the objectives a user chooses by name (``--objective``), the rest being chosen for them
-CHOSEN = tuple(n for n in ("turn", "race", "duel", "rate"))
+CHOSEN = ("turn", "race", "duel", "rate")
 
 _PER_PLAYERS = re.compile(r"([a-z]+)([0-9]+)")
 
