@@ -270,7 +270,7 @@ def test_a_missing_table_is_built_when_asked_once_for_two_phones(folder, tmp_pat
             t.join()
         assert [a.status_code for a in answers] == [202, 202] and made.count("duel") == 1
         assert answers[0].json()["objective"] == "duel"
-        for _k in range(1200):
+        for _k in range(4800):  # the build's end, up to 4 minutes on a loaded machine (a poll: it stops when done)
             r = c.get(f"/api/games/{gid}/advice")
             assert r.status_code == 200 and any(p.get("options") for p in r.json()["advice"])
             if not r.json()["builds"]:
