@@ -726,6 +726,48 @@ def test_a_mixed_state_is_named_by_every_players_state_and_its_weight(tmp_path):
     assert r.exit_code == 0 and json.loads(r.stdout)["mixed"] == []  # Pig to 12 mixes nowhere
 
 
+def test_a_mixed_orbit_is_the_one_equilibrium_an_independent_enumeration_finds(tmp_path):
+    """Three-player Pig to 70 mixes at 12 states. Its export names both policies of each
+    and the weight, and docs/check_pig_equilibrium.py (Pig's turn written from the rules,
+    NumPy only) finds them the rules' best turns at the breakpoint and every seat's chance
+    their mixture. docs/pig_orbit_equilibria.py, which tries every combination of pure
+    policies and of mixtures at the breakpoints of the orbit (38, 8, 9) -> (8, 9, 38) ->
+    (9, 38, 8) against the file's values elsewhere, finds one equilibrium: two movers
+    mixing, the solver's rows to rounding."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "pig70.npz"
+    r = CliRunner().invoke(
+        main,
+        ["tables", "export", "pig", "--set", "goal=70", "--players", "3", "--out", str(out), "--tables", str(tmp_path)],
+    )
+    assert r.exit_code == 0, r.output
+    data = np.load(out)
+    assert data["mixed"].shape == (12, 2) and data["mixed_options"].shape == (12, 2, 4)
+    # the two policies differ (else nothing mixes): the one above busts more often
+    assert np.all(data["mixed_options"][:, 1, 0] > data["mixed_options"][:, 0, 0])
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    done = subprocess.run(
+        [sys.executable, str(docs / "check_pig_equilibrium.py"), str(out)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    line = next(x for x in done.stdout.splitlines() if x.startswith("12 mixed states:"))
+    named, mixture = (float(x) for x in re.findall(r"within ([0-9.e+-]+)", line))
+    assert named < 1e-12 and mixture < 1e-12
+    done = subprocess.run(
+        [sys.executable, str(docs / "pig_orbit_equilibria.py"), str(out), "38,8,9"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "\n1 equilibrium:" in done.stdout, done.stdout
+    rows = [x for x in done.stdout.splitlines() if x.startswith("  (")]
+    assert len(rows) == 3 and sum("mixes" in x for x in rows) == 2
+    assert all(float(re.search(r"row is ([0-9.e+-]+) away", x).group(1)) < 1e-12 for x in rows)
+
+
 def test_an_exported_equilibrium_checks_with_the_standalone_script(tmp_path):
     """``thousand tables export`` writes the equilibrium so that docs/check_pig_equilibrium.py
     (NumPy only, Pig's turn written from the rules) finds every state's chances summing to 1
@@ -743,7 +785,7 @@ def test_an_exported_equilibrium_checks_with_the_standalone_script(tmp_path):
     script = Path(__file__).resolve().parents[1] / "docs" / "check_pig_equilibrium.py"
     done = subprocess.run([sys.executable, str(script), str(out)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    sums, gap, seats = (float(x) for x in re.findall(r"within ([0-9.e+-]+)", done.stdout))
+    sums, gap, seats = (float(x) for x in re.findall(r"within ([0-9.e+-]+)", done.stdout.splitlines()[-1]))
     assert sums < 1e-12 and gap < 1e-12 and seats < 1e-12
     # a state whose mover's chance is altered by 1e-6 is caught
     bad = dict(data)
@@ -751,14 +793,14 @@ def test_an_exported_equilibrium_checks_with_the_standalone_script(tmp_path):
     bad["values"][1234] += np.array([1e-6, -1e-6, 0.0])
     np.savez(tmp_path / "bad.npz", **bad)
     done = subprocess.run([sys.executable, str(script), str(tmp_path / "bad.npz")], capture_output=True, text=True)
-    assert float(re.findall(r"within ([0-9.e+-]+)", done.stdout)[1]) > 5e-7
+    assert float(re.findall(r"within ([0-9.e+-]+)", done.stdout.splitlines()[-1])[1]) > 5e-7
     # and a state whose other seats' chances are swapped (still summing to 1) by the third check
     bad["values"] = data["values"].copy()
     bad["values"][2345, [1, 2]] = bad["values"][2345, [2, 1]] + np.array([0.0, 1e-9])
     bad["values"][2345, 1] -= 1e-9
     np.savez(tmp_path / "bad.npz", **bad)
     done = subprocess.run([sys.executable, str(script), str(tmp_path / "bad.npz")], capture_output=True, text=True)
-    got = [float(x) for x in re.findall(r"within ([0-9.e+-]+)", done.stdout)]
+    got = [float(x) for x in re.findall(r"within ([0-9.e+-]+)", done.stdout.splitlines()[-1])]
     assert got[2] > 1e-9 or abs(data["values"][2345, 1] - data["values"][2345, 2]) < 1e-9
     # bad input: one line, exit 2
     for wrong, says in ((["--players", "2"], "3 players or more"), (["--out", str(tmp_path / "x.csv")], ".npz")):

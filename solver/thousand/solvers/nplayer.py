@@ -1220,6 +1220,30 @@ def _pure_equilibria(lists, succ, N, M, near, limit: int = 2_000_000):
     return idx[:, found[np.argmin(dist)]]
 
 
+def mixed_options(V: np.ndarray, game, states) -> np.ndarray:
+    """The two turn policies mixed in each of ``states`` (flat rows where the solution
+    mixes), as (len(states), 2, N + 1): for the policy below the breakpoint and the one
+    above it, its chance of a bust ``b`` and then ``A``, every player's chance (mover
+    first) from its banks and instant wins, so that the state's values are
+
+        V[s] = sum over the two of  weight_k (A_k + b_k S V[after a bust])
+
+    (weight_above = the stored weight; ``S`` puts the mover first). The breakpoint is the
+    mover's own chance after a bust, ``V[after a bust][N - 1]``; both policies are best
+    there. They are found as the solver found them (:func:`_policies` on a window of 1e-9
+    round the breakpoint)."""
+    states = np.asarray(states, dtype=np.int64)
+    out = np.zeros((len(states), 2, game.N + 1))
+    values = StateValues(V, game)
+    for j, s in enumerate(states):
+        z = float(V[game.bust_next(np.array([s]))[0], game.N - 1])
+        cuts, pols = _policies(np.array([s]), 0, values, max(0.0, z - 1e-9), min(1.0, z + 1e-9))
+        k = int(np.argmin(np.abs(cuts - z))) if len(cuts) else 0
+        for side, (A, b) in enumerate(pols[k : k + 2] if len(pols) > 1 else pols * 2):
+            out[j, side, 0], out[j, side, 1:] = b, A
+    return out
+
+
 def certificate(V: np.ndarray, game) -> float:
     """The largest gain of a deviation: max over states of (the mover's best value by the
     turn DP against the equilibrium's bust value) - (its equilibrium value)."""

@@ -366,20 +366,30 @@ class PlayersSolution:
     def export(self, path) -> dict:
         """Write the equilibrium for anyone to check (docs/export.md): an ``.npz`` of the
         values (every seat's chance in every state), the player states, the mixed states
-        and the rules in full. Written beside, then renamed: a reader never sees half a file."""
+        with both policies they mix and the weight, and the rules in full. Written beside,
+        then renamed: a reader never sees half a file."""
         import os
         import tempfile
 
         from thousand.rules.text import dump_toml
+        from thousand.solvers.nplayer import NPlayerGame, mixed_options
 
         path = Path(path)
+        mixed = np.array([[k, w] for k, w in self.meta.get("mixed", [])], dtype=np.float64).reshape(-1, 2)
+        values = np.asarray(self.table.values, dtype=np.float64)
+        options = (
+            mixed_options(values, NPlayerGame(self.rs, self.players), mixed[:, 0].astype(np.int64))
+            if len(mixed)
+            else np.zeros((0, 2, self.players + 1))
+        )
         arrays = {
-            "values": np.asarray(self.table.values, dtype=np.float64),
+            "values": values,
             "states": np.asarray(self.table.states, dtype=np.int64),
             "fields": np.array(list(self.table.meta.get("state_fields", [])), dtype=str),
             "players": np.int64(self.players),
             "seats": np.int64(self.seats),
-            "mixed": np.array([[k, w] for k, w in self.meta.get("mixed", [])], dtype=np.float64).reshape(-1, 2),
+            "mixed": mixed,
+            "mixed_options": options,
             "certificate": np.float64(self.meta["certificate"]),
             "ruleset": np.array(dump_toml(self.rs.to_mapping())),
         }
