@@ -676,17 +676,16 @@ class Api:
     def advice(self, request, body):
         game_id = self.server.game_id(request)
         g = self.server.store.load(game_id)
+        # what is missing first, the advice after: a build that ends between the two then
+        # shows as exact advice still listed as building (the next poll drops it), never
+        # as nothing left to build beside advice that is not exact yet
+        builds = self.server.builds(g)
         try:
             parts = self.server.advisors(g).advice(g)
         except Solving as s:
             return JSONResponse(s.job.progress(), status_code=202)
         return JSONResponse(
-            {
-                "status": "ready",
-                "player": g.names[g.current],
-                "advice": advice_json(parts),
-                "builds": self.server.builds(g),
-            }
+            {"status": "ready", "player": g.names[g.current], "advice": advice_json(parts), "builds": builds}
         )
 
     def build(self, request, body):
