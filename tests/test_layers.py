@@ -19,7 +19,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = REPO / "solver" / "thousand"  # the source of the package thousand, named as it is imported
 
-LAYERS = ("base", "rules", "kernel", "engine", "solvers", "storage", "advice", "analysis", "play", "web", "cli")
+LAYERS = ("base", "rules", "kernel", "engine", "solvers", "storage", "advice", "analysis", "play", "env", "web", "cli")
 
 # third-party packages that belong to one layer (or one module) alone
 CONFINED = {
@@ -29,6 +29,9 @@ CONFINED = {
     "matplotlib": ("analysis.chart",),
     "distributed": ("solvers.cluster",),
     "cryptography": ("web.tls",),
+    "gymnasium": ("env",),
+    "pettingzoo": ("env",),
+    "pyspiel": ("env",),
     "dask": (),
 }
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import importlib.util
+import inspect
 import json
 import os
 import random
@@ -38,6 +39,8 @@ from thousand.base.objectives import objective as objective_named
 from thousand.engine.player import Moves, PlayerState
 from thousand.engine.turn import Action, TurnRules, TurnState, still_to_play
 from thousand.rules.ruleset import Ruleset
+
+from .observation import Encoding
 
 PROTOCOL = 1
 BUILTINS = ("optimal", "race", "hold:N", "cautious", "random")
@@ -484,8 +487,9 @@ class _FnBot:
         self.decide = fn
 
 
-def load_python_object(spec: str) -> Any:
-    """``module:attr`` or ``path/to/file.py:attr`` -> an object with ``decide``."""
+def load_python_object(spec: str, need_decide: bool = True) -> Any:
+    """``module:attr`` or ``path/to/file.py:attr`` -> an object with ``decide`` (or, without
+    ``need_decide``, the attribute as it is)."""
     target, _sep, attr = spec.rpartition(":")
     if not target or not attr:
         raise BotError(_("bot {0!r}: expected module:attr or path/to/file.py:attr").format(spec))
@@ -514,6 +518,8 @@ def load_python_object(spec: str) -> Any:
     if not hasattr(module, attr):
         raise BotError(_("bot {0!r}: {1} has no attribute {2!r}").format(spec, target, attr))
     obj = getattr(module, attr)
+    if not need_decide:
+        return obj
     try:
         if isinstance(obj, type):
             obj = obj()
@@ -727,6 +733,59 @@ class ProcessBot(Bot):
             self.close()
 
 
+# --------------------------------------------------------------------------- policies (RL)
+
+
+class PolicyBot:
+    """A policy from the reinforcement-learning world, asked as a Python bot:
+    ``policy(observation, mask)`` returns an action number (both of
+    :class:`thousand.analysis.observation.Encoding`). An answer that is no legal action's
+    number is an ``illegal`` fault (the fallback action is played); the timer and the
+    fault counts are :class:`PythonBot`'s. ``deterministic`` is the policy's own attribute
+    (True unless it says otherwise)."""
+
+    def __init__(self, policy, rs: Ruleset, players: int = 2):
+        self.policy = policy
+        self.encoding = Encoding(rs, players)
+        self.deterministic = bool(getattr(policy, "deterministic", True))
+
+    def decide(self, state: BotState) -> Action:
+        obs, mask = self.encoding.of_state(state)
+        k = self.policy(obs, mask)
+        a = self.encoding.action(k, state.legal)
+        if a is None:
+            raise _fault("illegal", f"action {_short(k)} is not marked in the mask")
+        return a
+
+    def new_game(self) -> None:
+        f = getattr(self.policy, "new_game", None)
+        if callable(f):
+            f()
+
+
+def load_policy(spec: str, rs: Ruleset, players: int = 2, timeout: float = 2.0) -> Bot:
+    """``policy:MODULE:ATTR`` or ``policy:path/to/file.py:ATTR``: a callable on
+    (observation, mask), or a class making one (called with no arguments)."""
+    target = spec[len("policy:") :].strip()
+    obj = load_python_object(target, need_decide=False)
+    if isinstance(obj, type):
+        try:
+            obj = obj()
+        except Exception as exc:
+            raise BotError(
+                _("bot {0!r}: creating the bot failed: {1}: {2}").format(spec, type(exc).__name__, exc)
+            ) from None
+    if not callable(obj):
+        raise BotError(_("bot {0!r}: a policy is a callable on (observation, mask)").format(spec))
+    try:
+        inspect.signature(obj).bind(None, None)
+    except TypeError:
+        raise BotError(_("bot {0!r}: a policy takes two arguments, (observation, mask)").format(spec)) from None
+    except ValueError:  # no signature to read (a builtin): taken as it is
+        pass
+    return PythonBot(PolicyBot(obj, rs, players), spec, timeout=timeout)
+
+
 class _Malformed:
     def __init__(self, text: str):
         self.text = text
@@ -772,10 +831,12 @@ def load_bot(
     seed: int = 0,
     timeout: float = 2.0,
     oracles: dict | None = None,
+    players: int = 2,
 ) -> Bot:
     """A bot from its spec: a built-in (``optimal``, ``race``, ``hold:N``, ``cautious``,
-    ``random``), ``exec:COMMAND`` (a JSON-lines bot), or ``module:attr`` /
-    ``path/to/file.py:attr`` (a Python bot)."""
+    ``random``), ``exec:COMMAND`` (a JSON-lines bot), ``module:attr`` /
+    ``path/to/file.py:attr`` (a Python bot), or ``policy:MODULE:ATTR`` (a callable on
+    (observation, mask) of :class:`thousand.analysis.observation.Encoding` for ``players``)."""
     spec = spec.strip()
     if spec in ("optimal", "race"):
         from .oracle import Oracle
@@ -806,12 +867,15 @@ def load_bot(
         return RandomBot(s)
     if spec.startswith("exec:"):
         return ProcessBot(spec[5:].strip(), rs, objective, timeout=timeout)
+    if spec.startswith("policy:"):
+        # a lone player (the race) sees itself alone
+        return load_policy(spec, rs, players if objective_named(objective).opponents else 1, timeout)
     if ":" in spec:
         return PythonBot(load_python_object(spec), spec, timeout=timeout)
     raise BotError(
-        _("unknown bot {0!r}: use one of {1}, exec:COMMAND, module:attr or path/to/file.py:attr").format(
-            spec, ", ".join(BUILTINS)
-        )
+        _(
+            "unknown bot {0!r}: use one of {1}, exec:COMMAND, policy:MODULE:ATTR, module:attr or path/to/file.py:attr"
+        ).format(spec, ", ".join(BUILTINS))
     )
 
 
@@ -820,4 +884,4 @@ def is_builtin(spec: str) -> bool:
     return s in ("optimal", "race", "cautious", "random") or s.startswith("hold:") or s.startswith("random:")
 
 
-__all__ = ["Action", "BotState", "Bot", "load_bot", "coerce_action", "fallback"]
+__all__ = ["Action", "BotState", "Bot", "PolicyBot", "load_bot", "coerce_action", "fallback"]

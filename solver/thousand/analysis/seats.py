@@ -423,7 +423,7 @@ def evaluate_players(
     table = players_table(rs, players, tables_dir, progress)
     sol = equilibrium_of(table)
     eq = [float(v) for v in sol.start]
-    bot = load_bot(bot_spec, rs, "duel", tables_dir, seed, timeout, {})
+    bot = load_bot(bot_spec, rs, "duel", tables_dir, seed, timeout, {}, players=players)
     try:
         out = {
             "ruleset": rs.name,

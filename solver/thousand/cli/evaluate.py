@@ -30,7 +30,8 @@ __all__ = ["evaluate"]
     "bot_spec",
     required=True,
     metavar="SPEC",
-    help="optimal, race, hold:N, cautious, random, exec:COMMAND (JSON lines), module:attr or path/to/file.py:attr.",
+    help="optimal, race, hold:N, cautious, random, exec:COMMAND (JSON lines), module:attr or path/to/file.py:attr "
+    "(a bot with decide(state)), policy:MODULE:ATTR (a callable on (observation, mask), docs/bots.md).",
 )
 @click.option(
     "--opponent",
