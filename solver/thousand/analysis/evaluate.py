@@ -45,9 +45,11 @@ def run_evaluation(
     overrides: tuple[str, ...] = (),
     progress: bool = True,
     blunder_games: int = 500,
+    best_response: bool = True,
 ) -> dict:
     """The whole evaluation: {'json': ..., 'text': ..., 'exact': ExactResult|None, 'mc': MCResult|None,
-    'blunders': Blunders}."""
+    'blunders': Blunders}. ``best_response``: with the exact duel, also the exact best
+    response to the bot in each seat (:mod:`thousand.analysis.exploit`)."""
     race = not objective_named(objective).opponents  # the player alone: expected turns
     oracles: dict = {}
     oracle = Oracle(rs, objective, tables_dir, progress=progress)
@@ -87,6 +89,8 @@ def run_evaluation(
         ex = _exact_part(ctx, budget, sweep_blunders, out, lines) if exact else None
         if not exact:
             out["exact"] = {"skipped": "--no-exact"}
+        elif ex is not None and not race and best_response:
+            _best_response_part(ctx, budget, out, lines)
         blunders = Blunders(oracle, keep=worst)
         mc = _monte_carlo_part(ctx, games, seed, blunder_games, blunders, out, lines) if games else None
         src = blunders if blunders.decisions else sweep_blunders
@@ -163,6 +167,34 @@ def _exact_part(ctx: _Run, budget: int, sweep_blunders, out: dict, lines: list[s
         if sweep_blunders.decisions:
             out["exact"]["blunders"] = _blunder_json(sweep_blunders, rs, objective, overrides, race, per_game=False)
     return ex
+
+
+def _best_response_part(ctx: _Run, budget: int, out: dict, lines: list[str]) -> None:
+    """The exact best response to the bot in each seat and its gap to the equilibrium's
+    chance there, into ``out["exact"]["best_response"]`` and ``lines``."""
+    from .exploit import best_response
+
+    if ctx.rs.equal_turns:
+        out["exact"]["best_response"] = {"skipped": "equal turns"}
+        lines.append("best response: skipped (not computed with equal turns yet)")
+        return
+    if ctx.progress:
+        sys.stderr.write("best response to the bot (policy rounds against its fixed policy)...\n")
+        sys.stderr.flush()
+    try:
+        br = best_response(ctx.engine, ctx.bot, ctx.oracle, budget)
+    except BudgetExceeded:
+        out["exact"]["best_response"] = {"skipped": f"more than {budget:,} decision states"}
+        return
+    out["exact"]["best_response"] = br.to_json()
+    lines.append(
+        f"best response: an opponent who knows the bot's policy wins {br.first:.6f} moving first "
+        f"and {br.second:.6f} second"
+    )
+    lines.append(
+        f"       (the equilibrium: {br.equilibrium_first:.6f} and {1 - br.equilibrium_first:.6f}; "
+        f"exploitability {br.gap_first:+.6f} and {br.gap_second:+.6f}; {br.rounds} policy rounds, {br.seconds:.1f} s)"
+    )
 
 
 def _monte_carlo_part(ctx: _Run, games: int, seed: int, blunder_games: int, blunders, out: dict, lines: list[str]):

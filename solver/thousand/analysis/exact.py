@@ -212,6 +212,7 @@ class ExactResult:
     truncated: float = 0.0
     skipped: str = ""
     blunders: list = field(default_factory=list)
+    values: dict | None = None  # exact_duel(keep_values=True): P(bot wins) in every state reached
 
     def to_json(self) -> dict:
         d = {
@@ -281,7 +282,15 @@ def _turn_end(engine: TurnRules, x: PlayerState, kind: str, t: int) -> TurnEnd:
 
 
 def exact_duel(
-    engine: TurnRules, bot: Bot, opp: Bot | None, oracle=None, budget: int = EXACT_BUDGET, decisions: list | None = None
+    engine: TurnRules,
+    bot: Bot,
+    opp: Bot | None,
+    oracle=None,
+    budget: int = EXACT_BUDGET,
+    decisions: list | None = None,
+    bot_turns: PolicyTurns | None = None,
+    keep_values: bool = False,
+    everywhere=(),
 ) -> ExactResult:
     """P(bot wins) moving first and second; ``opp`` None = the optimal opponent (``oracle``).
 
@@ -293,12 +302,17 @@ def exact_duel(
 
     ``L(y, F)`` = P(a bank with the win condition met above F) + P(equal to F) / 2 +
     P(an instant win) under the last turn's policy (the opponent's optimal one: the chance
-    the duel table is built on, :func:`thousand.solvers.lastturn.last_turn_values`)."""
+    the duel table is built on, :func:`thousand.solvers.lastturn.last_turn_values`).
+
+    ``bot_turns``: the bot's turns enumerated already (their answers asked once across
+    calls); ``keep_values``: the result's ``values`` maps every state (a, b, w, s) reached
+    to P(bot wins) there; ``everywhere``: player states whose every pair is evaluated too,
+    reached from the start or not (without equal turns)."""
     t0 = time.perf_counter()
     rs, moves = engine.rs, engine.moves
     seated = bool(rs.equal_turns)
     horizon = oracle.solution.last_turn_horizon if seated else None
-    bt = PolicyTurns(engine, bot, budget=budget, decisions=decisions, horizon=horizon)
+    bt = bot_turns or PolicyTurns(engine, bot, budget=budget, decisions=decisions, horizon=horizon)
     ot = PolicyTurns(engine, opp, oracle=oracle, budget=budget, horizon=horizon) if opp is not bot else bt
     x0 = moves.initial()
     # state (a, b, w, s): bot in a, opponent in b, w = 0 the bot moves, 1 the opponent moves,
@@ -330,6 +344,10 @@ def exact_duel(
         return v
 
     first, second = idx((x0, x0, 0, 0)), idx((x0, x0, 1, 1 if seated else 0))
+    for a in everywhere:
+        for b in everywhere:
+            idx((a, b, 0, 0))
+            idx((a, b, 1, 0))
     rows, cols, vals = [], [], []
     rhs: dict = {}
     while todo:
@@ -363,7 +381,7 @@ def exact_duel(
     for i, p in rhs.items():
         r[i] = p
     v = _solve(rows, cols, vals, r, n)
-    return ExactResult(
+    out = ExactResult(
         "duel",
         float(v[first]),
         float(v[second]),
@@ -373,3 +391,6 @@ def exact_duel(
         time.perf_counter() - t0,
         bt.truncated + (ot.truncated if ot is not bt else 0.0),
     )
+    if keep_values:
+        out.values = {st: float(v[j]) for st, j in index.items()}
+    return out

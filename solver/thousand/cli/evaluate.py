@@ -63,6 +63,13 @@ __all__ = ["evaluate"]
     help="Evaluate exactly where the decision states fit the budget.",
 )
 @click.option(
+    "--best-response/--no-best-response",
+    default=True,
+    show_default=True,
+    help="With the exact duel, also the exact best response to the bot in each seat: how much an "
+    "opponent who knows its policy wins (deterministic bots; a few times the exact evaluation's time).",
+)
+@click.option(
     "--budget",
     type=int,
     default=EXACT_BUDGET,
@@ -100,6 +107,7 @@ def evaluate(
     games: int,
     seed: int,
     exact: bool,
+    best_response: bool,
     budget: int,
     blunder_games: int,
     worst: int,
@@ -156,5 +164,6 @@ def evaluate(
         tables_dir,
         overrides,
         blunder_games=blunder_games,
+        best_response=best_response,
     )
     emit(report["json"], as_json, report["text"])
