@@ -31,7 +31,8 @@ CONFINED = {
     "cryptography": ("web.tls",),
     "gymnasium": ("env",),
     "pettingzoo": ("env",),
-    "pyspiel": ("env",),
+    "pyspiel": ("env", "analysis.openspiel"),
+    "open_spiel": ("env",),
     "dask": (),
 }
 

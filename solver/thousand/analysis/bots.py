@@ -867,6 +867,12 @@ def load_bot(
         return RandomBot(s)
     if spec.startswith("exec:"):
         return ProcessBot(spec[5:].strip(), rs, objective, timeout=timeout)
+    if spec.startswith("openspiel:"):
+        # an OpenSpiel Bot, or ATTR(game, player_id) making one, for OpenSpiel's pig
+        from .openspiel import OpenSpielBot, openspiel_pig
+
+        game = openspiel_pig(rs, spec)
+        return PythonBot(OpenSpielBot(load_python_object(spec[10:].strip(), need_decide=False), game), spec, timeout)
     if spec.startswith("policy:"):
         # a lone player (the race) sees itself alone
         return load_policy(spec, rs, players if objective_named(objective).opponents else 1, timeout)
@@ -874,7 +880,8 @@ def load_bot(
         return PythonBot(load_python_object(spec), spec, timeout=timeout)
     raise BotError(
         _(
-            "unknown bot {0!r}: use one of {1}, exec:COMMAND, policy:MODULE:ATTR, module:attr or path/to/file.py:attr"
+            "unknown bot {0!r}: use one of {1}, exec:COMMAND, policy:MODULE:ATTR, openspiel:MODULE:ATTR, module:attr "
+            "or path/to/file.py:attr"
         ).format(spec, ", ".join(BUILTINS))
     )
 
