@@ -1,6 +1,8 @@
 """Every equilibrium of one orbit of an exported Pig equilibrium, from the file alone (NumPy).
 
     python docs/pig_orbit_equilibria.py pig-100.npz 16,40,61
+    python docs/pig_orbit_equilibria.py pig-100.npz --mixed          (every mixed state's orbit)
+    python docs/pig_orbit_equilibria.py pig-100.npz --sample 50      (orbits drawn at random)
 
 An orbit is the states a 1 leads round: (16, 40, 61) with the player at 16 to move, then
 (40, 61, 16), then (61, 16, 40), and back. Every bank leaves the orbit for a state of
@@ -219,11 +221,8 @@ def equilibria(f: PigFile, scores):
     return states, movers, found
 
 
-def main(path: str, scores: str) -> None:
-    f = PigFile(path)
-    scores = tuple(int(x) for x in scores.split(","))
-    if len(scores) != f.N or not all(0 <= x < f.goal for x in scores):
-        raise SystemExit(f"give {f.N} scores below {f.goal}, the mover's first")
+def show(f: PigFile, scores) -> None:
+    """Every equilibrium of the orbit of ``scores``, in words."""
     states, movers, found = equilibria(f, scores)
     print(
         f"orbit {' -> '.join(map(str, states))}: best policies along the chance after a 1: "
@@ -241,5 +240,50 @@ def main(path: str, scores: str) -> None:
             print(f"  {s}: {play}; chances {np.array2string(rows[r], precision=9)}; the file's row is {off:.1e} away")
 
 
+def survey(f: PigFile, orbits) -> None:
+    """How many equilibria each of ``orbits`` has, and how far the file is from the one."""
+    seen, several, worst = set(), [], 0.0
+    for scores in orbits:
+        key = min(scores[k:] + scores[:k] for k in range(f.N))
+        if key in seen:
+            continue
+        seen.add(key)
+        states, _movers, found = equilibria(f, scores)
+        if len(found) != 1:
+            several.append((scores, len(found)))
+            print(f"{scores}: {len(found)} equilibria", flush=True)
+            continue
+        rows = found[0][3]
+        worst = max(worst, max(float(np.max(np.abs(rows[r] - f.values[f.row(s)]))) for r, s in enumerate(states)))
+    print(
+        f"{len(seen)} orbits: {len(seen) - len(several)} have exactly one equilibrium, the file's rows within "
+        f"{worst:.1e}; {len(several)} have another number"
+    )
+
+
+USAGE = """usage: python pig_orbit_equilibria.py FILE.npz SCORES     every equilibrium of one orbit (SCORES: 16,40,61)
+       python pig_orbit_equilibria.py FILE.npz --mixed      how many each mixed state's orbit has
+       python pig_orbit_equilibria.py FILE.npz --sample K [--seed S]   the same for K orbits drawn at random"""
+
+
+def main(argv) -> None:
+    if len(argv) < 2:
+        raise SystemExit(USAGE)
+    f = PigFile(argv[0])
+    if argv[1] == "--mixed":
+        rows = f.data["mixed"][:, 0].astype(np.int64)
+        survey(f, [tuple(int(f.scores[(r // f.m ** (f.N - 1 - k)) % f.m]) for k in range(f.N)) for r in rows])
+    elif argv[1] == "--sample":
+        k = int(argv[2])
+        seed = int(argv[argv.index("--seed") + 1]) if "--seed" in argv else 0
+        rng = np.random.default_rng(seed)
+        survey(f, [tuple(int(x) for x in rng.integers(0, f.goal, f.N)) for _ in range(k)])
+    else:
+        scores = tuple(int(x) for x in argv[1].split(","))
+        if len(scores) != f.N or not all(0 <= x < f.goal for x in scores):
+            raise SystemExit(f"give {f.N} scores below {f.goal}, the mover's first")
+        show(f, scores)
+
+
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    main(sys.argv[1:])
