@@ -184,9 +184,33 @@ def test_a_gymnasium_agent_against_hold_wins_like_the_bot_it_plays():
         obs, _info = g.reset(seed=rng.randrange(2**31))
         done = False
         while not done:
-            obs, reward, terminated, truncated, _info = g.step(policy(obs["observation"], obs["action_mask"]))
+            # a game lost before the agent's first decision: any action reports it
+            action = policy(obs["observation"], obs["action_mask"]) if obs["action_mask"].any() else 0
+            obs, reward, terminated, truncated, _info = g.step(action)
             done = terminated or truncated
         wins += reward
     se = math.sqrt(p * (1 - p) / games)
     assert abs(wins / games - p) < 4 * se, (wins / games, p)
     assert HoldBot(20).deterministic
+
+
+def test_the_q_learning_example_trains_in_the_environment_and_is_rated_exactly(tmp_path, monkeypatch):
+    """docs/examples/qlearn_pig.py: 5,000 episodes against hold-at-10 in Pig to 30 (seconds),
+    then ``thousand evaluate --bot policy:...`` rates the table exactly, with its best
+    response. It must beat the cautious bot (which stops at its first chance) by far."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "docs" / "examples" / "qlearn_pig.py"
+    spec = importlib.util.spec_from_file_location("qlearn_pig", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    np.savez(tmp_path / "q.npz", Q=mod.train(goal=30, episodes=5000, opponent="hold:10", seed=1))
+    monkeypatch.setenv("QTABLE", str(tmp_path / "q.npz"))
+    args = ["evaluate", "pig", "--set", "goal=30", "--games", "0", "--json"]
+    r = CliRunner().invoke(main, [*args, "--bot", f"policy:{path}:policy"])
+    assert r.exit_code == 0, r.output
+    learned = json.loads(r.stdout)["exact"]
+    cautious = json.loads(CliRunner().invoke(main, [*args, "--bot", "cautious", "--no-best-response"]).stdout)["exact"]
+    assert learned["value_first"] > cautious["value_first"] + 0.1
+    br = learned["best_response"]
+    assert br["gap_first"] >= -1e-12 and br["gap_second"] >= -1e-12

@@ -14,7 +14,9 @@ environment's (:mod:`thousand.env.aec`): a dict of the ``observation`` vector an
 ``action_mask``, the mask also in ``info["action_mask"]``. Each step is one decision of the
 agent; the opponents' turns are played before the next one. Reward +1 when the agent wins
 (1/k for a top shared by k), 0 when it loses; an action outside the mask ends the game
-with -1.
+with -1. A game can end before the agent's first decision (the opponents win while every
+roll of the agent scores nothing): then the mask at reset is all zero, and the first step,
+whatever its action, ends the episode with the agent's reward, so that no game is left out.
 """
 
 from __future__ import annotations
@@ -99,6 +101,11 @@ class DuelEnv(gymnasium.Env):
 
     def step(self, action):
         m = self.match
+        if m.over:
+            # the game ended before the agent's first decision (its every roll scored
+            # nothing while the opponents won): this step, whatever its action, reports it
+            obs, info = self._obs()
+            return obs, m.rewards()[self.seat], m.winners is not None, m.truncated, info
         chosen = self.encoding.action(action, m.legal)
         if chosen is None:  # outside the mask: the game is lost
             obs, info = self._obs()
