@@ -25,9 +25,11 @@ from .exact import EXACT_BUDGET, BudgetExceeded, exact_duel, exact_race
 from .montecarlo import MCResult, _mean_ci_any, _Moments, fast_mc, mc_duel, mc_race, wilson
 from .oracle import Oracle
 
-__all__ = ["BLUNDER_SWEEP_BUDGET", "SAMPLED_TURNS", "report_blunders", "run_evaluation"]
+__all__ = ["BEST_RESPONSE_PAIRS", "BLUNDER_SWEEP_BUDGET", "SAMPLED_TURNS", "report_blunders", "run_evaluation"]
 
 BLUNDER_SWEEP_BUDGET = 50_000  # decision states of the sweep whose blunders are also valued
+# the duels whose best response evaluate computes unasked (Pig to 100: 10,000 pairs, about a minute)
+BEST_RESPONSE_PAIRS = 10_000
 
 
 def run_evaluation(
@@ -45,11 +47,12 @@ def run_evaluation(
     overrides: tuple[str, ...] = (),
     progress: bool = True,
     blunder_games: int = 500,
-    best_response: bool = True,
+    best_response: bool | None = False,
 ) -> dict:
     """The whole evaluation: {'json': ..., 'text': ..., 'exact': ExactResult|None, 'mc': MCResult|None,
     'blunders': Blunders}. ``best_response``: with the exact duel, also the exact best
-    response to the bot in each seat (:mod:`thousand.analysis.exploit`)."""
+    response to the bot in each seat (:mod:`thousand.analysis.exploit`); None: where the
+    duel has at most :data:`BEST_RESPONSE_PAIRS` state pairs (Pig to 100 takes about a minute)."""
     race = not objective_named(objective).opponents  # the player alone: expected turns
     oracles: dict = {}
     oracle = Oracle(rs, objective, tables_dir, progress=progress)
@@ -89,8 +92,13 @@ def run_evaluation(
         ex = _exact_part(ctx, budget, sweep_blunders, out, lines) if exact else None
         if not exact:
             out["exact"] = {"skipped": "--no-exact"}
-        elif ex is not None and not race and best_response:
-            _best_response_part(ctx, budget, out, lines)
+        elif ex is not None and not race and best_response is not False:
+            pairs = len(oracle.solution.index) ** 2
+            if best_response or pairs <= BEST_RESPONSE_PAIRS:
+                _best_response_part(ctx, budget, out, lines)
+            else:
+                out["exact"]["best_response"] = {"skipped": f"{pairs:,} state pairs; --best-response computes it"}
+                lines.append(f"best response: not computed ({pairs:,} state pairs; --best-response computes it)")
         blunders = Blunders(oracle, keep=worst)
         mc = _monte_carlo_part(ctx, games, seed, blunder_games, blunders, out, lines) if games else None
         src = blunders if blunders.decisions else sweep_blunders

@@ -64,10 +64,10 @@ __all__ = ["evaluate"]
 )
 @click.option(
     "--best-response/--no-best-response",
-    default=True,
-    show_default=True,
+    default=None,
     help="With the exact duel, also the exact best response to the bot in each seat: how much an "
-    "opponent who knows its policy wins (deterministic bots; a few times the exact evaluation's time).",
+    "opponent who knows its policy wins (deterministic bots; several times the exact evaluation's time). "
+    "Default: where the duel has at most 10,000 state pairs (Pig to 100).",
 )
 @click.option(
     "--budget",
@@ -107,7 +107,7 @@ def evaluate(
     games: int,
     seed: int,
     exact: bool,
-    best_response: bool,
+    best_response: bool | None,
     budget: int,
     blunder_games: int,
     worst: int,
