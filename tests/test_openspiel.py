@@ -93,3 +93,11 @@ def test_bad_openspiel_input_is_one_line():
     # every answer a fault: the evaluation gives up in one line, naming the first
     (error,) = [x for x in r.stderr.splitlines() if x.startswith("thousand: error:")]
     assert r.exit_code == 2 and "not roll (0) or stop (1)" in error
+
+
+def test_without_openspiel_an_openspiel_bot_is_one_line(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # as if open-spiel were not installed
+    r = CliRunner().invoke(main, ["evaluate", "pig", "--bot", f"openspiel:{BOTS / 'openspiel_bots.py'}:hold20"])
+    assert r.exit_code == 2 and "pip install 'thousand[rl]'" in r.stderr

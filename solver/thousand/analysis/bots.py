@@ -835,8 +835,9 @@ def load_bot(
 ) -> Bot:
     """A bot from its spec: a built-in (``optimal``, ``race``, ``hold:N``, ``cautious``,
     ``random``), ``exec:COMMAND`` (a JSON-lines bot), ``module:attr`` /
-    ``path/to/file.py:attr`` (a Python bot), or ``policy:MODULE:ATTR`` (a callable on
-    (observation, mask) of :class:`thousand.analysis.observation.Encoding` for ``players``)."""
+    ``path/to/file.py:attr`` (a Python bot), ``policy:MODULE:ATTR`` (a callable on
+    (observation, mask) of :class:`thousand.analysis.observation.Encoding` for ``players``)
+    or ``openspiel:MODULE:ATTR`` (an OpenSpiel bot for Pig, :mod:`thousand.analysis.openspiel`)."""
     spec = spec.strip()
     if spec in ("optimal", "race"):
         from .oracle import Oracle

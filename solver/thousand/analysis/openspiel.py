@@ -117,7 +117,10 @@ class OpenSpielBot:
 
 def openspiel_pig(rs: Ruleset, spec: str):
     """OpenSpiel's pig game with the goal of ``rs``, which must be Pig's rules."""
-    import pyspiel
+    try:
+        import pyspiel
+    except ImportError:
+        raise BotError(_("bot {0!r}: OpenSpiel is not installed: pip install 'thousand[rl]'").format(spec)) from None
 
     game = pyspiel.load_game("pig", {"winscore": rs.goal})
     if pig_rules(game).hash != rs.hash:
