@@ -28,6 +28,8 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from thousand.analysis.observation import Encoding
+
 from .match import Match, ruleset_of
 
 __all__ = ["env", "raw_env"]
@@ -55,9 +57,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's convention names the class s
         self.render_mode = render_mode
         self.possible_agents = [f"player_{k}" for k in range(self.n)]
         self.agents = self.possible_agents[:]
-        probe = Match(self.rs, self.n, random.Random(0))
-        enc = probe.encoding
-        self.encoding = enc
+        self.encoding = enc = Encoding(self.rs, self.n)
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(enc.low, enc.high, dtype=np.float32),

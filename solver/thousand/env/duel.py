@@ -28,6 +28,7 @@ import numpy as np
 from gymnasium import spaces
 
 from thousand.analysis.bots import load_bot
+from thousand.analysis.observation import Encoding
 from thousand.base.choices import SEATS
 from thousand.base.errors import BotError
 
@@ -62,8 +63,7 @@ class DuelEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.opponent_spec = opponent
         self.opponent = load_bot(opponent, self.rs, "duel", tables, players=self.n)
-        probe = Match(self.rs, self.n, random.Random(0))
-        self.encoding = probe.encoding
+        self.encoding = Encoding(self.rs, self.n)
         self.observation_space = spaces.Dict(
             {
                 "observation": spaces.Box(self.encoding.low, self.encoding.high, dtype=np.float32),
