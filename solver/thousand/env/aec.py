@@ -116,8 +116,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's convention names the class s
         self.match.act(chosen)
         self._settle()
         self._accumulate_rewards()
-        if self.render_mode == "ansi":
-            print(self.render())
 
     def render(self):
         """The game in one line of text: every player's score, the mover's turn and roll."""
