@@ -68,14 +68,14 @@ def hold_policy(n: int, goal: int):
     return policy
 
 
-def test_games_in_the_environment_are_won_as_often_as_the_exact_evaluation_says():
+def test_games_in_the_environment_are_won_as_often_as_the_exact_evaluation_says(tmp_path):
     """Hold-at-10 against hold-at-10 in Pig to 30, played in the PettingZoo environment by a
     policy reading the observation: the first seat's wins over 4,000 games lie within four
     standard errors of the exact evaluation (every turn enumerated, a linear solve)."""
     r = CliRunner().invoke(
         main,
         ["evaluate", "pig", "--set", "goal=30", "--bot", "hold:10", "--opponent", "hold:10"]
-        + ["--games", "0", "--json"],
+        + ["--games", "0", "--json", "--tables", str(tmp_path)],
     )
     assert r.exit_code == 0, r.output
     p = json.loads(r.stdout)["exact"]["value_first"]
@@ -206,7 +206,7 @@ def test_the_q_learning_example_trains_in_the_environment_and_is_rated_exactly(t
     spec.loader.exec_module(mod)
     np.savez(tmp_path / "q.npz", Q=mod.train(goal=30, episodes=5000, opponent="hold:10", seed=1))
     monkeypatch.setenv("QTABLE", str(tmp_path / "q.npz"))
-    args = ["evaluate", "pig", "--set", "goal=30", "--games", "0", "--json"]
+    args = ["evaluate", "pig", "--set", "goal=30", "--games", "0", "--json", "--tables", str(tmp_path)]
     r = CliRunner().invoke(main, [*args, "--bot", f"policy:{path}:policy"])
     assert r.exit_code == 0, r.output
     learned = json.loads(r.stdout)["exact"]

@@ -22,19 +22,19 @@ BOTS = Path(__file__).resolve().parent / "bots"
 
 
 @pytest.mark.parametrize("winscore", [20, 100])
-def test_openspiels_pig_and_these_rules_agree_along_played_games(winscore):
+def test_openspiels_pig_and_these_rules_agree_along_played_games(winscore, tmp_path):
     """Legal actions at every decision, the winner and the returns of every game agree."""
-    got = play_along(pyspiel.load_game("pig", {"winscore": winscore}), games=300, seed=winscore)
+    got = play_along(pyspiel.load_game("pig", {"winscore": winscore}), games=300, seed=winscore, tables=str(tmp_path))
     assert got["games"] == 300 and got["decisions"] > 1000
     assert got["legal_differ"] == got["winner_differ"] == got["returns_differ"] == 0
 
 
-def test_play_along_notices_other_rules(monkeypatch):
+def test_play_along_notices_other_rules(monkeypatch, tmp_path):
     """The same check against rules of another goal finds the games ending otherwise."""
     game = pyspiel.load_game("pig", {"winscore": 30})
     real = tos.pig_rules
     monkeypatch.setattr("thousand.env.openspiel.pig_rules", lambda g: real(pyspiel.load_game("pig", {"winscore": 40})))
-    got = play_along(game, games=100, seed=3)
+    got = play_along(game, games=100, seed=3, tables=str(tmp_path))
     assert got["winner_differ"] + got["legal_differ"] > 0
 
 
@@ -58,10 +58,10 @@ def test_the_policy_wins_in_openspiel_as_the_duel_table_says():
     assert abs(wins / games - p) < 4 * math.sqrt(p * (1 - p) / games)
 
 
-def test_an_openspiel_bot_is_rated_exactly_with_one_command():
+def test_an_openspiel_bot_is_rated_exactly_with_one_command(tmp_path):
     """``--bot openspiel:FILE:ATTR``: an OpenSpiel Bot holding at 10 gets the built-in
     hold:10's exact chances and the same best response."""
-    args = ["evaluate", "pig", "--set", "goal=30", "--games", "0", "--json"]
+    args = ["evaluate", "pig", "--set", "goal=30", "--games", "0", "--json", "--tables", str(tmp_path)]
     got = {}
     for spec in ("hold:10", f"openspiel:{BOTS / 'openspiel_bots.py'}:hold10"):
         r = CliRunner().invoke(main, [*args, "--bot", spec])
@@ -80,7 +80,7 @@ def test_a_state_is_rebuilt_as_openspiel_holds_it():
         assert tos.read_pig(s) == (scores, total, player)
 
 
-def test_bad_openspiel_input_is_one_line():
+def test_bad_openspiel_input_is_one_line(tmp_path):
     with pytest.raises(BotError, match="diceoutcomes"):
         tos.pig_rules(pyspiel.load_game("pig", {"diceoutcomes": 4}))
     r = CliRunner().invoke(main, ["evaluate", "plain", "--bot", f"openspiel:{BOTS / 'openspiel_bots.py'}:hold20"])
@@ -88,7 +88,7 @@ def test_bad_openspiel_input_is_one_line():
     r = CliRunner().invoke(
         main,
         ["evaluate", "pig", "--set", "goal=20", "--bot", f"openspiel:{BOTS / 'openspiel_bots.py'}:stubborn"]
-        + ["--games", "0", "--json", "--no-best-response"],
+        + ["--games", "0", "--json", "--no-best-response", "--tables", str(tmp_path)],
     )
     # every answer a fault: the evaluation gives up in one line, naming the first
     (error,) = [x for x in r.stderr.splitlines() if x.startswith("thousand: error:")]

@@ -57,17 +57,18 @@ class PigPolicy(os_policy.Policy):
         return {self.best_action(scores, total, player): 1.0}
 
 
-def play_along(game, games: int = 200, seed: int = 0, explore: float = 0.3) -> dict:
+def play_along(game, games: int = 200, seed: int = 0, explore: float = 0.3, tables: str | None = None) -> dict:
     """``games`` games of OpenSpiel's pig, the chance outcomes drawn here and fed to this
     project's rules as well (the face ``k + 1``): at each decision the legal actions must
     agree (roll and stop both, or only the stop once the goal is reached), and at the end
     the winner and the returns (+1 / -1). The players follow :class:`PigPolicy`, or with
     probability ``explore`` a random legal action (never a pass, which Pig's rules here do
-    not have). Returns the counts of decisions, games and disagreements."""
+    not have; ``tables``: where its duel table is found or written). Returns the counts of
+    decisions, games and disagreements."""
     rng = random.Random(seed)
     rs = pig_rules(game)
     engine = TurnRules(rs)
-    policy = PigPolicy(game)
+    policy = PigPolicy(game, tables)
     out = {"games": 0, "decisions": 0, "legal_differ": 0, "winner_differ": 0, "returns_differ": 0}
     for _g in range(games):
         s = game.new_initial_state()
