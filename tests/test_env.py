@@ -97,7 +97,19 @@ def test_games_in_the_environment_are_won_as_often_as_the_exact_evaluation_says(
 def test_a_policy_on_observation_and_mask_evaluates_as_the_bot_it_mirrors(tmp_path):
     """``--bot policy:FILE:ATTR``: tests/bots/policies.py's hold20 reads only the observation
     and plays hold-at-20: its exact chance against the optimum equals the built-in's."""
-    args = ["evaluate", "pig", "--opponent", "optimal", "--games", "0", "--json", "--no-best-response"]
+    # a generous timer: a late answer is a fault (the fallback played), which a loaded machine must not cause
+    args = [
+        "evaluate",
+        "pig",
+        "--opponent",
+        "optimal",
+        "--games",
+        "0",
+        "--json",
+        "--no-best-response",
+        "--timeout",
+        "60",
+    ]
     got = {}
     for spec in ("hold:20", f"policy:{BOTS / 'policies.py'}:hold20"):
         r = CliRunner().invoke(main, [*args, "--bot", spec])
@@ -206,7 +218,19 @@ def test_the_q_learning_example_trains_in_the_environment_and_is_rated_exactly(t
     spec.loader.exec_module(mod)
     np.savez(tmp_path / "q.npz", Q=mod.train(goal=30, episodes=5000, opponent="hold:10", seed=1))
     monkeypatch.setenv("QTABLE", str(tmp_path / "q.npz"))
-    args = ["evaluate", "pig", "--set", "goal=30", "--games", "0", "--json", "--tables", str(tmp_path)]
+    args = [
+        "evaluate",
+        "pig",
+        "--set",
+        "goal=30",
+        "--games",
+        "0",
+        "--json",
+        "--tables",
+        str(tmp_path),
+        "--timeout",
+        "60",
+    ]
     r = CliRunner().invoke(main, [*args, "--bot", f"policy:{path}:policy"])
     assert r.exit_code == 0, r.output
     learned = json.loads(r.stdout)["exact"]
