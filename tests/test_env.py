@@ -30,6 +30,7 @@ from thousand.engine.turn import TurnRules  # noqa: E402
 from thousand.rules.ruleset import load_ruleset  # noqa: E402
 
 BOTS = Path(__file__).resolve().parent / "bots"
+EVALUATE_PIG_30 = ("evaluate", "pig", "--set", "goal=30", "--games", "0", "--json")
 
 
 @pytest.mark.parametrize(
@@ -218,19 +219,7 @@ def test_the_q_learning_example_trains_in_the_environment_and_is_rated_exactly(t
     spec.loader.exec_module(mod)
     np.savez(tmp_path / "q.npz", Q=mod.train(goal=30, episodes=5000, opponent="hold:10", seed=1))
     monkeypatch.setenv("QTABLE", str(tmp_path / "q.npz"))
-    args = [
-        "evaluate",
-        "pig",
-        "--set",
-        "goal=30",
-        "--games",
-        "0",
-        "--json",
-        "--tables",
-        str(tmp_path),
-        "--timeout",
-        "60",
-    ]
+    args = [*EVALUATE_PIG_30, "--timeout", "60", "--tables", str(tmp_path)]
     r = CliRunner().invoke(main, [*args, "--bot", f"policy:{path}:policy"])
     assert r.exit_code == 0, r.output
     learned = json.loads(r.stdout)["exact"]

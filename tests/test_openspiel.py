@@ -19,6 +19,7 @@ from thousand.cli import main  # noqa: E402
 from thousand.env.openspiel import PigPolicy, play_along  # noqa: E402
 
 BOTS = Path(__file__).resolve().parent / "bots"
+EVALUATE_PIG_30 = ("evaluate", "pig", "--set", "goal=30", "--games", "0", "--json")
 
 
 @pytest.mark.parametrize("winscore", [20, 100])
@@ -61,19 +62,7 @@ def test_the_policy_wins_in_openspiel_as_the_duel_table_says():
 def test_an_openspiel_bot_is_rated_exactly_with_one_command(tmp_path):
     """``--bot openspiel:FILE:ATTR``: an OpenSpiel Bot holding at 10 gets the built-in
     hold:10's exact chances and the same best response."""
-    args = [
-        "evaluate",
-        "pig",
-        "--set",
-        "goal=30",
-        "--games",
-        "0",
-        "--json",
-        "--tables",
-        str(tmp_path),
-        "--timeout",
-        "60",
-    ]
+    args = [*EVALUATE_PIG_30, "--timeout", "60", "--tables", str(tmp_path)]
     got = {}
     for spec in ("hold:10", f"openspiel:{BOTS / 'openspiel_bots.py'}:hold10"):
         r = CliRunner().invoke(main, [*args, "--bot", spec])
