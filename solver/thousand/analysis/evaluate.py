@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from thousand.base.choices import SEATS
+from thousand.base.errors import ThousandError
 from thousand.base.objectives import objective as objective_named
 from thousand.engine.turn import TurnRules
 from thousand.rules.ruleset import Ruleset
@@ -182,10 +183,6 @@ def _best_response_part(ctx: _Run, budget: int, out: dict, lines: list[str]) -> 
     chance there, into ``out["exact"]["best_response"]`` and ``lines``."""
     from .exploit import best_response
 
-    if ctx.rs.equal_turns:
-        out["exact"]["best_response"] = {"skipped": "equal turns"}
-        lines.append("best response: skipped (not computed with equal turns yet)")
-        return
     if ctx.progress:
         sys.stderr.write("best response to the bot (policy rounds against its fixed policy)...\n")
         sys.stderr.flush()
@@ -193,6 +190,10 @@ def _best_response_part(ctx: _Run, budget: int, out: dict, lines: list[str]) -> 
         br = best_response(ctx.engine, ctx.bot, ctx.oracle, budget)
     except BudgetExceeded:
         out["exact"]["best_response"] = {"skipped": f"more than {budget:,} decision states"}
+        return
+    except ThousandError as exc:  # what best_response does not cover (equal turns), in its words
+        out["exact"]["best_response"] = {"skipped": str(exc)}
+        lines.append(f"best response: skipped ({exc})")
         return
     out["exact"]["best_response"] = br.to_json()
     lines.append(
