@@ -38,48 +38,89 @@ from thousand.solvers.approx import (
     DuelDecider,
     FinishDecider,
     MemorylessDecider,
+    OddsDecider,
     ProductDecider,
     RaceDecider,
     duel_matrix,
     interacting,
     race_turns,
 )
-from thousand.solvers.nplayer import EquilibriumDecider, evaluate_profile, solve_nplayer  # noqa: E402
+from thousand.solvers.nplayer import EquilibriumDecider, evaluate_profile  # noqa: E402
 from thousand.storage.geometric import geometric_duel  # noqa: E402
 from thousand.storage.solve import solve  # noqa: E402
 
+
+def classic_board(goal: int, pit: tuple[int, int], barrel: int, dump: int, bolts: int = 3) -> tuple[str, ...]:
+    """Classic's rules on a board of ``goal``: opening, overtaking and push-off as classic has
+    them, one pit ``[low, exit)``, samosval at ``dump``, ``bolts`` bolts costing 100 (in pits
+    too), and the points barrel at ``barrel`` with 3 attempts and one fall of 100."""
+    return (
+        f"goal={goal}",
+        f"pits=[{{low={pit[0]},exit={pit[1]}}}]",
+        f"barrel.threshold={barrel}",
+        f"dump=[{dump}]",
+        "barrel.max_falls=1",
+        f"bolts.limit={bolts}",
+        'bolts.exempt=["unopened"]',
+    )
+
+
 CASES = {  # name: (preset, overrides, players)
     "pig-50": ("pig", ("goal=50",), 3),
+    "pig-75": ("pig", ("goal=75",), 3),
     "pig-100": ("pig", ("goal=100",), 3),
+    "plain-250": ("plain", ("goal=250",), 3),
     "plain-500": ("plain", ("goal=500",), 3),
+    "plain-750": ("plain", ("goal=750",), 3),
+    "plain-1000": ("plain", (), 3),
+    "farkle-1500": ("farkle", ("goal=1500",), 3),
     "farkle-3000": ("farkle", ("goal=3000",), 3),
     "pig-30-4": ("pig", ("goal=30",), 4),
-    # a 1000 game with every interaction (docs/results.md's small classic)
-    "classic-150": (
-        "classic",
-        (
-            "goal=150",
-            "pits=[{low=50,exit=75}]",
-            "barrel.threshold=100",
-            "dump=[85]",
-            "barrel.max_falls=1",
-            "bolts.limit=2",
-            'bolts.exempt=["unopened"]',
-        ),
-        3,
-    ),
+    "pig-40-4": ("pig", ("goal=40",), 4),
+    "plain-150-4": ("plain", ("goal=150",), 4),
+    # 1000 games with every interaction (docs/results.md's small classic, and longer boards)
+    "classic-150": ("classic", classic_board(150, (50, 75), 100, 85, bolts=2), 3),
+    "classic-200": ("classic", classic_board(200, (50, 100), 150, 135, bolts=2), 3),
+    "classic-300": ("classic", classic_board(300, (100, 150), 250, 205), 3),
     # equal turns (six-dice's rule): the seat of the mover in the state, the round's last turns;
     # the duel-based methods do not see seats, so the race and the memoryless opponent are measured
     "pig-30-equal": ("pig", ("goal=30", "equal_turns=true"), 3),
     "pig-50-equal": ("pig", ("goal=50", "equal_turns=true"), 3),
 }
+# the longest cases measure the methods the advice chooses between (the race and finishing
+# times cost ten times as much everywhere measured, and finishing times need a turn DP per
+# opponent tuple and round)
+DUELS_ONLY = {"plain-750", "plain-1000", "classic-200", "classic-300", "pig-40-4"}
+GAMES = 400  # games of equilibrium play whose decisions are compared, per case
 
 
-def measure(name: str) -> dict:
+def _advisors(rs, duel, race) -> dict:
+    """The per-decision form of each method (what the advice plays), for the comparison
+    along equilibrium play."""
+    from thousand.analysis.alongside import AdvisorValues
+    from thousand.solvers.advice import duel_advisor, duels_advisor, race_advisor
+
+    def strongest(me, opps):
+        return duel_advisor(duel, min(opps, key=lambda y: duel.value(me, y)))
+
+    return {
+        "product": AdvisorValues(lambda me, opps: duels_advisor(duel, list(opps), "product")),
+        "odds": AdvisorValues(lambda me, opps: duels_advisor(duel, list(opps), "odds")),
+        "duel": AdvisorValues(strongest, key=lambda me, opps: (me, opps)),
+        "race": AdvisorValues(lambda me, opps: race_advisor(race), key=lambda me, opps: ()),
+    }
+
+
+def measure(name: str, tables: str, games: int = GAMES) -> dict:
+    from thousand.analysis.alongside import along_equilibrium
+    from thousand.analysis.seats import equilibrium_of
+    from thousand.storage.players import solve_players
+
     preset, sets, N = CASES[name]
     rs = load_ruleset(preset, sets)
     t0 = time.perf_counter()
-    sol = solve_nplayer(rs, N)
+    table = solve_players(rs, N, tables)  # stored in ``tables``: a second run reads it
+    sol = equilibrium_of(table)
     t_eq = time.perf_counter() - t0
     sp = sol.space
     x0 = Moves(rs).normalise(Moves(rs).initial())
@@ -88,12 +129,14 @@ def measure(name: str) -> dict:
     # the reference: the equilibrium's decisions played as the evaluation plays them (at a
     # mixed state, the tie rule's policy), so that a loss compares like with like
     eq = own[s0]
-    with tempfile.TemporaryDirectory() as d:
-        turns = race_turns(sp, solve(rs, "race", tables=d))
-        if rs.equal_turns:
-            geo = geometric_duel(rs, d, progress=False)
-        else:
-            P = duel_matrix(sp, solve(rs, "duel", tables=d))
+    race = solve(rs, "race", tables=tables)
+    turns = race_turns(sp, race)
+    duel = None
+    if rs.equal_turns:
+        geo = geometric_duel(rs, tables, progress=False)
+    else:
+        duel = solve(rs, "duel", tables=tables)
+        P = duel_matrix(sp, duel)
     out = {
         "ruleset": name,
         "players": N,
@@ -116,31 +159,43 @@ def measure(name: str) -> dict:
     if rs.equal_turns:
         deciders = [RaceDecider(sp, turns), MemorylessDecider(sol.game, geo)]
     else:
-        deciders = [
-            ProductDecider(sp, P, N - 1),
-            DuelDecider(sp, P, N - 1),
-            RaceDecider(sp, turns),
-            FinishDecider(sp, turns, N - 1),
-        ]
+        deciders = [ProductDecider(sp, P, N - 1), OddsDecider(sp, P, N - 1), DuelDecider(sp, P, N - 1)]
+        if name not in DUELS_ONLY:
+            deciders += [RaceDecider(sp, turns), FinishDecider(sp, turns, N - 1)]
     for dec in deciders:
         t0 = time.perf_counter()
-        every = evaluate_profile(sp, N, [dec])[0][s0]
+        m = out["methods"][dec.name] = {}
+        if name not in DUELS_ONLY:  # every seat playing it (the long cases: the one-seat losses only)
+            m["every_seat"] = [float(v) for v in evaluate_profile(sp, N, [dec])[0][s0]]
         loss = []
         for k in range(N):
             lineup = [EquilibriumDecider(sol)] * N
             lineup[k] = dec
             loss.append(float(eq[k] - evaluate_profile(sp, N, lineup)[0][s0][k]))
-        out["methods"][dec.name] = {
-            "every_seat": [float(v) for v in every],
-            "one_seat_loss": loss,
-            "seconds": round(time.perf_counter() - t0, 1),
-        }
+        m["one_seat_loss"] = loss
+        m["seconds"] = round(time.perf_counter() - t0, 1)
+        every = m.get("every_seat")
         print(
-            f"  {dec.name:8} every seat: {', '.join(f'{v:.6f}' for v in every)}; one seat among equilibrium "
-            f"players loses {', '.join(f'{v:.6f}' for v in loss)} (seats 1..{N}); "
-            f"{time.perf_counter() - t0:.1f} s",
+            f"  {dec.name:8} "
+            + (f"every seat: {', '.join(f'{v:.6f}' for v in every)}; " if every else "")
+            + f"one seat among equilibrium players loses {', '.join(f'{v:.6f}' for v in loss)} (seats 1..{N}); "
+            f"{m['seconds']:.1f} s",
             flush=True,
         )
+    if not rs.equal_turns and games:
+        t0 = time.perf_counter()
+        advisors = {k: v for k, v in _advisors(rs, duel, race).items() if k in out["methods"]}
+        found, ended = along_equilibrium(table, advisors, games, seed=1)
+        for k, d in found.items():
+            out["methods"][k]["decisions"] = {"games": games, **d.to_json()}
+            print(
+                f"  {k:8} along equilibrium play ({games} games, {d.decisions:,} decisions): chooses differently "
+                f"at {100 * d.share:.2f}% (95% {100 * d.to_json()['share_ci95'][0]:.2f}-"
+                f"{100 * d.to_json()['share_ci95'][1]:.2f}%), mean loss of such a decision {d.mean_loss:.5f}, "
+                f"largest {d.largest:.5f}",
+                flush=True,
+            )
+        print(f"  ({ended} of {games} games ended; {time.perf_counter() - t0:.0f} s)", flush=True)
     return out
 
 
@@ -158,6 +213,7 @@ def write_measured(results: list[dict]) -> Path:
             "interactions": interacting(rules[r["ruleset"]]),
             "equal_turns": bool(rules[r["ruleset"]].equal_turns),
             "losses": {name: m["one_seat_loss"] for name, m in r["methods"].items()},
+            "decisions": {name: m["decisions"] for name, m in r["methods"].items() if "decisions" in m},
         }
         for r in results
     ]
@@ -176,6 +232,12 @@ def main() -> None:
     ap.add_argument(
         "--write", action="store_true", help="store the losses in solver/thousand/solvers/approx_measured.json"
     )
+    ap.add_argument(
+        "--tables",
+        default=None,
+        help="keep the tables solved here (a second run reads them); default: a temporary folder",
+    )
+    ap.add_argument("--games", type=int, default=GAMES, help="games of equilibrium play whose decisions are compared")
     ap.add_argument("--json", dest="json_out", default=None, help="also write every figure to this file")
     ap.add_argument(
         "--from",
@@ -188,10 +250,12 @@ def main() -> None:
         results = json.loads(Path(a.json_in).read_text())
     else:
         results = []
-        for n in a.only:
-            results.append(measure(n))
-            if a.json_out:  # after every case: a long run that stops keeps what it measured
-                Path(a.json_out).write_text(json.dumps(results, indent=1))
+        with tempfile.TemporaryDirectory() as tmp:
+            tables = a.tables or tmp
+            for n in a.only:
+                results.append(measure(n, tables, a.games))
+                if a.json_out:  # after every case: a long run that stops keeps what it measured
+                    Path(a.json_out).write_text(json.dumps(results, indent=1))
     if a.write:
         print(f"wrote {write_measured(results)}")
 

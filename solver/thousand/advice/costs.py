@@ -14,6 +14,7 @@ the game, so the figure is a floor there, not a bound.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -21,7 +22,7 @@ from importlib import resources
 from thousand.base.i18n import _
 from thousand.rules.ruleset import Ruleset
 
-__all__ = ["Cost", "measured_cases", "measured_cost", "percent"]
+__all__ = ["Cost", "Growth", "growth", "measured_cases", "measured_cost", "percent"]
 
 
 @lru_cache(maxsize=1)
@@ -54,6 +55,7 @@ class Cost:
     where: tuple[str, ...]  # the games, in words: "classic to 150, 3 players"
     longest: int  # the longest goal measured
     longer: bool  # the game at hand is longer than every one measured
+    projected: tuple[float, float, float] | None = None  # longer: the fit's worst loss at this goal (low, mid, high)
 
     def words(self, seats: str | None = None) -> str:
         """The cost in sentences: the most it gave up, where, and whether this game is longer."""
@@ -68,7 +70,13 @@ class Cost:
                 "on {where}."
             )
         ).format(span=span, where=places, seats=seats)
-        if self.longer:
+        if self.longer and self.projected is not None:
+            lo, mid, hi = self.projected
+            text += " " + _(
+                "This game is longer than any measured (up to {goal}); the losses measured at several lengths, "
+                "followed to this one, give about {mid} here (a projection, between {low} and {high})."
+            ).format(goal=self.longest, mid=percent(mid), low=percent(lo), high=percent(hi))
+        elif self.longer:
             text += " " + _(
                 "This game is longer than any measured (up to {goal}), and the cost grows with the length of "
                 "the game: here it is likely more."
@@ -82,7 +90,69 @@ class Cost:
             "loss_high": self.high,
             "measured_on": list(self.where),
             "longer_than_measured": self.longer,
+            "projected": list(self.projected) if self.projected else None,
         }
+
+
+@dataclass(frozen=True)
+class Growth:
+    """How the worst one-seat loss of a method grows with the goal, on games of one kind:
+    the least-squares line ``log(loss) = log(a) + b log(goal)`` through the measured
+    points, i.e. ``loss = a goal^b``.
+
+    ``spread`` is the residuals' standard deviation on the log scale (None with two points:
+    the line goes through both); a projection to ``goal`` is the line there with the 95%
+    prediction interval of the regression (Student's t with ``n - 2`` degrees of freedom;
+    with two points, the two measured slopes' ends: no error estimate, so the interval is
+    the point itself)."""
+
+    method: str
+    goals: tuple[int, ...]
+    losses: tuple[float, ...]
+    a: float
+    b: float
+    spread: float | None
+
+    def at(self, goal: float) -> tuple[float, float, float]:
+        """(low, mid, high): the fit at ``goal`` and its 95% prediction interval."""
+        x = [math.log(g) for g in self.goals]
+        mid = math.log(self.a) + self.b * math.log(goal)
+        if self.spread is None:
+            return (math.exp(mid),) * 3
+        n = len(x)
+        mean = sum(x) / n
+        sxx = sum((v - mean) ** 2 for v in x)
+        half = _T95[min(n - 2, len(_T95)) - 1] * self.spread * math.sqrt(1 + 1 / n + (math.log(goal) - mean) ** 2 / sxx)
+        return math.exp(mid - half), math.exp(mid), math.exp(mid + half)
+
+
+# Student's t, two-sided 95%, for 1..10 degrees of freedom (10 and more: the tenth)
+_T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
+
+
+def growth(method: str, rs: Ruleset, players: int) -> Growth | None:
+    """The fit of the worst measured loss of ``method`` against the goal, on games of the
+    kind of ``rs`` with ``players`` players (one point per goal: the worst over the cases
+    and seats measured there); None below two goals with a positive loss."""
+    worst: dict[int, float] = {}
+    for c in measured_cases():
+        if _alike(c, rs, players) and c["losses"].get(method):
+            g = int(c["goal"])
+            worst[g] = max(worst.get(g, 0.0), max(c["losses"][method]))
+    pts = sorted((g, v) for g, v in worst.items() if v > 0)
+    if len(pts) < 2:
+        return None
+    x = [math.log(g) for g, _v in pts]
+    y = [math.log(v) for _g, v in pts]
+    n = len(pts)
+    mx, my = sum(x) / n, sum(y) / n
+    sxx = sum((v - mx) ** 2 for v in x)
+    b = sum((u - mx) * (v - my) for u, v in zip(x, y)) / sxx
+    a = math.exp(my - b * mx)
+    spread = None
+    if n > 2:
+        spread = math.sqrt(sum((v - (my + b * (u - mx))) ** 2 for u, v in zip(x, y)) / (n - 2))
+    return Growth(method, tuple(g for g, _v in pts), tuple(v for _g, v in pts), a, b, spread)
 
 
 def _alike(case: dict, rs: Ruleset, players: int) -> bool:
@@ -122,4 +192,6 @@ def measured_cost(method: str, rs: Ruleset, players: int, seat_last: bool | None
         for g in dict.fromkeys(games)
     )
     longest = max(int(c["goal"]) for c in cases)
-    return Cost(method, min(losses), max(losses), where, longest, rs.goal > longest)
+    longer = rs.goal > longest
+    fit = growth(method, rs, players) if longer and seat_last is None else None
+    return Cost(method, min(losses), max(losses), where, longest, longer, fit.at(rs.goal) if fit else None)

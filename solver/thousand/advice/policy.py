@@ -306,15 +306,15 @@ class Advisor:
         return [self._race(sit, cost=measured_cost("race", self.rs, N))]
 
     def _estimate_from_duels(self, sit: Situation) -> Part:
-        """The approximations read off the duel table: the product of duels or the duel
-        against the strongest opponent, whichever measured the smaller worst loss."""
-        from thousand.solvers.advice import duel_advisor, product_advisor
+        """The approximations read off the duel table: the duels' odds combined, their
+        product, or the duel against the strongest opponent, whichever measured the smallest
+        worst loss on games of this kind."""
+        from thousand.solvers.advice import duel_advisor, duels_advisor
 
         N = sit.players
-        costs = {m: measured_cost(m, self.rs, N) for m in ("product", "duel")}
-        method = _least(costs, default="product")
+        costs = {m: measured_cost(m, self.rs, N) for m in ("odds", "product", "duel")}
+        method = _least(costs, default="odds")
         sol = self.solution("duel")
-        mid = "strongest" if method == "duel" else "product"
         if method == "duel":
             j = min(range(len(sit.opponents)), key=lambda k: sol.value(sit.me, sit.opponents[k]))
             adv = self._give(duel_advisor(sol, sit.opponents[j]), sit)
@@ -323,13 +323,19 @@ class Advisor:
                 "Estimate: as a duel against the strongest opponent, {name} (your two-player chance is lowest "
                 "against them), the others left aside. {cost}"
             ).format(name=sit.called(j + 1), cost=_cost_words(costs["duel"]))
+            return Part(head, self._rounded(sol, adv), False, "strongest")
+        adv = self._give(duels_advisor(sol, list(sit.opponents), method), sit)
+        if method == "odds":
+            head = _(
+                "Estimate: your two-player chances against each opponent, combined as in a race where each "
+                "player finishes at a steady rate. {cost}"
+            ).format(cost=_cost_words(costs["odds"]))
         else:
-            adv = self._give(product_advisor(sol, list(sit.opponents)), sit)
             head = _(
                 "Estimate: your two-player chances against each opponent, multiplied; the values rank the "
                 "options but are not your chance of winning. {cost}"
             ).format(cost=_cost_words(costs["product"]))
-        return Part(head, self._rounded(sol, adv), False, mid)
+        return Part(head, self._rounded(sol, adv), False, method)
 
     def _estimate_equal_turns(self, sit: Situation) -> Part:
         """Equal turns without the equilibrium: the race or the memoryless opponent (the rest

@@ -46,7 +46,7 @@ __all__ = [
     "last_turn_advisor",
     "memoryless_advisor",
     "nearer",
-    "product_advisor",
+    "duels_advisor",
     "race_advice",
     "race_advisor",
     "rate_advice",
@@ -491,12 +491,15 @@ def duel_advisor(
     return TurnAdvisor(solution.rs, "duel", values_of, float, True, value_name, horizon=horizon)
 
 
-def product_advisor(solution, opponents: list[PlayerState]) -> TurnAdvisor:
-    """Advice for three players and more by the product of the mover's duel chances
-    against each opponent (:mod:`thousand.solvers.approx`, method ``product``): the value of an
-    end is ``prod_j (1 - P(y_j', x'))`` with each opponent after overtaking and push-off as
-    in the duel. An approximation: its values are not win probabilities, its decisions are
-    what it offers (their measured cost is in docs/results.md)."""
+def duels_advisor(solution, opponents: list[PlayerState], combination: str = "product") -> TurnAdvisor:
+    """Advice for three players and more from the mover's duel chances against each
+    opponent (:mod:`thousand.solvers.approx`, methods ``product`` and ``odds``): the value of
+    an end is the chances ``1 - P(y_j', x')`` (each opponent after overtaking and push-off
+    as in the duel) combined by :func:`thousand.solvers.approx.combine_duels`. An
+    approximation: the product's values rank the options but are not win probabilities;
+    the odds' estimate the chance to win. Their measured cost is in docs/results.md."""
+    from .approx import combine_duels
+
     for y in opponents:
         solution.state_index(y)
     if solution.table.values.ndim == 3:
@@ -508,10 +511,11 @@ def product_advisor(solution, opponents: list[PlayerState]) -> TurnAdvisor:
 
     def values_of(ends: TurnEnds):
         vals, bust = duel_end_values(solution, ends, list(opponents))
-        stop = vals.prod(axis=1, keepdims=True)
-        return stop, stop, np.array([bust.prod()]), np.ones(1)
+        stop = combine_duels(vals, combination)[:, None]
+        return stop, stop, combine_duels(bust, combination)[None], np.ones(1)
 
-    return TurnAdvisor(solution.rs, "duel", values_of, float, True, "duel_product")
+    name = "duel_product" if combination == "product" else "estimated_win_probability"
+    return TurnAdvisor(solution.rs, "duel", values_of, float, True, name)
 
 
 def memoryless_advisor(geo, opponents: list[PlayerState], seat: int | None = None) -> TurnAdvisor:

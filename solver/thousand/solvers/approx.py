@@ -16,7 +16,13 @@ game. :func:`thousand.solvers.nplayer.evaluate_profile` values them exactly.
   where the turn leaves the two of them, multiplied, ``stop[t] = prod_j (1 - P(y_j,t, next(i, t)))``,
   ``Z = prod_j (1 - P(y_j, zero(i)))``, ``W = 1``. The product would be the chance of beating all of
   them if the duels were independent; they are not (they share the mover's own dice), but
-  the decisions it leads to are what matters, and they are the closest measured.
+  the decisions it leads to are what matters.
+* ``odds`` -- every duel at once, combined as odds: the mover's chance of finishing first
+  in a race of memoryless finishers whose pairwise chances are the duels' (``q_j = 1 -
+  P(y_j,t, next(i, t))``), ``1 / (1 + sum_j (1 - q_j) / q_j)`` (:func:`combine_duels`);
+  ``Z`` likewise, ``W = 1``. Unlike the product, the values of every player sum to one
+  (they estimate the chance to win), and a mover far behind one opponent is not counted
+  as losing to the other as well: measured, it gives up the least of the duel methods.
 * ``finish`` -- a best response to the opponents' finishing times. Each opponent ``j`` is
   taken to play the race policy alone from its state ``y_j``; ``S_j(r)`` = P(it has not won
   within ``r`` of its turns), by the race policy's Markov chain, and ``G(r) = prod_j S_j(r)``.
@@ -62,14 +68,16 @@ __all__ = [
     "FinishDecider",
     "FinishTimes",
     "MemorylessDecider",
+    "OddsDecider",
     "ProductDecider",
     "RaceDecider",
+    "combine_duels",
     "duel_matrix",
     "interacting",
     "race_turns",
 ]
 
-METHODS = ("product", "duel", "race", "finish", "memoryless")
+METHODS = ("product", "odds", "duel", "race", "finish", "memoryless")
 MAX_ROUNDS = 2000
 TAIL = 1e-12
 
@@ -86,6 +94,31 @@ def duel_matrix(space: StateSpace, solution) -> np.ndarray:
     """The duel table's P(mover i wins against j) over the states of ``space``."""
     idx = np.array([solution.state_index(x) for x in space.states])
     return np.asarray(solution.table.values)[np.ix_(idx, idx)]
+
+
+def combine_duels(q: np.ndarray, method: str) -> np.ndarray:
+    """The mover's value from its duel chances ``q`` (..., n), one against each opponent.
+
+    ``product``: ``prod_j q_j``. ``odds``: the chance of finishing first in a race of
+    memoryless finishers whose pairwise chances are the duels' (Luce's choice axiom): with
+    the mover's rate 1 and opponent j's ``r_j = (1 - q_j) / q_j`` (so that
+    ``q_j = 1 / (1 + r_j)``), the mover finishes first with ``1 / (1 + sum_j r_j)``, i.e.
+
+        prod_j q_j / (prod_j q_j + sum_j (1 - q_j) prod_{k != j} q_k);
+
+    0 where every term is 0 (an opponent sure to beat the mover). For one opponent both are
+    ``q``. The odds form is exact when the players' finishing times are independent and
+    exponential; the product counts the mover's own dice once per opponent."""
+    prod = np.prod(q, axis=-1)
+    if method == "product":
+        return prod
+    if method != "odds":
+        raise ValueError(f"no duel combination {method!r}")
+    others = np.zeros_like(prod)
+    for j in range(q.shape[-1]):
+        others += (1.0 - q[..., j]) * np.prod(np.delete(q, j, axis=-1), axis=-1)
+    den = prod + others
+    return np.divide(prod, den, out=np.zeros_like(prod), where=den > 0)
 
 
 def _digits(rest: np.ndarray, m: int, n: int) -> np.ndarray:
@@ -140,6 +173,7 @@ class DuelDecider:
     """``duel``: the two-player values against the strongest opponent (lowest P(i wins))."""
 
     name = "duel"
+    combination = "product"  # how the duels against several opponents combine (one here)
 
     def __init__(self, space: StateSpace, P: np.ndarray, opponents: int):
         from .nplayer import end_rows
@@ -153,16 +187,17 @@ class DuelDecider:
         return ys[np.arange(len(ys)), np.argmin(self.P[i][ys], axis=1)]
 
     def duels(self, i: int, ys: np.ndarray):
-        """The end values of the product of mover ``i``'s duel chances against the opponents
-        ``ys`` (K, n'), each opponent after overtaking and push-off at every end, as the
-        advice's ``product_advisor`` and ``duel_advisor`` value them: ``prod_j (1 - P(y_j', x'))``."""
+        """The end values of mover ``i``'s duel chances against the opponents ``ys`` (K, n'),
+        combined (:func:`combine_duels`), each opponent after overtaking and push-off at every
+        end, as the advice's ``duels_advisor`` and ``duel_advisor`` value them: the product
+        ``prod_j (1 - P(y_j', x'))``, or the odds."""
         e = self.rows[i]
         K = len(ys)
         after = ys[None] if e.opp is None else e.opp[:, ys]  # (B, K, n') the opponents after each end
         ends = np.zeros((int(self.space.T[i]) + 1, K))
-        ends[e.rows] = np.prod(1.0 - self.P[after, e.nxt[:, None, None]], axis=-1)
+        ends[e.rows] = combine_duels(1.0 - self.P[after, e.nxt[:, None, None]], self.combination)
         ends[e.win_rows] = 1.0
-        bust = np.prod(1.0 - self.P[ys, self.space.bust_idx[i]], axis=-1)
+        bust = combine_duels(1.0 - self.P[ys, self.space.bust_idx[i]], self.combination)
         return ends, bust, np.ones(K)
 
     def decide(self, i: int, rest: np.ndarray, seat: int = 0):
@@ -177,6 +212,13 @@ class ProductDecider(DuelDecider):
 
     def decide(self, i: int, rest: np.ndarray, seat: int = 0):
         return self.duels(i, _digits(rest, len(self.space), self.n))
+
+
+class OddsDecider(ProductDecider):
+    """``odds``: the duels' odds combined (:func:`combine_duels`)."""
+
+    name = "odds"
+    combination = "odds"
 
 
 class FinishTimes:
