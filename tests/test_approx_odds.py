@@ -90,20 +90,11 @@ def test_the_odds_lose_against_the_equilibrium_and_less_than_the_product(pig50):
         for k in range(3):
             lineup = [EquilibriumDecider(sol)] * 3
             lineup[k] = dec
-            got = evaluate_profile(sp, 3, lineup, start=sol.V)[0][s0]
+            got = evaluate_profile(sp, 3, lineup)[0][s0]
             assert got[k] <= sol.V[s0][k] + 1e-12
             losses.append(sol.V[s0][k] - got[k])
         worst[dec.name] = max(losses)
     assert worst["odds"] < worst["product"]
-
-
-def test_a_warm_start_reaches_the_same_values(pig50):
-    rs, sol, duel, _d = pig50
-    sp = sol.space
-    lineup = [OddsDecider(sp, duel_matrix(sp, duel), 2)] + [EquilibriumDecider(sol)] * 2
-    cold = evaluate_profile(sp, 3, lineup)
-    warm = evaluate_profile(sp, 3, lineup, start=sol.V)
-    assert np.max(np.abs(cold - warm)) <= 1e-12
 
 
 def test_decisions_along_equilibrium_play(pig50, tmp_path):

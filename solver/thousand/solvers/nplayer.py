@@ -1274,7 +1274,7 @@ class EquilibriumDecider:
 
 
 def evaluate_profile(
-    space, players: int, deciders, table=None, tol: float = 1e-13, max_passes: int = 1000, start=None
+    space, players: int, deciders, table=None, tol: float = 1e-13, max_passes: int = 1000
 ) -> np.ndarray:
     """Exact values of a profile of fixed decisions: ``deciders[k]`` decides every turn of
     seat ``k`` (one decider: every seat alike) by its end values (``decide``), or gives the
@@ -1290,10 +1290,7 @@ def evaluate_profile(
     policy, its A and b valued by the profile's values, and the zero-turn links
     ``(k, s) -> (k + 1, zero(s))`` solved in closed form on the cycles
     (:func:`_orbit_values`) and outwards on the trees. Where the levels are swept more than
-    once (penalties, overtaking, push-off), the end distributions are kept between sweeps,
-    and the sweeps start from ``start`` where given (values of a profile near this one, e.g.
-    the equilibrium's for a lineup where one seat deviates: (m**N, N) for every seat alike,
-    or the shape of ``V``); the fixed point is the same, fewer sweeps reach it."""
+    once (penalties, overtaking, push-off), the end distributions are kept between sweeps."""
     deciders = list(deciders)
     if len(deciders) not in (1, players):
         raise ValueError("one decider, or one per seat")
@@ -1304,8 +1301,6 @@ def evaluate_profile(
     table = game.table
     M1, total = m ** (N - 1), m**N
     V = np.full((seats, total, N), 1.0 / N)
-    if start is not None:
-        V[...] = np.asarray(start, dtype=float).reshape((-1, total, N))
     flat = V.reshape(-1, N)  # the game's own index, where it tells the seats apart
     levels = _levels(game, seats=1)
     kept: dict = {}
