@@ -15,8 +15,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import tiny
 from click.testing import CliRunner
 from test_nplayer import reference_pig
+from tiny import TINY_DUELS
 
 from thousand.base.errors import StateError, TableError
 from thousand.cli import main
@@ -106,6 +108,20 @@ def test_fixed_decisions_are_evaluated_exactly_seat_by_seat():
     same = evaluate_profile(sp, 3, [HoldAt(sp, 3)])
     each = evaluate_profile(sp, 3, [HoldAt(sp, 3)] * 3)
     assert same.shape[0] == 1 and np.allclose(same[0], each[0], atol=1e-13) and np.allclose(each[1], each[0])
+
+
+@pytest.mark.parametrize("name", ["overtaking-bolts", "barrel-push-off", "dump-opening"])
+def test_mixed_sweeps_reach_the_plain_sweeps_values(name):
+    """Where penalties send players down and the levels are swept again, the evaluation's
+    Anderson-mixed sweeps reach the values the plain sweeps reach (a lineup of a seat holding
+    at 10 among equilibrium players)."""
+    rs = tiny.solved(TINY_DUELS, name)[0]
+    sol = solve_nplayer(rs, 3)
+    assert sol.game.lowers
+    lineup = [HoldAt(sol.space, 2), EquilibriumDecider(sol), EquilibriumDecider(sol)]
+    mixed = evaluate_profile(sol.space, 3, lineup)
+    plain = evaluate_profile(sol.space, 3, lineup, accelerate=False)
+    assert np.max(np.abs(mixed - plain)) <= 1e-12
 
 
 def test_the_equilibrium_played_is_the_equilibrium():

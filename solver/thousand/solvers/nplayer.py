@@ -1274,7 +1274,7 @@ class EquilibriumDecider:
 
 
 def evaluate_profile(
-    space, players: int, deciders, table=None, tol: float = 1e-13, max_passes: int = 1000
+    space, players: int, deciders, table=None, tol: float = 1e-13, max_passes: int = 1000, accelerate: bool = True
 ) -> np.ndarray:
     """Exact values of a profile of fixed decisions: ``deciders[k]`` decides every turn of
     seat ``k`` (one decider: every seat alike) by its end values (``decide``), or gives the
@@ -1290,7 +1290,10 @@ def evaluate_profile(
     policy, its A and b valued by the profile's values, and the zero-turn links
     ``(k, s) -> (k + 1, zero(s))`` solved in closed form on the cycles
     (:func:`_orbit_values`) and outwards on the trees. Where the levels are swept more than
-    once (penalties, overtaking, push-off), the end distributions are kept between sweeps."""
+    once (penalties, overtaking, push-off), the end distributions are kept between sweeps,
+    and near the fixed point the sweeps are Anderson-mixed as the solver's are (a sweep of
+    fixed decisions is affine: the small classic's lineups settle in a fraction of the
+    plain sweeps; ``accelerate=False``: plain sweeps alone)."""
     deciders = list(deciders)
     if len(deciders) not in (1, players):
         raise ValueError("one decider, or one per seat")
@@ -1304,6 +1307,7 @@ def evaluate_profile(
     flat = V.reshape(-1, N)  # the game's own index, where it tells the seats apart
     levels = _levels(game, seats=1)
     kept: dict = {}
+    accel, change = _Anderson(depth=6), np.inf
     for _sweep in range(max_passes):
         before = V.copy() if game.lowers else None
         for li, lvl in enumerate(levels):
@@ -1362,9 +1366,17 @@ def evaluate_profile(
                 k, r = front // n, front % n
                 after = V[(k + 1) % seats, nxt[r]]
                 V[k, lvl[r]] = A[front] + b[front, None] * np.roll(after, 1, axis=1)
-        if not game.lowers or float(np.max(np.abs(V - before))) <= tol:
+        if not game.lowers:
             return V
-    raise _not_settling(space.rs.name, N, max_passes, float(np.max(np.abs(V - before))))
+        last, change = change, float(np.max(np.abs(V - before)))
+        if change <= tol:
+            return V
+        if accelerate and change < min(ACCELERATE, last):
+            # the decisions are fixed, so a sweep is an affine map: mix the last sweeps
+            # (Anderson, as the solver near its end); the change is measured at the next plain
+            # sweep from the mixed values, so the evaluation ends only on a sweep that moved nothing
+            accel.step(before, V)
+    raise _not_settling(space.rs.name, N, max_passes, change)
 
 
 def _decided_ends(game, i: int, stop_val, z, w, seat: int = 0):
