@@ -9,7 +9,8 @@ mixed states are played by the tie rule there, so it may differ from the solved 
 the weight of those states; the losses are measured from that evaluation, so that the
 other seats play the same in both).
 
-    python bench/bench_approx.py [--only pig-50 ...] [--write]
+    python bench/bench_approx.py [--only pig-50 ...] [--tables DIR] [--json F] [--write]
+    python bench/bench_approx.py --growth [--chart docs/charts/approx-growth.svg]
 
 ``--write`` stores the one-seat losses of every method per case in
 solver/thousand/solvers/approx_measured.json, which the advice quotes and chooses by (docs/results.md has
@@ -112,7 +113,6 @@ def _advisors(rs, duel, race) -> dict:
 
 
 def measure(name: str, tables: str, games: int = GAMES) -> dict:
-    from thousand.analysis.alongside import along_equilibrium
     from thousand.analysis.seats import equilibrium_of
     from thousand.storage.players import solve_players
 
@@ -121,7 +121,7 @@ def measure(name: str, tables: str, games: int = GAMES) -> dict:
     t0 = time.perf_counter()
     table = solve_players(rs, N, tables)  # stored in ``tables``: a second run reads it
     sol = equilibrium_of(table)
-    t_eq = time.perf_counter() - t0
+    t_eq = float(table.meta.get("solve_seconds") or time.perf_counter() - t0)  # the solve's, where read
     sp = sol.space
     x0 = Moves(rs).normalise(Moves(rs).initial())
     s0 = sol.index([x0] * N)
@@ -183,20 +183,43 @@ def measure(name: str, tables: str, games: int = GAMES) -> dict:
             flush=True,
         )
     if not rs.equal_turns and games:
-        t0 = time.perf_counter()
-        advisors = {k: v for k, v in _advisors(rs, duel, race).items() if k in out["methods"]}
-        found, ended = along_equilibrium(table, advisors, games, seed=1)
-        for k, d in found.items():
-            out["methods"][k]["decisions"] = {"games": games, **d.to_json()}
-            print(
-                f"  {k:8} along equilibrium play ({games} games, {d.decisions:,} decisions): chooses differently "
-                f"at {100 * d.share:.2f}% (95% {100 * d.to_json()['share_ci95'][0]:.2f}-"
-                f"{100 * d.to_json()['share_ci95'][1]:.2f}%), mean loss of such a decision {d.mean_loss:.5f}, "
-                f"largest {d.largest:.5f}",
-                flush=True,
-            )
-        print(f"  ({ended} of {games} games ended; {time.perf_counter() - t0:.0f} s)", flush=True)
+        compare_decisions(out, rs, table, duel, race, games)
     return out
+
+
+def compare_decisions(out: dict, rs, table, duel, race, games: int) -> None:
+    """Each method's decisions beside the equilibrium's along ``games`` games of equilibrium
+    play (thousand.analysis.alongside), into ``out["methods"][name]["decisions"]``."""
+    from thousand.analysis.alongside import along_equilibrium
+
+    t0 = time.perf_counter()
+    advisors = {k: v for k, v in _advisors(rs, duel, race).items() if k in out["methods"]}
+    found, ended = along_equilibrium(table, advisors, games, seed=1)
+    for k, d in found.items():
+        got = out["methods"][k]["decisions"] = {"games": games, **d.to_json()}
+        lo, hi = got["share_ci95"]
+        print(
+            f"  {k:8} along equilibrium play ({games} games, {d.decisions:,} decisions): chooses differently "
+            f"at {100 * d.share:.2f}% (95% {100 * lo:.2f}-{100 * hi:.2f}%), mean loss of such a decision "
+            f"{d.mean_loss:.5f}, largest {d.largest:.5f}",
+            flush=True,
+        )
+    print(f"  ({ended} of {games} games ended; {time.perf_counter() - t0:.0f} s)", flush=True)
+
+
+def decisions_again(results: list[dict], tables: str, games: int) -> None:
+    """The comparison along equilibrium play alone, for the cases of an earlier ``--json``
+    run whose tables are in ``tables`` (read, not solved again)."""
+    from thousand.storage.players import solve_players
+
+    for out in results:
+        preset, sets, N = CASES[out["ruleset"]]
+        rs = load_ruleset(preset, sets)
+        if rs.equal_turns:
+            continue
+        print(out["ruleset"], flush=True)
+        table = solve_players(rs, N, tables)
+        compare_decisions(out, rs, table, solve(rs, "duel", tables=tables), solve(rs, "race", tables=tables), games)
 
 
 def write_measured(results: list[dict]) -> Path:
@@ -226,6 +249,80 @@ def write_measured(results: list[dict]) -> Path:
     return path
 
 
+KINDS = {  # the kinds of game whose loss is followed against the goal: (preset, players)
+    "Pig, 3 players": ("pig", 3),
+    "plain, 3 players": ("plain", 3),
+    "Farkle, 3 players": ("farkle", 3),
+    "classic's rules, 3 players": ("classic", 3),
+    "Pig, 4 players": ("pig", 4),
+}
+FOLLOWED = ("odds", "product", "duel", "race")
+
+
+def growth_report(chart: str | None) -> None:
+    """Per kind of game and method, the worst measured one-seat loss against the goal, the
+    power law fitted through it (thousand.advice.costs.growth, the one the advice quotes),
+    its spread and the projection to the preset's own goal (1000; Farkle 10,000; Pig 100)
+    with its 95% prediction interval (a chance lost is at most 1); with ``chart``, the
+    figure (log-log, the fits drawn on to that goal)."""
+    from thousand.advice.costs import growth
+
+    fits = {}
+    for kind, (preset, N) in KINDS.items():
+        rs = load_ruleset(preset)
+        for method in FOLLOWED:
+            fit = growth(method, rs, N)
+            if fit is None:
+                continue
+            fits[(kind, method)] = fit
+            lo, mid, hi = (min(v, 1.0) for v in fit.at(rs.goal))
+            pts = ", ".join(f"{g}: {v:.5f}" for g, v in zip(fit.goals, fit.losses))
+            spread = "through both points" if fit.spread is None else f"spread x{np.exp(fit.spread):.2f}"
+            print(
+                f"{kind:28} {method:8} worst loss {pts}; loss ~ goal^{fit.b:.2f} ({spread}); "
+                f"at {rs.goal}: {mid:.4f} (95% {lo:.4f}-{hi:.4f})",
+                flush=True,
+            )
+    if chart is None:
+        return
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    kinds = [k for k in KINDS if any((k, m) in fits for m in FOLLOWED)]
+    fig, axes = plt.subplots(1, len(kinds), figsize=(3.2 * len(kinds), 3.4), sharey=True, squeeze=False)
+    colours = {"odds": "tab:green", "product": "tab:blue", "duel": "tab:orange", "race": "tab:red"}
+    words = {"odds": "duels' odds", "product": "product of duels", "duel": "strongest duel", "race": "race"}
+    for ax, kind in zip(axes[0], kinds):
+        goal = load_ruleset(KINDS[kind][0]).goal
+        for method in FOLLOWED:
+            fit = fits.get((kind, method))
+            if fit is None:
+                continue
+            c = colours[method]
+            ax.plot(fit.goals, fit.losses, "o", color=c, label=words[method])
+            xs = np.geomspace(min(fit.goals), max(goal, max(fit.goals)), 40)
+            ax.plot(xs, [min(fit.at(x)[1], 1.0) for x in xs], "-", color=c, lw=1)
+            lo, _mid, hi = fit.at(goal)
+            ax.plot([goal, goal], [lo, min(hi, 1.0)], "-", color=c, lw=3, alpha=0.35)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(kind, fontsize=9)
+        ax.set_xlabel("goal")
+        ax.axvline(goal, color="grey", lw=0.5, ls=":")
+        ax.grid(True, which="both", lw=0.3, alpha=0.5)
+    axes[0][0].set_ylabel("worst loss of one seat (win chance)")
+    axes[0][-1].legend(fontsize=7, loc="lower right")
+    fig.suptitle(
+        "One seat's worst loss among equilibrium players: measured (dots), fitted, followed to the real goal",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    fig.savefig(chart)
+    print(f"wrote {chart}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", nargs="+", choices=list(CASES), default=list(CASES))
@@ -245,9 +342,27 @@ def main() -> None:
         default=None,
         help="take the figures from the --json file of an earlier run instead of measuring",
     )
+    ap.add_argument(
+        "--decisions-again",
+        action="store_true",
+        help="with --from and --tables: compare the decisions along equilibrium play again (the exact figures kept)",
+    )
+    ap.add_argument(
+        "--growth",
+        action="store_true",
+        help="print how each method's worst loss grows with the goal (from the measured file) and stop",
+    )
+    ap.add_argument("--chart", default=None, help="with --growth: draw it into this file (SVG or PNG)")
     a = ap.parse_args()
+    if a.growth:
+        growth_report(a.chart)
+        return
     if a.json_in:
         results = json.loads(Path(a.json_in).read_text())
+        if a.decisions_again:
+            decisions_again(results, a.tables, a.games)
+            if a.json_out:
+                Path(a.json_out).write_text(json.dumps(results, indent=1))
     else:
         results = []
         with tempfile.TemporaryDirectory() as tmp:
