@@ -88,10 +88,10 @@ CASES = {  # name: (preset, overrides, players)
     "pig-30-equal": ("pig", ("goal=30", "equal_turns=true"), 3),
     "pig-50-equal": ("pig", ("goal=50", "equal_turns=true"), 3),
 }
-# the longest cases measure the methods the advice chooses between (the race and finishing
-# times cost ten times as much everywhere measured, and finishing times need a turn DP per
-# opponent tuple and round)
-DUELS_ONLY = {"plain-750", "plain-1000", "classic-200", "classic-300", "pig-40-4"}
+# the longest cases measure the methods the advice chooses between, one seat at a time (the
+# race and finishing times cost ten times as much everywhere measured, and finishing times
+# need a turn DP per opponent tuple and round; their figures from earlier runs are kept)
+DUELS_ONLY = {"plain-500", "plain-750", "plain-1000", "pig-100", "classic-200", "classic-300", "pig-40-4"}
 GAMES = 400  # games of equilibrium play whose decisions are compared, per case
 
 
@@ -242,8 +242,13 @@ def write_measured(results: list[dict]) -> Path:
     ]
     path = Path(__file__).resolve().parents[1] / "solver" / "thousand" / "solvers" / "approx_measured.json"
     kept = json.loads(path.read_text()) if path.exists() else {}
-    now = {c["ruleset"] for c in cases}
-    cases = [c for c in kept.get("cases", []) if c["ruleset"] not in now] + cases
+    before = {c["ruleset"]: c for c in kept.get("cases", [])}
+    for c in cases:
+        # a method measured before and not in this run keeps its figures
+        old = before.pop(c["ruleset"], {})
+        c["losses"] = {**old.get("losses", {}), **c["losses"]}
+        c["decisions"] = {**old.get("decisions", {}), **c["decisions"]}
+    cases = list(before.values()) + cases
     kept.update({"source": "python bench/bench_approx.py --write", "cases": cases})
     path.write_text(json.dumps(kept, indent=1) + "\n")
     return path
@@ -259,15 +264,14 @@ KINDS = {  # the kinds of game whose loss is followed against the goal: (preset,
 FOLLOWED = ("odds", "product", "duel", "race")
 
 
-def growth_report(chart: str | None) -> None:
+def growth_fits() -> tuple[dict, list[str]]:
     """Per kind of game and method, the worst measured one-seat loss against the goal, the
     power law fitted through it (thousand.advice.costs.growth, the one the advice quotes),
     its spread and the projection to the preset's own goal (1000; Farkle 10,000; Pig 100)
-    with its 95% prediction interval (a chance lost is at most 1); with ``chart``, the
-    figure (log-log, the fits drawn on to that goal)."""
+    with its 95% prediction interval (a chance lost is at most 1): the fits, and a line each."""
     from thousand.advice.costs import growth
 
-    fits = {}
+    fits, lines = {}, []
     for kind, (preset, N) in KINDS.items():
         rs = load_ruleset(preset)
         for method in FOLLOWED:
@@ -278,11 +282,18 @@ def growth_report(chart: str | None) -> None:
             lo, mid, hi = (min(v, 1.0) for v in fit.at(rs.goal))
             pts = ", ".join(f"{g}: {v:.5f}" for g, v in zip(fit.goals, fit.losses))
             spread = "through both points" if fit.spread is None else f"spread x{np.exp(fit.spread):.2f}"
-            print(
-                f"{kind:28} {method:8} worst loss {pts}; loss ~ goal^{fit.b:.2f} ({spread}); "
-                f"at {rs.goal}: {mid:.4f} (95% {lo:.4f}-{hi:.4f})",
-                flush=True,
+            lines.append(
+                f"{kind:27} {method:8} worst loss {pts}; loss ~ goal^{fit.b:.2f} ({spread}); "
+                f"at {rs.goal}: {mid:.4f} (95% {lo:.4f}-{hi:.4f})"
             )
+    return fits, lines
+
+
+def growth_report(chart: str | None) -> None:
+    """:func:`growth_fits` printed; with ``chart``, the figure (log-log, the fits drawn on
+    to the real goal)."""
+    fits, lines = growth_fits()
+    print("\n".join(lines), flush=True)
     if chart is None:
         return
     import matplotlib
@@ -323,6 +334,56 @@ def growth_report(chart: str | None) -> None:
     print(f"wrote {chart}")
 
 
+WORDS = {
+    "odds": "duels' odds",
+    "product": "product of duels",
+    "duel": "duel against the strongest",
+    "race": "race",
+    "finish": "finishing times",
+    "memoryless": "memoryless opponent",
+}
+
+
+def _game(c: dict) -> str:
+    name = {"classic": "classic's rules", "pig": "Pig", "farkle": "Farkle"}.get(c["preset"], c["preset"])
+    return f"{name} to {c['goal']:,}" + (", equal turns" if c.get("equal_turns") else "")
+
+
+def markdown_table() -> str:
+    """docs/results.md's table of the measured cases, from the measured file (the one the
+    advice reads): per case and method, each seat's loss among equilibrium players and,
+    along equilibrium play, how often it chooses differently and what such a decision costs."""
+    from thousand.advice.costs import measured_cases
+
+    order = {k: i for i, k in enumerate(CASES)}
+    cases = sorted(
+        (c for c in measured_cases() if c.get("players", 2) > 2 and c["ruleset"] in order),
+        key=lambda c: (c["players"], bool(c.get("equal_turns")), c["preset"], c["goal"]),
+    )
+    lines = [
+        "| game | players | method | one seat among equilibrium players: loss in each seat | worst | "
+        "along equilibrium play: decisions chosen differently (95%) | mean loss of one | largest |",
+        "|---|---:|---|---|---:|---|---:|---:|",
+    ]
+    for c in cases:
+        first = True
+        for m in sorted(c["losses"], key=lambda m: max(c["losses"][m])):
+            loss = c["losses"][m]
+            d = c.get("decisions", {}).get(m)
+            along = (
+                f"{100 * d['share']:.2f}% ({100 * d['share_ci95'][0]:.2f}-{100 * d['share_ci95'][1]:.2f}%) "
+                f"of {d['decisions']:,} in {d['games']} games | {d['mean_loss']:.4f} | {d['largest']:.4f}"
+                if d
+                else "| |"
+            )
+            lines.append(
+                f"| {_game(c) if first else ''} | {c['players'] if first else ''} | {WORDS[m]} | "
+                f"{', '.join(f'{v:.4f}' for v in loss)} | {max(loss):.4f} | {along} |"
+            )
+            first = False
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", nargs="+", choices=list(CASES), default=list(CASES))
@@ -353,7 +414,13 @@ def main() -> None:
         help="print how each method's worst loss grows with the goal (from the measured file) and stop",
     )
     ap.add_argument("--chart", default=None, help="with --growth: draw it into this file (SVG or PNG)")
+    ap.add_argument(
+        "--table", action="store_true", help="print docs/results.md's table from the measured file and stop"
+    )
     a = ap.parse_args()
+    if a.table:
+        print(markdown_table())
+        return
     if a.growth:
         growth_report(a.chart)
         return

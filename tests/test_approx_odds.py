@@ -187,3 +187,23 @@ def test_three_players_advice_by_the_odds(pig50, monkeypatch):
     x = moves.normalise(PlayerState(20))
     p1, p2 = (duel.value(moves.normalise(PlayerState(v)), x) for v in (25, 3))
     assert stop["estimated_win_probability"] == pytest.approx((1 - p1) * (1 - p2) / (1 - p1 * p2), abs=1e-12)
+
+
+def test_a_kind_measured_with_other_numbers_of_players_plays_its_familys_best(monkeypatch):
+    """Four players of a family measured with three only: no cost is quoted, and the method
+    is the one whose worst loss was smallest where the family was measured with all of them."""
+    import thousand.advice.costs as costs
+
+    fake = _cases([(150, 0.002)], method="product", preset="classic") + _cases(
+        [(200, 0.001)], method="product", preset="classic"
+    )
+    for c, odds in zip(fake, (0.003, 0.0015)):
+        c["losses"]["odds"] = [odds]
+    fake += _cases([(500, 0.0001)], method="odds", preset="plain")
+    monkeypatch.setattr(costs, "measured_cases", lambda: fake)
+    classic = load_ruleset("classic")
+    assert costs.measured_cost("product", classic, 4) is None
+    assert costs.least_in_family(("odds", "product"), classic) == "product"
+    # a method measured on some games only is not compared on the others
+    assert costs.least_in_family(("odds", "product", "duel"), classic) is None
+    assert costs.least_in_family(("odds",), load_ruleset("plain")) == "odds"

@@ -22,7 +22,7 @@ from importlib import resources
 from thousand.base.i18n import _
 from thousand.rules.ruleset import Ruleset
 
-__all__ = ["Cost", "Growth", "growth", "measured_cases", "measured_cost", "percent"]
+__all__ = ["Cost", "Growth", "growth", "least_in_family", "measured_cases", "measured_cost", "percent"]
 
 
 @lru_cache(maxsize=1)
@@ -103,8 +103,7 @@ class Growth:
     ``spread`` is the residuals' standard deviation on the log scale (None with two points:
     the line goes through both); a projection to ``goal`` is the line there with the 95%
     prediction interval of the regression (Student's t with ``n - 2`` degrees of freedom;
-    with two points, the two measured slopes' ends: no error estimate, so the interval is
-    the point itself)."""
+    with two points no error estimate: the interval is the point itself)."""
 
     method: str
     goals: tuple[int, ...]
@@ -162,6 +161,21 @@ def _alike(case: dict, rs: Ruleset, players: int) -> bool:
         and bool(case.get("equal_turns", False)) == bool(rs.equal_turns)
         and case.get("preset") == _family(rs)
     )
+
+
+def least_in_family(methods, rs: Ruleset) -> str | None:
+    """Of ``methods``, the one with the smallest worst loss over every game of the family
+    of ``rs`` (equal turns alike) measured with any number of players: what to play on a
+    kind of game measured with another number of players only (its cost is not quoted)."""
+    worst: dict[str, float] = {}
+    for c in measured_cases():
+        if c.get("preset") != _family(rs) or bool(c.get("equal_turns", False)) != bool(rs.equal_turns):
+            continue
+        if c.get("players", 2) < 3 or not all(c["losses"].get(m) for m in methods):
+            continue  # compared where all of them were measured
+        for m in methods:
+            worst[m] = max(worst.get(m, 0.0), max(c["losses"][m]))
+    return min(worst, key=worst.get) if worst else None
 
 
 def _family(rs: Ruleset) -> str:

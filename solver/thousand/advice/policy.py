@@ -30,7 +30,7 @@ from thousand.base.objectives import objective as objective_named
 from thousand.rules.ruleset import Ruleset
 from thousand.solvers.advice import Advice
 
-from .costs import Cost, measured_cost
+from .costs import Cost, least_in_family, measured_cost
 from .situation import Situation
 
 __all__ = ["SMALL_DUEL", "SMALL_DUEL_EQUAL_TURNS", "Advisor", "Part", "advice_json", "advice_text"]
@@ -313,7 +313,7 @@ class Advisor:
 
         N = sit.players
         costs = {m: measured_cost(m, self.rs, N) for m in ("odds", "product", "duel")}
-        method = _least(costs, default="odds")
+        method = _least(costs, default=least_in_family(tuple(costs), self.rs) or "odds")
         sol = self.solution("duel")
         if method == "duel":
             j = min(range(len(sit.opponents)), key=lambda k: sol.value(sit.me, sit.opponents[k]))
