@@ -146,16 +146,24 @@ def test_growth_is_the_power_law_through_the_worst_losses(monkeypatch):
     lo, mid, hi = fit.at(1000)
     assert mid == pytest.approx(2e-4 * 4**1.5) and lo == pytest.approx(mid) and hi == pytest.approx(mid)
     cost = costs.measured_cost("odds", plain, 3)
-    assert cost.longer and cost.projected == pytest.approx((mid, mid, mid))
-    assert "give about 0.2% here (a projection, between 0.2% and 0.2%)" in cost.words()
+    assert cost.longer and cost.projected == pytest.approx((mid, 1.0))
+    assert "give about 0.2% here (a projection: the measured losses lie within 1.0 times" in cost.words()
     # scattered points: the interval widens, and holds the line
     noisy = [(250, 2e-4), (500, 9e-4), (750, 1e-3)]
     monkeypatch.setattr(costs, "measured_cases", lambda: _cases(noisy))
-    lo, mid, hi = costs.growth("odds", plain, 3).at(1000)
+    fit = costs.growth("odds", plain, 3)
+    lo, mid, hi = fit.at(1000)
     assert lo < mid < hi and hi / lo > 2
     x, y = np.log([g for g, _ in noisy]), np.log([v for _, v in noisy])
     b, a = np.polyfit(x, y, 1)
     assert mid == pytest.approx(math.exp(a + b * math.log(1000)))
+    resid = y - (a + b * x)
+    assert fit.spread == pytest.approx(math.sqrt((resid**2).sum() / 1))
+    assert costs.measured_cost("odds", plain, 3).projected == pytest.approx((mid, math.exp(fit.spread)))
+    # two goals: a line through both, no error to tell, so no projection is quoted
+    monkeypatch.setattr(costs, "measured_cases", lambda: _cases(noisy[:2]))
+    assert costs.growth("odds", plain, 3).spread is None
+    assert costs.measured_cost("odds", plain, 3).projected is None
     # one goal: no growth, and the words say only that the game is longer
     monkeypatch.setattr(costs, "measured_cases", lambda: _cases(noisy[:1]))
     assert costs.growth("odds", plain, 3) is None

@@ -55,7 +55,7 @@ class Cost:
     where: tuple[str, ...]  # the games, in words: "classic to 150, 3 players"
     longest: int  # the longest goal measured
     longer: bool  # the game at hand is longer than every one measured
-    projected: tuple[float, float, float] | None = None  # longer: the fit's worst loss at this goal (low, mid, high)
+    projected: tuple[float, float] | None = None  # longer: the fit's worst loss at this goal, and its spread factor
 
     def words(self, seats: str | None = None) -> str:
         """The cost in sentences: the most it gave up, where, and whether this game is longer."""
@@ -71,11 +71,12 @@ class Cost:
             )
         ).format(span=span, where=places, seats=seats)
         if self.longer and self.projected is not None:
-            lo, mid, hi = self.projected
+            mid, factor = self.projected
             text += " " + _(
                 "This game is longer than any measured (up to {goal}); the losses measured at several lengths, "
-                "followed to this one, give about {mid} here (a projection, between {low} and {high})."
-            ).format(goal=self.longest, mid=percent(mid), low=percent(lo), high=percent(hi))
+                "followed to this one, give about {mid} here (a projection: the measured losses lie within "
+                "{factor} times of the line followed)."
+            ).format(goal=self.longest, mid=percent(mid), factor=f"{factor:.1f}")
         elif self.longer:
             text += " " + _(
                 "This game is longer than any measured (up to {goal}), and the cost grows with the length of "
@@ -208,4 +209,6 @@ def measured_cost(method: str, rs: Ruleset, players: int, seat_last: bool | None
     longest = max(int(c["goal"]) for c in cases)
     longer = rs.goal > longest
     fit = growth(method, rs, players) if longer and seat_last is None else None
-    return Cost(method, min(losses), max(losses), where, longest, longer, fit.at(rs.goal) if fit else None)
+    # a projection needs three lengths at least: through two points a line has no error to tell
+    projected = (fit.at(rs.goal)[1], math.exp(fit.spread)) if fit is not None and fit.spread is not None else None
+    return Cost(method, min(losses), max(losses), where, longest, longer, projected)
