@@ -80,6 +80,7 @@ CASES = {  # name: (preset, overrides, players)
     "pig-40-4": ("pig", ("goal=40",), 4),
     "plain-150-4": ("plain", ("goal=150",), 4),
     # 1000 games with every interaction (docs/results.md's small classic, and longer boards)
+    "classic-100": ("classic", classic_board(100, (50, 60), 75, 65, bolts=2), 3),
     "classic-150": ("classic", classic_board(150, (50, 75), 100, 85, bolts=2), 3),
     "classic-200": ("classic", classic_board(200, (50, 100), 150, 135, bolts=2), 3),
     "classic-300": ("classic", classic_board(300, (100, 150), 250, 205), 3),
