@@ -298,10 +298,12 @@ def growth_report(chart: str | None) -> None:
     if chart is None:
         return
     import matplotlib
+    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    FLOOR = 1e-5  # the chart's bottom: the prediction intervals of three points reach far below
     kinds = [k for k in KINDS if any((k, m) in fits for m in FOLLOWED)]
     fig, axes = plt.subplots(1, len(kinds), figsize=(3.2 * len(kinds), 3.4), sharey=True, squeeze=False)
     colours = {"odds": "tab:green", "product": "tab:blue", "duel": "tab:orange", "race": "tab:red"}
@@ -317,9 +319,13 @@ def growth_report(chart: str | None) -> None:
             xs = np.geomspace(min(fit.goals), max(goal, max(fit.goals)), 40)
             ax.plot(xs, [min(fit.at(x)[1], 1.0) for x in xs], "-", color=c, lw=1)
             lo, _mid, hi = fit.at(goal)
-            ax.plot([goal, goal], [lo, min(hi, 1.0)], "-", color=c, lw=3, alpha=0.35)
+            ax.plot([goal, goal], [max(lo, FLOOR), min(hi, 1.0)], "-", color=c, lw=3, alpha=0.35)
         ax.set_xscale("log")
         ax.set_yscale("log")
+        ax.set_ylim(FLOOR, 1.0)
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _p: f"{v:,.0f}"))
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.set_xticks(sorted({goal, *(g for m in FOLLOWED if (kind, m) in fits for g in fits[(kind, m)].goals)}))
         ax.set_title(kind, fontsize=9)
         ax.set_xlabel("goal")
         ax.axvline(goal, color="grey", lw=0.5, ls=":")
@@ -350,15 +356,20 @@ def _game(c: dict) -> str:
     return f"{name} to {c['goal']:,}" + (", equal turns" if c.get("equal_turns") else "")
 
 
-def markdown_table() -> str:
-    """docs/results.md's table of the measured cases, from the measured file (the one the
-    advice reads): per case and method, each seat's loss among equilibrium players and,
-    along equilibrium play, how often it chooses differently and what such a decision costs."""
+def markdown_table(equal_turns: bool = False) -> str:
+    """docs/results.md's table of the measured cases (with ``equal_turns`` or without),
+    from the measured file (the one the advice reads): per case and method, each seat's loss
+    among equilibrium players and, along equilibrium play, how often it chooses differently
+    and what such a decision costs."""
     from thousand.advice.costs import measured_cases
 
     order = {k: i for i, k in enumerate(CASES)}
     cases = sorted(
-        (c for c in measured_cases() if c.get("players", 2) > 2 and c["ruleset"] in order),
+        (
+            c
+            for c in measured_cases()
+            if c.get("players", 2) > 2 and c["ruleset"] in order and bool(c.get("equal_turns")) == equal_turns
+        ),
         key=lambda c: (c["players"], bool(c.get("equal_turns")), c["preset"], c["goal"]),
     )
     lines = [
@@ -373,15 +384,35 @@ def markdown_table() -> str:
             d = c.get("decisions", {}).get(m)
             along = (
                 f"{100 * d['share']:.2f}% ({100 * d['share_ci95'][0]:.2f}-{100 * d['share_ci95'][1]:.2f}%) "
-                f"of {d['decisions']:,} in {d['games']} games | {d['mean_loss']:.4f} | {d['largest']:.4f}"
+                f"of {d['decisions']:,} in {d['games']} games | {d['mean_loss']:.4f} | {d['largest_loss']:.4f}"
                 if d
                 else "| |"
             )
             lines.append(
                 f"| {_game(c) if first else ''} | {c['players'] if first else ''} | {WORDS[m]} | "
-                f"{', '.join(f'{v:.4f}' for v in loss)} | {max(loss):.4f} | {along} |"
+                f"{', '.join(f'{v:.5f}' for v in loss)} | {max(loss):.5f} | {along} |"
             )
             first = False
+    return "\n".join(lines)
+
+
+def better_table() -> str:
+    """docs/results.md's comparison: per case, the odds' worst loss beside the smallest
+    worst loss of the other methods measured there, and their ratio."""
+    from thousand.advice.costs import measured_cases
+
+    order = {k: i for i, k in enumerate(CASES)}
+    cases = sorted(
+        (c for c in measured_cases() if c["ruleset"] in order and "odds" in c["losses"]),
+        key=lambda c: (c["players"], c["preset"], c["goal"]),
+    )
+    lines = ["| game | players | duels' odds | best of the others | ratio |", "|---|---:|---:|---|---:|"]
+    for c in cases:
+        odds = max(c["losses"]["odds"])
+        rest = {m: max(v) for m, v in c["losses"].items() if m != "odds"}
+        m = min(rest, key=rest.get)
+        ratio = f"{rest[m] / odds:.1f}" if odds > 0 else "(both 0)"
+        lines.append(f"| {_game(c)} | {c['players']} | {odds:.5f} | {rest[m]:.5f} ({WORDS[m]}) | {ratio} |")
     return "\n".join(lines)
 
 
@@ -421,6 +452,10 @@ def main() -> None:
     a = ap.parse_args()
     if a.table:
         print(markdown_table())
+        print()
+        print(markdown_table(equal_turns=True))
+        print()
+        print(better_table())
         return
     if a.growth:
         growth_report(a.chart)

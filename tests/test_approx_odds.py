@@ -215,3 +215,24 @@ def test_a_kind_measured_with_other_numbers_of_players_plays_its_familys_best(mo
     # a method measured on some games only is not compared on the others
     assert costs.least_in_family(("odds", "product", "duel"), classic) is None
     assert costs.least_in_family(("odds",), load_ruleset("plain")) == "odds"
+
+
+def test_the_results_page_prints_the_measured_file():
+    """docs/results.md's tables of the approximations and its lines of their growth are the
+    bench's printout of the file the advice reads: a measurement written without the page
+    (or the page edited by hand) fails here."""
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root / "bench"))
+    try:
+        import bench_approx
+    finally:
+        sys.path.remove(str(root / "bench"))
+    page = (root / "docs" / "results.md").read_text(encoding="utf-8")
+    assert bench_approx.markdown_table() in page
+    assert bench_approx.markdown_table(equal_turns=True) in page
+    assert bench_approx.better_table() in page
+    for line in bench_approx.growth_fits()[1]:
+        assert line in page
