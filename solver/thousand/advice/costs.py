@@ -188,7 +188,9 @@ def measured_cost(method: str, rs: Ruleset, players: int, seat_last: bool | None
     """The measured cost of ``method`` on games of the kind of ``rs`` with ``players``
     players (with equal turns, in seats like the mover's: ``seat_last`` the last of the
     round, else an earlier one); None where none was measured."""
-    cases = [c for c in measured_cases() if _alike(c, rs, players) and c["losses"].get(method)]
+    cases = sorted(
+        (c for c in measured_cases() if _alike(c, rs, players) and c["losses"].get(method)), key=lambda c: c["goal"]
+    )
     if not cases:
         return None
     losses = []

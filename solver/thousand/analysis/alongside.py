@@ -27,7 +27,7 @@ from thousand.engine.turn import TurnRules
 
 from .bots import Bot, BotState
 from .montecarlo import play_game, play_turn, wilson
-from .oracle import EquilibriumOracle, _ActionValues, _option_values
+from .oracle import EquilibriumOracle, _ActionValues, _option_values, kept_turn
 
 __all__ = ["AdvisorValues", "Disagreements", "along_equilibrium"]
 
@@ -55,12 +55,7 @@ class AdvisorValues(_ActionValues):
                 self._adv.clear()
             adv = self._adv[k] = self.make(state.me, state.opponents)
             self.higher = adv.higher  # a race's expected turns: fewer is better
-        key = (state.me, state.opponents)
-        solved = self._turn.get(key)
-        if solved is None:
-            if len(self._turn) >= self.keep:
-                self._turn.clear()
-            solved = self._turn[key] = adv.solve_turn(state.me)
+        solved = kept_turn(self._turn, self.keep, (state.me, state.opponents), adv, state.me)
         return _option_values(adv, solved, state)
 
 

@@ -45,6 +45,17 @@ class _ActionValues:
         return max(lost, 0.0), vals[i], state.legal[b]
 
 
+def kept_turn(cache: dict, keep: int, key, adv, me):
+    """The turn of ``me`` solved by ``adv``, from ``cache`` under ``key`` (solved and kept
+    if missing; the cache is emptied when it holds ``keep`` turns)."""
+    solved = cache.get(key)
+    if solved is None:
+        if len(cache) >= keep:
+            cache.clear()
+        solved = cache[key] = adv.solve_turn(me)
+    return solved
+
+
 def _option_values(adv, solved, state) -> list[float]:
     """The value of each of ``state.legal`` in the solved turn ``solved`` of ``adv``."""
     s = TurnState(state.me, state.turn_total, state.dice, state.roll)
@@ -190,10 +201,4 @@ class EquilibriumOracle(_ActionValues):
 
     def values(self, state) -> list[float]:
         key, adv = self._advisor(state)
-        turn_key = (state.me, key)
-        solved = self._turn.get(turn_key)
-        if solved is None:
-            if len(self._turn) >= self.keep:
-                self._turn.clear()
-            solved = self._turn[turn_key] = adv.solve_turn(state.me)
-        return _option_values(adv, solved, state)
+        return _option_values(adv, kept_turn(self._turn, self.keep, (state.me, key), adv, state.me), state)
