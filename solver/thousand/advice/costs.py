@@ -7,8 +7,10 @@ among equilibrium (or, for two players, optimal) players, seat by seat.
 
 A cost is quoted only where it was measured on the same kind of game: the same number of
 players, equal turns or not, the same family of rules (the same preset). For a game longer
-than every measured one of its kind the words say so: the loss grows with the length of
-the game, so the figure is a floor there, not a bound.
+than every measured one of its kind the words say so, and where that kind was measured at
+three lengths or more they add the power law fitted to the worst losses (:func:`growth`),
+followed to this game's length: a projection, with how far the measured points lie from
+the line.
 """
 
 from __future__ import annotations
@@ -79,8 +81,8 @@ class Cost:
             ).format(goal=self.longest, mid=percent(mid), factor=f"{factor:.1f}")
         elif self.longer:
             text += " " + _(
-                "This game is longer than any measured (up to {goal}), and the cost grows with the length of "
-                "the game: here it is likely more."
+                "This game is longer than any measured (up to {goal}): the cost here may be larger or smaller "
+                "(on the games measured at several lengths it grew for some methods and fell for others)."
             ).format(goal=self.longest)
         return text
 

@@ -22,7 +22,8 @@ game. :func:`thousand.solvers.nplayer.evaluate_profile` values them exactly.
   P(y_j,t, next(i, t))``), ``1 / (1 + sum_j (1 - q_j) / q_j)`` (:func:`combine_duels`);
   ``Z`` likewise, ``W = 1``. Unlike the product, the values of every player sum to one
   (they estimate the chance to win), and a mover far behind one opponent is not counted
-  as losing to the other as well: measured, it gives up the least of the duel methods.
+  as losing to the other as well. Measured, it gives up the least on Pig, plain and Farkle,
+  and a little more than the product on classic's rules (docs/results.md).
 * ``finish`` -- a best response to the opponents' finishing times. Each opponent ``j`` is
   taken to play the race policy alone from its state ``y_j``; ``S_j(r)`` = P(it has not won
   within ``r`` of its turns), by the race policy's Markov chain, and ``G(r) = prod_j S_j(r)``.
