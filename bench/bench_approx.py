@@ -7,14 +7,22 @@ players (each seat in turn). The loss of a seat is its equilibrium chance minus 
 with the approximation. The equilibrium itself is evaluated the same way as a check (its
 mixed states are played by the tie rule there, so it may differ from the solved values by
 the weight of those states; the losses are measured from that evaluation, so that the
-other seats play the same in both).
+other seats play the same in both). The longest cases (DUELS_ONLY) measure the duel
+methods alone, one seat at a time. Then GAMES games of equilibrium play put every decision
+met to each method (thousand.analysis.alongside): how often it chooses differently, and
+what such a decision costs.
 
     python bench/bench_approx.py [--only pig-50 ...] [--tables DIR] [--json F] [--write]
+    python bench/bench_approx.py --from F --decisions-again --tables DIR [--json F2]
     python bench/bench_approx.py --growth [--chart docs/charts/approx-growth.svg]
+    python bench/bench_approx.py --table
 
-``--write`` stores the one-seat losses of every method per case in
-solver/thousand/solvers/approx_measured.json, which the advice quotes and chooses by (docs/results.md has
-the table); ``--from FILE`` writes it from the ``--json`` file of an earlier run.
+``--write`` stores the one-seat losses and the decisions of every method per case in
+solver/thousand/solvers/approx_measured.json, which the advice quotes and chooses by (a
+method not measured in this run keeps its earlier figures); ``--from FILE`` writes it from
+the ``--json`` file of an earlier run. ``--tables`` keeps the solved tables, so a second
+run reads them. ``--growth`` fits each method's worst loss against the goal (the fit the
+advice quotes) and ``--table`` prints docs/results.md's tables, both from that file.
 """
 
 from __future__ import annotations
