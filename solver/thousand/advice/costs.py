@@ -124,12 +124,11 @@ class Growth:
         n = len(x)
         mean = sum(x) / n
         sxx = sum((v - mean) ** 2 for v in x)
-        half = _T95[min(n - 2, len(_T95)) - 1] * self.spread * math.sqrt(1 + 1 / n + (math.log(goal) - mean) ** 2 / sxx)
+        from scipy.stats import t as student
+
+        t95 = float(student.ppf(0.975, n - 2))
+        half = t95 * self.spread * math.sqrt(1 + 1 / n + (math.log(goal) - mean) ** 2 / sxx)
         return math.exp(mid - half), math.exp(mid), math.exp(mid + half)
-
-
-# Student's t, two-sided 95%, for 1..10 degrees of freedom (10 and more: the tenth)
-_T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
 
 
 def growth(method: str, rs: Ruleset, players: int) -> Growth | None:

@@ -313,7 +313,8 @@ class Advisor:
 
         N = sit.players
         costs = {m: measured_cost(m, self.rs, N) for m in ("odds", "product", "duel")}
-        method = _least(costs, default=least_in_family(tuple(costs), self.rs) or "odds")
+        measured = any(c is not None for c in costs.values())
+        method = _least(costs, default="odds" if measured else least_in_family(tuple(costs), self.rs) or "odds")
         sol = self.solution("duel")
         if method == "duel":
             j = min(range(len(sit.opponents)), key=lambda k: sol.value(sit.me, sit.opponents[k]))

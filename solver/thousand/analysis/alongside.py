@@ -96,14 +96,20 @@ class Disagreements:
 
 
 class _Equilibrium(Bot):
+    """Plays the equilibrium's best action, keeping the values of the last decision for
+    the comparison that follows it."""
+
     name = "equilibrium"
 
     def __init__(self, oracle: EquilibriumOracle):
         super().__init__()
         self.oracle = oracle
+        self.last: tuple = (None, [])
 
     def decide(self, state: BotState):
-        return self.oracle.best(state)
+        vals = self.oracle.values(state)
+        self.last = (state, vals)
+        return state.legal[self.oracle.best_index(vals)]
 
 
 def along_equilibrium(table, methods: dict, games: int, seed: int = 1) -> tuple[dict, int]:
@@ -121,7 +127,9 @@ def along_equilibrium(table, methods: dict, games: int, seed: int = 1) -> tuple[
     out = {name: Disagreements() for name in methods}
 
     def compare(state: BotState, action) -> None:
-        vals = oracle.values(state)
+        seen, vals = bot.last
+        if seen is not state:
+            vals = oracle.values(state)
         best = max(vals)
         for name, m in methods.items():
             out[name].record(best - vals[state.legal.index(m.best(state))])
