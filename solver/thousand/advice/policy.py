@@ -244,12 +244,7 @@ class Advisor:
                 ("duel", sit.opponents, seat), lambda: objective_named("duel").advisor(sol, sit.opponents, seat)
             )
             adv = self._give(made, sit)
-            head = (
-                _("Exact: the best play against {other}, who also plays their best (equal turns).")
-                if rs.equal_turns
-                else _("Exact: the best play against {other}, who also plays their best.")
-            ).format(other=sit.called(1))
-            return [Part(head, self._rounded(sol, adv), True, "duel")]
+            return [Part(self.duel_heading(sit.called(1)), self._rounded(sol, adv), True, "duel")]
         missing = Part(_("No exact advice: {why}.").format(why=why), None, False, "missing")
         return [missing, self._estimate_one(sit)]
 
@@ -311,32 +306,55 @@ class Advisor:
         worst loss on games of this kind."""
         from thousand.solvers.advice import duel_advisor, duels_advisor
 
-        N = sit.players
-        costs = {m: measured_cost(m, self.rs, N) for m in ("odds", "product", "duel")}
-        measured = any(c is not None for c in costs.values())
-        method = _least(costs, default="odds" if measured else least_in_family(tuple(costs), self.rs) or "odds")
+        method = self.duels_method(sit.players)
         sol = self.solution("duel")
-        if method == "duel":
+        if method == "strongest":
             j = min(range(len(sit.opponents)), key=lambda k: sol.value(sit.me, sit.opponents[k]))
             adv = self._give(duel_advisor(sol, sit.opponents[j]), sit)
             adv.value_name = "estimated_win_probability"
-            head = _(
+            head = self.duels_heading(sit.players, method, strongest=sit.called(j + 1))
+            return Part(head, self._rounded(sol, adv), False, method)
+        adv = self._give(duels_advisor(sol, list(sit.opponents), method), sit)
+        return Part(self.duels_heading(sit.players, method), self._rounded(sol, adv), False, method)
+
+    def duel_heading(self, other: str) -> str:
+        """The exact duel's method in words, against ``other`` (a name, "your opponent")."""
+        return (
+            _("Exact: the best play against {other}, who also plays their best (equal turns).")
+            if self.rs.equal_turns
+            else _("Exact: the best play against {other}, who also plays their best.")
+        ).format(other=other)
+
+    def duels_method(self, players: int) -> str:
+        """Which approximation read off the duel table advises ``players`` seats: ``odds``,
+        ``product`` or ``strongest``, whichever measured the smallest worst loss on games of
+        this kind (where none was, the family's best; where nothing is measured, the odds)."""
+        costs = self._duels_costs(players)
+        measured = any(c is not None for c in costs.values())
+        method = _least(costs, default="odds" if measured else least_in_family(tuple(costs), self.rs) or "odds")
+        return "strongest" if method == "duel" else method
+
+    def _duels_costs(self, players: int) -> dict:
+        return {m: measured_cost(m, self.rs, players) for m in ("odds", "product", "duel")}
+
+    def duels_heading(self, players: int, method: str, strongest: str = "") -> str:
+        """The approximation ``method`` (of :meth:`duels_method`) in words, with its measured
+        cost; ``strongest`` names the opponent the duel is played against."""
+        costs = self._duels_costs(players)
+        if method == "strongest":
+            return _(
                 "Estimate: as a duel against the strongest opponent, {name} (your two-player chance is lowest "
                 "against them), the others left aside. {cost}"
-            ).format(name=sit.called(j + 1), cost=_cost_words(costs["duel"]))
-            return Part(head, self._rounded(sol, adv), False, "strongest")
-        adv = self._give(duels_advisor(sol, list(sit.opponents), method), sit)
+            ).format(name=strongest, cost=_cost_words(costs["duel"]))
         if method == "odds":
-            head = _(
+            return _(
                 "Estimate: your two-player chances against each opponent, combined as in a race where each "
                 "player finishes at a steady rate. {cost}"
             ).format(cost=_cost_words(costs["odds"]))
-        else:
-            head = _(
-                "Estimate: your two-player chances against each opponent, multiplied; the values rank the "
-                "options but are not your chance of winning. {cost}"
-            ).format(cost=_cost_words(costs["product"]))
-        return Part(head, self._rounded(sol, adv), False, method)
+        return _(
+            "Estimate: your two-player chances against each opponent, multiplied; the values rank the "
+            "options but are not your chance of winning. {cost}"
+        ).format(cost=_cost_words(costs["product"]))
 
     def _estimate_equal_turns(self, sit: Situation) -> Part:
         """Equal turns without the equilibrium: the race or the memoryless opponent (the rest

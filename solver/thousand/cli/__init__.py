@@ -36,6 +36,7 @@ COMMANDS = {
     "serve": "serve",
     "solve": "solve",
     "tables": "tables",
+    "web": "web",
 }
 # one verb, two games: these commands of poker dice take their own options (module .poker)
 POKER_TWINS = {"solve": "poker_solve", "advise": "poker_advise", "evaluate": "poker_evaluate"}

@@ -34,6 +34,7 @@ from .lastturn import LastRound, first_seat_T, last_turn_ends, last_turn_horizon
 __all__ = [
     "SOLVED_KEPT",
     "VALUE_TIE",
+    "WORDS",
     "Advice",
     "Option",
     "SolvedTurn",
@@ -54,6 +55,37 @@ __all__ = [
     "turn_advice",
     "turn_advisor",
 ]
+
+# the words of a piece of advice, one place for every front end (the static app's advisor.js
+# reads them translated from the build, thousand.web.static_build)
+WORDS = {
+    "keep": N_("keep {dice} (+{points}), then {then}"),
+    "roll": N_("roll {n}"),
+    "stop": N_("stop"),
+    "roll_confirm": N_("roll {n} (hot dice, to confirm)"),
+    "roll_compulsory": N_("roll {n} (hot dice, compulsory)"),
+    "banked_confirmed": N_("banked at once (confirmed)"),
+    "turn_ends": N_("the turn ends ({event})"),
+    "dump": N_("dump"),
+    "overshoot": N_("overshoot"),
+    "instant_win": N_("instant win"),
+    "bust": N_("bust: the turn is lost"),
+    "cannot_stop": N_("cannot stop: {why}"),
+    "no_stop_after": N_("no stop after this roll: {why}"),
+    "samosval": N_("banking {t} makes {s}: samosval, the score becomes 0"),
+    "barrel_cap": N_("banking {t} stops at the barrel: {score}, not {s}"),
+    "headline": N_("{what} — {worth}"),
+    "next_best": N_("next best: {what}, {worth}"),
+    "worth_win_probability": N_("{p} to win"),
+    "worth_estimated_win_probability": N_("≈ {p} to win (estimated)"),
+    "worth_duel_product": N_("rated {r}"),
+    "worth_expected_turns": N_("{n} turns to the goal on average"),
+    "worth_expected_points": N_("{n} points on average"),
+    "worth_long_run_points": N_("worth {n} points in the long run"),
+    "label_win_probability": N_("chance to win"),
+    "label_duel_product": N_("rating (not a chance)"),
+    "label_estimated": N_("chance to win, estimated"),
+}
 
 VALUE_TIE = 1e-12  # values this close are equal: the solver settles them to about 1e-13
 SOLVED_KEPT = 64  # solved turns a TurnAdvisor keeps (one per player state and horizon)
@@ -87,7 +119,7 @@ class Option:
     def label(self) -> str:
         if self.action == "keep":
             kept = ",".join(map(str, self.dice))
-            return _("keep {dice} (+{points}), then {then}").format(dice=kept, points=self.points, then=self.then)
+            return _(WORDS["keep"]).format(dice=kept, points=self.points, then=self.then)
         return self.then or _(self.action)
 
 
@@ -144,29 +176,20 @@ class Advice:
 
         labels = {o.value_name: o.value_label for o in REGISTRY.values()}
         # the approximations' values, which are no objective's
-        labels.update(
-            duel_product=N_("rating (not a chance)"), estimated_win_probability=N_("chance to win, estimated")
-        )
+        labels.update(duel_product=WORDS["label_duel_product"], estimated_win_probability=WORDS["label_estimated"])
         return _(labels[self.value_name])
 
     def worth(self, v: float) -> str:
         """A value as a player reads it: "26.6% to win", "≈ 26.6% to win", "3.21 turns", ..."""
-        return {
-            "win_probability": _("{p} to win"),
-            "estimated_win_probability": _("≈ {p} to win (estimated)"),
-            "duel_product": _("rated {r}"),
-            "expected_turns": _("{n} turns to the goal on average"),
-            "expected_points": _("{n} points on average"),
-            "long_run_points": _("worth {n} points in the long run"),
-        }[self.value_name].format(p=_percent(v), r=f"{v:.4f}", n=f"{v:.2f}")
+        return _(WORDS["worth_" + self.value_name]).format(p=_percent(v), r=f"{v:.4f}", n=f"{v:.2f}")
 
     def headline(self) -> str:
         """What to do and what it is worth, then the next best option, in one line."""
         best = self.best.label()
-        line = _("{what} — {worth}").format(what=best[:1].upper() + best[1:], worth=self.worth(self.best.value))
+        line = _(WORDS["headline"]).format(what=best[:1].upper() + best[1:], worth=self.worth(self.best.value))
         if len(self.options) > 1:
             nxt = self.options[1]
-            line += "; " + _("next best: {what}, {worth}").format(what=nxt.label(), worth=self.worth(nxt.value))
+            line += "; " + _(WORDS["next_best"]).format(what=nxt.label(), worth=self.worth(nxt.value))
         return line
 
     def render(self) -> str:
@@ -254,18 +277,18 @@ class TurnAdvisor:
             # each option's detail names the node of the turn it leads to (its total, for the DP's horizon)
             here = {"node": s, "total": s.total}
             opts.append(
-                Option("roll", self.show(sol.value(self.engine, s)), then=_("roll {n}").format(n=s.dice), detail=here)
+                Option("roll", self.show(sol.value(self.engine, s)), then=_(WORDS["roll"]).format(n=s.dice), detail=here)
             )
             if self.engine.can_stop(s):
                 stop = self.engine.stop(s)
                 opts.append(
                     Option(
-                        "stop", self.show(sol.value(self.engine, stop)), then=_("stop"), detail={**here, "node": stop}
+                        "stop", self.show(sol.value(self.engine, stop)), then=_(WORDS["stop"]), detail={**here, "node": stop}
                     )
                 )
                 notes.append(self.bank_warning(x, s.total))
             elif s.total > 0:
-                notes.append(_("cannot stop: {why}").format(why=self.engine.stop_refusal(s)))
+                notes.append(_(WORDS["cannot_stop"]).format(why=self.engine.stop_refusal(s)))
         else:
             after = self.engine.after_roll(s._replace(roll=None), s.roll)
             if isinstance(after, TurnEnd):
@@ -274,7 +297,7 @@ class TurnAdvisor:
                     Option(
                         kind,
                         self.show(sol.value(self.engine, after)),
-                        then=_("instant win") if kind == "win" else _("bust: the turn is lost"),
+                        then=_(WORDS["instant_win"]) if kind == "win" else _(WORDS["bust"]),
                         detail={"node": after, "total": s.total},
                     )
                 )
@@ -297,7 +320,7 @@ class TurnAdvisor:
                     # why no set-aside can be banked: the reason at the largest one's total
                     nxt = self.engine.apply(after, legal[0])
                     if not isinstance(nxt, TurnEnd):
-                        notes.append(_("no stop after this roll: {why}").format(why=self.engine.stop_refusal(nxt)))
+                        notes.append(_(WORDS["no_stop_after"]).format(why=self.engine.stop_refusal(nxt)))
         opts.sort(key=lambda o: -o.value if self.higher else o.value)
         label = state_label or x.describe(self.rs)
         return Advice(
@@ -319,20 +342,20 @@ class TurnAdvisor:
         if y == WIN or y.score == s1:
             return ""
         if y.score == 0 and s1 in self.rs.dump:
-            return _("banking {t} makes {s}: samosval, the score becomes 0").format(t=t, s=s1)
-        return _("banking {t} stops at the barrel: {score}, not {s}").format(t=t, score=y.score, s=s1)
+            return _(WORDS["samosval"]).format(t=t, s=s1)
+        return _(WORDS["barrel_cap"]).format(t=t, score=y.score, s=s1)
 
     def then_label(self, a, nxt) -> str:
         """What follows the set-aside of action ``a`` (leading to ``nxt``), in words."""
         if a.then == "banked (confirmed)":
-            return _("banked at once (confirmed)")
+            return _(WORDS["banked_confirmed"])
         if isinstance(nxt, TurnEnd):
-            return _("stop") if nxt.kind == "stop" else _("the turn ends ({event})").format(event=_(nxt.event))
+            return _(WORDS["stop"]) if nxt.kind == "stop" else _(WORDS["turn_ends"]).format(event=_(nxt.event))
         if self.engine.confirming(nxt):
-            return _("roll {n} (hot dice, to confirm)").format(n=nxt.dice)
+            return _(WORDS["roll_confirm"]).format(n=nxt.dice)
         if self.engine.compulsory(nxt):
-            return _("roll {n} (hot dice, compulsory)").format(n=nxt.dice)
-        return _("roll {n}").format(n=nxt.dice)
+            return _(WORDS["roll_compulsory"]).format(n=nxt.dice)
+        return _(WORDS["roll"]).format(n=nxt.dice)
 
 
 @dataclass

@@ -1,9 +1,13 @@
 // thousand: the page of `thousand serve`. It shows the state the API returns and sends
 // entries; every rule is the server's (the same engine as `thousand play`), except with the
 // server away, when rules.js keeps the score on this phone until the server is back.
+// The same page is the static app (`thousand web build`, <html data-static>): there the API
+// is answered on the phone (localApi below): games in localStorage, the rules from the build's
+// data/, the score kept by rules.js and the advice solved by advisor.js.
 "use strict";
 
 const $ = (sel) => document.querySelector(sel);
+const STATIC = document.documentElement.dataset.static === "1";
 const state = { lang: "en", words: {}, game: null, pending: [], presets: [], advicePoll: null, reviewPoll: null, reviewed: null, offline: false, offlinePoll: null, lastServer: null, local: null, follow: null, sent: 0 };
 
 function t(key) { return state.words[key] || key; }
@@ -36,6 +40,7 @@ function chooseLanguage() {
 }
 
 async function api(method, path, body) {
+  if (STATIC) return localApi(method, path, body);
   const sep = path.includes("?") ? "&" : "?";
   const opts = { method, headers: {} };
   const game = path.match(/^\/api\/games\/([0-9a-f]{16})/);
@@ -209,10 +214,10 @@ async function resumeFile(ev) {
 async function showGame(id) {
   $("#start").hidden = true;
   $("#game").hidden = false;
+  state.local = null;  // the static app's answer below sets it again: its games are this phone's
   let { data } = await api("GET", "/api/games/" + id);
   keepToken(data.id, data.token);
   state.pending = [];
-  state.local = null;
   if (!state.offline) data = await sendKept(data);
   render(data);
   // the server away: this phone goes on keeping the score from its last copy of the game
@@ -428,6 +433,7 @@ function goLocal() {
 
 function keepLocal() {
   const { id, game, base } = state.local;
+  if (STATIC) { saveGame({ ...state.local.record, log: game.log, changed: new Date().toISOString() }); return; }
   if (!waiting(base, game.log)) localStorage.removeItem(keptKey(id));
   else localStorage.setItem(keptKey(id), JSON.stringify({ base, log: game.log }));
 }
@@ -444,17 +450,19 @@ function localEntry(entry) {
     entry = "roll " + faces.join(",");
   }
   let done;
+  const before = game.log.slice();
   try { done = game.submit(entry); } catch (e) { throw refusal(e); }
-  keepLocal();
+  try { keepLocal(); } catch (e) { game.replay(before); throw e; }  // not kept: not taken
   state.pending = [];
-  render(localState([fmt("offline_entry", [done])]));
+  render(localState([STATIC ? done : fmt("offline_entry", [done])]));
 }
 
 function localUndo() {
   const game = state.local.game;
   if (!game.log.length) throw new Error(t("nothing_to_undo"));
+  const before = game.log.slice();
   game.replay(game.log.slice(0, -1));
-  keepLocal();
+  try { keepLocal(); } catch (e) { game.replay(before); throw e; }
   state.pending = [];
   render(localState());
 }
@@ -800,6 +808,96 @@ async function review() {
 
 // ------------------------------------------------------------------ wiring
 
+// ------------------------------------------------------------------ the static app's own API
+// The answers the server would give, made on this phone: the build's data (data/), the games
+// in localStorage (each saved before its entry is shown), rules.js and advisor.js.
+
+const GAMES = "thousand.static.games";
+const local = { rules: new Map(), advisors: new Map() };
+
+async function dataFile(path, kind) {
+  const res = await fetch(path);
+  if (!res.ok) throw new Error(`${path}: ${res.status}`);
+  return kind === "bytes" ? res.arrayBuffer() : res.json();
+}
+
+function gameIds() {
+  try { return JSON.parse(localStorage.getItem(GAMES) || "[]"); } catch (e) { return []; }
+}
+
+function loadGame(id) {
+  try { return JSON.parse(localStorage.getItem(GAMES + "." + id) || "null"); } catch (e) { return null; }
+}
+
+// localStorage writes at once or throws (full): a game is saved before its entry shows
+function saveGame(rec) {
+  localStorage.setItem(GAMES + "." + rec.id, JSON.stringify(rec));
+  const ids = gameIds().filter((i) => i !== rec.id);
+  localStorage.setItem(GAMES, JSON.stringify([rec.id, ...ids]));
+}
+
+async function rulesData(name) {
+  if (!local.rules.has(name)) {
+    const presets = (await api("GET", "/api/presets")).data;
+    if (!presets.some((p) => p.name === name)) throw new Error(t("static_no_rules") + `: ${name}`);
+    local.rules.set(name, await dataFile(`data/rules/${name}.json`));
+  }
+  return local.rules.get(name);
+}
+
+async function advisorFor(name) {
+  if (!local.advisors.has(name)) {
+    const data = await rulesData(name);
+    const bytes = data.table ? await dataFile(data.table.file, "bytes") : null;
+    local.advisors.set(name, data.table ? new ThousandAdvisor.Advisor(data, bytes) : null);
+  }
+  return local.advisors.get(name);
+}
+
+async function openLocal(id) {
+  const rec = loadGame(id);
+  if (!rec) throw Object.assign(new Error(t("static_no_game")), { status: 404 });
+  const data = await rulesData(rec.rules);
+  const game = new ThousandRules.Game(data.engine, rec.names);
+  game.replay(rec.log);
+  const server = { id, rules: rec.rules, ruleset: rec.rules, faces: data.engine.faces, engine: data.engine, log: [], messages: [] };
+  state.local = { id, server, game, base: rec.log.slice(), record: rec };
+  return localState();
+}
+
+async function localApi(method, path, body) {
+  const ok = (data, status) => ({ status: status || 200, data });
+  if (path === "/api/strings") return ok(await dataFile(`data/strings.${state.lang}.json`));
+  if (path === "/api/server") return ok({ static: true, lan_url: null, trusted: true });
+  if (path === "/api/presets") return ok(await dataFile("data/presets.json"));
+  if (path === "/api/games" && method === "GET") {
+    return ok(gameIds().map(loadGame).filter(Boolean).map((g) => ({ id: g.id, rules: g.rules, players: g.names, entries: g.log.length, changed: g.changed.slice(0, 16).replace("T", " ") })));
+  }
+  if (path === "/api/games" && method === "POST") {
+    if (body.overrides && body.overrides.length) throw new Error(t("static_no_overrides"));
+    await rulesData(body.rules);
+    const id = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
+    saveGame({ id, rules: body.rules, names: body.players, log: [], changed: new Date().toISOString() });
+    return ok({ id }, 201);
+  }
+  const m = path.match(/^\/api\/games\/([0-9a-f]{16})(?:\/(advice))?$/);
+  if (m && method === "DELETE") {
+    localStorage.removeItem(GAMES + "." + m[1]);
+    localStorage.setItem(GAMES, JSON.stringify(gameIds().filter((i) => i !== m[1])));
+    return ok({ deleted: m[1] });
+  }
+  if (m && !m[2]) return ok(await openLocal(m[1]));
+  if (m && m[2] === "advice") {
+    if (!state.local || state.local.id !== m[1]) await openLocal(m[1]);
+    const { game, record } = state.local;
+    if (game.over) throw new Error(t("where_over"));
+    const adv = await advisorFor(record.rules);
+    const part = adv ? adv.advise(game, state.words, state.lang) : { method: (await rulesData(record.rules)).why[state.lang], options: null };
+    return ok({ status: "ready", player: game.names[game.current], advice: [part], builds: [] });
+  }
+  throw Object.assign(new Error(`${method} ${path}`), { status: 404 });
+}
+
 async function route() {
   showError("");
   const m = location.hash.match(/^#game=([0-9a-f]{16})(?:&t=([A-Za-z0-9_%-]+))?$/);
@@ -808,6 +906,7 @@ async function route() {
 }
 
 async function init() {
+  document.body.classList.toggle("static", STATIC);
   state.lang = chooseLanguage();
   await guarded(loadWords);
   await guarded(async () => { state.server = (await api("GET", "/api/server")).data; });
@@ -836,5 +935,6 @@ async function init() {
 }
 
 // installable: the service worker keeps the page and the last state of each game on the phone
-if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
+// (the static app: every file of its folder, wherever the folder is served from)
+if ("serviceWorker" in navigator) navigator.serviceWorker.register(STATIC ? "sw.js" : "/sw.js").catch(() => {});
 init();

@@ -3,10 +3,13 @@
 // last was, and the page's own scorekeeper (rules.js) goes on from it; advice stays the server's.
 "use strict";
 
-const VERSION = "__VERSION__";  // the server writes its static files' hash here
+const VERSION = "__VERSION__";  // the server (or the static build) writes its files' hash here
+// the static app (thousand web build): every file of the folder, kept at the first visit and
+// answered from this phone from then on; null for the server's page
+const STATIC_FILES = null;
 const SHELL = `thousand-shell-${VERSION}`;
 const ANSWERS = "thousand-answers";
-const PAGE = ["/", "/static/app.js", "/static/rules.js", "/static/app.css", "/manifest.webmanifest", "/static/icon-192.png", "/static/icon-512.png"];
+const PAGE = ["/", "/static/app.js", "/static/rules.js", "/static/advisor.js", "/static/app.css", "/manifest.webmanifest", "/static/icon-192.png", "/static/icon-512.png"];
 // the answers worth keeping: what the page needs to draw a game (never advice, never a change)
 const KEPT = /^\/api\/(strings|presets|server|games|games\/[0-9a-f]{16})$/;
 
@@ -14,13 +17,27 @@ const KEPT = /^\/api\/(strings|presets|server|games|games\/[0-9a-f]{16})$/;
 // page's own first asks came before this worker was there to keep them
 const FIRST = ["strings", "server", "presets"].flatMap((a) => ["en", "ru"].map((l) => `/api/${a}?lang=${l}`));
 
-self.addEventListener("install", (event) => {
+// the static app: every file at install (the tables too, so that advice works offline from
+// the first visit on); the folder may sit anywhere on its host, so paths are the worker's own
+if (STATIC_FILES) {
+  self.addEventListener("install", (event) => {
+    event.waitUntil(caches.open(SHELL).then((c) => c.addAll(STATIC_FILES)).then(() => self.skipWaiting()));
+  });
+  self.addEventListener("fetch", (event) => {
+    const req = event.request;
+    if (req.method !== "GET" || new URL(req.url).origin !== self.location.origin) return;
+    event.respondWith(caches.match(req, { ignoreSearch: true }).then((hit) => hit || fetch(req)));
+  });
+}
+
+if (!STATIC_FILES) self.addEventListener("install", (event) => {
   event.waitUntil(
     Promise.all([caches.open(SHELL).then((c) => c.addAll(PAGE)), caches.open(ANSWERS).then((c) => c.addAll(FIRST))])
       .then(() => self.skipWaiting()),
   );
 });
 
+// a new version replaces the old copy of the page (both kinds)
 self.addEventListener("activate", (event) => {
   event.waitUntil(
     caches.keys()
@@ -59,7 +76,7 @@ async function keepState(request, game, lang) {
   return res;
 }
 
-self.addEventListener("fetch", (event) => {
+if (!STATIC_FILES) self.addEventListener("fetch", (event) => {
   const req = event.request;
   const url = new URL(req.url);
   if (url.origin !== self.location.origin) return;

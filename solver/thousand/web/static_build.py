@@ -1,0 +1,204 @@
+"""The static app: the page of ``thousand serve`` built into a folder that any static host
+serves (``thousand web build OUT/``), which installs on a phone and from then on keeps score
+and advises with no network.
+
+The folder holds the page itself (``index.html``, ``static/``: the same files the server
+serves, so the two are one front end), its service worker (``sw.js``, which keeps every file
+of the folder on the phone at the first visit), the manifest, and per ruleset in ``data/``:
+
+* ``rules/<name>.json``: the parameters the page's scorekeeper reads (:func:`page_rules`), the
+  roll classes of the kernel (:func:`thousand.kernel.roll_table`: every roll's set-asides and
+  probability, so that ``advisor.js`` never scores a roll itself), the duel table's player
+  states, and per number of players the method the advice layer chooses and its heading in
+  each language (:meth:`thousand.advice.Advisor.duels_method`);
+* ``tables/<name>.duel.bin``: the duel table's values as stored (float64, or 32-bit fixed
+  point for the large ones), little-endian, ``P[mover, opponent]`` row by row.
+
+``static/advisor.js`` solves the turn in the browser from those values (the kernel's turn DP,
+one more twin of it; tests/test_static_app.py holds it to the Python advisor). A ruleset
+without a duel table on this machine (six-dice, whose duel does not fit; any ruleset whose
+duel was never solved) is built for scorekeeping, and its advice says why there is none.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from thousand import kernel
+from thousand.advice import Advisor
+from thousand.base import i18n
+from thousand.base.errors import ThousandError
+from thousand.base.i18n import _
+from thousand.rules.ruleset import Ruleset, load_ruleset, preset_names
+from thousand.solvers.advice import WORDS
+from thousand.storage.files import FIXED32, FIXED32_SCALE, find_table
+from thousand.storage.solve import loaded
+
+from .offline import page_rules
+from .page import MAX_PLAYERS, PAGE_WORDS, STATIC
+
+__all__ = ["DEFAULT_LIMIT_MB", "MARK", "BuildError", "build_static", "default_presets"]
+
+MARK = "thousand-app.json"  # what says a folder is a build of this app (and may be rebuilt over)
+DEFAULT_LIMIT_MB = 15.0  # a ruleset whose duel table is larger is built only when asked for by name
+
+
+class BuildError(ThousandError):
+    """A build that cannot be written where it was asked for."""
+
+
+PAGE_FILES = ("app.js", "rules.js", "advisor.js", "app.css", "icon-192.png", "icon-512.png")
+
+
+def default_presets(tables_dir: str | None = None, limit_mb: float = DEFAULT_LIMIT_MB) -> list[str]:
+    """The presets of the 1000 family a build holds when none is named: every one whose duel
+    table is found and at most ``limit_mb`` (classic-open's 52 MB is not), and the ones
+    without a duel table for scorekeeping."""
+    out = []
+    for name in preset_names(game="1000"):
+        table = _duel_table(load_ruleset(name), tables_dir)
+        if table is None or table.path.joinpath("values.npy").stat().st_size <= limit_mb * 2**20:
+            out.append(name)
+    return out
+
+
+def _duel_table(rs: Ruleset, tables_dir: str | None):
+    if rs.equal_turns:  # advisor.js plays first-to-the-goal duels; equal turns need the seated table
+        return None
+    return find_table(rs, "duel", tables_dir)
+
+
+def build_static(out: Path, presets: list[str] | None = None, tables_dir: str | None = None) -> dict:
+    """Write the static app into ``out`` (created, or a former build replaced file by file;
+    a folder that holds anything else is refused). Returns the build's summary (``MARK``)."""
+    out = Path(out)
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MARK).is_file())):
+        raise BuildError(_("{0} is not empty and is not a build of this app: give an empty or new folder").format(out))
+    names = presets or default_presets(tables_dir)
+    rulesets = [load_ruleset(n) for n in names]  # a wrong name is refused before anything is written
+    staging = out.with_name(out.name + ".building")
+    if staging.exists():
+        shutil.rmtree(staging)
+    (staging / "static").mkdir(parents=True)
+    (staging / "data" / "rules").mkdir(parents=True)
+    (staging / "data" / "tables").mkdir(parents=True)
+    html = (STATIC / "index.html").read_text(encoding="utf-8")
+    (staging / "index.html").write_text(html.replace('<html lang="en">', '<html lang="en" data-static="1">', 1))
+    for f in PAGE_FILES:
+        shutil.copyfile(STATIC / f, staging / "static" / f)
+    shutil.copyfile(STATIC / "manifest.webmanifest", staging / "manifest.webmanifest")
+    for lang in i18n.LANGUAGES:
+        _write_json(staging / "data" / f"strings.{lang}.json", _strings(lang))
+    listing, kept = [], {}
+    for rs in rulesets:
+        entry = _ruleset_files(staging, rs, tables_dir)
+        listing.append(entry)
+        kept[rs.name] = entry["advice"]
+    _write_json(staging / "data" / "presets.json", listing)
+    files = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
+    digest = hashlib.sha256()
+    for f in files:
+        digest.update(f.encode() + (staging / f).read_bytes())
+    version = digest.hexdigest()[:16]
+    worker = (STATIC / "sw.js").read_text(encoding="utf-8")
+    worker = worker.replace("__VERSION__", version).replace(
+        "const STATIC_FILES = null;", "const STATIC_FILES = " + json.dumps(["./", *files]) + ";"
+    )
+    (staging / "sw.js").write_text(worker, encoding="utf-8")
+    files.append("sw.js")
+    summary = {
+        "version": version,
+        "presets": kept,
+        "bytes": sum((staging / f).stat().st_size for f in files),
+        "files": len(files) + 1,
+    }
+    _write_json(staging / MARK, summary)
+    if out.exists():
+        shutil.rmtree(out)
+    staging.rename(out)
+    return summary
+
+
+def _write_json(path: Path, data) -> None:
+    path.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+
+
+def _strings(lang: str) -> dict:
+    """The page's words and the advice's (``adv_`` + the key of
+    :data:`thousand.solvers.advice.WORDS`) in ``lang``."""
+    with i18n.using(lang):
+        words = {k: _(v) for k, v in PAGE_WORDS.items()}
+        words.update({"adv_" + k: _(v) for k, v in WORDS.items()})
+    return {"lang": lang, "languages": list(i18n.LANGUAGES), "words": words}
+
+
+def _ruleset_files(staging: Path, rs: Ruleset, tables_dir: str | None) -> dict:
+    """Write ``data/rules/<name>.json`` (and the duel table's values); the preset's entry
+    of ``presets.json``."""
+    table = _duel_table(rs, tables_dir)
+    data: dict = {"name": rs.name, "hash": rs.hash, "engine": page_rules(rs), "table": None}
+    if table is None:
+        with_why = {}
+        for lang in i18n.LANGUAGES:
+            with i18n.using(lang):
+                with_why[lang] = (
+                    _("no advice in the offline app for {0}: its exact two-player table plays equal turns").format(
+                        rs.name
+                    )
+                    if rs.equal_turns
+                    else _("no advice in the offline app for {0}: its exact two-player table was not solved").format(
+                        rs.name
+                    )
+                )
+        data["why"] = with_why
+    else:
+        data.update(_advice_data(staging, rs, table))
+    _write_json(staging / "data" / "rules" / f"{rs.name}.json", data)
+    return {"name": rs.name, "summary": rs.summary, "players": [2, MAX_PLAYERS], "advice": table is not None}
+
+
+def _advice_data(staging: Path, rs: Ruleset, table) -> dict:
+    t = kernel.roll_table(rs)
+    rolls = {
+        "dice": int(t.dice),
+        "hot_mode": int(t.hot_mode),
+        **{
+            k: [v.item() for v in getattr(t, k)]
+            for k in ("cls_ptr", "cls_prob", "cls_instant", "opt_ptr", "opt_points", "opt_used")
+        },
+    }
+    raw = np.load(table.path / "values.npy", mmap_mode="r")
+    fixed = table.meta.get("values_encoding") == FIXED32
+    stored = np.ascontiguousarray(raw, dtype="<u4" if fixed else "<f8")
+    (staging / "data" / "tables" / f"{rs.name}.duel.bin").write_bytes(stored.tobytes())
+    advisor = Advisor(rs, on_request=True, solver=lambda *a: None)
+    plans, notes = {}, {}
+    for lang in i18n.LANGUAGES:
+        with i18n.using(lang):
+            plans[lang] = {"2": {"method": "duel", "exact": True, "heading": advisor.duel_heading("{other}")}}
+            for n in range(3, MAX_PLAYERS + 1):
+                method = advisor.duels_method(n)
+                plans[lang][str(n)] = {
+                    "method": method,
+                    "exact": False,
+                    "heading": advisor.duels_heading(n, method, strongest="{name}"),
+                }
+            notes[lang] = "" if table.exact else loaded(rs, "duel", table).rounding_note(command=False)
+    return {
+        "rolls": rolls,
+        "states": [int(v) for v in np.asarray(table.states).ravel()],
+        "table": {
+            "file": f"data/tables/{rs.name}.duel.bin",
+            "encoding": "fixed32" if fixed else "float64",
+            "scale": FIXED32_SCALE,
+            "count": int(raw.shape[0]),
+            "bytes": int(stored.nbytes),
+            "note": notes,
+        },
+        "plans": plans,
+    }
