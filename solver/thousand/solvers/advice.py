@@ -277,13 +277,18 @@ class TurnAdvisor:
             # each option's detail names the node of the turn it leads to (its total, for the DP's horizon)
             here = {"node": s, "total": s.total}
             opts.append(
-                Option("roll", self.show(sol.value(self.engine, s)), then=_(WORDS["roll"]).format(n=s.dice), detail=here)
+                Option(
+                    "roll", self.show(sol.value(self.engine, s)), then=_(WORDS["roll"]).format(n=s.dice), detail=here
+                )
             )
             if self.engine.can_stop(s):
                 stop = self.engine.stop(s)
                 opts.append(
                     Option(
-                        "stop", self.show(sol.value(self.engine, stop)), then=_(WORDS["stop"]), detail={**here, "node": stop}
+                        "stop",
+                        self.show(sol.value(self.engine, stop)),
+                        then=_(WORDS["stop"]),
+                        detail={**here, "node": stop},
                     )
                 )
                 notes.append(self.bank_warning(x, s.total))

@@ -128,7 +128,6 @@ RATE, BURST = 10.0, 40  # changes a second per device, and the burst above that
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
-
 def _lang(request: Request) -> str:
     q = request.query_params.get("lang")
     if q in i18n.LANGUAGES:
