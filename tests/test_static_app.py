@@ -180,7 +180,8 @@ def test_the_static_apps_advice_is_the_python_advisors(tmp_path):
                     want, where = case["want"], f"{name}, {len(case['names'])} players, after {case['log'][-4:]}"
                     assert "error" not in js, (where, js)
                     value = want["value"]
-                    assert (js["method_id"], js["method"], js["value"]) == (want["method_id"], want["method"], value), where
+                    same = (want["method_id"], want["method"], value)
+                    assert (js["method_id"], js["method"], js["value"]) == same, where
                     assert js["note"] == want["note"], where  # what the rules say of this turn, in the same words
                     mine = {_key(o): o[value] for o in js["options"]}
                     theirs = {_key(o): o[value] for o in want["options"]}
