@@ -195,3 +195,86 @@ def test_the_static_apps_advice_is_the_python_advisors(tmp_path):
     finally:
         b.quit()
         next(host, None)
+
+
+def test_the_static_app_installs_and_plays_a_whole_session_offline(tmp_path):
+    """Opened once from a static host, the app keeps every file on the phone; with the host
+    gone it starts a two-player game of classic, keeps score, gives the exact advice (the turn
+    solved in the browser), undoes, and after a reload resumes the game where it was."""
+    kit = _browser_kit()
+    out = kit.shots(tmp_path)
+    build_static(tmp_path / "app", ["classic", "pig"])
+    host = _host(tmp_path / "app")
+    address = next(host)
+    b = kit._chrome()
+    wait = kit.WebDriverWait(b, 60)
+    By, EC = kit.By, kit.EC
+
+    def css(sel):
+        return b.find_element(By.CSS_SELECTOR, sel)
+
+    def where(text):
+        wait.until(EC.text_to_be_present_in_element((By.ID, "where"), text))
+
+    try:
+        b.get(address + "/")
+        b.execute_script("localStorage.setItem('thousand.lang', 'en')")
+        b.get(address + "/")
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#rules option[value=classic]")))
+        kit._controlled(wait)
+        # installed: the manifest is there and every file of the app is kept (the tables too)
+        assert b.execute_script("return document.querySelector('link[rel=manifest]').href").endswith(
+            "/manifest.webmanifest"
+        )
+        kept = b.execute_async_script(
+            "const done = arguments[0];"
+            "caches.keys().then(async (ks) => { let n = 0;"
+            " for (const k of ks) n += (await (await caches.open(k)).keys()).length; done(n); });"
+        )
+        worker = (tmp_path / "app" / "sw.js").read_text()
+        assert kept == len(json.loads(worker.split("const STATIC_FILES = ")[1].split(";\n")[0]))
+        assert not b.find_element(By.ID, "share").is_displayed()  # no server to share through
+        b.save_screenshot(str(out / "static-install.png"))
+
+        next(host, None)  # the host goes away: the network is off for this app
+        b.refresh()
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#rules option[value=classic]")))
+        css("#rules option[value=classic]").click()
+        rows = b.find_elements(By.CSS_SELECTOR, "#names .name")
+        rows[-1].find_element(By.TAG_NAME, "button").click()  # two players
+        for field, name in zip(b.find_elements(By.CSS_SELECTOR, "#names input"), ("Ann", "Bob")):
+            field.send_keys(name)
+        b.save_screenshot(str(out / "static-offline.png"))
+        css("#start-game").click()
+        wait.until(lambda d: "#game=" in d.current_url)
+        where("Ann to play")
+        kit._tap_roll(b, wait, (1, 1, 1, 2, 3), "turn total 100")
+        css("#advice-btn").click()
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#advice .bar-row")) == 2)
+        head = css("#advice h3").text
+        assert head.startswith(("Stop — ", "Roll 2 — ")) and "% to win" in head, head
+        css("#advice details summary").click()
+        assert css("#advice details p").text == "Exact: the best play against Bob, who also plays their best."
+        b.execute_script("window.scrollTo(0, document.getElementById('where').offsetTop - 70)")
+        b.save_screenshot(str(out / "static-advice.png"))
+        css("#stop").click()
+        where("Bob to play")
+        kit._tap_roll(b, wait, (5, 2, 2, 3, 4), "turn total 5")
+        css("#undo").click()
+        where("Bob to play")
+        assert css("#where").text == "Bob to play"
+        kit._tap_roll(b, wait, (1, 5, 2, 3, 3), "turn total 15")
+
+        b.refresh()  # still offline: the game comes back from this phone
+        where("Bob: turn total 15")
+        assert kit._scores(b) == ["100", "0"]
+        css("#advice-btn").click()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#advice .bar-row"))
+        assert "% to win" in css("#advice h3").text
+        b.save_screenshot(str(out / "static-resume.png"))
+        b.get(b.current_url.split("#")[0])
+        # the start page lists the game kept on this phone: roll, stop, roll (the undo took one back)
+        wait.until(EC.text_to_be_present_in_element((By.ID, "saved"), "classic: Ann, Bob (3)"))
+    finally:
+        b.quit()
+        next(host, None)

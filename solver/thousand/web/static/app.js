@@ -227,7 +227,7 @@ async function showGame(id) {
   const link = gameLink(id);
   $("#share-link").textContent = link;
   $("#share-link").href = link;
-  $("#share-qr").src = "/api/qr?text=" + encodeURIComponent(link);
+  if (!STATIC) $("#share-qr").src = "/api/qr?text=" + encodeURIComponent(link);
   // --https: the table's own certificate authority, which each phone installs once
   const ca = state.server && state.server.authority;
   $("#authority").hidden = !ca;
@@ -836,22 +836,35 @@ function saveGame(rec) {
   localStorage.setItem(GAMES, JSON.stringify([rec.id, ...ids]));
 }
 
-async function rulesData(name) {
+// a ruleset's data and its advisor, each loaded once (a promise kept, so that the loads
+// started at the page's start are the ones the game and the advice wait for)
+function rulesData(name) {
   if (!local.rules.has(name)) {
-    const presets = (await api("GET", "/api/presets")).data;
-    if (!presets.some((p) => p.name === name)) throw new Error(t("static_no_rules") + `: ${name}`);
-    local.rules.set(name, await dataFile(`data/rules/${name}.json`));
+    local.rules.set(name, dataFile(`data/rules/${encodeURIComponent(name)}.json`).catch((e) => {
+      local.rules.delete(name);
+      throw new Error(`${t("static_no_rules")}: ${name} (${e.message})`);
+    }));
   }
   return local.rules.get(name);
 }
 
-async function advisorFor(name) {
+function advisorFor(name) {
   if (!local.advisors.has(name)) {
-    const data = await rulesData(name);
-    const bytes = data.table ? await dataFile(data.table.file, "bytes") : null;
-    local.advisors.set(name, data.table ? new ThousandAdvisor.Advisor(data, bytes) : null);
+    local.advisors.set(name, (async () => {
+      const data = await rulesData(name);
+      if (!data.table) return null;
+      return new ThousandAdvisor.Advisor(data, await dataFile(data.table.file, "bytes"));
+    })().catch((e) => { local.advisors.delete(name); throw e; }));
   }
   return local.advisors.get(name);
+}
+
+// the app opened on a game: its rules and the table of its advice start loading at once,
+// beside the page's own start (a table of classic is 10 MB to read from the phone's cache)
+function preload() {
+  const m = location.hash.match(/^#game=([0-9a-f]{16})/);
+  const rec = m && loadGame(m[1]);
+  if (rec) advisorFor(rec.rules).catch(() => {});
 }
 
 async function openLocal(id) {
@@ -865,13 +878,19 @@ async function openLocal(id) {
   return localState();
 }
 
+// a moment as the phone's clock reads it, to the minute (as the server lists its games)
+function localTime(iso) {
+  const d = new Date(iso), two = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
+}
+
 async function localApi(method, path, body) {
   const ok = (data, status) => ({ status: status || 200, data });
   if (path === "/api/strings") return ok(await dataFile(`data/strings.${state.lang}.json`));
   if (path === "/api/server") return ok({ static: true, lan_url: null, trusted: true });
   if (path === "/api/presets") return ok(await dataFile("data/presets.json"));
   if (path === "/api/games" && method === "GET") {
-    return ok(gameIds().map(loadGame).filter(Boolean).map((g) => ({ id: g.id, rules: g.rules, players: g.names, entries: g.log.length, changed: g.changed.slice(0, 16).replace("T", " ") })));
+    return ok(gameIds().map(loadGame).filter(Boolean).map((g) => ({ id: g.id, rules: g.rules, players: g.names, entries: g.log.length, changed: localTime(g.changed) })));
   }
   if (path === "/api/games" && method === "POST") {
     if (body.overrides && body.overrides.length) throw new Error(t("static_no_overrides"));
@@ -908,6 +927,7 @@ async function route() {
 async function init() {
   document.body.classList.toggle("static", STATIC);
   state.lang = chooseLanguage();
+  if (STATIC) preload();
   await guarded(loadWords);
   await guarded(async () => { state.server = (await api("GET", "/api/server")).data; });
   $("#lang").onclick = () => guarded(async () => {
