@@ -218,14 +218,19 @@ class Advisor:
                 self.rs, sit.opponents, None, to_beat=sit.to_beat, tied=sit.tied
             ),
         )
-        if not sit.opponents and sit.tied == 1:
-            head = _("Exact: your last turn, to beat {total}; a tie counts half.").format(total=sit.to_beat)
-        else:
-            head = _(
-                "Exact: your last turn of the round, to beat {total} (held by {k}), {n} still to play after you; "
-                "a tie at the top is shared."
-            ).format(total=sit.to_beat, k=sit.tied, n=len(sit.opponents))
+        head = self.last_turn_heading(sit.to_beat, sit.tied, len(sit.opponents))
         return Part(head, self._give(adv, sit), True, "last turn")
+
+    @staticmethod
+    def last_turn_heading(to_beat, tied, later: int) -> str:
+        """The last turn's method in words: the total to beat, held by ``tied`` players,
+        ``later`` players still to play after this one."""
+        if not later and tied == 1:
+            return _("Exact: your last turn, to beat {total}; a tie counts half.").format(total=to_beat)
+        return _(
+            "Exact: your last turn of the round, to beat {total} (held by {k}), {n} still to play after you; "
+            "a tie at the top is shared."
+        ).format(total=to_beat, k=tied, n=later)
 
     def _duel(self, sit: Situation) -> list[Part]:
         """One opponent: the exact duel, else the best measured estimate."""

@@ -141,13 +141,24 @@ def _ruleset_files(staging: Path, rs: Ruleset, tables_dir: str | None) -> dict:
     """Write ``data/rules/<name>.json`` (and the duel table's values); the preset's entry
     of ``presets.json``."""
     table = _duel_table(rs, tables_dir)
-    data: dict = {"name": rs.name, "hash": rs.hash, "engine": page_rules(rs), "table": None}
+    data: dict = {"name": rs.name, "hash": rs.hash, "engine": page_rules(rs), "table": None, "rolls": _rolls(rs)}
+    if rs.equal_turns:  # a last turn with nobody after it is exact with no table
+        data["last_turn"] = {}
+        for lang in i18n.LANGUAGES:
+            with i18n.using(lang):
+                data["last_turn"][lang] = {
+                    "heading": Advisor.last_turn_heading("{total}", "{k}", 0),
+                    "heading_alone": Advisor.last_turn_heading("{total}", 1, 0),
+                    "why_later": _(
+                        "no advice in the offline app for a last turn with players still to play after it"
+                    ),
+                }
     if table is None:
         with_why = {}
         for lang in i18n.LANGUAGES:
             with i18n.using(lang):
                 with_why[lang] = (
-                    _("no advice in the offline app for {0}: its exact two-player table plays equal turns").format(
+                    _("in the offline app {0} is advised in the last turn of a round only (equal turns)").format(
                         rs.name
                     )
                     if rs.equal_turns
@@ -162,9 +173,10 @@ def _ruleset_files(staging: Path, rs: Ruleset, tables_dir: str | None) -> dict:
     return {"name": rs.name, "summary": rs.summary, "players": [2, MAX_PLAYERS], "advice": table is not None}
 
 
-def _advice_data(staging: Path, rs: Ruleset, table) -> dict:
+def _rolls(rs: Ruleset) -> dict:
+    """The kernel's roll classes of ``rs`` (:class:`thousand.kernel.RollTable`), as advisor.js reads them."""
     t = kernel.roll_table(rs)
-    rolls = {
+    return {
         "dice": int(t.dice),
         "hot_mode": int(t.hot_mode),
         **{
@@ -172,6 +184,9 @@ def _advice_data(staging: Path, rs: Ruleset, table) -> dict:
             for k in ("cls_ptr", "cls_prob", "cls_instant", "opt_ptr", "opt_points", "opt_used")
         },
     }
+
+
+def _advice_data(staging: Path, rs: Ruleset, table) -> dict:
     raw = np.load(table.path / "values.npy", mmap_mode="r")
     fixed = table.meta.get("values_encoding") == FIXED32
     stored = np.ascontiguousarray(raw, dtype="<u4" if fixed else "<f8")
@@ -190,7 +205,6 @@ def _advice_data(staging: Path, rs: Ruleset, table) -> dict:
                 }
             notes[lang] = "" if table.exact else loaded(rs, "duel", table).rounding_note(command=False)
     return {
-        "rolls": rolls,
         "states": [int(v) for v in np.asarray(table.states).ravel()],
         "table": {
             "file": f"data/tables/{rs.name}.duel.bin",

@@ -191,7 +191,7 @@ const ThousandAdvisor = (() => {
       this.turns = new ThousandRules.Turns(this.rs);
       this.moves = this.turns.moves;
       this.per = rollsByDice(data.rolls);
-      this.table = new DuelTable(data, buffer);
+      this.table = data.table ? new DuelTable(data, buffer) : null;  // equal turns: the last turn only
       this.solved = new Map();
     }
 
@@ -243,19 +243,45 @@ const ThousandAdvisor = (() => {
       return { vals, bust: yi.map((j) => 1 - tb.P(j, bi)) };
     }
 
+    // the turn DP of ``key`` (kept: the decisions of one turn ask for the same one again)
+    kept(key, make) {
+      let got = this.solved.get(key);
+      if (!got) {
+        if (this.solved.size >= 64) this.solved.clear();
+        got = make();
+        this.solved.set(key, got);
+      }
+      return got;
+    }
+
     // the turn of x solved with the end values of ``method`` against ``opponents``
     solve(x, opponents, method, total) {
       const T = Math.floor(Math.max(this.saturation(x), total) / this.rs.unit);
-      const key = JSON.stringify([x, opponents, method, T]);
-      let got = this.solved.get(key);
-      if (got) return got;
-      const e = this.ends(x, T);
-      const { vals, bust } = this.endChances(x, e, opponents);
-      const sVal = vals.map((q) => combine(q, method));
-      got = turnDP(this.per, this.data.rolls.dice, this.data.rolls.hot_mode, { sOk: e.sOk, sVal, fOk: e.fOk, fVal: sVal, bust: combine(bust, method), win: 1 });
-      if (this.solved.size >= 64) this.solved.clear();
-      this.solved.set(key, got);
-      return got;
+      return this.kept(JSON.stringify([x, opponents, method, T]), () => {
+        const e = this.ends(x, T);
+        const { vals, bust } = this.endChances(x, e, opponents);
+        const sVal = vals.map((q) => combine(q, method));
+        return turnDP(this.per, this.data.rolls.dice, this.data.rolls.hot_mode, { sOk: e.sOk, sVal, fOk: e.fOk, fVal: sVal, bust: combine(bust, method), win: 1 });
+      });
+    }
+
+    // the last turn of an equal-turns round with nobody after it (last_turn_advisor): a bank
+    // that meets the win condition with a final total G wins above ``toBeat``, shares a tie
+    // with the ``tied`` players holding it (1 / (tied + 1)), loses below; so does every other end
+    solveLastTurn(x, toBeat, tied, total) {
+      const m = this.moves, rs = this.rs, u = rs.unit;
+      let top = this.saturation(x);
+      if (m.wins(x, rs.goal - x.score)) top = Math.max(top, toBeat + u - x.score);
+      const T = Math.floor(Math.max(top, total) / u);
+      return this.kept(JSON.stringify(["last", x, toBeat, tied, T]), () => {
+        const e = this.ends(x, T);
+        const sVal = e.next.map((y, t) => {
+          if (!e.sOk[t] || y !== WIN) return 0;
+          const G = x.score + t * u;
+          return G > toBeat ? 1 : G === toBeat ? 1 / (tied + 1) : 0;
+        });
+        return turnDP(this.per, this.data.rolls.dice, this.data.rolls.hot_mode, { sOk: e.sOk, sVal, fOk: e.fOk, fVal: sVal.map(() => 0), bust: 0, win: 1 });
+      });
     }
 
     // the DP value of a turn end or of a state before a roll (SolvedTurn.value)
@@ -273,9 +299,8 @@ const ThousandAdvisor = (() => {
     // every option of the decision {player, total, dice, roll} with its value, the best first
     // (TurnAdvisor.advise): [{action, keep, points, then, value, next}], ``then`` the engine's
     // word for what follows (stop, roll, compulsory, confirmed, ends: dump/overshoot)
-    options(s, opponents, method) {
+    options(s, dp) {
       const x = s.player, tr = this.turns;
-      const dp = this.solve(x, opponents, method, s.total);
       const opts = [], notes = [];
       if (s.roll === null) {
         opts.push({ action: "roll", then: "roll", dice: s.dice, value: this.nodeValue(dp, s) });
@@ -328,34 +353,46 @@ const ThousandAdvisor = (() => {
       return plans[String(players)] || plans[String(Math.max(...Object.keys(plans).map(Number)))];
     }
 
-    // the decision of the player to move in a game of rules.js (Advisors.situation): the mover,
-    // the others in the order they move next
-    situation(game) {
-      const n = game.names.length, order = [];
-      for (let k = 1; k < n; k++) order.push((game.current + k) % n);
-      return { me: game.states[game.current], others: order, turn: game.turn };
+    // the advice for the player to move in a game of rules.js (Advisors.situation: the mover,
+    // the others in the order they move next; with equal turns and a finished player, the
+    // round's last turns), in the shape of the server's advice_json; ``words`` the page's
+    // words (with the advice's, adv_...), ``lang`` the language of the heading
+    advise(game, words, lang) {
+      const tr = game.turn, x = tr.player, n = game.names.length;
+      const s = { player: x, total: tr.total, dice: tr.dice, roll: tr.roll };
+      const finished = Object.entries(game.finished).map(([j, f]) => [Number(j), f]);
+      if (this.rs.equal_turns && finished.length) {
+        const last = this.data.last_turn[lang] || this.data.last_turn.en;
+        if (game.current < n - 1) return { method: last.why_later, method_id: "missing", exact: false, options: null };
+        const F = Math.max(...finished.map(([, f]) => f)), tied = finished.filter(([, f]) => f === F).length;
+        const heading = (tied === 1 ? last.heading_alone : last.heading.replace("{k}", tied)).replace("{total}", F);
+        const got = this.options(s, this.solveLastTurn(x, F, tied, s.total));
+        return this.present(got, { method: "last turn", exact: true, heading, value: "win_probability" }, words, "");
+      }
+      if (!this.table) return { method: this.data.why[lang] || this.data.why.en, method_id: "missing", exact: false, options: null };
+      const others = [];
+      for (let k = 1; k < n; k++) others.push((game.current + k) % n);
+      const opponents = others.map((j) => game.states[j]);
+      const plan = this.plan(others.length + 1, lang);
+      let against = opponents, heading = plan.heading;
+      if (plan.method === "duel") heading = heading.replace("{other}", game.names[others[0]]);
+      if (plan.method === "strongest") {  // the opponent against whom the mover's duel chance is lowest
+        const me = this.table.stateIndex(x), chance = (y) => this.table.P(me, this.table.stateIndex(y));
+        let j = 0;
+        opponents.forEach((y, k) => { if (chance(y) < chance(opponents[j])) j = k; });
+        against = [opponents[j]];
+        heading = heading.replace("{name}", game.names[others[j]]);
+      }
+      const method = plan.method === "duel" || plan.method === "strongest" ? "product" : plan.method;
+      const got = this.options(s, this.solve(x, against, method, s.total));
+      const value = plan.method === "duel" ? "win_probability" : plan.method === "product" ? "duel_product" : "estimated_win_probability";
+      const rounding = this.data.table.note[lang] || this.data.table.note.en;
+      return this.present(got, { method: plan.method, exact: plan.exact, heading, value }, words, rounding);
     }
 
-    // the advice for the player to move, in the shape of the server's advice_json; ``words``
-    // the page's words (with the advice's, adv_...), ``lang`` the language of the heading
-    advise(game, words, lang) {
-      const sit = this.situation(game);
-      const opponents = sit.others.map((j) => game.states[j]);
-      const plan = this.plan(sit.others.length + 1, lang);
-      const x = sit.me, tr = game.turn;
-      const s = { player: x, total: tr.total, dice: tr.dice, roll: tr.roll };
-      let method = plan.method === "duel" || plan.method === "strongest" ? "product" : plan.method;
-      let against = opponents, heading = plan.heading;
-      if (plan.method === "duel") heading = heading.replace("{other}", game.names[sit.others[0]]);
-      if (plan.method === "strongest") {
-        const me = this.table.stateIndex(x);
-        let j = 0;
-        opponents.forEach((y, k) => { if (this.table.P(me, this.table.stateIndex(y)) < this.table.P(me, this.table.stateIndex(opponents[j]))) j = k; });
-        against = [opponents[j]];
-        heading = heading.replace("{name}", game.names[sit.others[j]]);
-      }
-      const got = this.options(s, against, method);
-      const value = plan.method === "duel" ? "win_probability" : plan.method === "product" ? "duel_product" : "estimated_win_probability";
+    // options and notes in the player's words (Option.label, Advice.headline and worth)
+    present(got, how, words, rounding) {
+      const value = how.value;
       const w = (k) => words[k] || k;
       const fill = (text, p) => text.replace(/\{(\w+)\}/g, (m, k) => (k in p ? p[k] : m));
       const then = (o) => {
@@ -377,13 +414,12 @@ const ThousandAdvisor = (() => {
       if (opts.length > 1) headline += "; " + fill(w("adv_next_best"), { what: label(opts[1]), worth: worth(opts[1].value) });
       const refusal = (why) => fill(w(why.key), why.params);
       const notes = got.notes.map((n) => (n.why ? fill(w(n.key), { why: refusal(n.why) }) : fill(w(n.key), n)));
-      const rounding = this.data.table.note[lang] || this.data.table.note.en;
       if (rounding) notes.push(rounding);
       const labels = { win_probability: "adv_label_win_probability", duel_product: "adv_label_duel_product", estimated_win_probability: "adv_label_estimated" };
       return {
-        method: heading,
-        method_id: plan.method,
-        exact: plan.exact,
+        method: how.heading,
+        method_id: how.method,
+        exact: how.exact,
         value,
         value_label: w(labels[value]),
         headline,

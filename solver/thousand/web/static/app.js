@@ -852,8 +852,8 @@ function advisorFor(name) {
   if (!local.advisors.has(name)) {
     local.advisors.set(name, (async () => {
       const data = await rulesData(name);
-      if (!data.table) return null;
-      return new ThousandAdvisor.Advisor(data, await dataFile(data.table.file, "bytes"));
+      if (!data.table && !data.last_turn) return null;  // equal turns without a table: the last turn alone
+      return new ThousandAdvisor.Advisor(data, data.table ? await dataFile(data.table.file, "bytes") : null);
     })().catch((e) => { local.advisors.delete(name); throw e; }));
   }
   return local.advisors.get(name);
