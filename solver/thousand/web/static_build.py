@@ -149,9 +149,7 @@ def _ruleset_files(staging: Path, rs: Ruleset, tables_dir: str | None) -> dict:
                 data["last_turn"][lang] = {
                     "heading": Advisor.last_turn_heading("{total}", "{k}", 0),
                     "heading_alone": Advisor.last_turn_heading("{total}", 1, 0),
-                    "why_later": _(
-                        "no advice in the offline app for a last turn with players still to play after it"
-                    ),
+                    "why_later": _("no advice in the offline app for a last turn with players still to play after it"),
                 }
     if table is None:
         with_why = {}
