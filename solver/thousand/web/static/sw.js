@@ -1,6 +1,8 @@
-// thousand: the service worker of the page. It keeps the page itself and the last answer of
-// each game on this phone, so the page opens with the server away: the score sheet as it
-// last was, and the page's own scorekeeper (rules.js) goes on from it; advice stays the server's.
+// thousand: the service worker of the page. Served by `thousand serve`, it keeps the page
+// itself and the last answer of each game on this phone, so the page opens with the server
+// away: the score sheet as it last was, and the page's own scorekeeper (rules.js) goes on
+// from it; advice stays the server's. In the static app (`thousand web build`) it keeps every
+// file of the app, so that the whole app, advice included, works with no network.
 "use strict";
 
 const VERSION = "__VERSION__";  // the server (or the static build) writes its files' hash here
