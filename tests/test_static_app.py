@@ -247,6 +247,7 @@ def test_the_static_app_installs_and_plays_a_whole_session_offline(tmp_path):
         next(host, None)  # the host goes away: the network is off for this app
         b.refresh()
         wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#rules option[value=classic]")))
+        assert css("#static-ready").text.startswith("Kept on this phone: the app keeps score")
         css("#rules option[value=classic]").click()
         rows = b.find_elements(By.CSS_SELECTOR, "#names .name")
         rows[-1].find_element(By.TAG_NAME, "button").click()  # two players

@@ -134,4 +134,5 @@ PAGE_WORDS = {
     "static_no_overrides": N_("this app plays the rules as they are: changes need `thousand serve`"),
     "static_no_game": N_("no such game on this phone"),
     "static_no_rules": N_("these rules are not in this app"),
+    "static_ready": N_("Kept on this phone: the app keeps score, saves the games and advises with no network."),
 }

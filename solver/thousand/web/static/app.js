@@ -161,6 +161,10 @@ async function showStart() {
     for (const n of ["", "", ""]) $("#names").append(nameRow(n));
   }
   updateNameButtons();
+  // the static app says when it is kept on the phone (its service worker in control)
+  const ready = STATIC && !!(navigator.serviceWorker && navigator.serviceWorker.controller);
+  $("#static-ready").hidden = !ready;
+  $("#static-ready").textContent = ready ? t("static_ready") : "";
   const list = $("#saved");
   list.innerHTML = "";
   if (!games.length) {
