@@ -95,7 +95,7 @@ def main() -> None:
     )
     print(
         f"rules: {', '.join(rules)}; the download (every file the phone keeps): {download / 2**20:.2f} MB "
-        f"(target < {TARGET_MB:.0f} MB); tables {sum(summary['presets'].values())}"
+        f"(target < {TARGET_MB:.0f} MB); duel tables {sum(a == 'duel' for a in summary['presets'].values())}"
     )
 
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(work / "app")))

@@ -36,7 +36,8 @@ DECISIONS = 210  # per family, spread over its presets
 def test_the_build_writes_an_app_that_any_static_host_serves(tmp_path):
     out = tmp_path / "app"
     summary = build_static(out, ["pig", "six-dice"])
-    assert summary["presets"] == {"pig": True, "six-dice": False}  # six-dice plays equal turns: score only
+    # six-dice plays equal turns, and its duel does not fit: its last turns alone are advised
+    assert summary["presets"] == {"pig": "duel", "six-dice": "last turn"}
     html = (out / "index.html").read_text()
     assert 'data-static="1"' in html and 'src="static/advisor.js"' in html and 'src="/' not in html
     worker = (out / "sw.js").read_text()
@@ -54,7 +55,7 @@ def test_the_build_writes_an_app_that_any_static_host_serves(tmp_path):
     words = json.loads((out / "data" / "strings.ru.json").read_text())["words"]
     assert words["adv_stop"] != "stop" and words["stop"] != "Stop"  # translated at the build
     # built again over itself: replaced; a folder holding anything else is refused untouched
-    assert build_static(out, ["pig"])["presets"] == {"pig": True}
+    assert build_static(out, ["pig", "pig"])["presets"] == {"pig": "duel"}
     assert not (out / "data" / "rules" / "six-dice.json").exists()
     other = tmp_path / "other"
     other.mkdir()
@@ -68,7 +69,7 @@ def test_the_command_builds_and_refuses_in_one_line(tmp_path):
     runner = CliRunner()
     ok = runner.invoke(main, ["web", "build", str(tmp_path / "app"), "--rules", "pig", "--json"])
     assert ok.exit_code == 0, ok.output
-    assert json.loads(ok.output)["presets"] == {"pig": True}
+    assert json.loads(ok.output)["presets"] == {"pig": "duel"}
     bad = runner.invoke(main, ["web", "build", str(tmp_path / "b"), "--rules", "no-such-rules"])
     assert bad.exit_code == 2 and len(bad.output.strip().splitlines()) == 1
     assert not (tmp_path / "b").exists()

@@ -52,7 +52,12 @@ def build(out: Path, presets: tuple[str, ...], tables_dir: str | None, as_json: 
             files=summary["files"],
             mb=summary["bytes"] / 2**20,
             rules=", ".join(
-                name if advice else _("{0} (score only)").format(name) for name, advice in summary["presets"].items()
+                name
+                if advice == "duel"
+                else _("{0} (last turns only)").format(name)
+                if advice
+                else _("{0} (score only)").format(name)
+                for name, advice in summary["presets"].items()
             ),
         )
     )

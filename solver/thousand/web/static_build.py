@@ -16,8 +16,10 @@ of the folder on the phone at the first visit), the manifest, and per ruleset in
 
 ``static/advisor.js`` solves the turn in the browser from those values (the kernel's turn DP,
 one more twin of it; tests/test_static_app.py holds it to the Python advisor). A ruleset
-without a duel table on this machine (six-dice, whose duel does not fit; any ruleset whose
-duel was never solved) is built for scorekeeping, and its advice says why there is none.
+without a duel table on this machine (any ruleset whose duel was never solved) is built for
+scorekeeping, and its advice says why there is none; with equal turns (six-dice, whose duel
+does not fit) the last turn of a round with nobody after it is advised exactly all the same,
+as it needs no table.
 """
 
 from __future__ import annotations
@@ -74,12 +76,14 @@ def _duel_table(rs: Ruleset, tables_dir: str | None):
 
 
 def build_static(out: Path, presets: list[str] | None = None, tables_dir: str | None = None) -> dict:
-    """Write the static app into ``out`` (created, or a former build replaced file by file;
-    a folder that holds anything else is refused). Returns the build's summary (``MARK``)."""
+    """Write the static app into ``out`` (created, or a former build replaced; a folder that
+    holds anything else is refused). Returns the build's summary (``MARK``): its version, per
+    ruleset the advice it carries (``duel``: every decision, ``last turn``: an equal-turns
+    round's last turns only, None: none), its files and bytes."""
     out = Path(out)
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MARK).is_file())):
         raise BuildError(_("{0} is not empty and is not a build of this app: give an empty or new folder").format(out))
-    names = presets or default_presets(tables_dir)
+    names = list(dict.fromkeys(presets or default_presets(tables_dir)))
     rulesets = [load_ruleset(n) for n in names]  # a wrong name is refused before anything is written
     staging = out.with_name(out.name + ".building")
     if staging.exists():
@@ -168,7 +172,8 @@ def _ruleset_files(staging: Path, rs: Ruleset, tables_dir: str | None) -> dict:
     else:
         data.update(_advice_data(staging, rs, table))
     _write_json(staging / "data" / "rules" / f"{rs.name}.json", data)
-    return {"name": rs.name, "summary": rs.summary, "players": [2, MAX_PLAYERS], "advice": table is not None}
+    advice = "duel" if table is not None else "last turn" if rs.equal_turns else None
+    return {"name": rs.name, "summary": rs.summary, "players": [2, MAX_PLAYERS], "advice": advice}
 
 
 def _rolls(rs: Ruleset) -> dict:
