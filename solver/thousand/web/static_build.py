@@ -11,8 +11,11 @@ of the folder on the phone at the first visit), the manifest, and per ruleset in
   probability, so that ``advisor.js`` never scores a roll itself), the duel table's player
   states, and per number of players the method the advice layer chooses and its heading in
   each language (:meth:`thousand.advice.Advisor.duels_method`);
-* ``tables/<name>.duel.bin``: the duel table's values as stored (float64, or 32-bit fixed
-  point for the large ones), little-endian, ``P[mover, opponent]`` row by row.
+* ``tables/<name>.duel/<k>.bin``: the duel table's values as stored (float64, or 32-bit fixed
+  point for the large ones), little-endian, ``P[mover, opponent]`` row by row, in blocks of
+  rows of about :data:`BLOCK_BYTES` (block ``k`` holds rows ``k * rows_per_block`` on): a
+  decision reads the rows of its opponents only, so the first advice reads a few blocks, not
+  the whole table (classic's is 10 MB).
 
 ``static/advisor.js`` solves the turn in the browser from those values (the kernel's turn DP,
 one more twin of it; tests/test_static_app.py holds it to the Python advisor). A ruleset
@@ -48,6 +51,7 @@ __all__ = ["DEFAULT_LIMIT_MB", "MARK", "BuildError", "build_static", "default_pr
 
 MARK = "thousand-app.json"  # what says a folder is a build of this app (and may be rebuilt over)
 DEFAULT_LIMIT_MB = 15.0  # a ruleset whose duel table is larger is built only when asked for by name
+BLOCK_BYTES = 128 * 1024  # the size of a block of a table's rows (a few blocks per decision)
 
 
 class BuildError(ThousandError):
@@ -90,7 +94,6 @@ def build_static(out: Path, presets: list[str] | None = None, tables_dir: str | 
         shutil.rmtree(staging)
     (staging / "static").mkdir(parents=True)
     (staging / "data" / "rules").mkdir(parents=True)
-    (staging / "data" / "tables").mkdir(parents=True)
     html = (STATIC / "index.html").read_text(encoding="utf-8")
     (staging / "index.html").write_text(html.replace('<html lang="en">', '<html lang="en" data-static="1">', 1))
     for f in PAGE_FILES:
@@ -193,27 +196,36 @@ def _advice_data(staging: Path, rs: Ruleset, table) -> dict:
     raw = np.load(table.path / "values.npy", mmap_mode="r")
     fixed = table.meta.get("values_encoding") == FIXED32
     stored = np.ascontiguousarray(raw, dtype="<u4" if fixed else "<f8")
-    (staging / "data" / "tables" / f"{rs.name}.duel.bin").write_bytes(stored.tobytes())
+    n = int(np.asarray(table.states).shape[0])  # the values are P[mover, opponent], n x n, row by row
+    if stored.size != n * n:
+        raise BuildError(_("{0}: the duel table does not hold one value per pair of its states").format(rs.name))
+    rows = max(1, BLOCK_BYTES // (n * stored.itemsize))
+    blocks = staging / "data" / "tables" / f"{rs.name}.duel"
+    blocks.mkdir(parents=True)
+    flat = stored.reshape(-1)
+    for k in range(0, n, rows):
+        (blocks / f"{k // rows}.bin").write_bytes(flat[k * n : (k + rows) * n].tobytes())
     advisor = Advisor(rs, on_request=True, solver=lambda *a: None)
     plans, notes = {}, {}
     for lang in i18n.LANGUAGES:
         with i18n.using(lang):
             plans[lang] = {"2": {"method": "duel", "exact": True, "heading": advisor.duel_heading("{other}")}}
-            for n in range(3, MAX_PLAYERS + 1):
-                method = advisor.duels_method(n)
-                plans[lang][str(n)] = {
+            for players in range(3, MAX_PLAYERS + 1):
+                method = advisor.duels_method(players)
+                plans[lang][str(players)] = {
                     "method": method,
                     "exact": False,
-                    "heading": advisor.duels_heading(n, method, strongest="{name}"),
+                    "heading": advisor.duels_heading(players, method, strongest="{name}"),
                 }
             notes[lang] = "" if table.exact else loaded(rs, "duel", table).rounding_note(command=False)
     return {
         "states": [int(v) for v in np.asarray(table.states).ravel()],
         "table": {
-            "file": f"data/tables/{rs.name}.duel.bin",
+            "blocks": f"data/tables/{rs.name}.duel/",
+            "rows_per_block": rows,
             "encoding": "fixed32" if fixed else "float64",
             "scale": FIXED32_SCALE,
-            "count": int(raw.shape[0]),
+            "count": n * n,
             "bytes": int(stored.nbytes),
             "note": notes,
         },

@@ -142,14 +142,19 @@ const ThousandAdvisor = (() => {
   // ---------------------------------------------------------------- the duel table
 
   class DuelTable {
-    // data: the ruleset's build file; buffer: the table's values as stored
-    constructor(data, buffer) {
+    // data: the ruleset's build file; block(k): a promise of the k-th block of rows as stored
+    // (the build's data/tables/<name>.duel/<k>.bin), read when a decision first needs it
+    constructor(data, block) {
       const tb = data.table;
-      this.values = tb.encoding === "fixed32" ? new Uint32Array(buffer) : new Float64Array(buffer);
-      this.scale = tb.encoding === "fixed32" ? tb.scale : 1;
+      this.name = data.name;
+      this.fixed = tb.encoding === "fixed32";
+      this.scale = this.fixed ? tb.scale : 1;
+      this.rows = tb.rows_per_block;
+      this.block = block;
+      this.blocks = new Map();  // k -> the block's values, or the promise of them
       const F = 9, st = data.states;
       this.n = st.length / F;
-      if (this.values.length !== this.n * this.n) throw new Error(`${data.name}: the table does not match its states`);
+      if (tb.count !== this.n * this.n) throw new Error(`${data.name}: the table does not match its states`);
       this.index = new Map();
       for (let i = 0; i < this.n; i++) this.index.set(st.slice(i * F, i * F + F).join(","), i);
     }
@@ -162,8 +167,28 @@ const ThousandAdvisor = (() => {
       return i;
     }
 
-    // P(mover wins) for the mover's row i against the opponent's row j
-    P(i, j) { return this.values[i * this.n + j] / this.scale; }
+    // read the blocks holding ``rows`` (each block once, however many ask)
+    async need(rows) {
+      const ks = [...new Set([...rows].map((i) => Math.floor(i / this.rows)))];
+      await Promise.all(ks.map((k) => {
+        if (!this.blocks.has(k)) {
+          const rowsHere = Math.min(this.rows, this.n - k * this.rows);
+          this.blocks.set(k, this.block(k).then((buf) => {
+            const v = this.fixed ? new Uint32Array(buf) : new Float64Array(buf);
+            if (v.length !== rowsHere * this.n) throw new Error(`${this.name}: block ${k} of the table does not match its states`);
+            this.blocks.set(k, v);
+            return v;
+          }).catch((e) => { this.blocks.delete(k); throw e; }));
+        }
+        return this.blocks.get(k);
+      }));
+    }
+
+    // P(mover wins) for the mover's row i against the opponent's row j (row i read by need)
+    P(i, j) {
+      const k = Math.floor(i / this.rows);
+      return this.blocks.get(k)[(i - k * this.rows) * this.n + j] / this.scale;
+    }
   }
 
   // the duels' chances q (one per opponent) combined: their product, or the odds of a race of
@@ -185,13 +210,14 @@ const ThousandAdvisor = (() => {
   // ---------------------------------------------------------------- one turn's ends and values
 
   class Advisor {
-    constructor(data, buffer) {
+    // block(k): the k-th block of the duel table's rows (null: equal turns, the last turn only)
+    constructor(data, block) {
       this.data = data;
       this.rs = data.engine;
       this.turns = new ThousandRules.Turns(this.rs);
       this.moves = this.turns.moves;
       this.per = rollsByDice(data.rolls);
-      this.table = data.table ? new DuelTable(data, buffer) : null;  // equal turns: the last turn only
+      this.table = data.table ? new DuelTable(data, block) : null;  // equal turns: the last turn only
       this.solved = new Map();
     }
 
@@ -218,26 +244,41 @@ const ThousandAdvisor = (() => {
       return e;
     }
 
+    // the opponent after the mover's end at total t, as duel_end_values reads it: pushed off
+    // the barrel and overtaken where the rules interact (an overshoot reaches nothing)
+    affected(x, e, t, y) {
+      const m = this.moves, rs = this.rs;
+      const interacts = !!rs.overtake || (rs.barrel.kind !== "none" && rs.barrel.push_off !== "none");
+      if (!interacts || e.event[t] === "overshoot") return y;
+      return m.overtaken(m.pushOff(y, m.climbed(x, e.next[t])), x.score, m.raisedTo(x, t * rs.unit));
+    }
+
+    turnT(x, total) { return Math.floor(Math.max(this.saturation(x), total) / this.rs.unit); }
+
+    // the table's rows a decision of x against ``opponents`` reads: each opponent as every end
+    // of the turn leaves them, and the mover's own (the strongest opponent is found on it)
+    rowsFor(x, opponents, total) {
+      const e = this.ends(x, this.turnT(x, total)), tb = this.table;
+      const rows = new Set([tb.stateIndex(x)]);
+      for (const y of opponents) {
+        rows.add(tb.stateIndex(y));
+        for (let t = 1; t <= e.T; t++) if (e.next[t] !== null && e.next[t] !== WIN) rows.add(tb.stateIndex(this.affected(x, e, t, y)));
+      }
+      return rows;
+    }
+
     // the mover's duel chance after each end against every opponent (duel_end_values):
     // vals[t][k] = 1 for a win, else 1 - P(y_k after the end, x after the end)
     endChances(x, e, opponents) {
-      const m = this.moves, rs = this.rs, tb = this.table, u = rs.unit;
+      const tb = this.table;
       const yi = opponents.map((y) => tb.stateIndex(y));
-      const interacts = !!rs.overtake || (rs.barrel.kind !== "none" && rs.barrel.push_off !== "none");
       const vals = [];
       for (let t = 0; t <= e.T; t++) {
         const x2 = e.next[t];
         if (t === 0 || x2 === null) { vals.push(opponents.map(() => 0)); continue; }
         if (x2 === WIN) { vals.push(opponents.map(() => 1)); continue; }
         const xi = tb.stateIndex(x2);
-        vals.push(opponents.map((y, k) => {
-          let j = yi[k];
-          if (interacts && e.event[t] !== "overshoot") {
-            const o = m.overtaken(m.pushOff(y, m.climbed(x, x2)), x.score, m.raisedTo(x, t * u));
-            j = tb.stateIndex(o);
-          }
-          return 1 - tb.P(j, xi);
-        }));
+        vals.push(opponents.map((y) => 1 - tb.P(tb.stateIndex(this.affected(x, e, t, y)), xi)));
       }
       const bi = tb.stateIndex(e.bust);
       return { vals, bust: yi.map((j) => 1 - tb.P(j, bi)) };
@@ -256,7 +297,7 @@ const ThousandAdvisor = (() => {
 
     // the turn of x solved with the end values of ``method`` against ``opponents``
     solve(x, opponents, method, total) {
-      const T = Math.floor(Math.max(this.saturation(x), total) / this.rs.unit);
+      const T = this.turnT(x, total);
       return this.kept(JSON.stringify([x, opponents, method, T]), () => {
         const e = this.ends(x, T);
         const { vals, bust } = this.endChances(x, e, opponents);
@@ -357,7 +398,7 @@ const ThousandAdvisor = (() => {
     // the others in the order they move next; with equal turns and a finished player, the
     // round's last turns), in the shape of the server's advice_json; ``words`` the page's
     // words (with the advice's, adv_...), ``lang`` the language of the heading
-    advise(game, words, lang) {
+    async advise(game, words, lang) {
       const tr = game.turn, x = tr.player, n = game.names.length;
       const s = { player: x, total: tr.total, dice: tr.dice, roll: tr.roll };
       const finished = Object.entries(game.finished).map(([j, f]) => [Number(j), f]);
@@ -373,6 +414,7 @@ const ThousandAdvisor = (() => {
       const others = [];
       for (let k = 1; k < n; k++) others.push((game.current + k) % n);
       const opponents = others.map((j) => game.states[j]);
+      await this.table.need(this.rowsFor(x, opponents, s.total));
       const plan = this.plan(others.length + 1, lang);
       let against = opponents, heading = plan.heading;
       if (plan.method === "duel") heading = heading.replace("{other}", game.names[others[0]]);

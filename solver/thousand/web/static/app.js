@@ -857,14 +857,14 @@ function advisorFor(name) {
     local.advisors.set(name, (async () => {
       const data = await rulesData(name);
       if (!data.table && !data.last_turn) return null;  // equal turns without a table: the last turn alone
-      return new ThousandAdvisor.Advisor(data, data.table ? await dataFile(data.table.file, "bytes") : null);
+      return new ThousandAdvisor.Advisor(data, data.table ? (k) => dataFile(`${data.table.blocks}${k}.bin`, "bytes") : null);
     })().catch((e) => { local.advisors.delete(name); throw e; }));
   }
   return local.advisors.get(name);
 }
 
-// the app opened on a game: its rules and the table of its advice start loading at once,
-// beside the page's own start (a table of classic is 10 MB to read from the phone's cache)
+// the app opened on a game: its rules start loading at once, beside the page's own start (the
+// advice then reads the few blocks of the table its decision needs)
 function preload() {
   const m = location.hash.match(/^#game=([0-9a-f]{16})/);
   const rec = m && loadGame(m[1]);
@@ -915,7 +915,7 @@ async function localApi(method, path, body) {
     const { game, record } = state.local;
     if (game.over) throw new Error(t("where_over"));
     const adv = await advisorFor(record.rules);
-    const part = adv ? adv.advise(game, state.words, state.lang) : { method: (await rulesData(record.rules)).why[state.lang], options: null };
+    const part = adv ? await adv.advise(game, state.words, state.lang) : { method: (await rulesData(record.rules)).why[state.lang], options: null };
     return ok({ status: "ready", player: game.names[game.current], advice: [part], builds: [] });
   }
   throw Object.assign(new Error(`${method} ${path}`), { status: 404 });
