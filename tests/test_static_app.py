@@ -44,12 +44,15 @@ def test_the_build_writes_an_app_that_any_static_host_serves(tmp_path):
     assert "__VERSION__" not in worker and summary["version"] in worker
     kept = json.loads(worker.split("const STATIC_FILES = ")[1].split(";\n")[0])
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
-    # the worker keeps every file of the app (not itself, nor the build's own summary)
-    assert sorted(kept) == sorted(["./", *(f for f in files if f not in ("sw.js", MARK))])
+    # the worker keeps every file of the app (not itself, nor the build's own summary, nor the
+    # data's script twins, which serve the app opened from the folder itself)
+    twins = [f for f in files if f.startswith("data/") and f.endswith(".js")]
+    assert sorted(kept) == sorted(["./", *(f for f in files if f not in ("sw.js", MARK, *twins))])
+    assert sorted(twins) == sorted(f + ".js" for f in kept if f.startswith("data/"))
     pig = json.loads((out / "data" / "rules" / "pig.json").read_text())
     rs = load_ruleset("pig")
     n = len(pig["states"]) // 9
-    blocks = sorted((out / pig["table"]["blocks"]).iterdir(), key=lambda p: int(p.stem))
+    blocks = sorted((out / pig["table"]["blocks"]).glob("*.bin"), key=lambda p: int(p.stem))
     assert pig["hash"] == rs.hash and sum(b.stat().st_size for b in blocks) == 8 * n * n
     assert blocks[0].stat().st_size == 8 * n * min(n, pig["table"]["rows_per_block"])
     assert set(pig["plans"]) == {"en", "ru"} and pig["plans"]["en"]["2"]["method"] == "duel"
@@ -292,3 +295,32 @@ def test_the_static_app_installs_and_plays_a_whole_session_offline(tmp_path):
     finally:
         b.quit()
         next(host, None)
+
+
+def test_the_app_opens_from_its_folder_with_no_host(tmp_path):
+    """``index.html`` opened from the disk (``file://``: no host, no service worker, no fetch):
+    the data come from their script twins; a game of Pig for two is played and advised."""
+    kit = _browser_kit()
+    build_static(tmp_path / "app", ["pig"])
+    b = kit._chrome()
+    wait = kit.WebDriverWait(b, 30)
+    By, EC = kit.By, kit.EC
+    try:
+        page = (tmp_path / "app" / "index.html").as_uri()
+        b.get(page)
+        b.execute_script("localStorage.setItem('thousand.lang', 'en')")
+        b.get(page)
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#rules option[value=pig]")))
+        b.find_elements(By.CSS_SELECTOR, "#names .name")[-1].find_element(By.TAG_NAME, "button").click()
+        for field, name in zip(b.find_elements(By.CSS_SELECTOR, "#names input"), ("Ann", "Bob")):
+            field.send_keys(name)
+        b.find_element(By.ID, "start-game").click()
+        wait.until(EC.text_to_be_present_in_element((By.ID, "where"), "Ann to play"))
+        kit._tap_roll(b, wait, (5,), "turn total 5")
+        b.find_element(By.ID, "advice-btn").click()
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#advice .bar-row")) == 2)
+        b.find_element(By.CSS_SELECTOR, "#advice details summary").click()
+        assert b.find_element(By.CSS_SELECTOR, "#advice details p").text.startswith("Exact: the best play against Bob")
+        assert "% to win" in b.find_element(By.CSS_SELECTOR, "#advice h3").text
+    finally:
+        b.quit()

@@ -2,6 +2,9 @@
 serves (``thousand web build OUT/``), which installs on a phone and from then on keeps score
 and advises with no network.
 
+The app also opens from the folder itself (``index.html`` from a disk, ``file://``): every
+data file has a twin script (``F.js``) that the page loads where it may fetch nothing.
+
 The folder holds the page itself (``index.html``, ``static/``: the same files the server
 serves, so the two are one front end), its service worker (``sw.js``, which keeps every file
 of the folder on the phone at the first visit), the manifest, and per ruleset in ``data/``:
@@ -108,6 +111,7 @@ def build_static(out: Path, presets: list[str] | None = None, tables_dir: str | 
         kept[rs.name] = entry["advice"]
     _write_json(staging / "data" / "presets.json", listing)
     files = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
+    _script_twins(staging)
     digest = hashlib.sha256()
     for f in files:
         digest.update(f.encode() + (staging / f).read_bytes())
@@ -121,14 +125,34 @@ def build_static(out: Path, presets: list[str] | None = None, tables_dir: str | 
     summary = {
         "version": version,
         "presets": kept,
-        "bytes": sum((staging / f).stat().st_size for f in files),
-        "files": len(files) + 1,
+        "bytes": sum((staging / f).stat().st_size for f in files),  # what a phone downloads and keeps
+        "files": len(files),
     }
     _write_json(staging / MARK, summary)
     if out.exists():
         shutil.rmtree(out)
     staging.rename(out)
     return summary
+
+
+def _script_twins(staging: Path) -> None:
+    """Beside every data file ``F``, ``F.js``: the same data as a script that hands it to the
+    page (``ThousandData.put(F, ...)``; a table's block in base64), for the app opened from the
+    folder itself (``file://``), where a browser lets a page load scripts but fetch nothing.
+    Served from a host, the page fetches the files themselves and the worker keeps only those."""
+    import base64
+
+    for path in sorted((staging / "data").rglob("*")):
+        if not path.is_file():
+            continue
+        rel = path.relative_to(staging).as_posix()
+        if path.suffix == ".json":
+            payload = path.read_text(encoding="utf-8")
+        else:
+            payload = json.dumps(base64.b64encode(path.read_bytes()).decode("ascii"))
+        path.with_name(path.name + ".js").write_text(
+            f"ThousandData.put({json.dumps(rel)}, {payload});\n", encoding="utf-8"
+        )
 
 
 def _write_json(path: Path, data) -> None:

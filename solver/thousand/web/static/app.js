@@ -820,9 +820,32 @@ const GAMES = "thousand.static.games";
 const local = { rules: new Map(), advisors: new Map() };
 
 async function dataFile(path, kind) {
+  if (location.protocol === "file:") return scriptData(path, kind);
   const res = await fetch(path);
   if (!res.ok) throw new Error(`${path}: ${res.status}`);
   return kind === "bytes" ? res.arrayBuffer() : res.json();
+}
+
+// the app opened from its folder (file://), where a page may load scripts but fetch nothing:
+// each data file F has a twin F.js (the build's) that hands its content to ThousandData.put
+const ThousandData = {
+  loads: new Map(),  // path -> the promise of its content
+  waiting: new Map(),  // path -> what its script's put resolves
+  put(path, value) { const done = this.waiting.get(path); if (done) done(value); },
+};
+
+function scriptData(path, kind) {
+  if (!ThousandData.loads.has(path)) {
+    ThousandData.loads.set(path, new Promise((resolve, reject) => {
+      ThousandData.waiting.set(path, resolve);
+      const el = document.createElement("script");
+      el.src = path + ".js";
+      el.onload = () => el.remove();
+      el.onerror = () => { ThousandData.loads.delete(path); reject(new Error(`${path}: not found`)); };
+      document.head.append(el);
+    }).finally(() => ThousandData.waiting.delete(path)));
+  }
+  return ThousandData.loads.get(path).then((v) => (kind === "bytes" ? Uint8Array.from(atob(v), (c) => c.charCodeAt(0)).buffer : v));
 }
 
 function gameIds() {
