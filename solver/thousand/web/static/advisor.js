@@ -308,7 +308,8 @@ const ThousandAdvisor = (() => {
 
     // the last turn of an equal-turns round with nobody after it (last_turn_advisor): a bank
     // that meets the win condition with a final total G wins above ``toBeat``, shares a tie
-    // with the ``tied`` players holding it (1 / (tied + 1)), loses below; so does every other end
+    // with the ``tied`` players holding it (1 / (tied + 1)) and loses below it; every other end
+    // (a bank short of the win condition, a forced end, a bust) loses
     solveLastTurn(x, toBeat, tied, total) {
       const m = this.moves, rs = this.rs, u = rs.unit;
       let top = this.saturation(x);
