@@ -30,6 +30,7 @@ as it needs no table.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import shutil
@@ -140,8 +141,6 @@ def _script_twins(staging: Path) -> None:
     page (``ThousandData.put(F, ...)``; a table's block in base64), for the app opened from the
     folder itself (``file://``), where a browser lets a page load scripts but fetch nothing.
     Served from a host, the page fetches the files themselves and the worker keeps only those."""
-    import base64
-
     for path in sorted((staging / "data").rglob("*")):
         if not path.is_file():
             continue

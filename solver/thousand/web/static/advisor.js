@@ -218,6 +218,8 @@ const ThousandAdvisor = (() => {
       this.moves = this.turns.moves;
       this.per = rollsByDice(data.rolls);
       this.table = data.table ? new DuelTable(data, block) : null;  // equal turns: the last turn only
+      // whether a bank moves the other players (overtaking, push-off off the barrel)
+      this.interacts = !!this.rs.overtake || (this.rs.barrel.kind !== "none" && this.rs.barrel.push_off !== "none");
       this.solved = new Map();
     }
 
@@ -248,8 +250,7 @@ const ThousandAdvisor = (() => {
     // the barrel and overtaken where the rules interact (an overshoot reaches nothing)
     affected(x, e, t, y) {
       const m = this.moves, rs = this.rs;
-      const interacts = !!rs.overtake || (rs.barrel.kind !== "none" && rs.barrel.push_off !== "none");
-      if (!interacts || e.event[t] === "overshoot") return y;
+      if (!this.interacts || e.event[t] === "overshoot") return y;
       return m.overtaken(m.pushOff(y, m.climbed(x, e.next[t])), x.score, m.raisedTo(x, t * rs.unit));
     }
 
@@ -258,7 +259,7 @@ const ThousandAdvisor = (() => {
     // the table's rows a decision of x against ``opponents`` reads: each opponent as every end
     // of the turn leaves them, and the mover's own (the strongest opponent is found on it)
     rowsFor(x, opponents, total) {
-      const e = this.ends(x, this.turnT(x, total)), tb = this.table;
+      const e = this.endsOf(x, this.turnT(x, total)), tb = this.table;
       const rows = new Set([tb.stateIndex(x)]);
       for (const y of opponents) {
         rows.add(tb.stateIndex(y));
@@ -284,7 +285,8 @@ const ThousandAdvisor = (() => {
       return { vals, bust: yi.map((j) => 1 - tb.P(j, bi)) };
     }
 
-    // the turn DP of ``key`` (kept: the decisions of one turn ask for the same one again)
+    // what ``make`` gives for ``key`` (turn ends and DPs), kept: the decisions of one turn ask
+    // for the same ones again
     kept(key, make) {
       let got = this.solved.get(key);
       if (!got) {
@@ -295,11 +297,14 @@ const ThousandAdvisor = (() => {
       return got;
     }
 
+    // the ends of a turn of x to T units, kept (the rows a decision reads and its DP ask for them)
+    endsOf(x, T) { return this.kept(JSON.stringify(["ends", x, T]), () => this.ends(x, T)); }
+
     // the turn of x solved with the end values of ``method`` against ``opponents``
     solve(x, opponents, method, total) {
       const T = this.turnT(x, total);
       return this.kept(JSON.stringify([x, opponents, method, T]), () => {
-        const e = this.ends(x, T);
+        const e = this.endsOf(x, T);
         const { vals, bust } = this.endChances(x, e, opponents);
         const sVal = vals.map((q) => combine(q, method));
         return turnDP(this.per, this.data.rolls.dice, this.data.rolls.hot_mode, { sOk: e.sOk, sVal, fOk: e.fOk, fVal: sVal, bust: combine(bust, method), win: 1 });
@@ -392,7 +397,7 @@ const ThousandAdvisor = (() => {
     // the method for ``players`` seats: the plan the build wrote (the advice layer's choice)
     plan(players, lang) {
       const plans = this.data.plans[lang] || this.data.plans.en;
-      return plans[String(players)] || plans[String(Math.max(...Object.keys(plans).map(Number)))];
+      return plans[String(players)];  // the build writes every number of players the page allows
     }
 
     // the advice for the player to move in a game of rules.js (Advisors.situation: the mover,
