@@ -1,7 +1,7 @@
 """What the approximations for three players and more cost, measured exactly.
 
 For each ruleset: the exact equilibrium (thousand.solvers.nplayer), then for each method of
-thousand.solvers.approx two exact policy evaluations (thousand.solvers.nplayer.evaluate_profile, no
+thousand.solvers.approx two exact policy evaluations (thousand.solvers.profile.evaluate_profile, no
 simulation): every seat playing the method, and one seat playing it among equilibrium
 players (each seat in turn). The loss of a seat is its equilibrium chance minus its chance
 with the approximation. The equilibrium itself is evaluated the same way as a check (its
@@ -54,7 +54,7 @@ from thousand.solvers.approx import (
     interacting,
     race_turns,
 )
-from thousand.solvers.nplayer import EquilibriumDecider, evaluate_profile  # noqa: E402
+from thousand.solvers.profile import EquilibriumDecider, evaluate_profile  # noqa: E402
 from thousand.storage.geometric import geometric_duel  # noqa: E402
 from thousand.storage.solve import solve  # noqa: E402
 

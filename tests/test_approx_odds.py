@@ -18,7 +18,8 @@ from thousand.cli import main
 from thousand.engine.player import Moves, PlayerState
 from thousand.rules import load_ruleset
 from thousand.solvers.approx import OddsDecider, ProductDecider, combine_duels, duel_matrix
-from thousand.solvers.nplayer import EquilibriumDecider, evaluate_profile, solve_nplayer
+from thousand.solvers.nplayer import solve_nplayer
+from thousand.solvers.profile import EquilibriumDecider, evaluate_profile
 from thousand.storage.solve import solve_objective
 
 rates = st.floats(min_value=1e-3, max_value=1e3, allow_nan=False)

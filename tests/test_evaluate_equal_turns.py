@@ -270,7 +270,7 @@ def test_enumerated_and_profile_evaluation_agree_without_equal_turns(name):
 
 
 class _HoldInSeat:
-    """The hold-at decisions as a decider of :func:`thousand.solvers.nplayer.evaluate_profile`: a
+    """The hold-at decisions as a decider of :func:`thousand.solvers.profile.evaluate_profile`: a
     bank that wins or reaches ``k`` is worth 1, a smaller one -1, so the turn DP banks there."""
 
     def __init__(self, game, k):
@@ -291,7 +291,7 @@ class _HoldInSeat:
 def test_a_bot_in_every_seat_of_an_equal_turns_game(pig10_three):
     from thousand.analysis.seats import exact_seats_round, mc_seats
     from thousand.engine.player import Moves
-    from thousand.solvers.nplayer import EquilibriumDecider, evaluate_profile
+    from thousand.solvers.profile import EquilibriumDecider, evaluate_profile
 
     rs, sol, _d = pig10_three
     bot = load_bot("hold:4", rs)

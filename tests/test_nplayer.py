@@ -277,9 +277,9 @@ SMALL_CLASSIC = (
 
 @pytest.mark.parametrize("name", INTERACTING)
 def test_the_equilibrium_played_is_the_equilibrium_with_interactions(name):
-    """The solver's decisions valued as fixed decisions (thousand.solvers.nplayer.evaluate_profile:
+    """The solver's decisions valued as fixed decisions (thousand.solvers.profile.evaluate_profile:
     kept end distributions, sweeps, trees and cycles of zero turns) give its values."""
-    from thousand.solvers.nplayer import EquilibriumDecider, evaluate_profile
+    from thousand.solvers.profile import EquilibriumDecider, evaluate_profile
 
     rs = tiny.solved(TINY_DUELS, name)[0]
     sol = solve_nplayer(rs, 3)
@@ -531,7 +531,7 @@ def test_exact_advice_with_equal_turns_is_the_equilibrium(name, tmp_path):
     of the round, such a turn running to the final-total horizon) gives, at the start of
     a turn, the solver's value of the mover; the seat is required."""
     from thousand.base.errors import StateError
-    from thousand.solvers.nplayer import EquilibriumDecider, evaluate_profile
+    from thousand.solvers.profile import EquilibriumDecider, evaluate_profile
     from thousand.storage.players import solve_players
 
     rs = tiny.solved(tiny.TINY_EQUAL_TURNS, name)[0]

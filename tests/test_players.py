@@ -26,7 +26,8 @@ from thousand.engine.player import Moves, PlayerState
 from thousand.engine.states import WIN_INDEX
 from thousand.rules import load_ruleset
 from thousand.solvers.approx import DuelDecider, FinishDecider, ProductDecider, RaceDecider, duel_matrix, race_turns
-from thousand.solvers.nplayer import EquilibriumDecider, NPlayerError, evaluate_profile, solve_nplayer
+from thousand.solvers.nplayer import NPlayerError, solve_nplayer
+from thousand.solvers.profile import EquilibriumDecider, evaluate_profile
 from thousand.storage import load_table
 from thousand.storage.players import objective, solve_players
 from thousand.storage.solve import solve_objective

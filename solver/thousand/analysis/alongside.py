@@ -13,7 +13,7 @@ differently where ``loss(d) > 1e-12`` (another action of equal value is the same
 The share of such decisions is a proportion over the decisions met (a decision met in
 several games counts each time), with its 95% Wilson interval; the mean and the largest
 loss are over the decisions chosen differently. The whole-game cost of one player using an
-approximation is measured exactly elsewhere (:func:`thousand.solvers.nplayer.evaluate_profile`);
+approximation is measured exactly elsewhere (:func:`thousand.solvers.profile.evaluate_profile`);
 this says where that cost comes from: how often the approximation disagrees, and by how
 much when it does.
 """

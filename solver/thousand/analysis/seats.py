@@ -9,7 +9,7 @@ the equilibrium's own chance there; the difference is what the bot gives up.
   probabilities (:class:`thousand.analysis.exact.PolicyTurns`; the bot is asked once per decision
   state and sees every opponent), the equilibrium seats' turns come from the turn DP, and
   the game is valued level by level in closed form with the bot's seat tracked
-  (:func:`thousand.solvers.nplayer.evaluate_profile`).
+  (:func:`thousand.solvers.profile.evaluate_profile`).
 * Monte Carlo (beyond the decision budget, or on request): games with seeded dice, the
   bot's turns played through :class:`thousand.engine.TurnRules`, the equilibrium seats'
   turn ends drawn from their exact end distributions; 95% Wilson intervals.
@@ -31,7 +31,8 @@ from thousand.engine.turn import GameStep, TurnEnd, TurnRules, next_turn, still_
 from thousand.rules.ruleset import Ruleset
 from thousand.solvers.advice import last_turn_advisor
 from thousand.solvers.approx import _digits
-from thousand.solvers.nplayer import EquilibriumDecider, NPlayerError, NPlayerSolution, evaluate_profile, turn_ends
+from thousand.solvers.nplayer import NPlayerError, NPlayerSolution, turn_ends
+from thousand.solvers.profile import EquilibriumDecider, evaluate_profile
 from thousand.storage.players import PlayersSolution, solve_players
 
 from .blunders import Blunders

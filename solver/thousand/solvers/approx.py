@@ -4,7 +4,7 @@
 Every method here is a *decider*: for mover ``i`` against a tuple of opponents it gives
 the end values ``(stop[t], Z, W)`` its turn DP maximises (:func:`thousand.kernel.turn_dp`
 with the kernel's tie rules); the decisions that come out are then played in the real
-game. :func:`thousand.solvers.nplayer.evaluate_profile` values them exactly.
+game. :func:`thousand.solvers.profile.evaluate_profile` values them exactly.
 
 * ``duel`` -- the duel against the strongest opponent (the one against whom the mover's
   two-player P(win) is lowest), the others ignored: ``stop[t] = 1 - P(y*_t, next(i, t))``,

@@ -56,10 +56,9 @@ The certificate is the largest gain any seat could get by deviating at any decis
 every state, the mover's best value by the turn DP against the equilibrium's bust value,
 minus the equilibrium's own value for it (at most 1e-9 to be accepted).
 
-:func:`evaluate_profile` values fixed decisions exactly by the same levels and orbits
-(the decisions no longer depend on the values, so each orbit is closed in one step): one
-decider per seat, the seat of the mover tracked. It measures the approximations of
-:mod:`thousand.solvers.approx` and the bots of ``thousand evaluate --players N``.
+:func:`thousand.solvers.profile.evaluate_profile` values fixed decisions exactly by the
+same levels and orbits (the decisions no longer depend on the values, so each orbit is
+closed in one step).
 """
 
 from __future__ import annotations
@@ -94,7 +93,6 @@ __all__ = [
     "POLICY_ATOL",
     "STALL",
     "EndRows",
-    "EquilibriumDecider",
     "NPlayerError",
     "NPlayerGame",
     "NPlayerSolution",
@@ -103,7 +101,6 @@ __all__ = [
     "check_size",
     "check_supported",
     "end_rows",
-    "evaluate_profile",
     "level_states",
     "level_sums",
     "seat_count",
@@ -1253,147 +1250,3 @@ def certificate(V: np.ndarray, game) -> float:
     for chunk in np.array_split(states, max(1, len(states) // 200_000)):
         worst = max(worst, float(np.max(values.best(chunk) - V[chunk, 0])))
     return worst
-
-
-class EquilibriumDecider:
-    """The equilibrium's own decisions: the turn DP against the solution's values (a
-    mixed state is played by the kernel's tie rule, one of the two policies it mixes)."""
-
-    name = "equilibrium"
-
-    def __init__(self, sol: NPlayerSolution):
-        self.sol = sol
-
-    def decide(self, i: int, rest: np.ndarray, seat: int = 0):
-        sol, game = self.sol, self.sol.game
-        W, bank_rows, win_rows = _bank_values(i, rest, sol.V, game, seat=seat)
-        Ww = game.win_values(seat, i, rest)
-        stop = _stop_values(game.turn_space(seat), i, W[..., 0], bank_rows, win_rows, 1.0 if Ww is None else Ww[..., 0])
-        zero = game.after_zero(seat * game.total + i * game.M1 + rest, np.full(len(rest), game.bust[i]))
-        return stop, sol.V[zero, sol.players - 1], np.ones(len(rest))
-
-
-def evaluate_profile(
-    space, players: int, deciders, table=None, tol: float = 1e-13, max_passes: int = 1000, accelerate: bool = True
-) -> np.ndarray:
-    """Exact values of a profile of fixed decisions: ``deciders[k]`` decides every turn of
-    seat ``k`` (one decider: every seat alike) by its end values (``decide``), or gives the
-    turn's (A, b) itself (``turn_ends``, as a bot's enumerated turns do). Returns ``V``
-    (seats, m**N, N): ``V[k][s]`` is the value vector (in the order of play from the mover)
-    of state ``s`` with seat ``k`` to move; ``V[0][start]`` lists the seats' chances in seat
-    order. With one decider the seat index is dropped (``seats`` = 1), unless the game
-    tells its seats apart (``equal_turns``: then ``decide`` is told the seat, and ``V``
-    is the solver's ``V`` by seat).
-
-    The same levels, sweeps, trees and cycles as the solver, with decisions that no longer
-    depend on the values: each (seat, state) has its end distribution under its decider's
-    policy, its A and b valued by the profile's values, and the zero-turn links
-    ``(k, s) -> (k + 1, zero(s))`` solved in closed form on the cycles
-    (:func:`_orbit_values`) and outwards on the trees. Where the levels are swept more than
-    once (penalties, overtaking, push-off), the end distributions are kept between sweeps,
-    and near the fixed point the sweeps are Anderson-mixed as the solver's are (a sweep of
-    fixed decisions is affine: the small classic's lineups settle in a fraction of the
-    plain sweeps; ``accelerate=False``: plain sweeps alone)."""
-    deciders = list(deciders)
-    if len(deciders) not in (1, players):
-        raise ValueError("one decider, or one per seat")
-    m, N = len(space), players
-    game = NPlayerGame(space.rs, players, space, table)
-    seats = 1 if len(deciders) == 1 and game.seats == 1 else players
-    deciders = deciders * (seats // len(deciders))
-    table = game.table
-    M1, total = m ** (N - 1), m**N
-    V = np.full((seats, total, N), 1.0 / N)
-    flat = V.reshape(-1, N)  # the game's own index, where it tells the seats apart
-    levels = _levels(game, seats=1)
-    kept: dict = {}
-    accel, change = _Anderson(depth=6), np.inf
-    for _sweep in range(max_passes):
-        before = V.copy() if game.lowers else None
-        for li, lvl in enumerate(levels):
-            n = len(lvl)
-            nxt = game.bust_next(lvl) % total
-            pos = np.minimum(np.searchsorted(lvl, nxt), n - 1)
-            inside = lvl[pos] == nxt
-            A, b = np.zeros((seats * n, N)), np.zeros(seats * n)
-            succ = np.full(seats * n, -1, dtype=np.int64)
-            movers = lvl // M1
-            for k in range(seats):
-                nk = (k + 1) % seats
-                succ[k * n : (k + 1) * n] = np.where(inside, nk * n + pos, -1)
-                for i in np.unique(movers):
-                    cols = np.flatnonzero(movers == i)
-                    rest = lvl[cols] % M1
-                    rows = k * n + cols
-                    if hasattr(deciders[k], "turn_ends"):  # a seat that gives its turn's ends itself
-                        if game.seats > 1:
-                            raise NPlayerError(
-                                _(
-                                    "{0}: a bot's turns are not valued with equal_turns for three players and more"
-                                ).format(space.rs.name)
-                            )
-                        A[rows], b[rows] = deciders[k].turn_ends(int(i), rest, V[nk], game)
-                        continue
-                    ends = kept.get((k, li, int(i)))
-                    if ends is None:
-                        how = (
-                            deciders[k].decide(int(i), rest, seat=k)
-                            if game.seats > 1
-                            else deciders[k].decide(int(i), rest)
-                        )
-                        ends = _decided_ends(game, int(i), *how, seat=k)
-                        if game.lowers:
-                            kept[(k, li, int(i))] = ends
-                    bank_p, win_p, instant_p, b[rows] = ends
-                    # the game's successors carry the next seat where it tells the seats apart
-                    W, _rows, _wins = (
-                        _bank_values(int(i), rest, flat, game, seat=k)
-                        if game.seats > 1
-                        else _bank_values(int(i), rest, V[nk], game)
-                    )
-                    A[rows] = np.einsum("bk,bkn->kn", bank_p, W)
-                    Ww = game.win_values(k, int(i), rest)
-                    if Ww is None:
-                        A[rows, 0] += win_p.sum(axis=0)
-                    else:
-                        A[rows] += np.einsum("bk,bkn->kn", win_p, Ww)
-                    A[rows, 0] += instant_p
-            fronts, cyc = _links(succ)
-            if len(cyc):
-                csucc = np.searchsorted(cyc, succ[cyc])
-                V[cyc // n, lvl[cyc % n]] = _orbit_values(A[cyc], b[cyc], csucc, N, _cycle_steps(csucc, N))
-            for front in reversed(fronts):
-                k, r = front // n, front % n
-                after = V[(k + 1) % seats, nxt[r]]
-                V[k, lvl[r]] = A[front] + b[front, None] * np.roll(after, 1, axis=1)
-        if not game.lowers:
-            return V
-        last, change = change, float(np.max(np.abs(V - before)))
-        if change <= tol:
-            return V
-        if accelerate and change < min(ACCELERATE, last):
-            # the decisions are fixed, so a sweep is an affine map: mix the last sweeps
-            # (Anderson, as the solver near its end); the change is measured at the next plain
-            # sweep from the mixed values, so the evaluation ends only on a sweep that moved nothing
-            accel.step(before, V)
-    raise _not_settling(space.rs.name, N, max_passes, change)
-
-
-def _decided_ends(game, i: int, stop_val, z, w, seat: int = 0):
-    """How mover ``i``'s turns (in ``seat``) end under the decisions that maximise
-    (``stop_val``, bust ``z``, instant win ``w``): P(end at each total without a win)
-    (B, K) over its ``rows``, P(a win by a bank) (W, K) over its ``win_rows``, and P(an
-    instant win) and P(a zero turn) (K,)."""
-    e = game.turn_rows(seat)[i]
-    space = game.turn_space(seat)
-    K = len(z)
-    if stop_val.shape[0] < space.T[i] + 1:
-        # a decider that does not see the seat's longer turns: totals above its horizon as at it
-        stop_val = np.concatenate([stop_val, np.repeat(stop_val[-1:], space.T[i] + 1 - stop_val.shape[0], axis=0)])
-    bank_p, win_p = np.empty((len(e.rows), K)), np.empty((len(e.win_rows), K))
-    instant_p, bust_p = np.empty(K), np.empty(K)
-    for c in _chunks(K):
-        _tv, ends, bust_p[c], instant_p[c] = _turn_ends(game.table, space, i, stop_val[:, c], z[c], w[c])
-        bank_p[:, c] = ends[e.rows]
-        win_p[:, c] = ends[e.win_rows]
-    return bank_p, win_p, instant_p, bust_p
