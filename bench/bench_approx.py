@@ -8,11 +8,11 @@ with the approximation. The equilibrium itself is evaluated the same way as a ch
 mixed states are played by the tie rule there, so it may differ from the solved values by
 the weight of those states; the losses are measured from that evaluation, so that the
 other seats play the same in both). The longest cases (DUELS_ONLY) measure the duel
-methods alone, one seat at a time. Then GAMES games of equilibrium play put every decision
+methods and the lookaheads alone, one seat at a time. Then GAMES games of equilibrium play put every decision
 met to each method (thousand.analysis.alongside): how often it chooses differently, and
 what such a decision costs.
 
-    python bench/bench_approx.py [--only pig-50 ...] [--tables DIR] [--json F] [--write]
+    python bench/bench_approx.py [--only pig-50 ...] [--methods odds ahead ...] [--tables DIR] [--json F] [--write]
     python bench/bench_approx.py --from F --decisions-again --tables DIR [--json F2]
     python bench/bench_approx.py --growth [--chart docs/charts/approx-growth.svg]
     python bench/bench_approx.py --table
@@ -46,6 +46,8 @@ from thousand.rules import load_ruleset  # noqa: E402
 from thousand.solvers.approx import (
     DuelDecider,
     FinishDecider,
+    METHODS,
+    LookaheadDecider,
     MemorylessDecider,
     OddsDecider,
     ProductDecider,
@@ -121,7 +123,7 @@ def _advisors(rs, duel, race) -> dict:
     }
 
 
-def measure(name: str, tables: str, games: int = GAMES) -> dict:
+def measure(name: str, tables: str, games: int = GAMES, methods=None) -> dict:
     from thousand.analysis.seats import equilibrium_of
     from thousand.storage.players import solve_players
 
@@ -166,13 +168,23 @@ def measure(name: str, tables: str, games: int = GAMES) -> dict:
         flush=True,
     )
     if rs.equal_turns:
-        deciders = [RaceDecider(sp, turns), MemorylessDecider(sol.game, geo)]
+        makers = {"race": lambda: RaceDecider(sp, turns), "memoryless": lambda: MemorylessDecider(sol.game, geo)}
     else:
-        deciders = [ProductDecider(sp, P, N - 1), OddsDecider(sp, P, N - 1), DuelDecider(sp, P, N - 1)]
+        makers = {
+            "product": lambda: ProductDecider(sp, P, N - 1),
+            "odds": lambda: OddsDecider(sp, P, N - 1),
+            "duel": lambda: DuelDecider(sp, P, N - 1),
+        }
         if name not in DUELS_ONLY:
-            deciders += [RaceDecider(sp, turns), FinishDecider(sp, turns, N - 1)]
-    for dec in deciders:
+            makers.update(race=lambda: RaceDecider(sp, turns), finish=lambda: FinishDecider(sp, turns, N - 1))
+        makers.update(
+            ahead=lambda: LookaheadDecider(sol.game, P, N - 1), round=lambda: LookaheadDecider(sol.game, P, N)
+        )
+    for method, make in makers.items():
+        if methods and method not in methods:
+            continue
         t0 = time.perf_counter()
+        dec = make()  # one at a time: the lookaheads hold values of every state
         m = out["methods"][dec.name] = {}
         if name not in DUELS_ONLY:  # every seat playing it (the long cases: the one-seat losses only)
             m["every_seat"] = [float(v) for v in evaluate_profile(sp, N, [dec])[0][s0]]
@@ -435,6 +447,9 @@ def main() -> None:
         default=None,
         help="keep the tables solved here (a second run reads them); default: a temporary folder",
     )
+    ap.add_argument(
+        "--methods", nargs="+", choices=list(METHODS), default=None, help="measure these methods alone (default: all)"
+    )
     ap.add_argument("--games", type=int, default=GAMES, help="games of equilibrium play whose decisions are compared")
     ap.add_argument("--json", dest="json_out", default=None, help="also write every figure to this file")
     ap.add_argument(
@@ -479,7 +494,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             tables = a.tables or tmp
             for n in a.only:
-                results.append(measure(n, tables, a.games))
+                results.append(measure(n, tables, a.games, a.methods))
                 if a.json_out:  # after every case: a long run that stops keeps what it measured
                     Path(a.json_out).write_text(json.dumps(results, indent=1))
     if a.write:

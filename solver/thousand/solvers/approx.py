@@ -24,6 +24,12 @@ game. :func:`thousand.solvers.profile.evaluate_profile` values them exactly.
   (they estimate the chance to win), and a mover far behind one opponent is not counted
   as losing to the other as well. Measured, it gives up the least on Pig, plain and Farkle,
   and a little more than the product on classic's rules (docs/results.md).
+* ``ahead`` and ``round`` -- the odds looked at after the next turns, played out with the
+  dice exact (:class:`LookaheadDecider`): the others' next turns (``ahead``), or the whole
+  next round, the mover's own next turn too (``round``), each played by the odds'
+  decisions. Measured on classic's rules they give up a fraction of what the product does
+  (docs/results.md); they need every state of the game at once, so they measure what a
+  lookahead is worth and do not advise yet.
 * ``finish`` -- a best response to the opponents' finishing times. Each opponent ``j`` is
   taken to play the race policy alone from its state ``y_j``; ``S_j(r)`` = P(it has not won
   within ``r`` of its turns), by the race policy's Markov chain, and ``G(r) = prod_j S_j(r)``.
@@ -68,17 +74,19 @@ __all__ = [
     "DuelDecider",
     "FinishDecider",
     "FinishTimes",
+    "LookaheadDecider",
     "MemorylessDecider",
     "OddsDecider",
     "ProductDecider",
     "RaceDecider",
     "combine_duels",
     "duel_matrix",
+    "duel_odds",
     "interacting",
     "race_turns",
 ]
 
-METHODS = ("product", "odds", "duel", "race", "finish", "memoryless")
+METHODS = ("product", "odds", "duel", "race", "finish", "memoryless", "ahead", "round")
 MAX_ROUNDS = 2000
 TAIL = 1e-12
 
@@ -220,6 +228,54 @@ class OddsDecider(ProductDecider):
 
     name = "odds"
     combination = "odds"
+
+
+def duel_odds(game, P: np.ndarray, combination: str = "odds") -> np.ndarray:
+    """Every player's combined duel chances in every state of the N-player ``game``
+    (total, N), in the order of play from the mover: player ``a`` against ``b`` has the duel
+    chance of whichever of the two moves first (``P[a, b]`` if ``a`` does, else
+    ``1 - P[b, a]``), combined over the others by :func:`combine_duels`."""
+    d = _digits(np.arange(game.total), game.m, game.N)
+    U = np.empty((game.total, game.N))
+    for a in range(game.N):
+        q = [P[d[:, a], d[:, b]] if a < b else 1.0 - P[d[:, b], d[:, a]] for b in range(game.N) if b != a]
+        U[:, a] = combine_duels(np.stack(q, axis=-1), combination)
+    return U
+
+
+class LookaheadDecider:
+    """``ahead`` and ``round``: the next turns played out with the dice exact, then the
+    duels' odds. With ``U_0`` every player's duel odds in every state (:func:`duel_odds`)
+    and the turns played by the odds' decisions (:class:`OddsDecider`),
+
+        U_d(s) = E[ U_{d-1}(s') ]  over the turn of the mover of s (s' the state after it),
+
+    one step of :meth:`thousand.solvers.profile.LevelPlan.step` over every level; the mover
+    maximises its own place in ``U_depth`` at the ends of its turn (:func:`thousand.solvers.profile.decide_by`).
+    ``ahead`` looks through the others' next turns (``depth`` = N - 1), ``round`` through
+    the whole next round, the mover's own next turn too (``depth`` = N). The whole game's
+    states at once: a measurement on games whose equilibrium is solved."""
+
+    def __init__(self, game, P: np.ndarray, depth: int):
+        from .profile import level_plans
+
+        if game.seats > 1:
+            raise ValueError("the duels' odds are for games that end at the first win")
+        self.game, self.depth = game, depth
+        self.name = "ahead" if depth == game.N - 1 else "round" if depth == game.N else f"ahead-{depth}"
+        plans = level_plans(game, OddsDecider(game.space, P, game.N - 1))
+        U = duel_odds(game, P)
+        for _d in range(depth):
+            new = np.empty_like(U)
+            for plan in plans:
+                new[plan.lvl] = plan.step(U, game)
+            U = new
+        self.U = U
+
+    def decide(self, i: int, rest: np.ndarray, seat: int = 0):
+        from .profile import decide_by
+
+        return decide_by(self.U, self.game, i, rest, seat)
 
 
 class FinishTimes:

@@ -11,7 +11,7 @@ wins, and ``b_s`` the chance of a zero turn leading to ``zero(s)``::
 
 (``seen``/``roll``: the successor's places as the mover sees them, its own chance first).
 ``A`` of a level is a sparse linear map of the values plus a constant, built once from the
-end distributions (:class:`_LevelPlan`); the zero-turn links form trees ending in cycles,
+end distributions (:class:`LevelPlan`); the zero-turn links form trees ending in cycles,
 solved in closed form on the cycles (:func:`thousand.solvers.nplayer._orbit_values`) and
 outwards on the trees, as the solver's levels are. Games whose moves lower a score are
 swept until the values settle, Anderson-mixed near the fixed point (a sweep of fixed
@@ -45,7 +45,7 @@ from .nplayer import (
     _turn_ends,
 )
 
-__all__ = ["EquilibriumDecider", "evaluate_profile"]
+__all__ = ["EquilibriumDecider", "LevelPlan", "decide_by", "evaluate_profile", "level_plans"]
 
 
 class EquilibriumDecider:
@@ -58,15 +58,21 @@ class EquilibriumDecider:
         self.sol = sol
 
     def decide(self, i: int, rest: np.ndarray, seat: int = 0):
-        sol, game = self.sol, self.sol.game
-        W, bank_rows, win_rows = _bank_values(i, rest, sol.V, game, seat=seat)
-        Ww = game.win_values(seat, i, rest)
-        stop = _stop_values(game.turn_space(seat), i, W[..., 0], bank_rows, win_rows, 1.0 if Ww is None else Ww[..., 0])
-        zero = game.after_zero(seat * game.total + i * game.M1 + rest, np.full(len(rest), game.bust[i]))
-        return stop, sol.V[zero, sol.players - 1], np.ones(len(rest))
+        return decide_by(self.sol.V, self.sol.game, i, rest, seat)
 
 
-class _LevelPlan:
+def decide_by(V: np.ndarray, game: NPlayerGame, i: int, rest: np.ndarray, seat: int = 0):
+    """The end values ``(stop, Z, W)`` of mover ``i`` against the others ``rest`` (in
+    ``seat``) read from value vectors ``V`` (flat states x N, in the order of play from
+    each state's mover): the mover's own place in the state after each end."""
+    W, bank_rows, win_rows = _bank_values(i, rest, V, game, seat=seat)
+    Ww = game.win_values(seat, i, rest)
+    stop = _stop_values(game.turn_space(seat), i, W[..., 0], bank_rows, win_rows, 1.0 if Ww is None else Ww[..., 0])
+    zero = game.after_zero(seat * game.total + i * game.M1 + rest, np.full(len(rest), game.bust[i]))
+    return stop, V[zero, game.N - 1], np.ones(len(rest))
+
+
+class LevelPlan:
     """One level of the evaluation, for ``seats`` blocks of its states ``lvl`` (``n``):
     ``A = const + (S @ V)[:, seen]`` over the rows ``k n + r`` (seat ``k``, state ``lvl[r]``),
     with ``V`` the flat values (seats x total, N); ``b`` the chance of a zero turn; the rows
@@ -130,6 +136,12 @@ class _LevelPlan:
         self.csucc = np.searchsorted(self.cyc, succ[self.cyc])
         self.steps = _cycle_steps(self.csucc, N) if len(self.cyc) else N
 
+    def step(self, U: np.ndarray, game: NPlayerGame) -> np.ndarray:
+        """One turn of the level's movers (one seat block, no bots) from the values ``U``
+        (total, N) of the states their turns lead to: ``A + b roll(U(zero), 1)`` per state."""
+        A = self.const + (self.S @ U)[:, game.seen] if self.S is not None else self.const.copy()
+        return A + self.b[:, None] * np.roll(U[self.nxt], 1, axis=1)
+
     def sweep(self, V: np.ndarray, game: NPlayerGame, deciders) -> None:
         """The level's values from the current ones, in place in ``V`` (seats, total, N)."""
         seats, n, N = V.shape[0], self.n, game.N
@@ -146,6 +158,11 @@ class _LevelPlan:
             k, r = front // n, front % n
             after = V[(k + 1) % seats, self.nxt[r]]
             V[k, self.lvl[r]] = A[front] + b[front, None] * np.roll(after, 1, axis=1)
+
+
+def level_plans(game: NPlayerGame, decider) -> list[LevelPlan]:
+    """Every level's plan for one decider in every seat (a game that does not tell its seats apart)."""
+    return [LevelPlan(game, lvl, 1, [decider]) for lvl in _levels(game, seats=1)]
 
 
 def evaluate_profile(
@@ -172,12 +189,12 @@ def evaluate_profile(
     deciders = deciders * (seats // len(deciders))
     V = np.full((seats, game.total, N), 1.0 / N)
     levels = _levels(game, seats=1)
-    plans: list[_LevelPlan | None] = [None] * len(levels)
+    plans: list[LevelPlan | None] = [None] * len(levels)
     accel, change = _Anderson(depth=6), np.inf
     for _sweep in range(max_passes):
         before = V.copy() if game.lowers else None
         for li, lvl in enumerate(levels):
-            plan = plans[li] or _LevelPlan(game, lvl, seats, deciders)
+            plan = plans[li] or LevelPlan(game, lvl, seats, deciders)
             if game.lowers:  # swept again: keep it
                 plans[li] = plan
             plan.sweep(V, game, deciders)
