@@ -44,9 +44,9 @@ import numpy as np  # noqa: E402
 from thousand.engine.player import Moves  # noqa: E402
 from thousand.rules import load_ruleset  # noqa: E402
 from thousand.solvers.approx import (
+    METHODS,
     DuelDecider,
     FinishDecider,
-    METHODS,
     LookaheadDecider,
     MemorylessDecider,
     OddsDecider,
