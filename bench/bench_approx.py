@@ -282,7 +282,8 @@ KINDS = {  # the kinds of game whose loss is followed against the goal: (preset,
     "classic's rules, 3 players": ("classic", 3),
     "Pig, 4 players": ("pig", 4),
 }
-FOLLOWED = ("odds", "product", "duel", "race")
+FOLLOWED = ("odds", "product", "duel", "race", "ahead", "round")
+LOOKAHEADS = ("ahead", "round")  # measured, not yet played by the advice
 
 
 def growth_fits() -> tuple[dict, list[str]]:
@@ -326,8 +327,22 @@ def growth_report(chart: str | None) -> None:
     FLOOR = 1e-5  # the chart's bottom: the prediction intervals of three points reach far below
     kinds = [k for k in KINDS if any((k, m) in fits for m in FOLLOWED)]
     fig, axes = plt.subplots(1, len(kinds), figsize=(3.2 * len(kinds), 3.4), sharey=True, squeeze=False)
-    colours = {"odds": "tab:green", "product": "tab:blue", "duel": "tab:orange", "race": "tab:red"}
-    words = {"odds": "duels' odds", "product": "product of duels", "duel": "strongest duel", "race": "race"}
+    colours = {
+        "odds": "tab:green",
+        "product": "tab:blue",
+        "duel": "tab:orange",
+        "race": "tab:red",
+        "ahead": "tab:purple",
+        "round": "tab:brown",
+    }
+    words = {
+        "odds": "duels' odds",
+        "product": "product of duels",
+        "duel": "strongest duel",
+        "race": "race",
+        "ahead": "the others' turns ahead",
+        "round": "the next round ahead",
+    }
     for ax, kind in zip(axes[0], kinds):
         goal = load_ruleset(KINDS[kind][0]).goal
         for method in FOLLOWED:
@@ -368,6 +383,8 @@ WORDS = {
     "race": "race",
     "finish": "finishing times",
     "memoryless": "memoryless opponent",
+    "ahead": "the others' next turns, then the odds",
+    "round": "the next round, then the odds",
 }
 
 
@@ -429,10 +446,36 @@ def better_table() -> str:
     lines = ["| game | players | duels' odds | best of the others | ratio |", "|---|---:|---:|---|---:|"]
     for c in cases:
         odds = max(c["losses"]["odds"])
-        rest = {m: max(v) for m, v in c["losses"].items() if m != "odds"}
+        rest = {m: max(v) for m, v in c["losses"].items() if m != "odds" and m not in LOOKAHEADS}
         m = min(rest, key=rest.get)
         ratio = f"{rest[m] / odds:.1f}" if odds > 0 else "(both 0)"
         lines.append(f"| {_game(c)} | {c['players']} | {odds:.5f} | {rest[m]:.5f} ({WORDS[m]}) | {ratio} |")
+    return "\n".join(lines)
+
+
+def lookahead_table() -> str:
+    """docs/results.md's comparison of the lookaheads: per case where they were measured,
+    the worst loss of the best method the advice plays there (the odds, the product or the
+    strongest duel) beside each lookahead's, and the ratio."""
+    from thousand.advice.costs import measured_cases
+
+    order = {k: i for i, k in enumerate(CASES)}
+    cases = sorted(
+        (c for c in measured_cases() if c["ruleset"] in order and all(m in c["losses"] for m in LOOKAHEADS)),
+        key=lambda c: (c["players"], c["preset"], c["goal"]),
+    )
+    lines = [
+        "| game | players | best read off the duel table | the others' next turns | ratio | the next round | ratio |",
+        "|---|---:|---|---:|---:|---:|---:|",
+    ]
+    for c in cases:
+        played = {m: max(c["losses"][m]) for m in ("odds", "product", "duel") if m in c["losses"]}
+        best = min(played, key=played.get)
+        row = f"| {_game(c)} | {c['players']} | {played[best]:.5f} ({WORDS[best]}) |"
+        for m in LOOKAHEADS:
+            v = max(c["losses"][m])
+            row += f" {v:.5f} | {played[best] / v:.1f} |" if v > 0 else f" {v:.5f} | |"
+        lines.append(row)
     return "\n".join(lines)
 
 
@@ -479,6 +522,8 @@ def main() -> None:
         print(markdown_table(equal_turns=True))
         print()
         print(better_table())
+        print()
+        print(lookahead_table())
         return
     if a.growth:
         growth_report(a.chart)

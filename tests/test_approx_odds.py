@@ -235,5 +235,6 @@ def test_the_results_page_prints_the_measured_file():
     assert bench_approx.markdown_table() in page
     assert bench_approx.markdown_table(equal_turns=True) in page
     assert bench_approx.better_table() in page
+    assert bench_approx.lookahead_table() in page
     for line in bench_approx.growth_fits()[1]:
         assert line in page

@@ -82,3 +82,76 @@ def test_a_lookahead_deep_enough_is_the_odds_played_by_everyone(pig30):
     shallow = LookaheadDecider(game, P, 2)
     assert shallow.name == "ahead" and LookaheadDecider(game, P, 3).name == "round"
     assert np.max(np.abs(shallow.U - exact)) > 1e-3  # two turns are not the whole game
+
+
+@pytest.mark.parametrize("which", ["pig30", "classic100"])
+def test_the_lookahead_at_one_decision_is_the_whole_games(which, request):
+    """Advice computes the lookahead at each decision from the states its turns reach
+    alone; measurement computes it for every state at once, level by level: the same end
+    values (two paths through the same turns)."""
+    _rs, game, _duel, P = request.getfixturevalue(which)
+    rng = np.random.default_rng(5)
+    for depth in (2, 3):
+        whole, local = LookaheadDecider(game, P, depth), LookaheadDecider(game, P, depth, whole=False)
+        assert local.U is None and local.name == whole.name
+        for i in rng.choice(game.m, size=6, replace=False):
+            rest = rng.choice(game.M1, size=40, replace=False)
+            a, b = whole.decide(int(i), rest), local.decide(int(i), rest)
+            assert np.max(np.abs(a[0] - b[0])) < 1e-12 and np.max(np.abs(a[1] - b[1])) < 1e-12
+
+
+def test_the_ahead_advice_is_the_turn_its_decider_plays(pig30):
+    """The advice's lookahead (computed at the decision) values the turn as the decider
+    the measurement plays: the turn DP of the whole game's end values."""
+    from thousand import kernel
+    from thousand.solvers.advice import AheadGame, ahead_advisor
+
+    rs, game, duel, P = pig30
+    ahead = AheadGame(duel, 3)
+    whole = LookaheadDecider(game, P, 2)
+    sp, m, table, moves = game.space, game.m, kernel.roll_table(rs), Moves(rs)
+    for me, a, b in [(0, 0, 0), (12, 25, 3), (27, 5, 20), (4, 28, 29)]:
+        x, y1, y2 = (moves.normalise(PlayerState(v)) for v in (me, a, b))
+        i = sp.lookup(x)
+        stop, bust, win = whole.decide(i, np.array([sp.lookup(y1) * m + sp.lookup(y2)]))
+        start = kernel.turn_dp(table, sp.stop_ok[i], stop, sp.forced_ok[i], stop, bust, win).start[0]
+        assert ahead_advisor(ahead, [y1, y2]).solve_turn(x).tv.start[0] == pytest.approx(start, abs=1e-12)
+    with pytest.raises(Exception, match="built for 3"):
+        ahead_advisor(ahead, [x])
+
+
+def test_three_players_advice_by_the_lookahead_where_it_measured_least(pig30, monkeypatch, tmp_path):
+    """Where the lookahead measured the least with three players, the advice plays it and
+    says what it does; a front end that cannot compute it (the page with no server) is
+    given the best of the others; four players are never given it."""
+    import json
+
+    from click.testing import CliRunner
+
+    import thousand.advice.costs as costs
+    import thousand.advice.policy as policy
+    from thousand.cli import main
+
+    fake = [
+        {"ruleset": "pig-30", "preset": "pig", "goal": 30, "players": 3, "dice": 1,
+         "losses": {"ahead": [0.0001, 0.0002, 0.0001], "odds": [0.0003, 0.0002, 0.0002], "product": [0.0008] * 3}},
+        {"ruleset": "pig-40", "preset": "pig", "goal": 40, "players": 3, "dice": 1,
+         "losses": {"odds": [0.0004] * 3, "product": [0.0009] * 3}},
+    ]  # fmt: skip
+    monkeypatch.setattr(costs, "measured_cases", lambda: fake)
+    monkeypatch.setattr(policy.Advisor, "players_available", lambda self, n: (False, "not here"))
+    rs = pig30[0]
+    adv = policy.Advisor(rs, solver=lambda *a: None)
+    assert adv.duels_method(3) == "ahead"
+    assert adv.duels_method(3, lookahead=False) == "odds"
+    assert adv.duels_method(4) == "odds"
+    args = ["advise", "pig", "--set", "goal=30", "--me", "12", "--opp", "25", "--opp", "3", "--turn", "8"]
+    r = CliRunner().invoke(main, [*args, "--tables", str(tmp_path), "--json"])
+    assert r.exit_code == 0, r.output
+    part = json.loads(r.stdout)["advice"][-1]
+    assert not part["exact"] and part["method_id"] == "ahead"
+    assert "next turn played out" in part["method"] and "less than 0.05%" in part["method"]
+    # compared where both were measured: a method measured on a longer game too is not
+    # judged by that game alone
+    fake[0]["losses"]["ahead"] = [0.00035] * 3  # below the odds at 40, above them at 30
+    assert policy.Advisor(rs, solver=lambda *a: None).duels_method(3) == "odds"

@@ -282,13 +282,11 @@ def test_advise_three_players_approximation(tmp_path, monkeypatch):
     """Pig to 100 for three players is a million states: not solved on request; the
     approximation read off the duel table is used (the product of the two duels, or the
     duel against the strongest, whichever measured better), its values the duel table's."""
-    import thousand.advice.policy
-    from thousand.advice.costs import Cost
+    import thousand.advice.costs
 
     def costs(product: float, duel: float):
-        made = {"product": Cost("product", product, product, ("pig to 50, 3 players",), 50, True)}
-        made["duel"] = Cost("duel", duel, duel, ("pig to 50, 3 players",), 50, True)
-        return lambda method, rs, players, seat_last=None: made.get(method)
+        case = {"ruleset": "pig-50", "preset": "pig", "goal": 50, "players": 3, "dice": 1}
+        return lambda: [{**case, "losses": {"product": [product] * 3, "duel": [duel] * 3}}]
 
     def advice_part(out: str) -> dict:
         missing, part = json.loads(out)["advice"]
@@ -300,7 +298,7 @@ def test_advise_three_players_approximation(tmp_path, monkeypatch):
     duel = solve_objective(rs, "duel", d, progress=False)
     args = ["advise", "pig", "--me", "60", "--opp", "90", "--opp", "30", "--turn", "12", "--tables", d, "--json"]
     x, y1, y2 = PlayerState(72), PlayerState(90), PlayerState(30)
-    monkeypatch.setattr(thousand.advice.policy, "measured_cost", costs(0.001, 0.002))
+    monkeypatch.setattr(thousand.advice.costs, "measured_cases", costs(0.001, 0.002))
     r = CliRunner().invoke(main, args)
     assert r.exit_code == 0, r.output
     part = advice_part(r.stdout)
@@ -309,7 +307,7 @@ def test_advise_three_players_approximation(tmp_path, monkeypatch):
     assert "This game is longer than any measured (up to 50)" in part["method"]
     stop = next(o for o in part["options"] if o["action"] == "stop")
     assert abs(stop["duel_product"] - (1 - duel.value(y1, x)) * (1 - duel.value(y2, x))) < 1e-12
-    monkeypatch.setattr(thousand.advice.policy, "measured_cost", costs(0.002, 0.001))
+    monkeypatch.setattr(thousand.advice.costs, "measured_cases", costs(0.002, 0.001))
     part = advice_part(CliRunner().invoke(main, args).stdout)
     assert "strongest opponent, opponent 1" in part["method"] and part["value"] == "estimated_win_probability"
     stop = next(o for o in part["options"] if o["action"] == "stop")

@@ -24,7 +24,16 @@ from importlib import resources
 from thousand.base.i18n import _
 from thousand.rules.ruleset import Ruleset
 
-__all__ = ["Cost", "Growth", "growth", "least_in_family", "measured_cases", "measured_cost", "percent"]
+__all__ = [
+    "Cost",
+    "Growth",
+    "growth",
+    "least_in_family",
+    "least_where_all",
+    "measured_cases",
+    "measured_cost",
+    "percent",
+]
 
 
 @lru_cache(maxsize=1)
@@ -177,6 +186,18 @@ def least_in_family(methods, rs: Ruleset) -> str | None:
             continue  # compared where all of them were measured
         for m in methods:
             worst[m] = max(worst.get(m, 0.0), max(c["losses"][m]))
+    return min(worst, key=worst.get) if worst else None
+
+
+def least_where_all(methods, rs: Ruleset, players: int) -> str | None:
+    """Of ``methods``, the one with the smallest worst loss over the games of the kind of
+    ``rs`` with ``players`` players where every one of them was measured (a method measured
+    on fewer lengths is compared on those alone); None where they never were together."""
+    worst: dict[str, float] = {}
+    for c in measured_cases():
+        if _alike(c, rs, players) and all(c["losses"].get(m) for m in methods):
+            for m in methods:
+                worst[m] = max(worst.get(m, 0.0), max(c["losses"][m]))
     return min(worst, key=worst.get) if worst else None
 
 

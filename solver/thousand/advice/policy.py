@@ -23,6 +23,7 @@ A front end's ``mode`` may ask for the duel or the race only (``auto`` decides a
 
 from __future__ import annotations
 
+import sys
 from typing import NamedTuple
 
 from thousand.base.i18n import _
@@ -30,7 +31,7 @@ from thousand.base.objectives import objective as objective_named
 from thousand.rules.ruleset import Ruleset
 from thousand.solvers.advice import Advice
 
-from .costs import Cost, least_in_family, measured_cost
+from .costs import Cost, least_in_family, least_where_all, measured_cost
 from .situation import Situation
 
 __all__ = ["SMALL_DUEL", "SMALL_DUEL_EQUAL_TURNS", "Advisor", "Part", "advice_json", "advice_text"]
@@ -39,6 +40,8 @@ SMALL_DUEL = 300  # player states up to which a missing duel table is solved on 
 # the same with equal_turns: the first seat's turns run to the final-total horizon (thousands of
 # points with six dice), so a solve costs many times more (93 six-dice states: 24 s)
 SMALL_DUEL_EQUAL_TURNS = 100
+AHEAD_PLAYERS = 3  # the lookahead over the others' turns is computed at a decision for three players (with
+# four, the states their three turns reach are some hundred times more)
 ADVISORS_KEPT = 4096  # turn advisors an Advisor keeps (each with its few solved turns)
 
 
@@ -85,6 +88,7 @@ class Advisor:
         self._estimates: dict = {}  # table kind -> the solve's estimate, or why the solver refuses it
         self._sol: dict = {}
         self._advisors: dict = {}
+        self._lookahead: dict = {}  # players -> the lookahead's game (AheadGame), built at first use
 
     # ------------------------------------------------------------ the tables at hand
 
@@ -313,6 +317,17 @@ class Advisor:
 
         method = self.duels_method(sit.players)
         sol = self.solution("duel")
+        if method == "ahead":
+            from thousand.solvers.advice import AheadGame, ahead_advisor
+
+            ahead = self._lookahead.get(sit.players)
+            if ahead is None:
+                if self.on_request is False:
+                    print(_("Preparing the lookahead over the next turns (once per ruleset)..."), file=sys.stderr)
+                ahead = self._lookahead[sit.players] = AheadGame(sol, sit.players)
+            made = self._kept(("ahead", sit.opponents), lambda: ahead_advisor(ahead, list(sit.opponents)))
+            adv = self._give(made, sit)
+            return Part(self.duels_heading(sit.players, method), self._rounded(sol, adv), False, method)
         if method == "strongest":
             j = min(range(len(sit.opponents)), key=lambda k: sol.value(sit.me, sit.opponents[k]))
             adv = self._give(duel_advisor(sol, sit.opponents[j]), sit)
@@ -330,17 +345,24 @@ class Advisor:
             else _("Exact: the best play against {other}, who also plays their best.")
         ).format(other=other)
 
-    def duels_method(self, players: int) -> str:
-        """Which approximation read off the duel table advises ``players`` seats: ``odds``,
-        ``product`` or ``strongest``, whichever measured the smallest worst loss on games of
-        this kind (where none was, the family's best; where nothing is measured, the odds)."""
-        costs = self._duels_costs(players)
-        measured = any(c is not None for c in costs.values())
-        method = _least(costs, default="odds" if measured else least_in_family(tuple(costs), self.rs) or "odds")
+    def duels_method(self, players: int, lookahead: bool = True) -> str:
+        """Which approximation built on the duel table advises ``players`` seats: ``odds``,
+        ``product``, ``strongest`` or (three players; ``lookahead``: where the front end can
+        compute it) ``ahead``, whichever measured the smallest worst loss on games of this
+        kind (where none was, the family's best of the first three; where nothing is
+        measured, the odds)."""
+        costs = self._duels_costs(players, lookahead)
+        known = tuple(m for m, c in costs.items() if c is not None)
+        read = tuple(m for m in costs if m != "ahead")
+        method = (
+            least_where_all(known, self.rs, players)  # compared on the games where all were measured
+            or _least(costs, default="odds" if known else least_in_family(read, self.rs) or "odds")
+        )
         return "strongest" if method == "duel" else method
 
-    def _duels_costs(self, players: int) -> dict:
-        return {m: measured_cost(m, self.rs, players) for m in ("odds", "product", "duel")}
+    def _duels_costs(self, players: int, lookahead: bool = True) -> dict:
+        methods = ("odds", "product", "duel") + (("ahead",) if lookahead and players == AHEAD_PLAYERS else ())
+        return {m: measured_cost(m, self.rs, players) for m in methods}
 
     def duels_heading(self, players: int, method: str, strongest: str = "") -> str:
         """The approximation ``method`` (of :meth:`duels_method`) in words, with its measured
@@ -351,6 +373,12 @@ class Advisor:
                 "Estimate: as a duel against the strongest opponent, {name} (your two-player chance is lowest "
                 "against them), the others left aside. {cost}"
             ).format(name=strongest, cost=_cost_words(costs["duel"]))
+        if method == "ahead":
+            return _(
+                "Estimate: each opponent's next turn played out, every roll of the dice counted, then your "
+                "two-player chances against each of them, combined as in a race where each player finishes at a "
+                "steady rate. {cost}"
+            ).format(cost=_cost_words(costs["ahead"]))
         if method == "odds":
             return _(
                 "Estimate: your two-player chances against each opponent, combined as in a race where each "

@@ -36,9 +36,11 @@ __all__ = [
     "VALUE_TIE",
     "WORDS",
     "Advice",
+    "AheadGame",
     "Option",
     "SolvedTurn",
     "TurnAdvisor",
+    "ahead_advisor",
     "duel_advice",
     "duel_advisor",
     "duel_end_values",
@@ -544,6 +546,49 @@ def duels_advisor(solution, opponents: list[PlayerState], combination: str = "pr
 
     name = "duel_product" if combination == "product" else "estimated_win_probability"
     return TurnAdvisor(solution.rs, "duel", values_of, float, True, name)
+
+
+class AheadGame:
+    """What the lookahead ``ahead`` (:class:`thousand.solvers.approx.LookaheadDecider`) reads
+    for a ruleset's games of ``players``: the N-player game over the player states (their
+    turns' ends and what they do to the others) and the duel table's chances between every
+    two of them. Built once per ruleset (seconds for the 1000 presets); no N-player table."""
+
+    def __init__(self, solution, players: int):
+        from .approx import LookaheadDecider, duel_matrix
+        from .nplayer import NPlayerGame
+
+        self.rs = solution.rs
+        self.game = NPlayerGame(solution.rs, players)
+        self.decider = LookaheadDecider(self.game, duel_matrix(self.game.space, solution), players - 1, whole=False)
+
+    def index(self, x: PlayerState) -> int:
+        try:
+            return self.game.space.lookup(Moves(self.rs).normalise(x))
+        except KeyError:
+            raise StateError(_("no such game state in the table: {0}").format(x.describe(self.rs))) from None
+
+
+def ahead_advisor(ahead: AheadGame, opponents: list[PlayerState]) -> TurnAdvisor:
+    """Advice for three players from the others' next turns played out with the dice
+    exact, each by the duels' odds, and the odds after them (:mod:`thousand.solvers.approx`,
+    method ``ahead``): the value of an end is the mover's estimated chance to win once every
+    opponent has taken its next turn. Its measured cost is in docs/results.md."""
+    game = ahead.game
+    if len(opponents) != game.N - 1:
+        raise StateError(_("{0} players were given, the lookahead was built for {1}").format(len(opponents) + 1, game.N))
+    rest = 0
+    for y in opponents:
+        rest = rest * game.m + ahead.index(y)
+
+    def values_of(ends: TurnEnds):
+        i = ahead.index(ends.x)
+        stop, bust, win = ahead.decider.decide(i, np.array([rest], dtype=np.int64))
+        T = ends.T + 1
+        stop = stop[:T] if len(stop) >= T else np.vstack([stop, np.repeat(stop[-1:], T - len(stop), axis=0)])
+        return stop, stop, bust, win
+
+    return TurnAdvisor(ahead.rs, "duel", values_of, float, True, "estimated_win_probability")
 
 
 def memoryless_advisor(geo, opponents: list[PlayerState], seat: int | None = None) -> TurnAdvisor:

@@ -123,9 +123,16 @@ def combine_duels(q: np.ndarray, method: str) -> np.ndarray:
         return prod
     if method != "odds":
         raise ValueError(f"no duel combination {method!r}")
+    n = q.shape[-1]
+    before = [np.ones_like(prod)]  # before[j]: the product of q_k for k < j; after[j]: for k > j
+    for j in range(n - 1):
+        before.append(before[-1] * q[..., j])
+    after = [np.ones_like(prod)]
+    for j in range(n - 1, 0, -1):
+        after.append(after[-1] * q[..., j])
     others = np.zeros_like(prod)
-    for j in range(q.shape[-1]):
-        others += (1.0 - q[..., j]) * np.prod(np.delete(q, j, axis=-1), axis=-1)
+    for j in range(n):
+        others += (1.0 - q[..., j]) * before[j] * after[n - 1 - j]
     den = prod + others
     return np.divide(prod, den, out=np.zeros_like(prod), where=den > 0)
 
@@ -230,17 +237,22 @@ class OddsDecider(ProductDecider):
     combination = "odds"
 
 
-def duel_odds(game, P: np.ndarray, combination: str = "odds") -> np.ndarray:
-    """Every player's combined duel chances in every state of the N-player ``game``
-    (total, N), in the order of play from the mover: player ``a`` against ``b`` has the duel
-    chance of whichever of the two moves first (``P[a, b]`` if ``a`` does, else
-    ``1 - P[b, a]``), combined over the others by :func:`combine_duels`."""
-    d = _digits(np.arange(game.total), game.m, game.N)
-    U = np.empty((game.total, game.N))
-    for a in range(game.N):
+def duel_odds(
+    game, P: np.ndarray, states: np.ndarray | None = None, combination: str = "odds", place: int | None = None
+) -> np.ndarray:
+    """Every player's combined duel chances in ``states`` of the N-player ``game`` (flat
+    indices; default every state), (K, N) in the order of play from the mover: player
+    ``a`` against ``b`` has the duel chance of whichever of the two moves first (``P[a, b]``
+    if ``a`` does, else ``1 - P[b, a]``), combined over the others by :func:`combine_duels`.
+    ``place``: that player's alone, (K,)."""
+    states = np.arange(game.total) if states is None else np.asarray(states, dtype=np.int64) % game.total
+    d = _digits(states, game.m, game.N)
+    places = range(game.N) if place is None else (place,)
+    U = np.empty((len(states), len(places)))
+    for k, a in enumerate(places):
         q = [P[d[:, a], d[:, b]] if a < b else 1.0 - P[d[:, b], d[:, a]] for b in range(game.N) if b != a]
-        U[:, a] = combine_duels(np.stack(q, axis=-1), combination)
-    return U
+        U[:, k] = combine_duels(np.stack(q, axis=-1), combination)
+    return U if place is None else U[:, 0]
 
 
 class LookaheadDecider:
@@ -250,32 +262,92 @@ class LookaheadDecider:
 
         U_d(s) = E[ U_{d-1}(s') ]  over the turn of the mover of s (s' the state after it),
 
-    one step of :meth:`thousand.solvers.profile.LevelPlan.step` over every level; the mover
-    maximises its own place in ``U_depth`` at the ends of its turn (:func:`thousand.solvers.profile.decide_by`).
-    ``ahead`` looks through the others' next turns (``depth`` = N - 1), ``round`` through
-    the whole next round, the mover's own next turn too (``depth`` = N). The whole game's
-    states at once: a measurement on games whose equilibrium is solved."""
+    and the mover maximises its own place in ``U_depth`` at the ends of its turn. ``ahead``
+    looks through the others' next turns (``depth`` = N - 1), ``round`` through the whole
+    next round, the mover's own next turn too (``depth`` = N).
 
-    def __init__(self, game, P: np.ndarray, depth: int):
-        from .profile import level_plans
+    ``whole=True`` computes ``U_depth`` for every state of the game at once, one step of
+    :meth:`thousand.solvers.profile.LevelPlan.step` over every level per turn looked
+    through (measurement, on games whose equilibrium is solved); ``whole=False`` computes
+    it at each decision for the states its turns reach alone (:meth:`values`): advice on
+    games too large to hold, such as the 1000 presets with three players. Both give the
+    same values (a test compares them)."""
 
+    def __init__(self, game, P: np.ndarray, depth: int, whole: bool = True):
         if game.seats > 1:
             raise ValueError("the duels' odds are for games that end at the first win")
-        self.game, self.depth = game, depth
+        self.game, self.P, self.depth = game, np.asarray(P, dtype=float), depth
         self.name = "ahead" if depth == game.N - 1 else "round" if depth == game.N else f"ahead-{depth}"
-        plans = level_plans(game, OddsDecider(game.space, P, game.N - 1))
-        U = duel_odds(game, P)
-        for _d in range(depth):
-            new = np.empty_like(U)
-            for plan in plans:
-                new[plan.lvl] = plan.step(U, game)
-            U = new
-        self.U = U
+        self.odds = OddsDecider(game.space, self.P, game.N - 1)
+        self.U = None
+        if whole:
+            from .profile import level_plans
+
+            plans = level_plans(game, self.odds)
+            U = duel_odds(game, self.P)
+            for _d in range(depth):
+                new = np.empty_like(U)
+                for plan in plans:
+                    new[plan.lvl] = plan.step(U, game)
+                U = new
+            self.U = U
 
     def decide(self, i: int, rest: np.ndarray, seat: int = 0):
-        from .profile import decide_by
+        from .nplayer import _stop_values
 
-        return decide_by(self.U, self.game, i, rest, seat)
+        if self.U is not None:
+            from .profile import decide_by
+
+            return decide_by(self.U, self.game, i, rest, seat)
+        game = self.game
+        succ, rows, win_rows = game.successors(i, rest)
+        zero = game.bust_next(i * game.M1 + np.asarray(rest, dtype=np.int64))
+        need = np.unique(np.concatenate([succ.ravel(), zero]))
+        val = self.values(need, self.depth, game.N - 1)  # the mover is the last to move again
+        stop = _stop_values(game.space, i, val[np.searchsorted(need, succ)], rows, win_rows)
+        return stop, val[np.searchsorted(need, zero)], np.ones(len(rest))
+
+    def values(self, states: np.ndarray, depth: int, place: int) -> np.ndarray:
+        """``U_depth(states)[place]``, from the states the turns of ``states`` reach: the
+        mover of a state wins (place 0) or its turn leads to a state where the player in
+        ``place`` sits one place further back."""
+        from .profile import decided_ends
+
+        game = self.game
+        if depth == 0:
+            return duel_odds(game, self.P, states, place=place)
+        out = np.zeros(len(states))
+        _seat, movers, rest = game.split(states)
+        zero_all = game.bust_next(states)
+        parts, reached = [], []
+        for i in np.unique(movers):
+            cols = np.flatnonzero(movers == i)
+            bank_p, win_p, instant_p, bust_p = decided_ends(game, int(i), *self.odds.decide(int(i), rest[cols]))
+            succ, _rows, _wins = game.successors(int(i), rest[cols])
+            parts.append((cols, bank_p, succ, bust_p))
+            reached += [succ[bank_p > 0.0], zero_all[cols][bust_p > 0.0]]
+            if place == 0:
+                out[cols] += win_p.sum(axis=0) + instant_p
+        before = (place - 1) % game.N
+        if depth == 1:  # the odds where the turns end, read where they are reached (no set to gather)
+            for cols, bank_p, succ, bust_p in parts:
+                some = bank_p > 0.0
+                got = np.zeros(bank_p.shape)
+                got[some] = duel_odds(game, self.P, succ[some], place=before)
+                out[cols] += (bank_p * got).sum(axis=0)
+                out[cols] += bust_p * duel_odds(game, self.P, zero_all[cols], place=before)
+            return out
+        need = np.unique(np.concatenate(reached))
+        if not len(need):  # every turn here wins
+            return out
+        val = self.values(need, depth - 1, before)
+        for cols, bank_p, succ, bust_p in parts:
+            at = np.searchsorted(need, succ)
+            got = np.where(bank_p > 0.0, val[np.minimum(at, len(need) - 1)], 0.0)
+            out[cols] += (bank_p * got).sum(axis=0)
+            z = np.searchsorted(need, zero_all[cols])
+            out[cols] += np.where(bust_p > 0.0, bust_p * val[np.minimum(z, len(need) - 1)], 0.0)
+        return out
 
 
 class FinishTimes:

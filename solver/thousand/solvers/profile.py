@@ -45,7 +45,7 @@ from .nplayer import (
     _turn_ends,
 )
 
-__all__ = ["EquilibriumDecider", "LevelPlan", "decide_by", "evaluate_profile", "level_plans"]
+__all__ = ["EquilibriumDecider", "LevelPlan", "decide_by", "decided_ends", "evaluate_profile", "level_plans"]
 
 
 class EquilibriumDecider:
@@ -111,7 +111,7 @@ class LevelPlan:
                     self.bots.append((rows, k, i, rest))
                     continue
                 how = deciders[k].decide(i, rest, seat=k) if game.seats > 1 else deciders[k].decide(i, rest)
-                bank_p, win_p, instant_p, self.b[rows] = _decided_ends(game, i, *how, seat=k)
+                bank_p, win_p, instant_p, self.b[rows] = decided_ends(game, i, *how, seat=k)
                 # the game's successors carry the next seat where it tells the seats apart
                 to, _rows, _wins = game.successors(i, rest, seat=k)
                 if game.seats == 1:
@@ -210,7 +210,7 @@ def evaluate_profile(
     raise _not_settling(space.rs.name, N, max_passes, change)
 
 
-def _decided_ends(game, i: int, stop_val, z, w, seat: int = 0):
+def decided_ends(game, i: int, stop_val, z, w, seat: int = 0):
     """How mover ``i``'s turns (in ``seat``) end under the decisions that maximise
     (``stop_val``, bust ``z``, instant win ``w``): P(end at each total without a win)
     (B, K) over its ``rows``, P(a win by a bank) (W, K) over its ``win_rows``, and P(an

@@ -234,7 +234,7 @@ def _advice_data(staging: Path, rs: Ruleset, table) -> dict:
         with i18n.using(lang):
             plans[lang] = {"2": {"method": "duel", "exact": True, "heading": advisor.duel_heading("{other}")}}
             for players in range(3, MAX_PLAYERS + 1):
-                method = advisor.duels_method(players)
+                method = advisor.duels_method(players, lookahead=False)  # the page computes no lookahead
                 plans[lang][str(players)] = {
                     "method": method,
                     "exact": False,
