@@ -576,7 +576,8 @@ def ahead_advisor(ahead: AheadGame, opponents: list[PlayerState]) -> TurnAdvisor
     opponent has taken its next turn. Its measured cost is in docs/results.md."""
     game = ahead.game
     if len(opponents) != game.N - 1:
-        raise StateError(_("{0} players were given, the lookahead was built for {1}").format(len(opponents) + 1, game.N))
+        given = len(opponents) + 1
+        raise StateError(_("{0} players were given, the lookahead was built for {1}").format(given, game.N))
     rest = 0
     for y in opponents:
         rest = rest * game.m + ahead.index(y)
