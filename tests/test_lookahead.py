@@ -120,10 +120,11 @@ def test_the_ahead_advice_is_the_turn_its_decider_plays(pig30):
         ahead_advisor(ahead, [x])
 
 
-def test_three_players_advice_by_the_lookahead_where_it_measured_least(pig30, monkeypatch, tmp_path):
-    """Where the lookahead measured the least with three players, the advice plays it and
-    says what it does; a front end that cannot compute it (the page with no server) is
-    given the best of the others; four players are never given it."""
+def test_three_players_advice_by_the_lookahead_where_it_measured_least(pig30, classic100, monkeypatch, tmp_path):
+    """Where the lookahead measured the least with three players of a 1000 game, the advice
+    plays it and says what it does; a front end that cannot compute it (the page with no
+    server) is given the best of the others; four players, and games whose moves leave the
+    others alone (Pig), are never given it."""
     import json
 
     from click.testing import CliRunner
@@ -132,26 +133,32 @@ def test_three_players_advice_by_the_lookahead_where_it_measured_least(pig30, mo
     import thousand.advice.policy as policy
     from thousand.cli import main
 
-    fake = [
-        {"ruleset": "pig-30", "preset": "pig", "goal": 30, "players": 3, "dice": 1,
-         "losses": {"ahead": [0.0001, 0.0002, 0.0001], "odds": [0.0003, 0.0002, 0.0002], "product": [0.0008] * 3}},
-        {"ruleset": "pig-40", "preset": "pig", "goal": 40, "players": 3, "dice": 1,
-         "losses": {"odds": [0.0004] * 3, "product": [0.0009] * 3}},
-    ]  # fmt: skip
-    monkeypatch.setattr(costs, "measured_cases", lambda: fake)
+    def fake(preset):
+        return [
+            {"ruleset": f"{preset}-100", "preset": preset, "goal": 100, "players": 3, "dice": 5,
+             "losses": {"ahead": [0.0001, 0.0002, 0.0001], "odds": [0.0003, 0.0002, 0.0002],
+                        "product": [0.0008] * 3}},
+            {"ruleset": f"{preset}-150", "preset": preset, "goal": 150, "players": 3, "dice": 5,
+             "losses": {"odds": [0.0004] * 3, "product": [0.0009] * 3}},
+        ]  # fmt: skip
+
+    cases = fake("classic") + fake("pig")
+    monkeypatch.setattr(costs, "measured_cases", lambda: cases)
     monkeypatch.setattr(policy.Advisor, "players_available", lambda self, n: (False, "not here"))
-    rs = pig30[0]
-    adv = policy.Advisor(rs, solver=lambda *a: None)
+    classic, pig = classic100[0], pig30[0]
+    adv = policy.Advisor(classic, solver=lambda *a: None)
     assert adv.duels_method(3) == "ahead"
     assert adv.duels_method(3, lookahead=False) == "odds"
     assert adv.duels_method(4) == "odds"
-    args = ["advise", "pig", "--set", "goal=30", "--me", "12", "--opp", "25", "--opp", "3", "--turn", "8"]
-    r = CliRunner().invoke(main, [*args, "--tables", str(tmp_path), "--json"])
+    assert policy.Advisor(pig, solver=lambda *a: None).duels_method(3) == "odds"
+    sets = [w for a in classic_board(100, (50, 60), 75, 65, bolts=2) for w in ("--set", a)]
+    args = ["advise", "classic", *sets, "--me", "25", "--opp", "40", "--opp", "0", "--tables", str(tmp_path)]
+    r = CliRunner().invoke(main, [*args, "--json"])
     assert r.exit_code == 0, r.output
     part = json.loads(r.stdout)["advice"][-1]
     assert not part["exact"] and part["method_id"] == "ahead"
     assert "next turn played out" in part["method"] and "less than 0.05%" in part["method"]
     # compared where both were measured: a method measured on a longer game too is not
     # judged by that game alone
-    fake[0]["losses"]["ahead"] = [0.00035] * 3  # below the odds at 40, above them at 30
-    assert policy.Advisor(rs, solver=lambda *a: None).duels_method(3) == "odds"
+    cases[0]["losses"]["ahead"] = [0.00035] * 3  # below the odds at 150, above them at 100
+    assert policy.Advisor(classic, solver=lambda *a: None).duels_method(3) == "odds"

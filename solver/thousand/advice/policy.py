@@ -74,15 +74,19 @@ class Advisor:
         solver=None,
         on_request: bool = False,
         chances: bool = True,
+        lookahead: bool = True,
     ):
         """``solver(rs, kind, tables_dir)`` gives a table's solution (default: found or solved
         now, with progress on stderr; the web page solves in the background). ``on_request``:
         a missing table is built when the user asks for it (the web page's build button), so
         the reasons name no command to type. ``chances``: the exact advice of three players or
         more gives every player's chance after each option (a bot, which plays the best option
-        only, does without)."""
+        only, does without). ``lookahead``: three players of the 1000 rules may be advised by
+        the lookahead over the others' next turns, which takes some 2 GB and ten seconds to
+        prepare and up to seconds a decision (the web server, which answers each phone at
+        once, does without)."""
         self.rs, self.mode, self.tables_dir = rs, mode, tables_dir
-        self.chances = chances
+        self.chances, self.lookahead = chances, lookahead
         self.solver = solver or _solve_here
         self.on_request = on_request
         self._estimates: dict = {}  # table kind -> the solve's estimate, or why the solver refuses it
@@ -347,8 +351,8 @@ class Advisor:
 
     def duels_method(self, players: int, lookahead: bool = True) -> str:
         """Which approximation built on the duel table advises ``players`` seats: ``odds``,
-        ``product``, ``strongest`` or (three players; ``lookahead``: where the front end can
-        compute it) ``ahead``, whichever measured the smallest worst loss on games of this
+        ``product``, ``strongest`` or (three players of the 1000 games; ``lookahead``: where
+        the front end can compute it) ``ahead``, whichever measured the smallest worst loss on games of this
         kind (where none was, the family's best of the first three; where nothing is
         measured, the odds)."""
         costs = self._duels_costs(players, lookahead)
@@ -361,7 +365,12 @@ class Advisor:
         return "strongest" if method == "duel" else method
 
     def _duels_costs(self, players: int, lookahead: bool = True) -> dict:
-        methods = ("odds", "product", "duel") + (("ahead",) if lookahead and players == AHEAD_PLAYERS else ())
+        from thousand.solvers.approx import interacting
+
+        # the lookahead where the duel methods lose most, the 1000 games (their moves change the
+        # other players); elsewhere the odds lose little, and a decision would cost seconds
+        ahead = lookahead and self.lookahead and players == AHEAD_PLAYERS and interacting(self.rs)
+        methods = ("odds", "product", "duel") + (("ahead",) if ahead else ())
         return {m: measured_cost(m, self.rs, players) for m in methods}
 
     def duels_heading(self, players: int, method: str, strongest: str = "") -> str:

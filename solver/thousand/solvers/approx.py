@@ -191,11 +191,13 @@ class DuelDecider:
     name = "duel"
     combination = "product"  # how the duels against several opponents combine (one here)
 
-    def __init__(self, space: StateSpace, P: np.ndarray, opponents: int):
+    def __init__(self, space: StateSpace, P: np.ndarray, opponents: int, rows=None):
+        """``rows``: the states' :class:`thousand.solvers.nplayer.EndRows` where already
+        built (an N-player game's ``ends``; on the 1000 presets they take gigabytes)."""
         from .nplayer import end_rows
 
         self.space, self.P, self.n = space, np.asarray(P, dtype=float), opponents
-        self.rows = end_rows(space)
+        self.rows = end_rows(space) if rows is None else rows
 
     def strongest(self, i: int, ys: np.ndarray) -> np.ndarray:
         """Per row of ``ys`` (K, n), the opponent the mover ``i`` fares worst against
@@ -278,7 +280,7 @@ class LookaheadDecider:
             raise ValueError("the duels' odds are for games that end at the first win")
         self.game, self.P, self.depth = game, np.asarray(P, dtype=float), depth
         self.name = "ahead" if depth == game.N - 1 else "round" if depth == game.N else f"ahead-{depth}"
-        self.odds = OddsDecider(game.space, self.P, game.N - 1)
+        self.odds = OddsDecider(game.space, self.P, game.N - 1, rows=game.ends)
         self.U = None
         if whole:
             from .profile import level_plans

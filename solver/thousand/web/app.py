@@ -302,7 +302,10 @@ class Server:
         # one per ruleset: it keeps the solutions it found (and whether a duel is small)
         key = g.rs.hash
         if key not in self._advisors:
-            self._advisors[key] = Advisors(g.rs, "auto", self.tables_dir, solver=self.solves.solution, on_request=True)
+            # no lookahead: the page answers each phone at once (results.md: its preparation and cost)
+            self._advisors[key] = Advisors(
+                g.rs, "auto", self.tables_dir, solver=self.solves.solution, on_request=True, lookahead=False
+            )
         return self._advisors[key]
 
     def builds(self, g: Game) -> list[dict]:
