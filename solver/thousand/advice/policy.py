@@ -82,7 +82,7 @@ class Advisor:
         the reasons name no command to type. ``chances``: the exact advice of three players or
         more gives every player's chance after each option (a bot, which plays the best option
         only, does without). ``lookahead``: three players of the 1000 rules may be advised by
-        the lookahead over the others' next turns, which takes some 2 GB and ten seconds to
+        the lookahead over the others' next turns, which takes some 2 GB and a few seconds to
         prepare and up to seconds a decision (the web server, which answers each phone at
         once, does without)."""
         self.rs, self.mode, self.tables_dir = rs, mode, tables_dir
@@ -352,9 +352,9 @@ class Advisor:
     def duels_method(self, players: int, lookahead: bool = True) -> str:
         """Which approximation built on the duel table advises ``players`` seats: ``odds``,
         ``product``, ``strongest`` or (three players of the 1000 games; ``lookahead``: where
-        the front end can compute it) ``ahead``, whichever measured the smallest worst loss on games of this
-        kind (where none was, the family's best of the first three; where nothing is
-        measured, the odds)."""
+        the front end can compute it) ``ahead``, whichever measured the smallest worst loss
+        on games of this kind, compared where all were measured (where none was, the
+        family's best of the first three; where nothing is measured, the odds)."""
         costs = self._duels_costs(players, lookahead)
         known = tuple(m for m, c in costs.items() if c is not None)
         read = tuple(m for m in costs if m != "ahead")

@@ -552,7 +552,8 @@ class AheadGame:
     """What the lookahead ``ahead`` (:class:`thousand.solvers.approx.LookaheadDecider`) reads
     for a ruleset's games of ``players``: the N-player game over the player states (their
     turns' ends and what they do to the others) and the duel table's chances between every
-    two of them. Built once per ruleset (seconds for the 1000 presets); no N-player table."""
+    two of them. Built once per ruleset (seconds and some 2 GB for the 1000 presets: every
+    end's effect on every opponent state); no N-player table."""
 
     def __init__(self, solution, players: int):
         from .approx import LookaheadDecider, duel_matrix
