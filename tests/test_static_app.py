@@ -119,11 +119,12 @@ def last_seat_last_turn(g: Game) -> bool:
 
 def random_decisions(name: str, count: int, seed: int) -> list[dict]:
     """Decisions met in games of ``name`` played at random by the Python engine (two to four
-    players): each the game's log and names, and the Python advice layer's answer; with
+    players): each the game's log and names, and the Python advice layer's answer as the web
+    server gives it (no lookahead over the opponents' turns, which neither computes); with
     equal turns, those of :func:`last_seat_last_turn` only."""
     rs = load_ruleset(name)
     rnd = random.Random(seed)
-    advisors = Advisors(rs, on_request=True, chances=False)
+    advisors = Advisors(rs, on_request=True, chances=False, lookahead=False)
     out = []
     game = 0
     while len(out) < count:
