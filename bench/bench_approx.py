@@ -283,7 +283,7 @@ KINDS = {  # the kinds of game whose loss is followed against the goal: (preset,
     "Pig, 4 players": ("pig", 4),
 }
 FOLLOWED = ("odds", "product", "duel", "race", "ahead", "round")
-LOOKAHEADS = ("ahead", "round")  # measured, not yet played by the advice
+LOOKAHEADS = ("ahead", "round")  # compared with what the duel table alone gives (their own table)
 
 
 def growth_fits() -> tuple[dict, list[str]]:
@@ -455,8 +455,8 @@ def better_table() -> str:
 
 def lookahead_table() -> str:
     """docs/results.md's comparison of the lookaheads: per case where they were measured,
-    the worst loss of the best method the advice plays there (the odds, the product or the
-    strongest duel) beside each lookahead's, and the ratio."""
+    the worst loss of the best method read off the duel table there (the odds, the product
+    or the strongest duel) beside each lookahead's, and the ratio."""
     from thousand.advice.costs import measured_cases
 
     order = {k: i for i, k in enumerate(CASES)}
