@@ -585,9 +585,8 @@ def ahead_advisor(ahead: AheadGame, opponents: list[PlayerState]) -> TurnAdvisor
 
     def values_of(ends: TurnEnds):
         i = ahead.index(ends.x)
+        # the game's turns end where the advisor's do (the same player states, the same horizon)
         stop, bust, win = ahead.decider.decide(i, np.array([rest], dtype=np.int64))
-        T = ends.T + 1
-        stop = stop[:T] if len(stop) >= T else np.vstack([stop, np.repeat(stop[-1:], T - len(stop), axis=0)])
         return stop, stop, bust, win
 
     return TurnAdvisor(ahead.rs, "duel", values_of, float, True, "estimated_win_probability")

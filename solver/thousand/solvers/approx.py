@@ -328,7 +328,8 @@ class LookaheadDecider:
             bank_p, win_p, instant_p, bust_p = decided_ends(game, int(i), *self.odds.decide(int(i), rest[cols]))
             succ, _rows, _wins = game.successors(int(i), rest[cols])
             parts.append((cols, bank_p, succ, bust_p))
-            reached += [succ[bank_p > 0.0], zero_all[cols][bust_p > 0.0]]
+            if depth > 1:  # the states whose values the next turn looked through needs
+                reached += [succ[bank_p > 0.0], zero_all[cols][bust_p > 0.0]]
             if place == 0:
                 out[cols] += win_p.sum(axis=0) + instant_p
         before = (place - 1) % game.N

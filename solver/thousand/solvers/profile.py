@@ -136,19 +136,19 @@ class LevelPlan:
         self.csucc = np.searchsorted(self.cyc, succ[self.cyc])
         self.steps = _cycle_steps(self.csucc, N) if len(self.cyc) else N
 
+    def ends(self, flat: np.ndarray, game: NPlayerGame) -> np.ndarray:
+        """``A`` of the decided rows from the flat values: ``const + (S @ V)[:, seen]``."""
+        return self.const + (self.S @ flat)[:, game.seen] if self.S is not None else self.const.copy()
+
     def step(self, U: np.ndarray, game: NPlayerGame) -> np.ndarray:
         """One turn of the level's movers (one seat block, no bots) from the values ``U``
         (total, N) of the states their turns lead to: ``A + b roll(U(zero), 1)`` per state."""
-        A = self.const + (self.S @ U)[:, game.seen] if self.S is not None else self.const.copy()
-        return A + self.b[:, None] * np.roll(U[self.nxt], 1, axis=1)
+        return self.ends(U, game) + self.b[:, None] * np.roll(U[self.nxt], 1, axis=1)
 
     def sweep(self, V: np.ndarray, game: NPlayerGame, deciders) -> None:
         """The level's values from the current ones, in place in ``V`` (seats, total, N)."""
         seats, n, N = V.shape[0], self.n, game.N
-        flat = V.reshape(-1, N)
-        A, b = self.const.copy(), self.b
-        if self.S is not None:
-            A += (self.S @ flat)[:, game.seen]
+        A, b = self.ends(V.reshape(-1, N), game), self.b
         for rows, k, i, rest in self.bots:
             A[rows], b[rows] = deciders[k].turn_ends(i, rest, V[(k + 1) % seats], game)
         cyc = self.cyc
